@@ -1,0 +1,39 @@
+# Two set-up commands: `make build` and `make test`. Both install what they need.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-stamp
+
+.PHONY: install build test lint serve api clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[dev,postgres]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+## build: install, then build the demo store into output/ from the embedded companion
+build: install
+	$(BIN)/storefront build
+
+## test: install, lint, then run the whole suite
+test: install lint
+	$(BIN)/pytest
+
+## lint: ruff and mypy --strict on the packages
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/mypy
+
+## serve: serve output/ with the embedded companion on the same origin
+serve: install
+	$(BIN)/storefront serve
+
+## api: run the companion API on the demo store
+api: install
+	$(BIN)/storefront api --seed demo
+
+clean:
+	rm -rf output/* .storefront-cache .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,1 @@
+"""The companion: a lightweight, complete implementation of the storefront public API."""

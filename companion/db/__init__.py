@@ -1,0 +1,1 @@
+"""Storage of the companion: tables, engine, migrations."""

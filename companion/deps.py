@@ -1,0 +1,54 @@
+"""What a route handler may ask for: the app's services, a database connection, the tenant.
+
+Everything here is built by ``create_app`` and reached through the request: no module globals.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Annotated
+
+from fastapi import Depends, Request
+from sqlalchemy import Connection, Engine
+
+from companion.clock import Clock
+from companion.settings import CompanionSettings
+
+
+@dataclass(frozen=True, slots=True)
+class Services:
+    """Built once per app by ``create_app`` and kept on ``app.state.services``."""
+
+    settings: CompanionSettings
+    engine: Engine
+    clock: Clock
+
+
+@dataclass(frozen=True, slots=True)
+class Tenant:
+    """The store a request is for, set on ``request.state.tenant`` by the tenancy middleware."""
+
+    store_id: int
+    key_id: int | None  # None: unkeyed request, store chosen by the Host header
+
+
+def get_services(request: Request) -> Services:
+    services: Services = request.app.state.services
+    return services
+
+
+def get_db(request: Request) -> Iterator[Connection]:
+    """One transaction per request: committed when the handler returns, rolled back on error."""
+    with get_services(request).engine.begin() as conn:
+        yield conn
+
+
+def get_tenant(request: Request) -> Tenant:
+    tenant: Tenant = request.state.tenant
+    return tenant
+
+
+ServicesDep = Annotated[Services, Depends(get_services)]
+Db = Annotated[Connection, Depends(get_db)]
+CurrentTenant = Annotated[Tenant, Depends(get_tenant)]

@@ -1,0 +1,1 @@
+"""Seed data: the deterministic demo store."""

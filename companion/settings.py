@@ -1,0 +1,27 @@
+"""Settings of one companion app, each declared once with its default."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class CompanionSettings:
+    #: SQLite file path or database URL (sqlite:///..., postgresql://...).
+    database: str = "storefront.db"
+    #: Requests allowed per key (or per store, for unkeyed traffic) in a 60-second window.
+    rate_per_minute: int = 600
+    #: Requests allowed per key (or per store) in a one-hour window.
+    rate_per_hour: int = 20_000
+    #: Page size of list endpoints when `limit` is not given.
+    default_limit: int = 20
+    #: Largest page size; larger `limit` values are clamped to it (collections: 200).
+    max_limit: int = 100
+    #: Secret that signs customer JWTs; generated per database when not given.
+    jwt_secret: str | None = None
+    #: Lifetime of a customer JWT, in seconds (there is no refresh token).
+    jwt_lifetime_seconds: int = 7 * 24 * 3600
+    #: Absolute origin where this API is reachable (the sandbox gateway's redirect target).
+    public_url: str = "http://127.0.0.1:8001"
+    #: Run schema migrations when the app is created.
+    migrate: bool = True

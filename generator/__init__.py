@@ -1,0 +1,1 @@
+"""The storefront generator: crawl -> normalize -> render -> write -> sitemap."""

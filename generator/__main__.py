@@ -1,0 +1,5 @@
+"""`python -m generator ...` is the `storefront` command."""
+
+from generator.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""One module per `storefront` subcommand; each exposes ``add_parser(subparsers)``."""

@@ -1,0 +1,72 @@
+"""Every error the generator raises on purpose, in one hierarchy.
+
+    StorefrontError                 base: the CLI prints its message on one line, exits non-zero
+    ├── ConfigError                 bad flag, environment variable or xstore.json; missing requiredEnv
+    ├── ApiError                    the API answered something a client cannot use
+    │   ├── ApiStatusError          a 4xx/5xx answer (after retries for 5xx); carries endpoint, status
+    │   │   └── RateLimited         429: carries retry_after seconds; the crawler decides to wait
+    │   ├── ApiUnreachable          connection errors or timeouts after the last retry
+    │   └── ApiPayloadError         a 2xx answer whose body is not what the spec promises
+    ├── WriteError                  the output cannot be written
+    │   ├── UnsafePath              a path that would escape the output folder
+    │   └── PathCollision           two pages at one path
+    └── TemplateError               a theme template failed to render (names the template and line)
+
+Each message says what happened, where (endpoint, path, template), and what to do.
+"""
+
+from __future__ import annotations
+
+
+class StorefrontError(Exception):
+    """Base of every deliberate error; its message is one line for the terminal."""
+
+    exit_code = 1
+
+
+class ConfigError(StorefrontError):
+    exit_code = 2
+
+
+class ApiError(StorefrontError):
+    def __init__(self, message: str, *, endpoint: str) -> None:
+        super().__init__(f"{endpoint}: {message}")
+        self.endpoint = endpoint
+
+
+class ApiStatusError(ApiError):
+    def __init__(self, message: str, *, endpoint: str, status: int) -> None:
+        super().__init__(f"HTTP {status}: {message}", endpoint=endpoint)
+        self.status = status
+
+
+class RateLimited(ApiStatusError):
+    def __init__(self, *, endpoint: str, retry_after: float) -> None:
+        super().__init__(
+            f"rate limited, retry after {retry_after:g} s", endpoint=endpoint, status=429
+        )
+        self.retry_after = retry_after
+
+
+class ApiUnreachable(ApiError):
+    pass
+
+
+class ApiPayloadError(ApiError):
+    pass
+
+
+class WriteError(StorefrontError):
+    pass
+
+
+class UnsafePath(WriteError):
+    pass
+
+
+class PathCollision(WriteError):
+    pass
+
+
+class TemplateError(StorefrontError):
+    pass

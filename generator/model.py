@@ -1,0 +1,283 @@
+"""The normalized store: frozen dataclasses the renderer reads.
+
+``normalize`` turns wire values into these once; nothing downstream ever sees a money string,
+a naive timestamp, an empty-string url or a missing optional field. Conventions:
+
+- money is ``int`` VND or ``None`` (no price: show nothing, never 0);
+- timestamps are aware UTC ``datetime`` or ``None``;
+- ``url`` is a usable path or ``None`` (no link, no page, no sitemap entry);
+- tuples, not lists, so every value is hashable and immutable.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Literal
+
+EntityType = Literal["product", "category", "collection", "article", "cms_page"]
+
+
+@dataclass(frozen=True, slots=True)
+class Image:
+    url: str
+    alt: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Brand:
+    id: int
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class ProductCard:
+    id: int
+    name: str
+    slug: str
+    url: str | None
+    price: int | None
+    effective_price: int | None
+    compare_at_price: int | None
+    image_url: str | None
+    in_stock: bool
+    category_id: int | None
+    brand_id: int | None
+    updated_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class Variant:
+    id: int
+    product_id: int
+    sku: str | None
+    name: str
+    options: tuple[tuple[str, str], ...]  # ((option name, value), ...) in wire order
+    price: int | None
+    effective_price: int | None
+    compare_at_price: int | None
+    in_stock: bool
+    stock: int | None
+    image_url: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Product:
+    card: ProductCard
+    description_html: str | None
+    images: tuple[Image, ...]
+    category_ids: tuple[int, ...]
+    brand: Brand | None
+    sku: str | None
+    meta_title: str | None
+    meta_description: str | None
+    published_at: datetime | None
+    variants: tuple[Variant, ...] = ()
+    related: tuple[ProductCard, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Crumb:
+    id: int
+    name: str
+    url: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Category:
+    id: int
+    parent_id: int | None
+    name: str
+    slug: str
+    url: str | None
+    description_html: str | None
+    image_url: str | None  # cover_image_url, else image_url
+    product_count: int
+    meta_title: str | None
+    meta_description: str | None
+    updated_at: datetime | None
+    children: tuple[Category, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Collection:
+    id: int
+    name: str
+    slug: str
+    description_html: str | None
+    image_url: str | None
+    updated_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class ArticleCategory:
+    id: int
+    name: str
+    slug: str
+
+
+@dataclass(frozen=True, slots=True)
+class Tag:
+    name: str
+    slug: str
+    article_count: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class ArticleSummary:
+    id: int
+    title: str
+    slug: str
+    excerpt: str | None
+    cover_image_url: str | None
+    published_at: datetime | None
+    updated_at: datetime | None
+    categories: tuple[ArticleCategory, ...]
+    tags: tuple[Tag, ...]
+
+    @property
+    def path(self) -> str:
+        """Articles have no url column: their path is always /bai-viet/<slug>."""
+        return f"/bai-viet/{self.slug}"
+
+
+@dataclass(frozen=True, slots=True)
+class Article:
+    summary: ArticleSummary
+    content_html: str | None
+    author_name: str | None
+    meta_title: str | None
+    meta_description: str | None
+    related: tuple[ArticleSummary, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class CmsPage:
+    id: int
+    title: str
+    slug: str
+    url: str | None
+    content_html: str | None
+    meta_title: str | None
+    meta_description: str | None
+    updated_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class Banner:
+    id: int
+    title: str
+    image_url: str | None
+    link_url: str | None
+    location_code: str
+    position: int
+    starts_at: datetime | None
+    ends_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class MenuItem:
+    label: str
+    url: str | None
+    children: tuple[MenuItem, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Menu:
+    id: int
+    code: str
+    name: str
+    items: tuple[MenuItem, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class FlashSale:
+    id: int
+    name: str
+    starts_at: datetime | None
+    ends_at: datetime | None
+    status: str
+    products: tuple[ProductCard, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Promotion:
+    id: int
+    text: str
+    link_url: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Store:
+    name: str
+    logo_url: str | None
+    email: str | None
+    phone: str | None
+    address: str | None
+    social: tuple[tuple[str, str], ...]  # ((network, url), ...)
+    currency_code: str
+    locale: str
+
+
+@dataclass(frozen=True, slots=True)
+class SiteContext:
+    """What every page may show: store, menus, category tree and the home-page blocks."""
+
+    store: Store
+    menus: tuple[Menu, ...]
+    category_tree: tuple[Category, ...]
+    article_categories: tuple[ArticleCategory, ...]
+    promotions: tuple[Promotion, ...]
+    banners: tuple[Banner, ...]
+    custom_variables: tuple[tuple[str, str], ...]
+
+    def menu(self, code: str) -> Menu | None:
+        return next((m for m in self.menus if m.code == code), None)
+
+
+@dataclass(frozen=True, slots=True)
+class CategoryPage:
+    category: Category
+    breadcrumb: tuple[Crumb, ...]  # root first, the category itself last
+    subcategories: tuple[Category, ...]
+    products: tuple[ProductCard, ...]  # the first page, rendered statically
+    has_more: bool
+
+
+@dataclass(frozen=True, slots=True)
+class CollectionPage:
+    path: str  # whatever path resolves to it
+    collection: Collection
+    products: tuple[ProductCard, ...]
+    has_more: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Skip:
+    """Something the crawl could not render, and why; shown in the build summary."""
+
+    what: str  # e.g. "collection 250", "path /khuyen-mai"
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Catalog:
+    """Everything a build renders, gathered before anything is written.
+
+    ``custom_paths`` maps a merchant-chosen path to the entity rendered there (200, no redirect).
+    ``dead_paths`` are paths found in menus, banners or the sitemap that resolve to nothing: links
+    to them render as plain text.
+    """
+
+    site: SiteContext
+    products: tuple[Product, ...]
+    categories: tuple[CategoryPage, ...]
+    collections: tuple[CollectionPage, ...]
+    articles: tuple[Article, ...]
+    pages: tuple[CmsPage, ...]
+    flash_sales: tuple[FlashSale, ...]
+    featured: tuple[ProductCard, ...]
+    tags: tuple[Tag, ...]
+    custom_paths: tuple[tuple[str, EntityType, int], ...] = ()
+    dead_paths: frozenset[str] = field(default_factory=frozenset)
+    skipped: tuple[Skip, ...] = ()
