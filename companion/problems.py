@@ -1,0 +1,80 @@
+"""RFC 9457 problem details: the body of every 4xx/5xx answer of the companion.
+
+Handlers raise ``Problem`` (or use the builders below); ``create_app`` registers the exception
+handlers that turn it, FastAPI's validation errors and anything unexpected into
+``application/problem+json``. Never a traceback, never a 500 for bad input.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+PROBLEM_CONTENT_TYPE = "application/problem+json"
+
+
+@dataclass(frozen=True, slots=True)
+class FieldError:
+    field: str
+    message: str
+
+
+@dataclass(slots=True)
+class Problem(Exception):
+    status: int
+    code: str
+    title: str
+    detail: str = ""
+    errors: tuple[FieldError, ...] = ()
+    headers: dict[str, str] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def body(self) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "type": f"https://errors.storefront.dev/{self.code}",
+            "title": self.title,
+            "status": self.status,
+            "detail": self.detail or self.title,
+            "code": self.code,
+        }
+        if self.errors:
+            body["errors"] = [{"field": e.field, "message": e.message} for e in self.errors]
+        body.update(self.extra)
+        return body
+
+
+def not_found(what: str) -> Problem:
+    return Problem(404, "not_found", "Not found", f"{what} was not found")
+
+
+def unprocessable(field_name: str, message: str) -> Problem:
+    return Problem(
+        422,
+        "validation_error",
+        "Invalid request",
+        f"{field_name}: {message}",
+        errors=(FieldError(field_name, message),),
+    )
+
+
+def conflict(code: str, detail: str) -> Problem:
+    return Problem(409, code, "Conflict", detail)
+
+
+def unauthorized(code: str, detail: str) -> Problem:
+    return Problem(401, code, "Unauthorized", detail)
+
+
+def forbidden(code: str, detail: str) -> Problem:
+    return Problem(403, code, "Forbidden", detail)
+
+
+def too_many_requests(retry_after: int, detail: str) -> Problem:
+    return Problem(
+        429,
+        "rate_limited",
+        "Too many requests",
+        detail,
+        headers={"Retry-After": str(retry_after)},
+        extra={"retry_after": retry_after},
+    )

@@ -1,0 +1,1 @@
+"""Pydantic models of request and response bodies: they make the OpenAPI document."""
