@@ -1,0 +1,192 @@
+"""Build settings: each declared once, with its flag, environment variable, default and help.
+
+Precedence: command-line flag, then environment variable, then xstore.json (``staticDir`` is the
+default output folder), then the default below.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from generator.errors import ConfigError
+from generator.xstore import Descriptor
+
+DEFAULT_SITE_URL = "http://127.0.0.1:8000"
+BUNDLED_THEME = Path(__file__).resolve().parents[1] / "site-templates"
+
+
+@dataclass(frozen=True, slots=True)
+class Setting:
+    name: str
+    flag: str
+    env: str | None
+    default: str | None
+    help: str
+
+
+SETTINGS: tuple[Setting, ...] = (
+    Setting(
+        "api_url",
+        "--api-url",
+        "STOREFRONT_API_URL",
+        None,
+        "Base address of the store's public API, ending in /public/v1. "
+        "Without it the embedded companion serves the demo store.",
+    ),
+    Setting(
+        "api_key",
+        "--key",
+        "STOREFRONT_API_KEY",
+        None,
+        "Publishable key (pk_live_...) sent as X-Service-Key.",
+    ),
+    Setting(
+        "site_url",
+        "--site-url",
+        "STOREFRONT_SITE_URL",
+        DEFAULT_SITE_URL,
+        "Absolute origin of the published site, for canonicals and sitemap locs.",
+    ),
+    Setting(
+        "out",
+        "--out",
+        "STOREFRONT_OUT",
+        "output",
+        "Output folder (default: xstore.json staticDir, else output).",
+    ),
+    Setting(
+        "cache_dir",
+        "--cache-dir",
+        "STOREFRONT_CACHE_DIR",
+        ".storefront-cache",
+        "Build state between builds; never deployed.",
+    ),
+    Setting(
+        "templates",
+        "--templates",
+        "STOREFRONT_TEMPLATES",
+        "site-templates",
+        "Theme folder: Jinja2 templates, CSS and island JS.",
+    ),
+    Setting(
+        "concurrency",
+        "--concurrency",
+        "STOREFRONT_CONCURRENCY",
+        "8",
+        "Requests in flight at once.",
+    ),
+    Setting(
+        "demo_products",
+        "--demo-products",
+        "STOREFRONT_DEMO_PRODUCTS",
+        "300",
+        "Products in the embedded demo store (only without --api-url).",
+    ),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class BuildConfig:
+    api_url: str | None
+    api_key: str | None
+    site_url: str
+    out: Path
+    cache_dir: Path
+    templates: Path
+    concurrency: int
+    demo_products: int
+    descriptor: Descriptor
+
+    @property
+    def embedded(self) -> bool:
+        """True when the build runs the companion in-process on the demo store."""
+        return self.api_url is None
+
+
+def add_setting_flags(parser: argparse.ArgumentParser) -> None:
+    for s in SETTINGS:
+        env = f" [env {s.env}]" if s.env else ""
+        parser.add_argument(s.flag, dest=s.name, default=None, help=f"{s.help}{env}")
+
+
+def resolve(
+    args: argparse.Namespace, *, environ: Mapping[str, str], descriptor: Descriptor
+) -> BuildConfig:
+    """Merge flags, environment and the descriptor into one checked BuildConfig."""
+    raw: dict[str, str | None] = {}
+    for s in SETTINGS:
+        value = getattr(args, s.name, None)
+        if value is None and s.env:
+            value = environ.get(s.env) or None
+        if value is None and s.name == "out" and descriptor.static_dir:
+            value = descriptor.static_dir
+        raw[s.name] = value if value is not None else s.default
+
+    missing = [name for name in descriptor.required_env if not environ.get(name)]
+    if missing:
+        raise ConfigError(
+            "xstore.json requiredEnv names variables that are not set: " + ", ".join(missing)
+        )
+
+    return BuildConfig(
+        api_url=_api_url(raw["api_url"]),
+        api_key=raw["api_key"],
+        site_url=_site_url(raw["site_url"] or DEFAULT_SITE_URL),
+        out=Path(raw["out"] or "output"),
+        cache_dir=Path(raw["cache_dir"] or ".storefront-cache"),
+        templates=_theme_dir(raw["templates"]),
+        concurrency=_positive_int(raw["concurrency"], "--concurrency"),
+        demo_products=_positive_int(raw["demo_products"], "--demo-products"),
+        descriptor=descriptor,
+    )
+
+
+def _api_url(value: str | None) -> str | None:
+    if value is None:
+        return None
+    parts = urlsplit(value)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise ConfigError(f"--api-url must be an http(s) address, got {value!r}")
+    return value.rstrip("/")
+
+
+def _site_url(value: str) -> str:
+    parts = urlsplit(value)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise ConfigError(
+            f"--site-url must be an absolute http(s) origin such as https://shop.example.vn, "
+            f"got {value!r}"
+        )
+    if parts.query or parts.fragment:
+        raise ConfigError(f"--site-url must not carry a query or fragment, got {value!r}")
+    return value.rstrip("/")
+
+
+def _positive_int(value: str | None, flag: str) -> int:
+    try:
+        number = int(value or "")
+    except ValueError:
+        raise ConfigError(f"{flag} must be a whole number, got {value!r}") from None
+    if number < 1:
+        raise ConfigError(f"{flag} must be at least 1, got {number}")
+    return number
+
+
+def _theme_dir(value: str | None) -> Path:
+    """The theme folder; the default theme ships beside the package when none is given."""
+    path = Path(value or "site-templates")
+    if path.is_dir():
+        return path
+    if value in (None, "site-templates") and BUNDLED_THEME.is_dir():
+        return BUNDLED_THEME
+    raise ConfigError(f"--templates: no theme folder at {path} (copy site-templates/ to start one)")
+
+
+def environment() -> Mapping[str, str]:
+    """The process environment; a function so commands pass it down instead of reading globals."""
+    return os.environ

@@ -1,0 +1,65 @@
+import argparse
+from pathlib import Path
+
+import pytest
+
+from generator.config import SETTINGS, add_setting_flags, resolve
+from generator.errors import ConfigError
+from generator.xstore import Descriptor
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _args(*argv: str) -> argparse.Namespace:
+    parser = argparse.ArgumentParser()
+    add_setting_flags(parser)
+    return parser.parse_args(list(argv))
+
+
+def test_flag_beats_environment_beats_descriptor() -> None:
+    env = {"STOREFRONT_OUT": "from-env", "STOREFRONT_SITE_URL": "https://env.example.vn"}
+    descriptor = Descriptor(static_dir="from-descriptor")
+    config = resolve(_args("--out", "from-flag"), environ=env, descriptor=descriptor)
+    assert config.out == Path("from-flag")
+    assert config.site_url == "https://env.example.vn"
+    assert resolve(_args(), environ=env, descriptor=descriptor).out == Path("from-env")
+    assert resolve(_args(), environ={}, descriptor=descriptor).out == Path("from-descriptor")
+
+
+def test_no_api_url_means_embedded_companion() -> None:
+    config = resolve(_args(), environ={}, descriptor=Descriptor())
+    assert config.embedded
+    assert config.api_url is None
+
+
+def test_missing_required_env_names_every_variable() -> None:
+    descriptor = Descriptor(required_env=("STOREFRONT_API_URL", "STOREFRONT_API_KEY", "HOME_X"))
+    with pytest.raises(ConfigError) as err:
+        resolve(_args(), environ={"HOME_X": "1"}, descriptor=descriptor)
+    message = str(err.value)
+    assert "STOREFRONT_API_URL, STOREFRONT_API_KEY" in message
+    assert "HOME_X" not in message
+
+
+@pytest.mark.parametrize(
+    ("flag", "value", "needle"),
+    [
+        ("--site-url", "shop.example.vn", "--site-url"),
+        ("--site-url", "https://x.vn/?a=1", "query"),
+        ("--api-url", "ftp://api.example.vn", "--api-url"),
+        ("--concurrency", "0", "at least 1"),
+        ("--concurrency", "many", "whole number"),
+        ("--templates", "no-such-theme", "no theme folder"),
+    ],
+)
+def test_bad_values_are_one_line_errors(flag: str, value: str, needle: str) -> None:
+    with pytest.raises(ConfigError, match=needle):
+        resolve(_args(flag, value), environ={}, descriptor=Descriptor())
+
+
+def test_every_setting_is_documented_in_the_readme() -> None:
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    for setting in SETTINGS:
+        assert setting.flag in readme, setting.flag
+        if setting.env:
+            assert setting.env in readme, setting.env
