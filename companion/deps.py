@@ -13,6 +13,7 @@ from fastapi import Depends, Request
 from sqlalchemy import Connection, Engine
 
 from companion.clock import Clock
+from companion.ratelimit import RateLimiter
 from companion.settings import CompanionSettings
 
 
@@ -23,6 +24,7 @@ class Services:
     settings: CompanionSettings
     engine: Engine
     clock: Clock
+    limiter: RateLimiter
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,6 +17,8 @@ class CompanionSettings:
     default_limit: int = 20
     #: Largest page size; larger `limit` values are clamped to it (collections: 200).
     max_limit: int = 100
+    #: Largest page of GET /collections (clients scan the first 200 collections in one call).
+    collections_max_limit: int = 200
     #: Secret that signs customer JWTs; generated per database when not given.
     jwt_secret: str | None = None
     #: Lifetime of a customer JWT, in seconds (there is no refresh token).

@@ -1,0 +1,1 @@
+"""Commerce domain of the companion: carts, quotes, checkout, orders and their state machine."""

@@ -1,0 +1,142 @@
+"""Carts in the database: found by their high-entropy token, items replaced as a whole."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import Connection, Row, delete, insert, select, update
+
+from companion.db.commerce_schema import cart_items, carts
+
+
+@dataclass(frozen=True, slots=True)
+class Cart:
+    id: int
+    token: str
+    customer_id: int | None
+    status: str  # active | ordered | merged
+    updated_at: datetime
+
+
+def new_cart_token() -> str:
+    """256 bits from the OS: the token is the only credential of an anonymous cart."""
+    return secrets.token_urlsafe(32)
+
+
+def _cart(row: Row[tuple[int, str, int | None, str, datetime]]) -> Cart:
+    return Cart(*row)
+
+
+_COLUMNS = (carts.c.id, carts.c.token, carts.c.customer_id, carts.c.status, carts.c.updated_at)
+
+
+def find_cart(conn: Connection, *, store_id: int, token: str) -> Cart | None:
+    row = conn.execute(
+        select(*_COLUMNS).where(carts.c.store_id == store_id, carts.c.token == token)
+    ).first()
+    return _cart(row) if row else None
+
+
+def customer_cart(conn: Connection, *, store_id: int, customer_id: int) -> Cart | None:
+    """The customer's most recently touched active cart."""
+    row = conn.execute(
+        select(*_COLUMNS)
+        .where(
+            carts.c.store_id == store_id,
+            carts.c.customer_id == customer_id,
+            carts.c.status == "active",
+        )
+        .order_by(carts.c.updated_at.desc(), carts.c.id.desc())
+        .limit(1)
+    ).first()
+    return _cart(row) if row else None
+
+
+def create_cart(
+    conn: Connection, *, store_id: int, customer_id: int | None, now: datetime
+) -> Cart:
+    token = new_cart_token()
+    cart_id = conn.execute(
+        insert(carts).values(
+            store_id=store_id,
+            token=token,
+            customer_id=customer_id,
+            status="active",
+            created_at=now,
+            updated_at=now,
+        )
+    ).inserted_primary_key
+    assert cart_id is not None
+    return Cart(int(cart_id[0]), token, customer_id, "active", now)
+
+
+def item_quantities(conn: Connection, cart: Cart) -> list[tuple[int, int]]:
+    """(variant_id, quantity) in the order the customer put them in."""
+    rows = conn.execute(
+        select(cart_items.c.variant_id, cart_items.c.quantity)
+        .where(cart_items.c.cart_id == cart.id)
+        .order_by(cart_items.c.position, cart_items.c.id)
+    )
+    return [(variant_id, quantity) for variant_id, quantity in rows]
+
+
+def replace_items(
+    conn: Connection,
+    cart: Cart,
+    *,
+    store_id: int,
+    items: Sequence[tuple[int, int]],
+    now: datetime,
+) -> Cart:
+    conn.execute(delete(cart_items).where(cart_items.c.cart_id == cart.id))
+    if items:
+        conn.execute(
+            insert(cart_items),
+            [
+                {
+                    "store_id": store_id,
+                    "cart_id": cart.id,
+                    "variant_id": variant_id,
+                    "quantity": quantity,
+                    "position": position,
+                }
+                for position, (variant_id, quantity) in enumerate(items)
+            ],
+        )
+    return touch(conn, cart, now=now)
+
+
+def touch(
+    conn: Connection,
+    cart: Cart,
+    *,
+    now: datetime,
+    status: str | None = None,
+    customer_id: int | None = None,
+) -> Cart:
+    values: dict[str, object] = {"updated_at": now}
+    if status is not None:
+        values["status"] = status
+    if customer_id is not None:
+        values["customer_id"] = customer_id
+    conn.execute(update(carts).where(carts.c.id == cart.id).values(**values))
+    return Cart(
+        cart.id,
+        cart.token,
+        customer_id if customer_id is not None else cart.customer_id,
+        status or cart.status,
+        now,
+    )
+
+
+def combine_quantities(
+    first: Sequence[tuple[int, int]], second: Sequence[tuple[int, int]], *, cap: int
+) -> list[tuple[int, int]]:
+    """Items of both carts: the same variant once, quantities added (at most ``cap``)."""
+    totals: dict[int, int] = {}
+    for variant_id, quantity in [*first, *second]:
+        totals[variant_id] = min(cap, totals.get(variant_id, 0) + quantity)
+    return list(totals.items())

@@ -1,0 +1,89 @@
+"""Coupons and automatic promotions in the database."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import Connection, insert, or_, select, update
+
+from companion.commerce.discounts import Coupon, DiscountKind, DiscountRule, normalize_code
+from companion.commerce.quote import Promotion
+from companion.db.commerce_schema import coupon_usages, coupons, order_promotions
+
+
+def find_coupon(conn: Connection, *, store_id: int, code: str) -> tuple[int, Coupon] | None:
+    """(coupon id, coupon) for an entered code, matched case-insensitively."""
+    row = conn.execute(
+        select(coupons).where(
+            coupons.c.store_id == store_id, coupons.c.code == normalize_code(code)
+        )
+    ).first()
+    if row is None:
+        return None
+    rule = DiscountRule(
+        DiscountKind(row.kind),
+        row.value,
+        row.min_order,
+        row.max_discount,
+        row.starts_at,
+        row.ends_at,
+    )
+    return row.id, Coupon(row.code, rule, bool(row.active), row.usage_limit, row.used_count)
+
+
+def active_promotions(conn: Connection, *, store_id: int) -> list[Promotion]:
+    """Promotions switched on; whether each runs now is the quote's business."""
+    rows = conn.execute(
+        select(order_promotions)
+        .where(order_promotions.c.store_id == store_id, order_promotions.c.active.is_(True))
+        .order_by(order_promotions.c.id)
+    )
+    return [
+        Promotion(
+            row.label,
+            DiscountRule(
+                DiscountKind(row.kind),
+                row.value,
+                row.min_order,
+                row.max_discount,
+                row.starts_at,
+                row.ends_at,
+            ),
+        )
+        for row in rows
+    ]
+
+
+def claim_coupon_use(
+    conn: Connection,
+    *,
+    store_id: int,
+    coupon_id: int,
+    code: str,
+    customer_id: int | None,
+    order_id: int,
+    now: datetime,
+) -> bool:
+    """Count one use, atomically within the usage limit; False when the limit was reached."""
+    claimed = conn.execute(
+        update(coupons)
+        .where(
+            coupons.c.id == coupon_id,
+            coupons.c.store_id == store_id,
+            or_(coupons.c.usage_limit.is_(None), coupons.c.used_count < coupons.c.usage_limit),
+        )
+        .values(used_count=coupons.c.used_count + 1)
+    )
+    if claimed.rowcount != 1:
+        return False
+    conn.execute(
+        insert(coupon_usages).values(
+            store_id=store_id,
+            customer_id=customer_id,
+            coupon_id=coupon_id,
+            coupon_code=code,
+            order_id=order_id,
+            used_at=now,
+        )
+    )
+    return True

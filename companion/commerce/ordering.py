@@ -1,0 +1,369 @@
+"""Placing an order: exactly one per cart, stock reserved atomically, idempotent by key.
+
+The guarantees rest on the database, not on checks in Python, so they hold across threads,
+processes and (later) PostgreSQL:
+- ``uq_orders_cart_id``: a second order for the same cart cannot be inserted. A request that
+  loses that race rolls back its savepoint and answers with the winner's order.
+- ``UPDATE variants SET stock = stock - q WHERE ... AND stock >= q``: a unit is sold once; a
+  rowcount of 0 means another order took it, and the whole attempt rolls back.
+- ``uq_orders_idempotency_key``: a replayed request with the same key gets the same order.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Connection, insert, or_, select, update
+from sqlalchemy.exc import IntegrityError
+
+from companion.commerce.cart_lines import price_variants
+from companion.commerce.carts import Cart, find_cart, item_quantities, touch
+from companion.commerce.checkouts import Checkout, latest_checkout, update_checkout
+from companion.commerce.coupon_store import claim_coupon_use, find_coupon
+from companion.commerce.discounts import check_coupon
+from companion.commerce.order_states import OrderStatus
+from companion.commerce.order_totals import OrderTotals, order_totals
+from companion.commerce.quote import PricedLine, shipping_fee
+from companion.commerce.shipping import enabled_methods, find_method
+from companion.commerce.store_rules import store_rules
+from companion.db.commerce_schema import (
+    carts,
+    customers,
+    order_items,
+    order_status_history,
+    orders,
+    point_entries,
+)
+from companion.db.schema import variants
+from companion.problems import Problem, conflict, not_found, unprocessable
+
+_CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: read out over the phone
+
+
+@dataclass(frozen=True, slots=True)
+class OrderRequest:
+    address: dict[str, Any]
+    payment_method: str
+    note: str | None
+    redeem_points: int
+    idempotency_key: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Placed:
+    order_id: int
+    created: bool  # False: the cart (or the key) already had this order
+
+
+def new_order_code() -> str:
+    return "DH" + "".join(secrets.choice(_CODE_ALPHABET) for _ in range(8))
+
+
+def place_order(
+    conn: Connection,
+    *,
+    store_id: int,
+    cart_token: str,
+    request: OrderRequest,
+    customer_id: int | None,
+    now: datetime,
+) -> Placed:
+    """The cart's order: placed now, or the one placed before (same cart or same key)."""
+    if request.idempotency_key:
+        keyed = _order_for_key(conn, store_id=store_id, key=request.idempotency_key)
+        if keyed is not None:
+            return _same_cart_or_conflict(conn, keyed, cart_token)
+    cart = find_cart(conn, store_id=store_id, token=cart_token)
+    if cart is None:
+        raise not_found("cart")
+    existing = _order_for_cart(conn, cart_id=cart.id)
+    if existing is not None:
+        return Placed(existing, created=False)
+    if cart.status != "active":
+        raise conflict("cart_closed", f"the cart was {cart.status}; use the cart it went into")
+    lines = price_variants(
+        conn, store_id=store_id, quantities=item_quantities(conn, cart), now=now
+    )
+    if not lines:
+        raise unprocessable("cart_token", "the cart is empty")
+    unavailable = [line.name for line in lines if not line.available]
+    if unavailable:
+        raise conflict(
+            "item_unavailable", f"no longer for sale: {', '.join(unavailable)}; update the cart"
+        )
+    buyer = customer_id if customer_id is not None else cart.customer_id
+    if request.redeem_points and buyer is None:
+        raise unprocessable("payment.redeem_points", "log in to redeem loyalty points")
+    checkout = latest_checkout(conn, store_id=store_id, cart_id=cart.id)
+    rules = store_rules(conn, store_id=store_id)
+    method_code, fee = _shipping(conn, store_id=store_id, checkout=checkout, lines=lines)
+    wanted = (
+        min(request.redeem_points, _points_balance(conn, buyer)) if request.redeem_points else 0
+    )
+    totals = order_totals(
+        lines, shipping_total=fee, points_wanted=wanted, loyalty=rules.loyalty
+    )
+    try:
+        with conn.begin_nested():
+            order_id = _insert_order(
+                conn,
+                store_id=store_id,
+                cart=cart,
+                checkout=checkout,
+                customer_id=buyer,
+                request=request,
+                totals=totals,
+                shipping_method=method_code,
+                now=now,
+            )
+            _reserve_stock(conn, store_id=store_id, lines=lines)
+            _insert_items(conn, store_id=store_id, order_id=order_id, lines=lines)
+            _redeem_points(
+                conn,
+                store_id=store_id,
+                customer_id=buyer,
+                order_id=order_id,
+                points=totals.points_redeemed,
+                now=now,
+            )
+            _record_coupon(
+                conn,
+                store_id=store_id,
+                checkout=checkout,
+                customer_id=buyer,
+                order_id=order_id,
+                subtotal=totals.subtotal - totals.product_discount,
+                now=now,
+            )
+    except IntegrityError:
+        # Lost a race: the cart or the key got its order in a concurrent request.
+        winner = _order_for_cart(conn, cart_id=cart.id)
+        if winner is None and request.idempotency_key:
+            keyed = _order_for_key(conn, store_id=store_id, key=request.idempotency_key)
+            if keyed is not None:
+                return _same_cart_or_conflict(conn, keyed, cart_token)
+        if winner is None:
+            raise
+        return Placed(winner, created=False)
+    touch(conn, cart, now=now, status="ordered")
+    if checkout is not None:
+        update_checkout(conn, checkout, {"status": "completed", "order_id": order_id}, now=now)
+    return Placed(order_id, created=True)
+
+
+def _order_for_cart(conn: Connection, *, cart_id: int) -> int | None:
+    found: int | None = conn.execute(
+        select(orders.c.id).where(orders.c.cart_id == cart_id)
+    ).scalar_one_or_none()
+    return found
+
+
+def _order_for_key(conn: Connection, *, store_id: int, key: str) -> tuple[int, int | None] | None:
+    row = conn.execute(
+        select(orders.c.id, orders.c.cart_id).where(
+            orders.c.store_id == store_id, orders.c.idempotency_key == key
+        )
+    ).first()
+    return (row.id, row.cart_id) if row else None
+
+
+def _same_cart_or_conflict(
+    conn: Connection, keyed: tuple[int, int | None], cart_token: str
+) -> Placed:
+    order_id, cart_id = keyed
+    token = conn.execute(select(carts.c.token).where(carts.c.id == cart_id)).scalar()
+    if token != cart_token:
+        raise conflict(
+            "idempotency_key_reused",
+            "this Idempotency-Key was already used for another cart; send a new key",
+        )
+    return Placed(order_id, created=False)
+
+
+def _shipping(
+    conn: Connection, *, store_id: int, checkout: Checkout | None, lines: Sequence[PricedLine]
+) -> tuple[str | None, int]:
+    """The method chosen in the checkout, else the store's first: place-order has no shipping."""
+    method = None
+    if checkout is not None and checkout.shipping_method:
+        method = find_method(conn, store_id=store_id, code=checkout.shipping_method)
+    if method is None:
+        method = next(iter(enabled_methods(conn, store_id=store_id)), None)
+    if method is None:
+        return None, 0
+    goods = sum(line.line_total for line in lines)
+    return method.code, shipping_fee(method.fee, method.free_over, goods)
+
+
+def _points_balance(conn: Connection, customer_id: int | None) -> int:
+    if customer_id is None:
+        return 0
+    balance: int | None = conn.execute(
+        select(customers.c.points_balance).where(customers.c.id == customer_id)
+    ).scalar()
+    return balance or 0
+
+
+def _insert_order(
+    conn: Connection,
+    *,
+    store_id: int,
+    cart: Cart,
+    checkout: Checkout | None,
+    customer_id: int | None,
+    request: OrderRequest,
+    totals: OrderTotals,
+    shipping_method: str | None,
+    now: datetime,
+) -> int:
+    email = request.address.get("email") or (checkout.email if checkout else None)
+    result = conn.execute(
+        insert(orders).values(
+            store_id=store_id,
+            code=new_order_code(),
+            cart_id=cart.id,
+            checkout_id=checkout.id if checkout else None,
+            customer_id=customer_id,
+            idempotency_key=request.idempotency_key,
+            current_status=OrderStatus.PENDING.value,
+            payment_method=request.payment_method,
+            currency="VND",
+            subtotal=totals.subtotal,
+            discount_total=totals.discount_total,
+            discount_amount=0,
+            shipping_total=totals.shipping_total,
+            total=totals.total,
+            points_redeemed=totals.points_redeemed,
+            points_earned=totals.points_earned,
+            points_credited=False,
+            coupon_code=checkout.coupon_code if checkout else None,
+            shipping_method=shipping_method,
+            address=request.address,
+            email=email,
+            note=request.note,
+            placed_at=now,
+            updated_at=now,
+        )
+    )
+    assert result.inserted_primary_key is not None
+    order_id = int(result.inserted_primary_key[0])
+    conn.execute(
+        insert(order_status_history).values(
+            store_id=store_id,
+            order_id=order_id,
+            from_status=None,
+            to_status=OrderStatus.PENDING.value,
+            reason="placed",
+            at=now,
+        )
+    )
+    return order_id
+
+
+def _reserve_stock(conn: Connection, *, store_id: int, lines: Sequence[PricedLine]) -> None:
+    """Take each line's quantity, or fail: the check and the decrement are one statement."""
+    for line in lines:
+        taken = conn.execute(
+            update(variants)
+            .where(
+                variants.c.id == line.variant_id,
+                variants.c.store_id == store_id,
+                or_(variants.c.stock.is_(None), variants.c.stock >= line.quantity),
+            )
+            .values(stock=variants.c.stock - line.quantity)  # NULL (untracked) stays NULL
+        )
+        if taken.rowcount != 1:
+            raise Problem(
+                409,
+                "out_of_stock",
+                "Conflict",
+                f"not enough stock for {line.name} ({line.variant_name}); update the cart",
+                extra={"variant_id": line.variant_id},
+            )
+
+
+def _insert_items(
+    conn: Connection, *, store_id: int, order_id: int, lines: Sequence[PricedLine]
+) -> None:
+    conn.execute(
+        insert(order_items),
+        [
+            {
+                "store_id": store_id,
+                "order_id": order_id,
+                "product_id": line.product_id,
+                "variant_id": line.variant_id,
+                "name": line.name,
+                "variant_name": line.variant_name,
+                "sku": line.sku,
+                "quantity": line.quantity,
+                "list_price": line.list_price,
+                "unit_price": line.unit_price,
+                "flash_sale_id": line.flash_sale_id,
+            }
+            for line in lines
+        ],
+    )
+
+
+def _redeem_points(
+    conn: Connection,
+    *,
+    store_id: int,
+    customer_id: int | None,
+    order_id: int,
+    points: int,
+    now: datetime,
+) -> None:
+    if customer_id is None or points <= 0:
+        return
+    debited = conn.execute(
+        update(customers)
+        .where(customers.c.id == customer_id, customers.c.points_balance >= points)
+        .values(points_balance=customers.c.points_balance - points)
+    )
+    if debited.rowcount != 1:
+        raise conflict("points_changed", "the points balance changed; place the order again")
+    conn.execute(
+        insert(point_entries).values(
+            store_id=store_id,
+            customer_id=customer_id,
+            order_id=order_id,
+            delta=-points,
+            reason="redeemed",
+            created_at=now,
+        )
+    )
+
+
+def _record_coupon(
+    conn: Connection,
+    *,
+    store_id: int,
+    checkout: Checkout | None,
+    customer_id: int | None,
+    order_id: int,
+    subtotal: int,
+    now: datetime,
+) -> None:
+    """A valid code kept in the checkout counts as used (history only; it is not priced in)."""
+    if checkout is None or not checkout.coupon_code:
+        return
+    found = find_coupon(conn, store_id=store_id, code=checkout.coupon_code)
+    if found is None:
+        return
+    coupon_id, coupon = found
+    if check_coupon(coupon.code, coupon, subtotal=subtotal, now=now).valid:
+        claim_coupon_use(
+            conn,
+            store_id=store_id,
+            coupon_id=coupon_id,
+            code=coupon.code,
+            customer_id=customer_id,
+            order_id=order_id,
+            now=now,
+        )

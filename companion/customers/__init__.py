@@ -1,0 +1,1 @@
+"""Customer accounts: passwords, the customer JWT, login throttling, the auth dependency."""

@@ -1,0 +1,73 @@
+"""What the OpenAPI document says beyond the routes: the description, the key, the error body."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi.security import APIKeyHeader
+from pydantic import BaseModel, Field
+
+from companion.problems import PROBLEM_CONTENT_TYPE
+
+OPENAPI_PATH = "/public/v1/openapi.json"
+DOCS_PATH = "/public/v1/docs"
+
+DESCRIPTION = """\
+The storefront public API, as served by the companion.
+
+**Store.** `X-Service-Key: pk_live_...` selects the store. An unknown or revoked key is answered
+401 at once. Without a key the store is the one linked to the request's host name (port ignored);
+when the database holds exactly one store, unkeyed requests from any host go to it.
+
+**Lists.** Every list answers `{items, next_cursor, has_more}`. Send `next_cursor` back verbatim as
+`cursor`. `limit` defaults to 20 and is clamped to 100 (collections: 200). Endpoints without a
+`cursor` parameter answer one page: `has_more` says whether rows were left out, `next_cursor` is
+null.
+
+**Rate limits.** 600 requests per 60 s and 20,000 per hour, per key; all unkeyed requests to a
+store share one bucket. Windows are fixed and start at the Unix epoch. Every answer carries
+`RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` (seconds until the tightest window
+resets) for the tightest window, and `RateLimit-Policy` listing every window. Over the limit: 429
+with `Retry-After` (seconds) and `retry_after` in the body.
+
+**Errors.** Every 4xx/5xx is RFC 9457 problem JSON `{type, title, status, detail, code}`; 422 adds
+`errors: [{field, message}]`, 429 adds `retry_after`.
+
+**Values.** Timestamps are UTC without a Z. Money is integer VND. A null `url` means no page.
+"""
+
+
+def service_key_scheme() -> APIKeyHeader:
+    """The key header as a security scheme (optional: the Host header may select the store)."""
+    return APIKeyHeader(name="X-Service-Key", auto_error=False, scheme_name="ServiceKey")
+
+
+class FieldErrorBody(BaseModel):
+    field: str
+    message: str
+
+
+class ProblemBody(BaseModel):
+    type: str
+    title: str
+    status: int
+    detail: str
+    code: str
+    errors: list[FieldErrorBody] | None = Field(default=None, description="Only on 422")
+    retry_after: int | None = Field(default=None, description="Only on 429: seconds to wait")
+
+
+def _problem(description: str) -> dict[str, Any]:
+    return {
+        "description": description,
+        "model": ProblemBody,
+        "content": {PROBLEM_CONTENT_TYPE: {}},
+    }
+
+
+PROBLEM_RESPONSES: dict[int | str, dict[str, Any]] = {
+    401: _problem("Unknown or revoked key, or no key and no store for the host"),
+    404: _problem("Nothing found"),
+    422: _problem("Invalid parameters"),
+    429: _problem("Rate limit reached"),
+}

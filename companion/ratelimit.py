@@ -1,0 +1,104 @@
+"""Rate limits: fixed windows aligned to the epoch, counted per bucket.
+
+A bucket is one publishable key, or one store for unkeyed traffic (all unkeyed requests to a
+store share it). Every window of the policy must have room for a request to pass; a refused
+request is not counted, so a client that waits ``retry_after`` seconds gets through.
+
+The arithmetic is pure (``decide``); where the counts live is behind ``RateLimiter``, so a
+database-backed limiter shared by several worker processes can replace ``InMemoryRateLimiter``
+without touching the middleware (``ratelimit_http``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from companion.clock import Clock, epoch_seconds
+
+
+@dataclass(frozen=True, slots=True)
+class Window:
+    """At most ``limit`` requests in each ``seconds``-long window (windows start at the epoch)."""
+
+    seconds: int
+    limit: int
+
+
+@dataclass(frozen=True, slots=True)
+class WindowState:
+    window: Window
+    remaining: int  # requests left in the current window, after this one
+    reset_seconds: int  # whole seconds until the current window ends (at least 1)
+
+
+@dataclass(frozen=True, slots=True)
+class RateDecision:
+    allowed: bool
+    #: The window that constrains the client most: fewest requests left, then the latest reset.
+    tightest: WindowState
+    #: Seconds to wait before retrying; 0 when the request was allowed.
+    retry_after: int
+    windows: tuple[WindowState, ...]
+
+
+class RateLimiter(Protocol):
+    """Counts one request against a bucket and says whether it may pass."""
+
+    async def hit(self, bucket: str) -> RateDecision: ...
+
+
+def window_index(window: Window, now_seconds: float) -> int:
+    return math.floor(now_seconds / window.seconds)
+
+
+def seconds_to_reset(window: Window, now_seconds: float) -> int:
+    end = (window_index(window, now_seconds) + 1) * window.seconds
+    return max(1, math.ceil(end - now_seconds))
+
+
+def decide(windows: Sequence[Window], used: Sequence[int], now_seconds: float) -> RateDecision:
+    """The decision for one more request, given the requests already counted in each window."""
+    exhausted = [u >= w.limit for w, u in zip(windows, used, strict=True)]
+    allowed = not any(exhausted)
+    counted = [u + 1 if allowed else u for u in used]
+    states = tuple(
+        WindowState(w, max(0, w.limit - c), seconds_to_reset(w, now_seconds))
+        for w, c in zip(windows, counted, strict=True)
+    )
+    tightest = min(states, key=lambda s: (s.remaining, -s.reset_seconds))
+    retry_after = 0
+    if not allowed:
+        retry_after = max(s.reset_seconds for s, full in zip(states, exhausted) if full)
+    return RateDecision(allowed, tightest, retry_after, states)
+
+
+class InMemoryRateLimiter:
+    """Counts in this process only: right for one worker (SQLite) and for tests.
+
+    Runs on the event loop without awaiting between read and write, so no lock is needed.
+    Memory holds one counter per bucket and window; a counter is reused when its window rolls.
+    """
+
+    def __init__(self, clock: Clock, windows: Sequence[Window]) -> None:
+        self._clock = clock
+        self._windows = tuple(windows)
+        self._counts: dict[tuple[str, int], tuple[int, int]] = {}  # -> (window index, count)
+
+    async def hit(self, bucket: str) -> RateDecision:
+        now_seconds = epoch_seconds(self._clock.now())
+        indexes = [window_index(w, now_seconds) for w in self._windows]
+        used = [
+            self._used(bucket, w, index) for w, index in zip(self._windows, indexes, strict=True)
+        ]
+        decision = decide(self._windows, used, now_seconds)
+        if decision.allowed:
+            for w, index, count in zip(self._windows, indexes, used, strict=True):
+                self._counts[(bucket, w.seconds)] = (index, count + 1)
+        return decision
+
+    def _used(self, bucket: str, window: Window, index: int) -> int:
+        stored_index, count = self._counts.get((bucket, window.seconds), (index, 0))
+        return count if stored_index == index else 0

@@ -1,0 +1,69 @@
+"""The rate limit on the wire: a 429 problem when a bucket is full, and headers on every answer.
+
+Headers (on every answer of a request that has a tenant, including errors and the 429):
+- ``RateLimit-Limit``: the request quota of the tightest window;
+- ``RateLimit-Remaining``: requests left in that window;
+- ``RateLimit-Reset``: seconds until that window resets;
+- ``RateLimit-Policy``: every window, e.g. ``600;w=60, 20000;w=3600``.
+A refused request gets 429 with ``Retry-After`` (seconds) and ``retry_after`` in the body.
+
+Runs after the tenancy middleware: the bucket is the key, or the store for unkeyed traffic.
+"""
+
+from __future__ import annotations
+
+from starlette.datastructures import MutableHeaders
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from companion.deps import Tenant
+from companion.errors_http import problem_response
+from companion.problems import too_many_requests
+from companion.ratelimit import RateDecision, RateLimiter
+
+
+def bucket_of(tenant: Tenant) -> str:
+    """One bucket per key; all unkeyed traffic to a store shares the store's bucket."""
+    if tenant.key_id is not None:
+        return f"key:{tenant.key_id}"
+    return f"store:{tenant.store_id}"
+
+
+def rate_limit_headers(decision: RateDecision) -> dict[str, str]:
+    tight = decision.tightest
+    policy = ", ".join(f"{s.window.limit};w={s.window.seconds}" for s in decision.windows)
+    return {
+        "RateLimit-Limit": str(tight.window.limit),
+        "RateLimit-Remaining": str(tight.remaining),
+        "RateLimit-Reset": str(tight.reset_seconds),
+        "RateLimit-Policy": policy,
+    }
+
+
+class RateLimitMiddleware:
+    def __init__(self, app: ASGIApp, *, limiter: RateLimiter) -> None:
+        self.app = app
+        self.limiter = limiter
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        tenant = scope.get("state", {}).get("tenant") if scope["type"] == "http" else None
+        if not isinstance(tenant, Tenant):
+            await self.app(scope, receive, send)
+            return
+        decision = await self.limiter.hit(bucket_of(tenant))
+        headers = rate_limit_headers(decision)
+        if not decision.allowed:
+            problem = too_many_requests(
+                decision.retry_after,
+                f"rate limit of {decision.tightest.window.limit} requests per "
+                f"{decision.tightest.window.seconds} s reached; retry after "
+                f"{decision.retry_after} s",
+            )
+            await problem_response(problem, headers)(scope, receive, send)
+            return
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                MutableHeaders(scope=message).update(headers)
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)

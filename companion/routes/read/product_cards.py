@@ -1,0 +1,122 @@
+"""Product rows to ProductCards: the running flash-sale price and stock, loaded per page.
+
+Two batched queries per page (discounts, variant stock), never one per product.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Connection, func, select
+
+from companion.db.schema import flash_sale_products, flash_sales, products, variants
+from companion.pricing import discounted, product_in_stock
+from companion.routes.read.values import clean_url, wire
+from companion.schemas.read import ProductCard
+
+CARD_COLUMNS = (
+    products.c.id,
+    products.c.name,
+    products.c.slug,
+    products.c.url,
+    products.c.price,
+    products.c.compare_at_price,
+    products.c.image_url,
+    products.c.category_id,
+    products.c.brand_id,
+    products.c.created_at,
+    products.c.updated_at,
+)
+
+PUBLISHED = products.c.status == "published"
+
+
+def running_discounts(
+    conn: Connection, store_id: int, product_ids: Sequence[int], now: datetime
+) -> dict[int, int]:
+    """product id -> the largest discount among flash sales running now that include it."""
+    if not product_ids:
+        return {}
+    query = (
+        select(flash_sale_products.c.product_id, func.max(flash_sales.c.discount_percent))
+        .join(flash_sales, flash_sales.c.id == flash_sale_products.c.flash_sale_id)
+        .where(
+            flash_sales.c.store_id == store_id,
+            flash_sales.c.starts_at <= now,
+            flash_sales.c.ends_at > now,
+            flash_sale_products.c.product_id.in_(product_ids),
+        )
+        .group_by(flash_sale_products.c.product_id)
+    )
+    return {pid: int(d) for pid, d in conn.execute(query)}
+
+
+def variant_stocks(
+    conn: Connection, store_id: int, product_ids: Sequence[int]
+) -> dict[int, list[int | None]]:
+    """product id -> stock of each variant on sale (None: untracked)."""
+    if not product_ids:
+        return {}
+    query = select(variants.c.product_id, variants.c.stock).where(
+        variants.c.store_id == store_id,
+        variants.c.on_sale.is_(True),
+        variants.c.product_id.in_(product_ids),
+    )
+    stocks: dict[int, list[int | None]] = defaultdict(list)
+    for pid, stock in conn.execute(query):
+        stocks[pid].append(stock)
+    return stocks
+
+
+def card_fields(row: Any, discount: int | None, in_stock: bool) -> dict[str, Any]:
+    return {
+        "id": row.id,
+        "name": row.name,
+        "slug": row.slug,
+        "url": clean_url(row.url),
+        "price": row.price,
+        "effective_price": discounted(row.price, discount),
+        "compare_at_price": row.compare_at_price,
+        "image_url": row.image_url,
+        "in_stock": in_stock,
+        "category_id": row.category_id,
+        "brand_id": row.brand_id,
+        "updated_at": wire(row.updated_at),
+    }
+
+
+def card_values(
+    conn: Connection,
+    store_id: int,
+    rows: Sequence[Any],
+    now: datetime,
+    *,
+    fixed_discount: int | None = None,
+) -> list[dict[str, Any]]:
+    """Card fields of each row; ``fixed_discount`` replaces the running sales (one sale's page)."""
+    ids = [row.id for row in rows]
+    discounts = running_discounts(conn, store_id, ids, now) if fixed_discount is None else {}
+    stocks = variant_stocks(conn, store_id, ids)
+    return [
+        card_fields(
+            row,
+            fixed_discount if fixed_discount is not None else discounts.get(row.id),
+            product_in_stock(stocks.get(row.id, [])),
+        )
+        for row in rows
+    ]
+
+
+def build_cards(
+    conn: Connection,
+    store_id: int,
+    rows: Sequence[Any],
+    now: datetime,
+    *,
+    fixed_discount: int | None = None,
+) -> list[ProductCard]:
+    values = card_values(conn, store_id, rows, now, fixed_discount=fixed_discount)
+    return [ProductCard(**v) for v in values]

@@ -1,0 +1,166 @@
+"""One product: detail (by id or slug), related products and variants on sale."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import ColumnElement, Connection, select
+
+from fastapi import APIRouter
+from companion.cursors import clamp_limit
+from companion.db.schema import brands, product_categories, product_images, products, variants
+from companion.deps import CurrentTenant, Db, ServicesDep
+from companion.pricing import discounted, unit_in_stock
+from companion.problems import not_found
+from companion.routes.read.paging import cut_page
+from companion.routes.read.params import EntityId, Limit, Slug
+from companion.routes.read.product_cards import (
+    CARD_COLUMNS,
+    PUBLISHED,
+    build_cards,
+    card_values,
+    running_discounts,
+)
+from companion.routes.read.values import wire
+from companion.schemas.envelope import Envelope
+from companion.schemas.read import BrandRef, ProductCard, ProductDetail, ProductImage, Variant
+
+router = APIRouter()
+
+DETAIL_COLUMNS = (
+    *CARD_COLUMNS,
+    products.c.description_html,
+    products.c.sku,
+    products.c.meta_title,
+    products.c.meta_description,
+    products.c.published_at,
+)
+
+
+def find_product(conn: Connection, store_id: int, match: ColumnElement[bool], what: str) -> Any:
+    row = conn.execute(
+        select(*DETAIL_COLUMNS).where(products.c.store_id == store_id, PUBLISHED, match)
+    ).first()
+    if row is None:
+        raise not_found(what)
+    return row
+
+
+def product_detail(conn: Connection, store_id: int, row: Any, now: datetime) -> ProductDetail:
+    (card,) = card_values(conn, store_id, [row], now)
+    images = conn.execute(
+        select(product_images.c.url, product_images.c.alt)
+        .where(product_images.c.product_id == row.id, product_images.c.store_id == store_id)
+        .order_by(product_images.c.position, product_images.c.id)
+    ).all()
+    extra = conn.execute(
+        select(product_categories.c.category_id)
+        .where(product_categories.c.product_id == row.id)
+        .order_by(product_categories.c.category_id)
+    ).scalars()
+    category_ids = [row.category_id] if row.category_id is not None else []
+    category_ids += [cid for cid in extra if cid not in category_ids]
+    brand = None
+    if row.brand_id is not None:
+        b = conn.execute(select(brands.c.id, brands.c.name).where(brands.c.id == row.brand_id))
+        brand_row = b.first()
+        brand = BrandRef(id=brand_row.id, name=brand_row.name) if brand_row else None
+    return ProductDetail(
+        **card,
+        description_html=row.description_html,
+        images=[ProductImage(url=i.url, alt=i.alt) for i in images],
+        category_ids=category_ids,
+        brand=brand,
+        sku=row.sku,
+        meta_title=row.meta_title,
+        meta_description=row.meta_description,
+        published_at=wire(row.published_at) if row.published_at else None,
+    )
+
+
+@router.get("/products/by-slug/{slug}", summary="Product detail by slug")
+def product_by_slug(
+    slug: Slug, db: Db, tenant: CurrentTenant, services: ServicesDep
+) -> ProductDetail:
+    row = find_product(db, tenant.store_id, products.c.slug == slug, f"product {slug!r}")
+    return product_detail(db, tenant.store_id, row, services.clock.now())
+
+
+@router.get("/products/{product_id}", summary="Product detail by id")
+def product_by_id(
+    product_id: EntityId, db: Db, tenant: CurrentTenant, services: ServicesDep
+) -> ProductDetail:
+    row = find_product(db, tenant.store_id, products.c.id == product_id, f"product {product_id}")
+    return product_detail(db, tenant.store_id, row, services.clock.now())
+
+
+@router.get("/products/{product_id}/related", summary="Products of the same category")
+def related_products(
+    product_id: EntityId,
+    db: Db,
+    tenant: CurrentTenant,
+    services: ServicesDep,
+    limit: Limit = None,
+) -> Envelope[ProductCard]:
+    settings = services.settings
+    size = clamp_limit(limit, default=settings.default_limit, maximum=settings.max_limit)
+    row = find_product(db, tenant.store_id, products.c.id == product_id, f"product {product_id}")
+    rows: list[Any] = []
+    if row.category_id is not None:
+        query = (
+            select(*CARD_COLUMNS)
+            .where(
+                products.c.store_id == tenant.store_id,
+                PUBLISHED,
+                products.c.category_id == row.category_id,
+                products.c.id != row.id,
+            )
+            .order_by(products.c.created_at.desc(), products.c.id.desc())
+            .limit(size + 1)
+        )
+        rows = list(db.execute(query).all())
+    page, _, has_more = cut_page(rows, size, lambda r: "")
+    cards = build_cards(db, tenant.store_id, page, services.clock.now())
+    return Envelope[ProductCard](items=cards, next_cursor=None, has_more=has_more)
+
+
+@router.get("/products/{product_id}/variants", summary="Variants on sale")
+def product_variants(
+    product_id: EntityId, db: Db, tenant: CurrentTenant, services: ServicesDep
+) -> Envelope[Variant]:
+    """A variant without its own price (or compare-at price) sells at the product's."""
+    store_id = tenant.store_id
+    product = find_product(db, store_id, products.c.id == product_id, f"product {product_id}")
+    discount = running_discounts(db, store_id, [product.id], services.clock.now()).get(product.id)
+    rows = db.execute(
+        select(variants)
+        .where(
+            variants.c.store_id == store_id,
+            variants.c.product_id == product.id,
+            variants.c.on_sale.is_(True),
+        )
+        .order_by(variants.c.position, variants.c.id)
+    ).all()
+    items = []
+    for v in rows:
+        price = v.price if v.price is not None else product.price
+        options = v.options if isinstance(v.options, dict) else {}
+        items.append(
+            Variant(
+                id=v.id,
+                product_id=v.product_id,
+                sku=v.sku,
+                name=v.name,
+                options={str(k): str(val) for k, val in options.items()},
+                price=price,
+                effective_price=discounted(price, discount),
+                compare_at_price=v.compare_at_price
+                if v.compare_at_price is not None
+                else product.compare_at_price,
+                in_stock=unit_in_stock(v.stock),
+                stock=v.stock,
+                image_url=v.image_url,
+            )
+        )
+    return Envelope[Variant](items=items, next_cursor=None, has_more=False)

@@ -1,0 +1,79 @@
+"""The demo store itself: its row, host names, publishable key, custom variables, promotions."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from companion.keys import display_prefix, hash_key
+from companion.seed.paths import SUMMER_SALE_PATH, page_url
+from companion.seed.timeline import BASE, HISTORY
+
+STORE_NAME = "Thời Trang Sài Gòn"
+#: The demo's publishable key. Public by design (it opens only public data), so it is fixed.
+DEMO_KEY = "pk_live_demo"
+#: Host names that select the demo store for requests without a key.
+DEMO_HOSTS = ("localhost", "127.0.0.1", "demo.localhost")
+
+FREE_SHIPPING_THRESHOLD = 499_000
+
+OPENED_AT = BASE - HISTORY
+
+
+def store_row() -> dict[str, Any]:
+    return {
+        "name": STORE_NAME,
+        "logo_url": "https://cdn.example.vn/demo/logo.png",
+        "email": "hotro@thoitrangsaigon.vn",
+        "phone": "028 3822 6868",
+        "address": "135 Nam Kỳ Khởi Nghĩa, Phường Bến Thành, TP. Hồ Chí Minh",
+        "social": {
+            "facebook": "https://www.facebook.com/thoitrangsaigon",
+            "instagram": "https://www.instagram.com/thoitrangsaigon",
+            "tiktok": "https://www.tiktok.com/@thoitrangsaigon",
+            "youtube": "https://www.youtube.com/@thoitrangsaigon",
+            "zalo": "https://zalo.me/thoitrangsaigon",
+        },
+        "currency_code": "VND",
+        "locale": "vi",
+        "created_at": OPENED_AT,
+    }
+
+
+def host_rows(store_id: int) -> list[dict[str, Any]]:
+    return [{"host": host, "store_id": store_id} for host in DEMO_HOSTS]
+
+
+def api_key_row(store_id: int) -> dict[str, Any]:
+    return {
+        "store_id": store_id,
+        "name": "Demo storefront",
+        "prefix": display_prefix(DEMO_KEY),
+        "key_hash": hash_key(DEMO_KEY),
+        "created_at": OPENED_AT,
+        "revoked_at": None,
+    }
+
+
+def custom_variable_rows(store_id: int) -> list[dict[str, Any]]:
+    values = {
+        "hotline": "1900 6868",
+        "free_shipping_threshold": str(FREE_SHIPPING_THRESHOLD),
+        "working_hours": "8:00 – 22:00, Thứ Hai – Chủ Nhật",
+        "zalo_oa": "https://zalo.me/thoitrangsaigon",
+        "return_days": "30",
+    }
+    return [{"store_id": store_id, "key": key, "value": value} for key, value in values.items()]
+
+
+def promotion_rows(store_id: int) -> list[dict[str, Any]]:
+    """Three visible promotions (one without a link, one with '&' to escape), one hidden."""
+    promotions: list[tuple[str, str | None, bool]] = [
+        ("Miễn phí vận chuyển cho đơn từ 499.000 ₫", None, True),
+        ("Áo & quần: mua 2 giảm 15% – chỉ trong mùa hè", SUMMER_SALE_PATH, True),
+        ("Đổi trả miễn phí trong 30 ngày", page_url("chinh-sach-doi-tra"), True),
+        ("Lì xì đầu năm: giảm 50.000 ₫ (đã kết thúc)", None, False),
+    ]
+    return [
+        {"store_id": store_id, "text": text, "link_url": link, "visible": visible, "position": i}
+        for i, (text, link, visible) in enumerate(promotions)
+    ]

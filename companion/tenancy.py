@@ -1,0 +1,121 @@
+"""Which store a request is for: from its publishable key, else from its Host header.
+
+Rules, in order:
+1. ``X-Service-Key: pk_live_...`` present: the key's store. An unknown or revoked key is a 401
+   at once; keys are looked up on every request (no cache), so revocation takes effect
+   immediately.
+2. No key: the store linked to the Host header in ``store_hosts`` (lower case, port stripped).
+3. No key and an unknown host: if the database holds exactly one store, that store (so a local
+   companion answers unkeyed calls from any host name); otherwise a 401 asking for a key.
+
+The resolved ``Tenant`` is put on ``request.state.tenant`` (``deps.CurrentTenant`` reads it).
+Database work runs in a worker thread, off the event loop.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+import anyio.to_thread
+from sqlalchemy import Engine, select
+from starlette.datastructures import Headers
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from companion.db.schema import api_keys, store_hosts, stores
+from companion.deps import Tenant
+from companion.errors_http import problem_response
+from companion.keys import PUBLISHABLE_PREFIX, hash_key
+from companion.problems import Problem, unauthorized
+
+SERVICE_KEY_HEADER = "x-service-key"
+MAX_KEY_LENGTH = 200
+
+
+def host_name(host_header: str) -> str:
+    """``Shop.Example:8001`` -> ``shop.example``; ``[::1]:8001`` -> ``[::1]``."""
+    host = host_header.strip().lower()
+    if host.startswith("["):
+        end = host.find("]")
+        return host[: end + 1] if end != -1 else host
+    return host.rsplit(":", 1)[0].rstrip(".") if ":" in host else host.rstrip(".")
+
+
+def invalid_key() -> Problem:
+    return unauthorized(
+        "invalid_key",
+        "X-Service-Key is not a valid publishable key of this API (unknown or revoked)",
+    )
+
+
+def key_required(host: str) -> Problem:
+    shown = host[:100] or "(none)"
+    return unauthorized(
+        "key_required",
+        f"send X-Service-Key with a publishable key (pk_live_...); host {shown} is not a store",
+    )
+
+
+def tenant_for_key(engine: Engine, key: str) -> Tenant:
+    if not key.startswith(PUBLISHABLE_PREFIX) or len(key) > MAX_KEY_LENGTH:
+        raise invalid_key()
+    query = select(api_keys.c.id, api_keys.c.store_id).where(
+        api_keys.c.key_hash == hash_key(key), api_keys.c.revoked_at.is_(None)
+    )
+    with engine.connect() as conn:
+        row = conn.execute(query).first()
+    if row is None:
+        raise invalid_key()
+    return Tenant(store_id=row.store_id, key_id=row.id)
+
+
+def tenant_for_host(engine: Engine, host: str) -> Tenant:
+    with engine.connect() as conn:
+        store_id = conn.execute(
+            select(store_hosts.c.store_id).where(store_hosts.c.host == host[:255])
+        ).scalar()
+        if store_id is None:
+            only = conn.execute(select(stores.c.id).order_by(stores.c.id).limit(2)).scalars().all()
+            if len(only) != 1:
+                raise key_required(host)
+            store_id = only[0]
+    return Tenant(store_id=store_id, key_id=None)
+
+
+def find_tenant(engine: Engine, key: str, host: str) -> Tenant:
+    """The tenant of a request (key wins over host); raises a 401 ``Problem``."""
+    if key:
+        return tenant_for_key(engine, key)
+    return tenant_for_host(engine, host_name(host))
+
+
+class TenancyMiddleware:
+    """Resolves the tenant of every request under ``prefixes`` except ``open_paths``."""
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        engine: Engine,
+        prefixes: tuple[str, ...],
+        open_paths: Collection[str],
+    ) -> None:
+        self.app = app
+        self.engine = engine
+        self.prefixes = prefixes
+        self.open_paths = frozenset(open_paths)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        path = scope.get("path", "") if scope["type"] == "http" else ""
+        if not path.startswith(self.prefixes) or path in self.open_paths:
+            await self.app(scope, receive, send)
+            return
+        headers = Headers(scope=scope)
+        key = headers.get(SERVICE_KEY_HEADER, "").strip()
+        host = headers.get("host", "")
+        try:
+            tenant = await anyio.to_thread.run_sync(find_tenant, self.engine, key, host)
+        except Problem as problem:
+            await problem_response(problem)(scope, receive, send)
+            return
+        scope.setdefault("state", {})["tenant"] = tenant
+        await self.app(scope, receive, send)

@@ -1,0 +1,43 @@
+"""The generator's client of the storefront public API: one request, wrapped in layers.
+
+One module per layer, innermost first: ``request`` (one GET, errors mapped), ``limiter``
+(rate windows and Retry-After), ``retry`` (5xx and transport failures), ``paging`` (cursor
+walks), ``api`` (``ApiClient``, the composition a build uses). ``timing``, ``observer`` and
+``stats`` are the injectable clock, the progress hook and the counters.
+"""
+
+from __future__ import annotations
+
+from generator.client.api import ApiClient
+from generator.client.limiter import RateLimiter, RateWindow
+from generator.client.observer import ClientObserver, NullObserver, WaitReason
+from generator.client.paging import FetchPage, Page, parse_page, walk_items, walk_pages
+from generator.client.request import ApiResponse, Params, describe_endpoint
+from generator.client.retry import RetryPolicy
+from generator.client.settings import ClientSettings
+from generator.client.stats import ClientStats, endpoint_group
+from generator.client.timing import ManualTimer, SystemTimer, Timer
+
+__all__ = [
+    "ApiClient",
+    "ApiResponse",
+    "ClientObserver",
+    "ClientSettings",
+    "ClientStats",
+    "FetchPage",
+    "ManualTimer",
+    "NullObserver",
+    "Page",
+    "Params",
+    "RateLimiter",
+    "RateWindow",
+    "RetryPolicy",
+    "SystemTimer",
+    "Timer",
+    "WaitReason",
+    "describe_endpoint",
+    "endpoint_group",
+    "parse_page",
+    "walk_items",
+    "walk_pages",
+]

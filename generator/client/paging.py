@@ -1,0 +1,104 @@
+"""Cursor walking: every page of a list endpoint, the cursor sent back verbatim.
+
+Does: check each answer is the list envelope ``{items, next_cursor, has_more}``, then ask for
+the next page with ``cursor=<next_cursor>`` exactly as received (httpx URL-encodes it, so
+cursors with ``|``, ``:``, ``+`` or spaces survive), until ``has_more`` is false or
+``next_cursor`` is null. A cursor that comes back a second time is an ``ApiPayloadError``
+rather than an endless loop; so is a walk longer than ``max_pages``.
+
+Does NOT: send, retry or wait - it is given a ``fetch`` for one page, so the caller chooses the
+layers (the crawler passes one that waits out 429s, and a walk resumes where it stopped).
+Nor does it look inside the items.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+
+from generator.client.request import ApiResponse, Params
+from generator.errors import ApiPayloadError
+
+#: Fetches one page of the walk: the list endpoint with these query parameters.
+FetchPage = Callable[[Params], Awaitable[ApiResponse]]
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    items: tuple[object, ...]
+    next_cursor: str | None
+    has_more: bool
+
+
+def parse_page(data: object, *, endpoint: str) -> Page:
+    """The list envelope of one answer. A bare JSON array is taken as one complete page."""
+    if isinstance(data, list):
+        return Page(tuple(data), None, False)
+    if not isinstance(data, dict):
+        raise ApiPayloadError(
+            f"expected a list envelope {{items, next_cursor, has_more}}, got {_kind(data)}",
+            endpoint=endpoint,
+        )
+    items = data.get("items")
+    if not isinstance(items, list):
+        raise ApiPayloadError(
+            f"the list envelope's items is {_kind(items)}, not an array", endpoint=endpoint
+        )
+    cursor = data.get("next_cursor")
+    if isinstance(cursor, int) and not isinstance(cursor, bool):
+        cursor = str(cursor)
+    if cursor is not None and not isinstance(cursor, str):
+        raise ApiPayloadError(
+            f"next_cursor is {_kind(cursor)}, not a string or null", endpoint=endpoint
+        )
+    next_cursor = cursor or None
+    has_more = data.get("has_more", next_cursor is not None)
+    if not isinstance(has_more, bool):
+        raise ApiPayloadError(f"has_more is {_kind(has_more)}, not a boolean", endpoint=endpoint)
+    return Page(tuple(items), next_cursor, has_more)
+
+
+async def walk_pages(
+    fetch: FetchPage, params: Params | None = None, *, max_pages: int = 100_000
+) -> AsyncIterator[Page]:
+    """Every page of one list, first to last."""
+    base = dict(params or {})
+    sent: set[str] = set()
+    cursor: str | None = None
+    for _ in range(max_pages):
+        page_params = base if cursor is None else {**base, "cursor": cursor}
+        response = await fetch(page_params)
+        page = parse_page(response.data, endpoint=response.endpoint)
+        yield page
+        if not page.has_more or page.next_cursor is None:
+            return
+        if cursor is not None:
+            sent.add(cursor)
+        if page.next_cursor in sent or page.next_cursor == cursor:
+            raise ApiPayloadError(
+                f"next_cursor {page.next_cursor!r} repeats an earlier cursor; "
+                "stopped instead of looping",
+                endpoint=response.endpoint,
+            )
+        cursor = page.next_cursor
+    raise ApiPayloadError(
+        f"the list did not end after {max_pages} pages; stopped instead of looping",
+        endpoint=response.endpoint,
+    )
+
+
+async def walk_items(
+    fetch: FetchPage, params: Params | None = None, *, max_pages: int = 100_000
+) -> AsyncIterator[object]:
+    """Every item of one list, in order."""
+    async for page in walk_pages(fetch, params, max_pages=max_pages):
+        for item in page.items:
+            yield item
+
+
+def _kind(value: object) -> str:
+    if value is None:
+        return "null"
+    return {dict: "an object", list: "an array", str: "a string", bool: "a boolean"}.get(
+        type(value), "a number" if isinstance(value, int | float) else type(value).__name__
+    )

@@ -1,0 +1,32 @@
+"""Settings of one API client, each declared once with its default."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from generator.client.limiter import RateWindow
+from generator.client.retry import RetryPolicy
+from generator.errors import ConfigError
+
+
+def _spec_windows() -> tuple[RateWindow, ...]:
+    return (RateWindow(600, 60.0), RateWindow(20_000, 3600.0))
+
+
+@dataclass(frozen=True, slots=True)
+class ClientSettings:
+    #: Retries of 5xx answers, timeouts and connection errors (never 4xx or 429).
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    #: Rate windows of one key; the spec allows 600 per 60 s and 20,000 per hour.
+    #: Benchmarks scale them down to measure pacing in seconds.
+    windows: tuple[RateWindow, ...] = field(default_factory=_spec_windows)
+    #: Requests in flight at once.
+    concurrency: int = 8
+    #: Longest cursor walk before a list is declared endless.
+    max_pages: int = 100_000
+
+    def __post_init__(self) -> None:
+        if self.concurrency < 1:
+            raise ConfigError(f"client concurrency {self.concurrency}: need at least 1")
+        if self.max_pages < 1:
+            raise ConfigError(f"client max_pages {self.max_pages}: need at least 1")

@@ -1,0 +1,177 @@
+"""How the crawler asks: through the client, waiting out 429s, decoding records as it reads.
+
+Does: wait out a 429 (the client has already recorded its Retry-After as the limiter's
+"blocked until" instant, so no request of this key goes out inside the window) and ask again,
+at most ``rate_limit_waits`` times; treat an absent optional endpoint (404/405/410) as ``None``;
+decode each record with a ``normalize`` function and turn a ``WireValueError`` into an
+``ApiPayloadError`` naming the endpoint; run many fetches with bounded concurrency.
+
+Does NOT: retry 5xx (the client does), decide what to fetch (the crawl phases do).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import TypeVar
+
+import anyio
+
+from generator.client import (
+    ApiClient,
+    ApiResponse,
+    Params,
+    describe_endpoint,
+    parse_page,
+    walk_pages,
+)
+from generator.crawl_settings import CrawlSettings
+from generator.errors import ApiPayloadError, ApiStatusError, RateLimited, StorefrontError
+from generator.normalize import WireValueError
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+#: Statuses by which an implementation says it does not offer something.
+ABSENT_STATUSES = frozenset({404, 405, 410})
+
+
+@contextmanager
+def reading(endpoint: str) -> Iterator[None]:
+    """Name the endpoint in any wire value error raised while decoding its answer."""
+    try:
+        yield
+    except WireValueError as exc:
+        raise ApiPayloadError(str(exc), endpoint=endpoint) from exc
+
+
+def is_absent(exc: ApiStatusError) -> bool:
+    return exc.status in ABSENT_STATUSES
+
+
+class Fetcher:
+    def __init__(self, client: ApiClient, settings: CrawlSettings) -> None:
+        self.client = client
+        self.settings = settings
+
+    async def response(self, path: str, params: Params | None = None) -> ApiResponse:
+        """One answer, waiting out up to ``rate_limit_waits`` 429s."""
+        waits = 0
+        while True:
+            try:
+                return await self.client.get(path, params)
+            except RateLimited as exc:
+                waits += 1
+                if waits > self.settings.rate_limit_waits:
+                    raise
+                if exc.retry_after > self.settings.max_retry_after:
+                    raise ApiStatusError(
+                        f"rate limited for {exc.retry_after:g} s, longer than the "
+                        f"{self.settings.max_retry_after:g} s a build waits; try again later",
+                        endpoint=exc.endpoint,
+                        status=429,
+                    ) from exc
+                # No sleep here: the client has set the limiter's blocked-until instant from
+                # this answer, so the next attempt (and every other task's request) waits in
+                # the limiter until the window has passed.
+
+    async def one(self, path: str, parse: Callable[[object], T], params: Params | None = None) -> T:
+        response = await self.response(path, params)
+        with reading(response.endpoint):
+            return parse(response.data)
+
+    async def optional(
+        self, path: str, parse: Callable[[object], T], params: Params | None = None
+    ) -> T | None:
+        """Like ``one``, but None when the implementation answers 404/405/410."""
+        try:
+            return await self.one(path, parse, params)
+        except ApiStatusError as exc:
+            if isinstance(exc, RateLimited) or not is_absent(exc):
+                raise
+            return None
+
+    async def all(
+        self, path: str, parse: Callable[[object], T], params: Params | None = None
+    ) -> list[T]:
+        """Every item of a list endpoint, cursor after cursor, each decoded by ``parse``."""
+        items: list[T] = []
+        async for page in walk_pages(
+            lambda page_params: self.response(path, page_params),
+            params,
+            max_pages=self.client.settings.max_pages,
+        ):
+            with reading(_endpoint_of(path, params)):
+                items.extend(parse(item) for item in page.items)
+        return items
+
+    async def optional_all(
+        self, path: str, parse: Callable[[object], T], params: Params | None = None
+    ) -> list[T] | None:
+        try:
+            return await self.all(path, parse, params)
+        except ApiStatusError as exc:
+            if isinstance(exc, RateLimited) or not is_absent(exc):
+                raise
+            return None
+
+    async def optional_first_page(
+        self, path: str, parse: Callable[[object], T], params: Params | None = None
+    ) -> tuple[list[T], bool] | None:
+        try:
+            return await self.first_page(path, parse, params)
+        except ApiStatusError as exc:
+            if isinstance(exc, RateLimited) or not is_absent(exc):
+                raise
+            return None
+
+    async def first_page(
+        self, path: str, parse: Callable[[object], T], params: Params | None = None
+    ) -> tuple[list[T], bool]:
+        """The items of the first page only, and whether the list has more."""
+        response = await self.response(path, params)
+        page = parse_page(response.data, endpoint=response.endpoint)
+        with reading(response.endpoint):
+            return [parse(item) for item in page.items], page.has_more
+
+
+def _endpoint_of(path: str, params: Params | None) -> str:
+    return describe_endpoint(path, params)
+
+
+async def gather_limited(
+    items: Sequence[T], fetch: Callable[[T], Awaitable[R]], *, limit: int
+) -> list[R]:
+    """``fetch`` of every item, at most ``limit`` at once, results in input order.
+
+    The first ``StorefrontError`` cancels the rest and is raised as itself (not wrapped in an
+    exception group), so the command line can print it on one line.
+    """
+    results: dict[int, R] = {}
+    failures: list[StorefrontError] = []
+    capacity = anyio.CapacityLimiter(limit)
+
+    async with anyio.create_task_group() as group:
+
+        async def run(index: int, item: T) -> None:
+            async with capacity:
+                try:
+                    results[index] = await fetch(item)
+                except StorefrontError as exc:
+                    failures.append(exc)
+                    group.cancel_scope.cancel()
+
+        for index, item in enumerate(items):
+            group.start_soon(run, index, item)
+    if failures:
+        raise failures[0]
+    return [results[index] for index in range(len(items))]
+
+
+async def run_concurrently(jobs: Sequence[Callable[[], Awaitable[None]]], *, limit: int) -> None:
+    """Run independent jobs at once (at most ``limit``); the first failure stops them all."""
+
+    async def run(job: Callable[[], Awaitable[None]]) -> None:
+        await job()
+
+    await gather_limited(jobs, run, limit=limit)

@@ -1,0 +1,83 @@
+"""Paths: which ones a crawl already explains, and what the rest resolve to.
+
+Pure helpers (``path_key``, ``internal_path``, ``context_links``) plus ``resolve_paths``, which
+sends each unexplained path to GET /routes/resolve. A 404 there means the path leads nowhere:
+it becomes a dead path (links to it render as plain text).
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from urllib.parse import unquote
+
+from generator.crawl_fetch import Fetcher, gather_limited
+from generator.crawl_observer import CrawlObserver
+from generator.model import EntityType, MenuItem, SiteContext
+from generator.normalize import route_target
+
+
+def path_key(path: str) -> str:
+    """The form two spellings of one path share: percent-decoded, NFC, no trailing slash."""
+    decoded = unicodedata.normalize("NFC", unquote(path))
+    return decoded.rstrip("/") or "/"
+
+
+def internal_path(link: str | None) -> str | None:
+    """The path of a same-site link ("/a/b?x#y" -> "/a/b"); None for external or empty links."""
+    if not link or not link.startswith("/") or link.startswith("//"):
+        return None
+    path = link.split("#", 1)[0].split("?", 1)[0]
+    return path or None
+
+
+def menu_links(items: Iterable[MenuItem]) -> Iterator[str]:
+    for item in items:
+        if item.url:
+            yield item.url
+        yield from menu_links(item.children)
+
+
+def context_links(site: SiteContext) -> list[str]:
+    """Every link of the shared page furniture: menus, banners, promotions."""
+    links: list[str] = []
+    for menu in site.menus:
+        links.extend(menu_links(menu.items))
+    links.extend(banner.link_url for banner in site.banners if banner.link_url)
+    links.extend(promo.link_url for promo in site.promotions if promo.link_url)
+    return links
+
+
+def unexplained_paths(candidates: Iterable[str], known: Iterable[str]) -> list[str]:
+    """Internal paths among ``candidates`` that no known page explains, first spelling kept."""
+    seen = {path_key(path) for path in known}
+    result: list[str] = []
+    for link in candidates:
+        path = internal_path(link)
+        if path is None:
+            continue
+        key = path_key(path)
+        if key not in seen:
+            seen.add(key)
+            result.append(path)
+    return result
+
+
+@dataclass(frozen=True, slots=True)
+class Resolution:
+    path: str
+    target: tuple[EntityType, int] | None  # None: GET /routes/resolve answered 404
+
+
+async def resolve_paths(
+    fetcher: Fetcher, paths: list[str], *, observer: CrawlObserver
+) -> list[Resolution]:
+    observer.phase_started("resolve", len(paths))
+
+    async def resolve(path: str) -> Resolution:
+        target = await fetcher.optional("/routes/resolve", route_target, {"path": path})
+        observer.item_done("resolve")
+        return Resolution(path, target)
+
+    return await gather_limited(paths, resolve, limit=fetcher.settings.concurrency)

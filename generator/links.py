@@ -1,0 +1,64 @@
+"""The one rule that decides whether a url from the API becomes a link.
+
+Every link of the theme (menus, breadcrumbs, lists, cards, banners, promotions) goes through
+``Links.href``; it returns the ``href`` to write, or ``None`` for plain text:
+
+- ``None`` (the spec's null url) -> plain text;
+- an internal path (``/...``) -> a link only when the build writes a page there; paths that
+  resolve to nothing (``Catalog.dead_paths``), that are unsafe, or simply have no page, stay
+  text so the site never links to its own 404. A ``#fragment`` is kept;
+- an absolute ``http``/``https`` url with a host -> a link, as given;
+- anything else (``javascript:``, ``//host``, relative paths, ``mailto:`` from data) -> text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from urllib.parse import quote, urlsplit
+
+from generator.errors import UnsafePath
+from generator.paths import page_key, public_path
+
+_FRAGMENT_SAFE = "!$&'()*+,;=:@/?"
+
+
+class Links:
+    """Knows the pages a build writes (by ``page_key``) and turns urls into hrefs."""
+
+    __slots__ = ("_keys",)
+
+    def __init__(self, page_paths: Iterable[str]) -> None:
+        self._keys = frozenset(page_key(path) for path in page_paths)
+
+    def href(self, url: str | None) -> str | None:
+        if not url:
+            return None
+        if url.startswith("/") and not url.startswith("//"):
+            return self._internal(url)
+        return _external(url)
+
+    def is_page(self, url_path: str) -> bool:
+        try:
+            return page_key(url_path) in self._keys
+        except UnsafePath:
+            return False
+
+    def _internal(self, url: str) -> str | None:
+        path, hash_mark, fragment = url.partition("#")
+        if not self.is_page(path):
+            return None
+        if not hash_mark:
+            return public_path(path)
+        return public_path(path) + "#" + quote(fragment, safe=_FRAGMENT_SAFE)
+
+
+def _external(url: str) -> str | None:
+    if any(ch.isspace() or ord(ch) < 0x20 for ch in url):
+        return None
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # e.g. an invalid IPv6 host
+        return None
+    if parts.scheme in ("http", "https") and parts.hostname:
+        return url
+    return None
