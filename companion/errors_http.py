@@ -2,9 +2,10 @@
 
 ``install_error_handling(app)`` registers handlers for ``Problem``, Starlette's HTTPException
 (unknown routes: 404, wrong method: 405, unreadable bodies: 400) and request validation (422 with
-``errors: [{field, message}]``). ``CrashBarrier`` (added by ``create_app``) turns any unexpected exception into a 500
-problem without a traceback; it is a middleware rather than an ``Exception`` handler because
-Starlette re-raises after calling such a handler, which an in-process client would see.
+``errors: [{field, message}]``). ``CrashBarrier`` (added by ``create_app``) turns any unexpected
+exception into a 500 problem without a traceback; it is a middleware rather than an ``Exception``
+handler because Starlette re-raises after calling such a handler, which an in-process client
+would see.
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ def http_problem(status: int, method: str, path: str, detail: Any) -> Problem:
 
 
 def field_name(loc: Sequence[Any]) -> str:
-    """``("query", "limit")`` -> ``limit``; ``("body", "items", 0, "quantity")`` -> its dotted path."""
+    """``("query", "limit")`` -> ``limit``; ``("body", "items", 0, "qty")`` -> ``items.0.qty``."""
     parts = [str(p) for p in loc]
     if len(parts) > 1 and parts[0] in {"query", "path", "header", "cookie", "body"}:
         parts = parts[1:]

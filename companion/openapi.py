@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from fastapi import FastAPI
+from fastapi.openapi.utils import get_openapi
 from fastapi.security import APIKeyHeader
 from pydantic import BaseModel, Field
 
@@ -58,11 +60,8 @@ class ProblemBody(BaseModel):
 
 
 def _problem(description: str) -> dict[str, Any]:
-    return {
-        "description": description,
-        "model": ProblemBody,
-        "content": {PROBLEM_CONTENT_TYPE: {}},
-    }
+    # FastAPI files ``model`` under application/json; ``problem_json_openapi`` moves it.
+    return {"description": description, "model": ProblemBody}
 
 
 PROBLEM_RESPONSES: dict[int | str, dict[str, Any]] = {
@@ -71,3 +70,33 @@ PROBLEM_RESPONSES: dict[int | str, dict[str, Any]] = {
     422: _problem("Invalid parameters"),
     429: _problem("Rate limit reached"),
 }
+
+
+def as_problem_json(doc: dict[str, Any]) -> dict[str, Any]:
+    """Error responses documented under application/problem+json, the type they are sent as."""
+    ref = "#/components/schemas/ProblemBody"
+    for operation in (op for item in doc.get("paths", {}).values() for op in item.values()):
+        if not isinstance(operation, dict):
+            continue
+        for response in operation.get("responses", {}).values():
+            content = response.get("content", {})
+            if content.get("application/json", {}).get("schema", {}).get("$ref") == ref:
+                content[PROBLEM_CONTENT_TYPE] = content.pop("application/json")
+    return doc
+
+
+def install_openapi(app: FastAPI) -> None:
+    """Serve the generated document with problem responses under their real media type."""
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            doc = get_openapi(
+                title=app.title,
+                version=app.version,
+                description=app.description,
+                routes=app.routes,
+            )
+            app.openapi_schema = as_problem_json(doc)
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]

@@ -69,9 +69,8 @@ def decide(windows: Sequence[Window], used: Sequence[int], now_seconds: float) -
         for w, c in zip(windows, counted, strict=True)
     )
     tightest = min(states, key=lambda s: (s.remaining, -s.reset_seconds))
-    retry_after = 0
-    if not allowed:
-        retry_after = max(s.reset_seconds for s, full in zip(states, exhausted) if full)
+    full = [s.reset_seconds for s, is_full in zip(states, exhausted, strict=True) if is_full]
+    retry_after = max(full, default=0)
     return RateDecision(allowed, tightest, retry_after, states)
 
 

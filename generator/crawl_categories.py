@@ -107,9 +107,9 @@ async def index_categories(
 
     roots_ids = [cid for cid, parent in parent_of.items() if parent is None or parent not in flat]
     roots_built = tuple(build(cid, frozenset()) for cid in roots_ids)
-    for cid in flat:
-        build(cid, frozenset())
-    return CategoryIndex(by_id=built, roots=roots_built, parent_of=parent_of)
+    # Discovery order (tree order, then deeper levels), not the order of building.
+    by_id = {cid: build(cid, frozenset()) for cid in flat}
+    return CategoryIndex(by_id=by_id, roots=roots_built, parent_of=parent_of)
 
 
 async def category_pages(
@@ -149,8 +149,10 @@ async def category_pages(
             crumbs = await fetcher.optional_all(
                 f"/categories/{category_id}/breadcrumb", normalize.crumb
             )
-            breadcrumb = tuple(crumbs) if crumbs else (
-                Crumb(id=category.id, name=category.name, url=category.url),
+            breadcrumb = (
+                tuple(crumbs)
+                if crumbs
+                else (Crumb(id=category.id, name=category.name, url=category.url),)
             )
         products, has_more = await fetcher.first_page(
             "/products",

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import TypeVar
+from typing import Generic, TypeVar
 
 import anyio
 
@@ -144,25 +144,27 @@ async def gather_limited(
 ) -> list[R]:
     """``fetch`` of every item, at most ``limit`` at once, results in input order.
 
-    The first ``StorefrontError`` cancels the rest and is raised as itself (not wrapped in an
-    exception group), so the command line can print it on one line.
+    ``limit`` workers share one queue of indexes, so a store of 20,000 products costs a few
+    tasks, not 20,000. The first ``StorefrontError`` cancels the rest and is raised as itself
+    (not wrapped in an exception group), so the command line can print it on one line.
     """
     results: dict[int, R] = {}
     failures: list[StorefrontError] = []
-    capacity = anyio.CapacityLimiter(limit)
+    pending = iter(range(len(items)))
 
     async with anyio.create_task_group() as group:
 
-        async def run(index: int, item: T) -> None:
-            async with capacity:
+        async def worker() -> None:
+            for index in pending:  # shared: each index is taken by exactly one worker
                 try:
-                    results[index] = await fetch(item)
+                    results[index] = await fetch(items[index])
                 except StorefrontError as exc:
                     failures.append(exc)
                     group.cancel_scope.cancel()
+                    return
 
-        for index, item in enumerate(items):
-            group.start_soon(run, index, item)
+        for _ in range(min(limit, len(items))):
+            group.start_soon(worker)
     if failures:
         raise failures[0]
     return [results[index] for index in range(len(items))]
@@ -175,3 +177,24 @@ async def run_concurrently(jobs: Sequence[Callable[[], Awaitable[None]]], *, lim
         await job()
 
     await gather_limited(jobs, run, limit=limit)
+
+
+class Later(Generic[T]):  # noqa: UP046  (Python 3.11: no PEP 695 syntax)
+    """The result of a job run concurrently with others, read once they have all finished."""
+
+    def __init__(self) -> None:
+        self._value: T | None = None
+        self._done = False
+
+    def job(self, make: Callable[[], Awaitable[T]]) -> Callable[[], Awaitable[None]]:
+        async def run() -> None:
+            self._value = await make()
+            self._done = True
+
+        return run
+
+    @property
+    def value(self) -> T:
+        if not self._done:
+            raise RuntimeError("read before its job finished")
+        return self._value  # type: ignore[return-value]  # set by the finished job

@@ -25,17 +25,26 @@ _FRAGMENT_SAFE = "!$&'()*+,;=:@/?"
 class Links:
     """Knows the pages a build writes (by ``page_key``) and turns urls into hrefs."""
 
-    __slots__ = ("_keys",)
+    __slots__ = ("_keys", "_hrefs")
 
     def __init__(self, page_paths: Iterable[str]) -> None:
         self._keys = frozenset(page_key(path) for path in page_paths)
+        # Menus and cards repeat the same urls on every page; decide each url once.
+        self._hrefs: dict[str, str | None] = {}
 
     def href(self, url: str | None) -> str | None:
         if not url:
             return None
+        try:
+            return self._hrefs[url]
+        except KeyError:
+            pass
         if url.startswith("/") and not url.startswith("//"):
-            return self._internal(url)
-        return _external(url)
+            found = self._internal(url)
+        else:
+            found = _external(url)
+        self._hrefs[url] = found
+        return found
 
     def is_page(self, url_path: str) -> bool:
         try:

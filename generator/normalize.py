@@ -151,7 +151,8 @@ def sitemap_sections(data: object) -> tuple[tuple[str, int], ...]:
             result.append((entry, 0))
             continue
         record = _record(entry, "sitemap section")
-        result.append((_req_str(record, "name", "sitemap section"), _int(record, "count", "")))
+        name = _req_str(record, "name", "sitemap section")
+        result.append((name, _int(record, "count", f"sitemap section {name}")))
     return tuple(result)
 
 
@@ -323,9 +324,7 @@ def article_summary(data: object) -> ArticleSummary:
         or url(record.get("image_url"), f"{what}: image_url"),
         published_at=timestamp(record.get("published_at"), f"{what}: published_at"),
         updated_at=timestamp(record.get("updated_at"), f"{what}: updated_at"),
-        categories=tuple(
-            article_category(item) for item in _list(record, "categories", what)
-        ),
+        categories=tuple(article_category(item) for item in _list(record, "categories", what)),
         tags=tuple(tag(item) for item in _list(record, "tags", what)),
     )
 

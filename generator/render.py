@@ -104,14 +104,14 @@ def render_page(plan: SitePlan, page: Page, env: jinja2.Environment) -> Rendered
         template = env.get_template(page.template)
         html = template.render(page_context(plan, page))
     except jinja2.TemplateSyntaxError as exc:
-        where = f"{exc.filename or exc.name or page.template}, line {exc.lineno}"
+        where = f"{exc.name or exc.filename or page.template}, line {exc.lineno}"
         raise TemplateError(f"{where}: {exc.message} (fix the theme template)") from None
     except jinja2.TemplateNotFound as exc:
         raise TemplateError(
             f"template {exc.name!r} not found in the theme (needed for {page.path})"
         ) from None
     except Exception as exc:  # any failure inside a template: report where, never a traceback
-        where = _template_line(exc.__traceback__) or page.template
+        where = _template_line(exc.__traceback__, env) or page.template
         raise TemplateError(
             f"{where}: {type(exc).__name__}: {exc} (while rendering {page.path})"
         ) from None
@@ -185,7 +185,7 @@ def tel_href(phone: str | None) -> str | None:
 
 def mailto_href(email: str | None) -> str | None:
     """'mailto:' plus a plain address; None for anything that is not one."""
-    if not email or any(ch.isspace() or ch in "<>\"?&,;:/" for ch in email):
+    if not email or any(ch.isspace() or ch in '<>"?&,;:/' for ch in email):
         return None
     local, at, domain = email.partition("@")
     if not (local and at and "." in domain):
@@ -226,12 +226,14 @@ class AssetUrls:
         return url
 
 
-def _template_line(tb: types.TracebackType | None) -> str | None:
-    """'name.html, line N' of the innermost template frame; Jinja maps template code to lines."""
+def _template_line(tb: types.TracebackType | None, env: jinja2.Environment) -> str | None:
+    """'partials/x.html, line N' of the innermost template frame (Jinja maps frames to lines)."""
+    roots = [Path(p).resolve() for p in getattr(env.loader, "searchpath", ())]
     found = None
     while tb is not None:
-        filename = tb.tb_frame.f_code.co_filename
-        if filename.endswith((".html", ".xml", ".txt", ".jinja", ".j2")):
-            found = f"{Path(filename).name}, line {tb.tb_lineno}"
+        filename = Path(tb.tb_frame.f_code.co_filename)
+        for root in roots:
+            if filename.is_relative_to(root):
+                found = f"{filename.relative_to(root).as_posix()}, line {tb.tb_lineno}"
         tb = tb.tb_next
     return found

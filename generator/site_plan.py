@@ -286,7 +286,11 @@ class _Drafts:
 
     def category(self, page: CategoryPage, path: str) -> Page:
         category = page.category
-        crumbs = tuple(BreadcrumbItem(c.name, c.url) for c in page.breadcrumb[:-1])
+        # The API's breadcrumb ends with the category itself; this page adds its own last crumb.
+        trail = page.breadcrumb
+        if trail and trail[-1].id == category.id:
+            trail = trail[:-1]
+        crumbs = tuple(BreadcrumbItem(c.name, c.url) for c in trail)
         return self._page(
             f"category {category.id}",
             path,

@@ -2,8 +2,9 @@
 
 The rules are nginx's ``try_files $uri $uri.html =404`` with the shipped config:
 ``/`` -> ``index.html``; ``/a/b`` -> the file ``a/b`` if it exists (assets, sitemap.xml), else
-``a/b.html``; anything else -> ``404.html`` with status 404, never a redirect and never a
-directory listing. Hidden files and the files only a host reads (``_headers``) are not served.
+``a/b.html``; anything else (a trailing slash, ``/404`` itself) -> ``404.html`` with status 404,
+never a directory listing. Hidden files and the files only a host reads (``_headers``) are not
+served.
 
 ``resolve_request_path`` is the rule as a function; the audit uses it to decide whether a link or a
 sitemap loc is served, so both always agree with what a visitor gets. The server itself is the
@@ -27,6 +28,8 @@ ASSET_PREFIX = "/_assets/"
 NOT_FOUND_PAGE = "404.html"
 # Read by static hosts from the published folder, never meant to be fetched by a visitor.
 HOST_ONLY_FILES = frozenset({"_headers", "_redirects"})
+# The not-found page answers only with status 404, never as a page of its own.
+_NOT_FOUND_NAMES = frozenset({NOT_FOUND_PAGE, NOT_FOUND_PAGE.removesuffix(".html")})
 LONG_CACHE = "public, max-age=31536000, immutable"
 _TEXT_TYPES = ("text/", "application/javascript", "application/json", "application/xml")
 
@@ -56,7 +59,7 @@ def resolve_decoded_path(root: Path, path: str) -> Path | None:
     segments = path[1:].split("/")
     if any(not s or s in (".", "..") or s.startswith(".") for s in segments):
         return None
-    if len(segments) == 1 and segments[0] in HOST_ONLY_FILES:
+    if len(segments) == 1 and (segments[0] in HOST_ONLY_FILES or segments[0] in _NOT_FOUND_NAMES):
         return None
     candidate = root.joinpath(*segments)
     if candidate.is_file():

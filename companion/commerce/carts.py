@@ -6,10 +6,18 @@ import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from enum import StrEnum
+from typing import Any
 
-from sqlalchemy import Connection, Row, delete, insert, select, update
+from sqlalchemy import Connection, delete, insert, select, update
 
 from companion.db.commerce_schema import cart_items, carts
+
+
+class CartStatus(StrEnum):
+    ACTIVE = "active"
+    ORDERED = "ordered"  # became an order: read-only from now on
+    MERGED = "merged"  # its items went into the customer's cart on login
 
 
 @dataclass(frozen=True, slots=True)
@@ -17,7 +25,7 @@ class Cart:
     id: int
     token: str
     customer_id: int | None
-    status: str  # active | ordered | merged
+    status: CartStatus
     updated_at: datetime
 
 
@@ -26,8 +34,8 @@ def new_cart_token() -> str:
     return secrets.token_urlsafe(32)
 
 
-def _cart(row: Row[tuple[int, str, int | None, str, datetime]]) -> Cart:
-    return Cart(*row)
+def _cart(row: Any) -> Cart:
+    return Cart(row[0], row[1], row[2], CartStatus(row[3]), row[4])
 
 
 _COLUMNS = (carts.c.id, carts.c.token, carts.c.customer_id, carts.c.status, carts.c.updated_at)
@@ -47,7 +55,7 @@ def customer_cart(conn: Connection, *, store_id: int, customer_id: int) -> Cart 
         .where(
             carts.c.store_id == store_id,
             carts.c.customer_id == customer_id,
-            carts.c.status == "active",
+            carts.c.status == CartStatus.ACTIVE.value,
         )
         .order_by(carts.c.updated_at.desc(), carts.c.id.desc())
         .limit(1)
@@ -55,22 +63,20 @@ def customer_cart(conn: Connection, *, store_id: int, customer_id: int) -> Cart 
     return _cart(row) if row else None
 
 
-def create_cart(
-    conn: Connection, *, store_id: int, customer_id: int | None, now: datetime
-) -> Cart:
+def create_cart(conn: Connection, *, store_id: int, customer_id: int | None, now: datetime) -> Cart:
     token = new_cart_token()
     cart_id = conn.execute(
         insert(carts).values(
             store_id=store_id,
             token=token,
             customer_id=customer_id,
-            status="active",
+            status=CartStatus.ACTIVE.value,
             created_at=now,
             updated_at=now,
         )
     ).inserted_primary_key
     assert cart_id is not None
-    return Cart(int(cart_id[0]), token, customer_id, "active", now)
+    return Cart(int(cart_id[0]), token, customer_id, CartStatus.ACTIVE, now)
 
 
 def item_quantities(conn: Connection, cart: Cart) -> list[tuple[int, int]]:
@@ -114,12 +120,12 @@ def touch(
     cart: Cart,
     *,
     now: datetime,
-    status: str | None = None,
+    status: CartStatus | None = None,
     customer_id: int | None = None,
 ) -> Cart:
     values: dict[str, object] = {"updated_at": now}
     if status is not None:
-        values["status"] = status
+        values["status"] = status.value
     if customer_id is not None:
         values["customer_id"] = customer_id
     conn.execute(update(carts).where(carts.c.id == cart.id).values(**values))

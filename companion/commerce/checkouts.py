@@ -1,23 +1,32 @@
-"""Checkouts: one open checkout per cart, collecting address, shipping and payment choices."""
+"""Checkouts: one per cart, collecting address, shipping and payment choices before the order."""
 
 from __future__ import annotations
 
+import dataclasses
 import secrets
 from dataclasses import dataclass
 from datetime import datetime
+from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import Connection, insert, select, update
+from sqlalchemy import Connection, Select, insert, select, update
 
-from companion.db.commerce_schema import checkouts
+from companion.commerce.carts import Cart
+from companion.db.commerce_schema import carts, checkouts
+
+
+class CheckoutStatus(StrEnum):
+    OPEN = "open"
+    COMPLETED = "completed"  # its cart became an order; no more changes
 
 
 @dataclass(frozen=True, slots=True)
 class Checkout:
     id: str
     cart_id: int
+    cart_token: str
     customer_id: int | None
-    status: str  # open | completed
+    status: CheckoutStatus
     email: str | None
     coupon_code: str | None
     address: dict[str, Any] | None
@@ -28,20 +37,28 @@ class Checkout:
     updated_at: datetime
 
 
-_COLUMNS = (
-    checkouts.c.id,
-    checkouts.c.cart_id,
-    checkouts.c.customer_id,
-    checkouts.c.status,
-    checkouts.c.email,
-    checkouts.c.coupon_code,
-    checkouts.c.address,
-    checkouts.c.shipping_method,
-    checkouts.c.pickup_location_id,
-    checkouts.c.payment_method,
-    checkouts.c.order_id,
-    checkouts.c.updated_at,
-)
+def _select() -> Select[Any]:
+    return select(
+        checkouts.c.id,
+        checkouts.c.cart_id,
+        carts.c.token,
+        checkouts.c.customer_id,
+        checkouts.c.status,
+        checkouts.c.email,
+        checkouts.c.coupon_code,
+        checkouts.c.address,
+        checkouts.c.shipping_method,
+        checkouts.c.pickup_location_id,
+        checkouts.c.payment_method,
+        checkouts.c.order_id,
+        checkouts.c.updated_at,
+    ).join(carts, carts.c.id == checkouts.c.cart_id)
+
+
+def _checkout(row: Any) -> Checkout:
+    values = list(row)
+    values[4] = CheckoutStatus(values[4])
+    return Checkout(*values)
 
 
 def new_checkout_id() -> str:
@@ -51,32 +68,27 @@ def new_checkout_id() -> str:
 
 def get_checkout(conn: Connection, *, store_id: int, checkout_id: str) -> Checkout | None:
     row = conn.execute(
-        select(*_COLUMNS).where(checkouts.c.store_id == store_id, checkouts.c.id == checkout_id)
+        _select().where(checkouts.c.store_id == store_id, checkouts.c.id == checkout_id)
     ).first()
-    return Checkout(*row) if row else None
+    return _checkout(row) if row else None
 
 
 def latest_checkout(conn: Connection, *, store_id: int, cart_id: int) -> Checkout | None:
-    """The cart's most recent checkout (open or completed)."""
+    """The cart's checkout (a cart has at most one)."""
     row = conn.execute(
-        select(*_COLUMNS)
+        _select()
         .where(checkouts.c.store_id == store_id, checkouts.c.cart_id == cart_id)
-        .order_by(checkouts.c.created_at.desc(), checkouts.c.id.desc())
+        .order_by(checkouts.c.created_at.desc())
         .limit(1)
     ).first()
-    return Checkout(*row) if row else None
+    return _checkout(row) if row else None
 
 
 def start_checkout(
-    conn: Connection,
-    *,
-    store_id: int,
-    cart_id: int,
-    customer_id: int | None,
-    now: datetime,
+    conn: Connection, *, store_id: int, cart: Cart, customer_id: int | None, now: datetime
 ) -> Checkout:
     """The cart's checkout: the existing one if there is one (starting again is harmless)."""
-    existing = latest_checkout(conn, store_id=store_id, cart_id=cart_id)
+    existing = latest_checkout(conn, store_id=store_id, cart_id=cart.id)
     if existing is not None:
         if customer_id is not None and existing.customer_id is None:
             return update_checkout(conn, existing, {"customer_id": customer_id}, now=now)
@@ -86,25 +98,35 @@ def start_checkout(
         insert(checkouts).values(
             id=checkout_id,
             store_id=store_id,
-            cart_id=cart_id,
+            cart_id=cart.id,
             customer_id=customer_id,
-            status="open",
+            status=CheckoutStatus.OPEN.value,
             created_at=now,
             updated_at=now,
         )
     )
     return Checkout(
-        checkout_id, cart_id, customer_id, "open", None, None, None, None, None, None, None, now
+        checkout_id,
+        cart.id,
+        cart.token,
+        customer_id,
+        CheckoutStatus.OPEN,
+        None,
+        None,
+        None,
+        None,
+        None,
+        None,
+        None,
+        now,
     )
 
 
 def update_checkout(
     conn: Connection, checkout: Checkout, values: dict[str, Any], *, now: datetime
 ) -> Checkout:
+    stored = {k: v.value if isinstance(v, StrEnum) else v for k, v in values.items()}
     conn.execute(
-        update(checkouts).where(checkouts.c.id == checkout.id).values(**values, updated_at=now)
+        update(checkouts).where(checkouts.c.id == checkout.id).values(**stored, updated_at=now)
     )
-    fields = {name: getattr(checkout, name) for name in Checkout.__dataclass_fields__}
-    fields.update(values)
-    fields["updated_at"] = now
-    return Checkout(**fields)
+    return dataclasses.replace(checkout, **values, updated_at=now)

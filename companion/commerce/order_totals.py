@@ -1,9 +1,9 @@
 """The money of an order: what it records and what it charges. Pure.
 
-    subtotal        regular prices x quantities
-    discount_total  product-level discounts (flash-sale prices) + redeemed loyalty points
-    discount_amount order-level discount: always 0 (coupons and promotions live in the quote)
-    total           subtotal - discount_total + shipping_total
+subtotal        regular prices x quantities
+discount_total  product-level discounts (flash-sale prices) + redeemed loyalty points
+discount_amount order-level discount: always 0 (coupons and promotions live in the quote)
+total           subtotal - discount_total + shipping_total
 """
 
 from __future__ import annotations

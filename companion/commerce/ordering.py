@@ -21,8 +21,13 @@ from sqlalchemy import Connection, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
 from companion.commerce.cart_lines import price_variants
-from companion.commerce.carts import Cart, find_cart, item_quantities, touch
-from companion.commerce.checkouts import Checkout, latest_checkout, update_checkout
+from companion.commerce.carts import Cart, CartStatus, find_cart, item_quantities, touch
+from companion.commerce.checkouts import (
+    Checkout,
+    CheckoutStatus,
+    latest_checkout,
+    update_checkout,
+)
 from companion.commerce.coupon_store import claim_coupon_use, find_coupon
 from companion.commerce.discounts import check_coupon
 from companion.commerce.order_states import OrderStatus
@@ -83,11 +88,9 @@ def place_order(
     existing = _order_for_cart(conn, cart_id=cart.id)
     if existing is not None:
         return Placed(existing, created=False)
-    if cart.status != "active":
+    if cart.status is not CartStatus.ACTIVE:
         raise conflict("cart_closed", f"the cart was {cart.status}; use the cart it went into")
-    lines = price_variants(
-        conn, store_id=store_id, quantities=item_quantities(conn, cart), now=now
-    )
+    lines = price_variants(conn, store_id=store_id, quantities=item_quantities(conn, cart), now=now)
     if not lines:
         raise unprocessable("cart_token", "the cart is empty")
     unavailable = [line.name for line in lines if not line.available]
@@ -104,9 +107,7 @@ def place_order(
     wanted = (
         min(request.redeem_points, _points_balance(conn, buyer)) if request.redeem_points else 0
     )
-    totals = order_totals(
-        lines, shipping_total=fee, points_wanted=wanted, loyalty=rules.loyalty
-    )
+    totals = order_totals(lines, shipping_total=fee, points_wanted=wanted, loyalty=rules.loyalty)
     try:
         with conn.begin_nested():
             order_id = _insert_order(
@@ -149,9 +150,11 @@ def place_order(
         if winner is None:
             raise
         return Placed(winner, created=False)
-    touch(conn, cart, now=now, status="ordered")
+    touch(conn, cart, now=now, status=CartStatus.ORDERED)
     if checkout is not None:
-        update_checkout(conn, checkout, {"status": "completed", "order_id": order_id}, now=now)
+        update_checkout(
+            conn, checkout, {"status": CheckoutStatus.COMPLETED, "order_id": order_id}, now=now
+        )
     return Placed(order_id, created=True)
 
 

@@ -17,9 +17,7 @@ from companion.commerce.store_rules import store_rules
 
 
 def cart_lines(conn: Connection, *, store_id: int, cart: Cart, now: datetime) -> list[PricedLine]:
-    return price_variants(
-        conn, store_id=store_id, quantities=item_quantities(conn, cart), now=now
-    )
+    return price_variants(conn, store_id=store_id, quantities=item_quantities(conn, cart), now=now)
 
 
 def coupon_verdict(

@@ -3,17 +3,23 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 
 from sqlalchemy import Connection, select
 
 from companion.db.commerce_schema import pickup_locations, shipping_methods
 
 
+class ShippingKind(StrEnum):
+    DELIVERY = "delivery"
+    PICKUP = "pickup"  # collected at a pickup location; needs pickup_location_id
+
+
 @dataclass(frozen=True, slots=True)
 class ShippingMethod:
     code: str
     name: str
-    kind: str  # delivery | pickup
+    kind: ShippingKind
     fee: int
     free_over: int | None
     estimated_days: str | None
@@ -32,7 +38,10 @@ def enabled_methods(conn: Connection, *, store_id: int) -> list[ShippingMethod]:
         .where(shipping_methods.c.store_id == store_id, shipping_methods.c.enabled.is_(True))
         .order_by(shipping_methods.c.position, shipping_methods.c.id)
     )
-    return [ShippingMethod(*row) for row in rows]
+    return [
+        ShippingMethod(code, name, ShippingKind(kind), fee, free_over, days)
+        for code, name, kind, fee, free_over, days in rows
+    ]
 
 
 def find_method(conn: Connection, *, store_id: int, code: str) -> ShippingMethod | None:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import Connection, Row, insert, select, update
+from argon2 import PasswordHasher
+from sqlalchemy import Connection, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from companion.customers.passwords import hash_password
@@ -39,7 +41,7 @@ def normalize_email(email: str) -> str:
     return email.strip().lower()
 
 
-def _customer(row: Row[tuple[int, str, str, str | None, int, datetime, datetime]]) -> Customer:
+def _customer(row: Any) -> Customer:
     return Customer(*row)
 
 
@@ -50,9 +52,7 @@ def get_customer(conn: Connection, *, store_id: int, customer_id: int) -> Custom
     return _customer(row) if row else None
 
 
-def find_credentials(
-    conn: Connection, *, store_id: int, email: str
-) -> tuple[Customer, str] | None:
+def find_credentials(conn: Connection, *, store_id: int, email: str) -> tuple[Customer, str] | None:
     """The customer and their password hash, for login."""
     row = conn.execute(
         select(*_PUBLIC, customers.c.password_hash).where(
@@ -75,6 +75,7 @@ def password_hash_of(conn: Connection, *, store_id: int, customer_id: int) -> st
 
 def register_customer(
     conn: Connection,
+    hasher: PasswordHasher,
     *,
     store_id: int,
     email: str,
@@ -85,7 +86,7 @@ def register_customer(
 ) -> Customer:
     """A new account; an e-mail already registered with the store is a 409."""
     email = normalize_email(email)
-    password_hash = hash_password(password)
+    password_hash = hash_password(hasher, password)
     try:
         with conn.begin_nested():
             result = conn.execute(
@@ -124,10 +125,16 @@ def update_profile(
 
 
 def set_password(
-    conn: Connection, *, store_id: int, customer_id: int, password: str, now: datetime
+    conn: Connection,
+    hasher: PasswordHasher,
+    *,
+    store_id: int,
+    customer_id: int,
+    password: str,
+    now: datetime,
 ) -> None:
     conn.execute(
         update(customers)
         .where(customers.c.store_id == store_id, customers.c.id == customer_id)
-        .values(password_hash=hash_password(password), updated_at=now)
+        .values(password_hash=hash_password(hasher, password), updated_at=now)
     )

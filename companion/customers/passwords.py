@@ -1,30 +1,49 @@
-"""Password hashing with argon2id (memory-hard), via argon2-cffi's recommended parameters."""
+"""Password hashing with argon2id (memory-hard), via argon2-cffi.
+
+The hasher is injectable: ``app.state.password_hasher`` (set by ``create_app`` or a test) or,
+by default, argon2-cffi's recommended parameters (RFC 9106 low-memory profile: 64 MiB, t=3).
+Test suites may install cheaper argon2id parameters; the stored format stays the same, and a
+hash records its own parameters, so verification works whatever hasher is installed.
+"""
 
 from __future__ import annotations
 
 from functools import cache
+from typing import Annotated
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
+from fastapi import Depends, Request
 
 
-def hash_password(password: str) -> str:
-    return str(PasswordHasher().hash(password))
+def hash_password(hasher: PasswordHasher, password: str) -> str:
+    return str(hasher.hash(password))
 
 
-def verify_password(password_hash: str, password: str) -> bool:
+def verify_password(hasher: PasswordHasher, password_hash: str, password: str) -> bool:
     try:
-        return bool(PasswordHasher().verify(password_hash, password))
+        return bool(hasher.verify(password_hash, password))
     except (VerificationError, InvalidHashError):
         return False
 
 
-def burn_verification(password: str) -> None:
+def burn_verification(hasher: PasswordHasher, password: str) -> None:
     """Spend the time of one verification, so an unknown e-mail answers as slowly as a known one."""
-    verify_password(_decoy_hash(), password)
+    params = (hasher.time_cost, hasher.memory_cost, hasher.parallelism, hasher.hash_len)
+    verify_password(hasher, _decoy_hash(params), password)
 
 
 @cache
-def _decoy_hash() -> str:
-    # Built on first use, not at import: hashing is deliberately slow.
-    return hash_password("decoy password that matches nothing")
+def _decoy_hash(params: tuple[int, int, int, int]) -> str:
+    # Built on first use, per parameter set, never at import: hashing is deliberately slow.
+    time_cost, memory_cost, parallelism, hash_len = params
+    hasher = PasswordHasher(time_cost, memory_cost, parallelism, hash_len)
+    return hash_password(hasher, "decoy password that matches nothing")
+
+
+def password_hasher_of(request: Request) -> PasswordHasher:
+    hasher: PasswordHasher | None = getattr(request.app.state, "password_hasher", None)
+    return hasher if hasher is not None else PasswordHasher()
+
+
+Hasher = Annotated[PasswordHasher, Depends(password_hasher_of)]

@@ -405,7 +405,9 @@ saved_products = Table(
     "saved_products",
     metadata,
     _store_fk(),
-    Column("customer_id", Integer, ForeignKey("customers.id", ondelete="CASCADE"), primary_key=True),
+    Column(
+        "customer_id", Integer, ForeignKey("customers.id", ondelete="CASCADE"), primary_key=True
+    ),
     Column("product_id", Integer, ForeignKey("products.id", ondelete="CASCADE"), primary_key=True),
     Column("saved_at", DateTime, nullable=False),
 )

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Literal
-
 from pydantic import BaseModel, Field
 
+from companion.commerce.carts import CartStatus
+from companion.commerce.discounts import CouponReason
 from companion.schemas.commerce_fields import RowId, WireMoney, WireTime
 
 MAX_QUANTITY = 999
@@ -39,7 +39,7 @@ class CartItemOut(BaseModel):
 
 class CartOut(BaseModel):
     token: str = Field(description="The cart token; keep it in the service_cart cookie")
-    status: Literal["active", "ordered", "merged"]
+    status: CartStatus
     items: list[CartItemOut]
     item_count: int = Field(description="Sum of the quantities")
     subtotal: WireMoney
@@ -61,15 +61,7 @@ class TaxLineOut(BaseModel):
 class CouponOut(BaseModel):
     code: str
     valid: bool
-    reason: Literal[
-        "applied",
-        "unknown",
-        "inactive",
-        "not_started",
-        "expired",
-        "below_minimum",
-        "usage_limit_reached",
-    ]
+    reason: CouponReason
     message: str
 
 

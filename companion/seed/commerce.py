@@ -1,11 +1,186 @@
-"""Commerce side of the demo store (coupons, gateways, shipping, warehouses, customers)."""
+"""Commerce side of the demo store: coupons, promotions, gateways, shipping, warehouses,
+pickup locations and loyalty rules.
+
+The coupons cover every verdict a quote can give: a valid one (GIAM10), one with a minimum
+order (GIAM50K), an expired one (HETHAN), one not started yet (SAPTOI) and an exhausted one
+(HETLUOT). The sandbox gateway's merchant code and hash secret are fixed demo values: the
+sandbox moves no money, and a deterministic seed keeps signed test fixtures stable.
+"""
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 
-from sqlalchemy import Connection
+from sqlalchemy import Connection, insert
+
+from companion.db import commerce_schema as c
+
+DEMO_MERCHANT_CODE = "DEMOSHOP"
+DEMO_HASH_SECRET = "sandbox-demo-hash-secret-not-for-production"
+DAY = timedelta(days=1)
 
 
 def seed_commerce(conn: Connection, *, store_id: int, now: datetime) -> None:
     """Add the demo store's commerce data. Called by the demo seeder after the catalogue."""
+    conn.execute(
+        insert(c.commerce_settings).values(
+            store_id=store_id,
+            vat_percent=10,
+            prices_include_tax=True,
+            points_earn_per_vnd=10_000,
+            point_value_vnd=100,
+        )
+    )
+    conn.execute(insert(c.payment_gateways), gateway_rows(store_id))
+    conn.execute(insert(c.coupons), coupon_rows(store_id, now))
+    conn.execute(insert(c.order_promotions), promotion_rows(store_id, now))
+    conn.execute(insert(c.shipping_methods), shipping_rows(store_id))
+    warehouse_ids: list[int] = []
+    for row in warehouse_rows(store_id):
+        key = conn.execute(insert(c.warehouses).values(**row)).inserted_primary_key
+        assert key is not None
+        warehouse_ids.append(int(key[0]))
+    conn.execute(insert(c.pickup_locations), pickup_rows(store_id, warehouse_ids))
+
+
+def gateway_rows(store_id: int) -> list[dict[str, object]]:
+    return [
+        {
+            "store_id": store_id,
+            "code": "cod",
+            "name": "Thanh toán khi nhận hàng (COD)",
+            "enabled": True,
+            "position": 0,
+            "merchant_code": None,
+            "hash_secret": None,
+        },
+        {
+            "store_id": store_id,
+            "code": "vnpay",
+            "name": "VNPay (sandbox)",
+            "enabled": True,
+            "position": 1,
+            "merchant_code": DEMO_MERCHANT_CODE,
+            "hash_secret": DEMO_HASH_SECRET,
+        },
+    ]
+
+
+def coupon_rows(store_id: int, now: datetime) -> list[dict[str, object]]:
+    def coupon(code: str, kind: str, value: int, **extra: object) -> dict[str, object]:
+        row: dict[str, object] = {
+            "store_id": store_id,
+            "code": code,
+            "kind": kind,
+            "value": value,
+            "min_order": 0,
+            "max_discount": None,
+            "starts_at": now - 30 * DAY,
+            "ends_at": now + 365 * DAY,
+            "usage_limit": None,
+            "used_count": 0,
+            "active": True,
+        }
+        row.update(extra)
+        return row
+
+    return [
+        coupon("GIAM10", "percent", 10, max_discount=100_000),
+        coupon("GIAM50K", "fixed", 50_000, min_order=500_000),
+        coupon("HETHAN", "percent", 20, starts_at=now - 60 * DAY, ends_at=now - DAY),
+        coupon("SAPTOI", "fixed", 30_000, starts_at=now + 7 * DAY),
+        coupon("HETLUOT", "fixed", 20_000, usage_limit=100, used_count=100),
+    ]
+
+
+def promotion_rows(store_id: int, now: datetime) -> list[dict[str, object]]:
+    return [
+        {
+            "store_id": store_id,
+            "label": "Giảm 5% cho đơn từ 2.000.000 ₫",
+            "kind": "percent",
+            "value": 5,
+            "min_order": 2_000_000,
+            "max_discount": 200_000,
+            "starts_at": now - 30 * DAY,
+            "ends_at": now + 365 * DAY,
+            "active": True,
+        }
+    ]
+
+
+def shipping_rows(store_id: int) -> list[dict[str, object]]:
+    def method(
+        code: str,
+        name: str,
+        kind: str,
+        fee: int,
+        free_over: int | None,
+        days: str | None,
+        position: int,
+    ) -> dict[str, object]:
+        return {
+            "store_id": store_id,
+            "code": code,
+            "name": name,
+            "kind": kind,
+            "fee": fee,
+            "free_over": free_over,
+            "estimated_days": days,
+            "enabled": True,
+            "position": position,
+        }
+
+    return [
+        method("standard", "Giao hàng tiêu chuẩn", "delivery", 30_000, 500_000, "2-4", 0),
+        method("express", "Giao hàng nhanh", "delivery", 50_000, None, "1-2", 1),
+        method("pickup", "Nhận tại cửa hàng", "pickup", 0, None, None, 2),
+    ]
+
+
+def warehouse_rows(store_id: int) -> list[dict[str, object]]:
+    return [
+        {
+            "store_id": store_id,
+            "code": "HCM-01",
+            "name": "Kho Thủ Đức",
+            "address": "12 Đường Võ Văn Ngân, Phường Thủ Đức",
+            "city": "Thành phố Hồ Chí Minh",
+            "phone": "028 3896 0000",
+            "position": 0,
+        },
+        {
+            "store_id": store_id,
+            "code": "HN-01",
+            "name": "Kho Long Biên",
+            "address": "45 Đường Nguyễn Văn Cừ, Phường Long Biên",
+            "city": "Thành phố Hà Nội",
+            "phone": "024 3872 0000",
+            "position": 1,
+        },
+    ]
+
+
+def pickup_rows(store_id: int, warehouse_ids: list[int]) -> list[dict[str, object]]:
+    return [
+        {
+            "store_id": store_id,
+            "name": "Cửa hàng Quận 1",
+            "address": "88 Đường Lê Lợi, Phường Sài Gòn",
+            "city": "Thành phố Hồ Chí Minh",
+            "phone": "028 3822 0000",
+            "opening_hours": "09:00-21:00",
+            "warehouse_id": warehouse_ids[0],
+            "position": 0,
+        },
+        {
+            "store_id": store_id,
+            "name": "Cửa hàng Hoàn Kiếm",
+            "address": "21 Phố Hàng Bài, Phường Hoàn Kiếm",
+            "city": "Thành phố Hà Nội",
+            "phone": "024 3825 0000",
+            "opening_hours": "09:00-21:00",
+            "warehouse_id": warehouse_ids[1],
+            "position": 1,
+        },
+    ]

@@ -72,7 +72,9 @@ def article_titles(rng: random.Random, count: int) -> list[str]:
         for item in STYLING_ITEMS
         for occasion in STYLING_OCCASIONS
     ]
-    guides += [f"Bảo quản {material} đúng cách để dùng được nhiều năm" for material in CARE_MATERIALS]
+    guides += [
+        f"Bảo quản {material} đúng cách để dùng được nhiều năm" for material in CARE_MATERIALS
+    ]
     rng.shuffle(guides)
     return [*FEATURED_TITLES, *guides][:count]
 
@@ -103,9 +105,7 @@ def draft_articles(rng: random.Random, store_id: int, products: int) -> list[Art
             "meta_description": excerpt if rng.random() < 0.5 else None,
             "status": "draft" if draft else "published",
             "published_at": (
-                None
-                if draft
-                else min(BASE, created + timedelta(seconds=rng.randrange(0, 86400)))
+                None if draft else min(BASE, created + timedelta(seconds=rng.randrange(0, 86400)))
             ),
             "created_at": created,
             "updated_at": edited_after(rng, created),

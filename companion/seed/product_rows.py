@@ -1,7 +1,7 @@
 """Products of the demo store, with their images, variants and secondary categories.
 
 Products are drafted lazily from one seeded stream and variants from another, so the caller may
-insert them in chunks of any size and still get the same rows. The first ``MIN_PRODUCTS``
+insert them in chunks of any size and still get the same rows. The first ``EDGE_CASE_PRODUCTS``
 numbers carry fixed edge cases (null url, '' url, no price, draft, sold out, no variants, no
 images, no category, a name that needs escaping) so every catalogue size has them; later
 products get the same quirks at random, at low rates.
@@ -13,6 +13,7 @@ import random
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
+from functools import cache
 from typing import Any
 
 from companion.seed.catalog_rows import Shelf
@@ -30,8 +31,8 @@ from companion.seed.vocabulary import (
 )
 from companion.text import fold
 
-#: Fewer products than this cannot carry every fixed edge case.
-MIN_PRODUCTS = 20
+#: Products numbered up to this carry the fixed edge cases: a smaller catalogue lacks some.
+EDGE_CASE_PRODUCTS = 20
 
 #: The product behind the custom path PRODUCT_ALIAS_PATH: published, priced, in stock.
 ALIAS_PRODUCT = 1
@@ -109,7 +110,7 @@ def draft_products(
 
 
 def _quirk(number: int, roll: float) -> str | None:
-    if number <= MIN_PRODUCTS:
+    if number <= EDGE_CASE_PRODUCTS:
         return FIXED_QUIRKS.get(number)
     for quirk, share in RANDOM_QUIRKS:
         if roll < share:
@@ -258,11 +259,7 @@ def variant_rows(rng: random.Random, draft: ProductDraft, product_id: int) -> li
                 {
                     "store_id": row["store_id"],
                     "product_id": product_id,
-                    "sku": (
-                        f"{row['sku']}-{slugify(' '.join(options.values())).upper()}"
-                        if row["sku"]
-                        else None
-                    ),
+                    "sku": f"{row['sku']}-{_sku_suffix(size, colour)}" if row["sku"] else None,
                     "name": " / ".join(options.values()),
                     "options": options,
                     "price": row["price"] + surcharge,
@@ -281,6 +278,12 @@ def variant_rows(rng: random.Random, draft: ProductDraft, product_id: int) -> li
                 }
             )
     return rows
+
+
+@cache
+def _sku_suffix(size: str | None, colour: str) -> str:
+    """The size-and-colour part of a variant SKU ("XL-XANH-NAVY"); few values, so cached."""
+    return slugify(f"{size or ''} {colour}").upper()
 
 
 def category_link_rows(draft: ProductDraft, product_id: int) -> list[dict[str, Any]]:

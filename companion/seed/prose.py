@@ -128,7 +128,7 @@ STORE_PAGES = (
     (
         "Liên hệ",
         "lien-he",
-        "<p>Hotline: <a href=\"tel:19006868\">1900 6868</a> (8:00 &ndash; 22:00)</p>"
+        '<p>Hotline: <a href="tel:19006868">1900 6868</a> (8:00 &ndash; 22:00)</p>'
         "<p>Email: hotro@thoitrangsaigon.vn</p>",
     ),
     (

@@ -23,16 +23,51 @@ FLASH_SALE_SIZE = 12
 def banner_rows(store_id: int, now: datetime, *, late_collection_path: str) -> list[dict[str, Any]]:
     """home_hero: two running, one expired; home_middle: one running, one not started yet."""
     banners: list[tuple[str, str, str | None, str, int, datetime, datetime | None]] = [
-        ("Bộ sưu tập Thu Đông", "hero-1", category_url("thoi-trang-nu"), "home_hero", 0,
-         now - 10 * DAY, now + 20 * DAY),
-        ("Khuyến mãi hè – giảm đến 50%", "hero-2", SUMMER_SALE_PATH, "home_hero", 1,
-         now - 3 * DAY, None),
-        ("Sale 10.10 (đã kết thúc)", "hero-3", category_url("thoi-trang-nam"), "home_hero", 2,
-         now - 40 * DAY, now - DAY),
-        ("Miễn phí vận chuyển toàn quốc", "middle-1", None, "home_middle", 0,
-         now - 5 * DAY, now + 60 * DAY),
-        ("Sắp ra mắt: bộ sưu tập Tết", "middle-2", late_collection_path, "home_middle", 1,
-         now + 7 * DAY, now + 37 * DAY),
+        (
+            "Bộ sưu tập Thu Đông",
+            "hero-1",
+            category_url("thoi-trang-nu"),
+            "home_hero",
+            0,
+            now - 10 * DAY,
+            now + 20 * DAY,
+        ),
+        (
+            "Khuyến mãi hè – giảm đến 50%",
+            "hero-2",
+            SUMMER_SALE_PATH,
+            "home_hero",
+            1,
+            now - 3 * DAY,
+            None,
+        ),
+        (
+            "Sale giữa mùa (đã kết thúc)",
+            "hero-3",
+            category_url("thoi-trang-nam"),
+            "home_hero",
+            2,
+            now - 40 * DAY,
+            now - DAY,
+        ),
+        (
+            "Miễn phí vận chuyển toàn quốc",
+            "middle-1",
+            None,
+            "home_middle",
+            0,
+            now - 5 * DAY,
+            now + 60 * DAY,
+        ),
+        (
+            "Sắp ra mắt: bộ sưu tập Tết",
+            "middle-2",
+            late_collection_path,
+            "home_middle",
+            1,
+            now + 7 * DAY,
+            now + 37 * DAY,
+        ),
     ]
     return [
         {

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from companion.keys import display_prefix, hash_key
 from companion.seed.paths import SUMMER_SALE_PATH, page_url
 from companion.seed.timeline import BASE, HISTORY
 
@@ -41,17 +40,6 @@ def store_row() -> dict[str, Any]:
 
 def host_rows(store_id: int) -> list[dict[str, Any]]:
     return [{"host": host, "store_id": store_id} for host in DEMO_HOSTS]
-
-
-def api_key_row(store_id: int) -> dict[str, Any]:
-    return {
-        "store_id": store_id,
-        "name": "Demo storefront",
-        "prefix": display_prefix(DEMO_KEY),
-        "key_hash": hash_key(DEMO_KEY),
-        "created_at": OPENED_AT,
-        "revoked_at": None,
-    }
 
 
 def custom_variable_rows(store_id: int) -> list[dict[str, Any]]:

@@ -25,7 +25,7 @@ class SeedSummary:
     def describe(self) -> str:
         """A few lines for the terminal: what was seeded, how to reach it, how much of each."""
         state = "seeded" if self.created else "already present, left unchanged"
-        width = max(len(table) for table in self.counts)
+        width = max((len(table) for table in self.counts), default=0)
         lines = [
             f'Demo store "{self.store_name}" (store {self.store_id}) {state}.',
             f"Publishable key: {self.key}",

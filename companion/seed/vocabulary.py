@@ -101,8 +101,8 @@ DEPARTMENTS = (
             ),
             ProductLine(
                 "Quần jean nữ",
-                ("Quần jean nữ", "Quần jean ống rộng", "Quần jean skinny"),
-                ("lưng cao", "rách gối", "ống loe", "baggy", "wash nhạt", "cạp chun"),
+                ("Quần jean nữ", "Quần jean"),
+                ("lưng cao", "ống rộng", "rách gối", "ống loe", "wash nhạt", "cạp chun"),
                 ("denim co giãn", "denim cotton"),
                 (299, 690),
                 CLOTHING_SIZES,
@@ -139,7 +139,7 @@ DEPARTMENTS = (
             ),
             ProductLine(
                 "Quần jean nam",
-                ("Quần jean nam", "Quần jean slim", "Quần short jean"),
+                ("Quần jean nam", "Quần jean", "Quần short jean"),
                 ("ống đứng", "ống côn", "rách nhẹ", "wash đậm", "basic"),
                 ("denim co giãn", "denim cotton"),
                 (329, 790),

@@ -79,7 +79,7 @@ def check_listed_pages(
             continue  # already an error in check_locs; its path means nothing
         path = path_of_url(entry.loc) or "/"
         page = pages.get(path)
-        if page is None:
+        if page is None or page.is_not_found_page:
             hint = " (locs carry the path without .html)" if path.endswith(".html") else ""
             findings.append(
                 error(
@@ -97,12 +97,14 @@ def check_listed_pages(
                     f"{entry.loc} is listed but its page ({page.file}) says noindex",
                 )
             )
-        if len(page.canonicals) == 1 and not same_url(page.canonicals[0], entry.loc):
+        canonical = page.canonicals[0] if len(page.canonicals) == 1 else None
+        # A relative or missing canonical is a page-canonical error already.
+        if canonical and origin_of(canonical) and not same_url(canonical, entry.loc):
             findings.append(
                 error(
                     "sitemap-non-canonical",
                     entry.where,
-                    f"{entry.loc} is listed but its page declares canonical {page.canonicals[0]}",
+                    f"{entry.loc} is listed but its page declares canonical {canonical}",
                 )
             )
     return findings

@@ -25,7 +25,8 @@ from companion.db.schema import (
 from companion.deps import CurrentTenant, Db, ServicesDep
 from companion.problems import not_found
 from companion.routes.read.paging import after_desc, cut_page, time_cursor, time_key
-from companion.routes.read.params import Cursor, EntityId, Limit, Ref, Slug, parse_ref
+from companion.routes.read.params import Cursor, EntityId, Limit, Ref, Slug
+from companion.routes.read.refs import ref_match
 from companion.routes.read.values import wire
 from companion.schemas.envelope import Envelope
 from companion.schemas.read import (
@@ -86,8 +87,7 @@ def summaries(conn: Connection, rows: Sequence[Any]) -> list[dict[str, Any]]:
 
 
 def in_category(store_id: int, raw: str) -> ColumnElement[bool]:
-    ref = parse_ref(raw)
-    match = article_categories.c.id == ref if isinstance(ref, int) else article_categories.c.slug == ref
+    match = ref_match(article_categories, raw)
     linked = (
         select(article_category_links.c.article_id)
         .join(article_categories, article_categories.c.id == article_category_links.c.category_id)
@@ -192,9 +192,7 @@ def list_article_categories(db: Db, tenant: CurrentTenant) -> Envelope[ArticleCa
 
 
 @router.get("/article-tags", summary="Tags of published articles, most used first")
-def list_article_tags(
-    db: Db, tenant: CurrentTenant, services: ServicesDep
-) -> Envelope[ArticleTag]:
+def list_article_tags(db: Db, tenant: CurrentTenant, services: ServicesDep) -> Envelope[ArticleTag]:
     count = func.count(articles.c.id)
     query = (
         select(article_tags.c.name, article_tags.c.slug, count.label("article_count"))

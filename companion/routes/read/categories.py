@@ -17,7 +17,8 @@ from companion.deps import CurrentTenant, Db, ServicesDep
 from companion.problems import not_found
 from companion.routes.read.category_index import product_counts
 from companion.routes.read.paging import cut_page
-from companion.routes.read.params import EntityId, Limit, Ref, Slug, parse_ref
+from companion.routes.read.params import EntityId, Limit, Ref, Slug
+from companion.routes.read.refs import ref_match
 from companion.routes.read.values import clean_url, wire
 from companion.schemas.envelope import Envelope
 from companion.schemas.read import BreadcrumbItem, Category, CategoryTreeNode
@@ -78,10 +79,8 @@ def list_categories(
     if parent is None:
         rows = category_rows(db, tenant.store_id, categories.c.parent_id.is_(None))
     else:
-        ref = parse_ref(parent)
         parent_ids = select(categories.c.id).where(
-            categories.c.store_id == tenant.store_id,
-            categories.c.id == ref if isinstance(ref, int) else categories.c.slug == ref,
+            categories.c.store_id == tenant.store_id, ref_match(categories, parent)
         )
         rows = category_rows(db, tenant.store_id, categories.c.parent_id.in_(parent_ids))
     page, _, has_more = cut_page(rows, size, lambda r: "")
@@ -114,7 +113,9 @@ def category_by_slug(slug: Slug, db: Db, tenant: CurrentTenant) -> Category:
 
 @router.get("/categories/{category_id}", summary="Category detail by id")
 def category_by_id(category_id: EntityId, db: Db, tenant: CurrentTenant) -> Category:
-    row = one_category(db, tenant.store_id, categories.c.id == category_id, f"category {category_id}")
+    row = one_category(
+        db, tenant.store_id, categories.c.id == category_id, f"category {category_id}"
+    )
     return to_categories(db, tenant.store_id, [row])[0]
 
 

@@ -15,9 +15,7 @@ from companion.db.schema import categories, product_categories, products
 
 
 def category_parents(conn: Connection, store_id: int) -> dict[int, int | None]:
-    query = select(categories.c.id, categories.c.parent_id).where(
-        categories.c.store_id == store_id
-    )
+    query = select(categories.c.id, categories.c.parent_id).where(categories.c.store_id == store_id)
     return {cid: parent for cid, parent in conn.execute(query)}
 
 

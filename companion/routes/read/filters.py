@@ -16,7 +16,7 @@ from companion.deps import CurrentTenant, Db
 from companion.problems import not_found
 from companion.routes.read.category_index import category_parents, descendants, filed_under
 from companion.routes.read.params import Ref
-from companion.routes.read.products import ref_id
+from companion.routes.read.refs import ref_id
 from companion.schemas.read import FilterAttribute, FilterBrand, Filters, PriceRange
 
 router = APIRouter()
@@ -74,7 +74,10 @@ def filters_for(db: Db, tenant: CurrentTenant, category: Ref = None) -> Filters:
     in_scope = select(products.c.id).where(*scope)
     brand_rows = db.execute(
         select(brands.c.id, brands.c.name)
-        .where(brands.c.store_id == store_id, brands.c.id.in_(select(products.c.brand_id).where(*scope)))
+        .where(
+            brands.c.store_id == store_id,
+            brands.c.id.in_(select(products.c.brand_id).where(*scope)),
+        )
         .order_by(brands.c.name, brands.c.id)
     ).all()
     option_rows = db.execute(

@@ -66,7 +66,9 @@ def list_flash_sales(
 
 
 @router.get("/flash-sales/{sale_id}", summary="One flash sale (running, scheduled or ended)")
-def flash_sale(sale_id: EntityId, db: Db, tenant: CurrentTenant, services: ServicesDep) -> FlashSale:
+def flash_sale(
+    sale_id: EntityId, db: Db, tenant: CurrentTenant, services: ServicesDep
+) -> FlashSale:
     return to_sale(find_sale(db, tenant.store_id, sale_id), services.clock.now())
 
 

@@ -49,7 +49,5 @@ def list_menus(db: Db, tenant: CurrentTenant) -> Envelope[Menu]:
     by_menu: dict[int, list[Any]] = defaultdict(list)
     for item in item_rows:
         by_menu[item.menu_id].append(item)
-    items = [
-        Menu(id=m.id, code=m.code, name=m.name, items=nest(by_menu[m.id])) for m in menu_rows
-    ]
+    items = [Menu(id=m.id, code=m.code, name=m.name, items=nest(by_menu[m.id])) for m in menu_rows]
     return Envelope[Menu](items=items, next_cursor=None, has_more=False)

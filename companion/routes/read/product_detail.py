@@ -5,9 +5,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from fastapi import APIRouter
 from sqlalchemy import ColumnElement, Connection, select
 
-from fastapi import APIRouter
 from companion.cursors import clamp_limit
 from companion.db.schema import brands, product_categories, product_images, products, variants
 from companion.deps import CurrentTenant, Db, ServicesDep

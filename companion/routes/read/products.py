@@ -11,7 +11,7 @@ import re
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query
-from sqlalchemy import Connection, ColumnElement, Select, select
+from sqlalchemy import ColumnElement, Connection, Select, select
 
 from companion.cursors import clamp_limit
 from companion.db.schema import categories, collection_products, collections, products
@@ -27,8 +27,9 @@ from companion.routes.read.paging import (
     time_cursor,
     time_key,
 )
-from companion.routes.read.params import MAX_ID, Cursor, Limit, Ref, parse_ref
+from companion.routes.read.params import MAX_ID, Cursor, Limit, Ref
 from companion.routes.read.product_cards import CARD_COLUMNS, PUBLISHED, build_cards
+from companion.routes.read.refs import ref_id
 from companion.schemas.envelope import Envelope
 from companion.schemas.read import ProductCard
 from companion.text import fold
@@ -48,17 +49,6 @@ def parse_ids(raw: str) -> list[int]:
     if len(parts) > MAX_IDS:
         raise unprocessable("ids", f"at most {MAX_IDS} ids per request")
     return [n for n in map(int, parts) if n <= MAX_ID]
-
-
-def ref_id(conn: Connection, table: Any, store_id: int, raw: str) -> int | None:
-    """The id of a category or collection given by id or slug, if the store has it."""
-    ref = parse_ref(raw)
-    if ref is None:
-        return None
-    match = table.c.id == ref if isinstance(ref, int) else table.c.slug == ref
-    return conn.execute(
-        select(table.c.id).where(table.c.store_id == store_id, match)
-    ).scalar_one_or_none()
 
 
 def filters(
@@ -127,9 +117,7 @@ def list_products(
 ) -> Envelope[ProductCard]:
     settings = services.settings
     size = clamp_limit(limit, default=settings.default_limit, maximum=settings.max_limit)
-    conds = filters(
-        db, tenant.store_id, category=category, collection=collection, ids=ids, q=q
-    )
+    conds = filters(db, tenant.store_id, category=category, collection=collection, ids=ids, q=q)
     query, cursor_of = ordered(select(*CARD_COLUMNS).where(*conds), sort, cursor)
     rows = db.execute(query.limit(size + 1)).all()
     page, next_cursor, has_more = cut_page(rows, size, cursor_of)

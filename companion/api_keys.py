@@ -1,0 +1,68 @@
+"""Publishable keys of a store: create (the full key is returned once), list, revoke.
+
+Only a digest is stored (``keys.hash_key``); revocation is a timestamp, and the tenancy
+middleware looks keys up on every request, so a revoked key stops working at once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import Connection, insert, select, update
+
+from companion.db.schema import api_keys
+from companion.keys import display_prefix, hash_key, new_publishable_key
+
+
+@dataclass(frozen=True, slots=True)
+class KeyInfo:
+    id: int
+    store_id: int
+    name: str
+    prefix: str
+    created_at: datetime
+    revoked_at: datetime | None
+
+
+def create_key(
+    conn: Connection, store_id: int, *, now: datetime, name: str = "", key: str | None = None
+) -> tuple[KeyInfo, str]:
+    """Store a new key for ``store_id``; returns its record and the full key (shown once).
+
+    ``key`` fixes the key's text (the demo store's well-known key); normally it is random.
+    """
+    full = key or new_publishable_key()
+    prefix = display_prefix(full)
+    key_id = conn.execute(
+        insert(api_keys).values(
+            store_id=store_id, name=name, prefix=prefix, key_hash=hash_key(full), created_at=now
+        )
+    ).inserted_primary_key
+    assert key_id is not None
+    return KeyInfo(int(key_id[0]), store_id, name, prefix, now, None), full
+
+
+def list_keys(conn: Connection, store_id: int | None = None) -> list[KeyInfo]:
+    query = select(api_keys).order_by(api_keys.c.id)
+    if store_id is not None:
+        query = query.where(api_keys.c.store_id == store_id)
+    return [
+        KeyInfo(r.id, r.store_id, r.name, r.prefix, r.created_at, r.revoked_at)
+        for r in conn.execute(query)
+    ]
+
+
+def revoke_key(
+    conn: Connection, key_id: int, *, now: datetime, store_id: int | None = None
+) -> bool:
+    """Revoke a key (idempotent); False when there is no such key (in that store)."""
+    query = select(api_keys.c.id, api_keys.c.revoked_at).where(api_keys.c.id == key_id)
+    if store_id is not None:
+        query = query.where(api_keys.c.store_id == store_id)
+    row = conn.execute(query).first()
+    if row is None:
+        return False
+    if row.revoked_at is None:
+        conn.execute(update(api_keys).where(api_keys.c.id == key_id).values(revoked_at=now))
+    return True

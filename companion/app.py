@@ -1,0 +1,80 @@
+"""``create_app``: one companion API application, everything it needs built here and passed down.
+
+Nothing is built at import time. The app works under ``httpx.ASGITransport`` (which runs no
+lifespan): the engine is made, and migrations run, before ``create_app`` returns.
+
+Middleware, outermost first: crash barrier (500 problem) -> input guard (NUL) -> tenancy
+(key or Host -> store; 401) -> rate limit (429, RateLimit-* headers) -> the routes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+
+from companion.clock import Clock, SystemClock
+from companion.db.engine import make_engine
+from companion.db.migrate import upgrade
+from companion.deps import Services
+from companion.errors_http import CrashBarrier, install_error_handling
+from companion.input_guard import InputGuard
+from companion.openapi import DESCRIPTION, DOCS_PATH, OPENAPI_PATH, install_openapi
+from companion.ratelimit import InMemoryRateLimiter, Window
+from companion.ratelimit_http import RateLimitMiddleware
+from companion.settings import CompanionSettings
+from companion.tenancy import TenancyMiddleware
+
+API_PREFIX = "/public/v1"
+ALIAS_PREFIX = "/public"  # the spec's /public/* forms of the commerce routes
+
+
+def rate_windows(settings: CompanionSettings) -> tuple[Window, ...]:
+    return (Window(60, settings.rate_per_minute), Window(3600, settings.rate_per_hour))
+
+
+def create_app(settings: CompanionSettings | None = None, *, clock: Clock | None = None) -> FastAPI:
+    from companion.routes.commerce import router as commerce_router
+    from companion.routes.read import router as read_router
+
+    settings = settings or CompanionSettings()
+    clock = clock or SystemClock()
+    engine = make_engine(settings.database)
+    if settings.migrate:
+        upgrade(engine)
+    limiter = InMemoryRateLimiter(clock, rate_windows(settings))
+    services = Services(settings=settings, engine=engine, clock=clock, limiter=limiter)
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        yield
+        engine.dispose()  # a server shutting down releases its connections
+
+    app = FastAPI(
+        title="Storefront public API (companion)",
+        version="1",
+        description=DESCRIPTION,
+        openapi_url=OPENAPI_PATH,
+        docs_url=DOCS_PATH,
+        redoc_url=None,
+        lifespan=lifespan,
+    )
+    app.state.services = services
+    install_error_handling(app)
+    install_openapi(app)
+    app.include_router(read_router, prefix=API_PREFIX)
+    app.include_router(commerce_router, prefix=API_PREFIX)
+    app.include_router(commerce_router, prefix=ALIAS_PREFIX, include_in_schema=False)
+
+    # add_middleware wraps what is there: add innermost first.
+    app.add_middleware(RateLimitMiddleware, limiter=limiter)
+    app.add_middleware(
+        TenancyMiddleware,
+        engine=engine,
+        prefixes=(f"{ALIAS_PREFIX}/",),
+        open_paths={OPENAPI_PATH, DOCS_PATH, f"{DOCS_PATH}/oauth2-redirect"},
+    )
+    app.add_middleware(InputGuard)
+    app.add_middleware(CrashBarrier)
+    return app

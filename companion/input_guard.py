@@ -1,0 +1,32 @@
+"""Refuses request lines no database can store: NUL characters in the path or query.
+
+PostgreSQL text cannot hold NUL, so such a value would fail deep inside a query (a 500) instead
+of being refused up front (a 422 naming where it was).
+"""
+
+from __future__ import annotations
+
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from companion.errors_http import problem_response
+from companion.problems import unprocessable
+
+
+class InputGuard:
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            where = None
+            if "\x00" in scope.get("path", ""):
+                where = "path"
+            elif b"%00" in scope.get("query_string", b"") or b"\x00" in scope.get(
+                "query_string", b""
+            ):
+                where = "query"
+            if where is not None:
+                problem = unprocessable(where, "must not contain NUL characters")
+                await problem_response(problem)(scope, receive, send)
+                return
+        await self.app(scope, receive, send)

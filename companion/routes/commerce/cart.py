@@ -1,0 +1,231 @@
+"""GET /cart, PUT /cart/items, POST /cart/merge, GET /cart/quote."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated
+
+from fastapi import APIRouter, Query
+from sqlalchemy import Connection
+
+from companion.commerce.cart_lines import price_variants
+from companion.commerce.carts import (
+    Cart,
+    CartStatus,
+    combine_quantities,
+    create_cart,
+    customer_cart,
+    find_cart,
+    item_quantities,
+    replace_items,
+    touch,
+)
+from companion.commerce.quote import PricedLine, Quote, subtotal_of
+from companion.commerce.quoting import quote_cart
+from companion.customers.auth import CustomerId, OptionalCustomerId
+from companion.deps import CurrentTenant, Db, ServicesDep
+from companion.problems import conflict, forbidden, not_found, unprocessable
+from companion.routes.commerce.wire import CartTokenQuery, RequiredCartToken, money
+from companion.routes.read.values import wire
+from companion.schemas.commerce_cart import (
+    MAX_QUANTITY,
+    CartItemOut,
+    CartItemsIn,
+    CartOut,
+    CartQuoteRead,
+    CouponOut,
+    DiscountLineOut,
+    TaxLineOut,
+)
+
+router = APIRouter(tags=["cart"])
+
+
+def cart_view(conn: Connection, *, store_id: int, cart: Cart, now: datetime) -> CartOut:
+    lines = price_variants(conn, store_id=store_id, quantities=item_quantities(conn, cart), now=now)
+    return CartOut(
+        token=cart.token,
+        status=cart.status,
+        items=[_item(line) for line in lines],
+        item_count=sum(line.quantity for line in lines),
+        subtotal=money(subtotal_of(lines)),
+        updated_at=wire(cart.updated_at),
+    )
+
+
+def _item(line: PricedLine) -> CartItemOut:
+    return CartItemOut(
+        variant_id=line.variant_id,
+        product_id=line.product_id,
+        name=line.name,
+        variant_name=line.variant_name,
+        sku=line.sku,
+        quantity=line.quantity,
+        unit_price=money(line.unit_price) if line.available else None,
+        line_total=money(line.line_total),
+        image_url=line.image_url,
+        url=line.url,
+        available=line.available,
+    )
+
+
+def resolve_cart(
+    conn: Connection, *, store_id: int, token: str | None, customer_id: int | None
+) -> Cart:
+    """The cart named by its token, else the logged-in customer's current cart."""
+    if token:
+        cart = find_cart(conn, store_id=store_id, token=token)
+        if cart is None:
+            raise not_found("cart")
+        return cart
+    if customer_id is not None:
+        cart = customer_cart(conn, store_id=store_id, customer_id=customer_id)
+        if cart is None:
+            raise not_found("the customer's cart")
+        return cart
+    raise unprocessable("token", "send the cart token (or log in)")
+
+
+@router.get("/cart", response_model=CartOut, summary="Cart by cart token")
+def read_cart(
+    db: Db,
+    tenant: CurrentTenant,
+    services: ServicesDep,
+    customer_id: OptionalCustomerId,
+    token: CartTokenQuery = None,
+) -> CartOut:
+    cart = resolve_cart(db, store_id=tenant.store_id, token=token, customer_id=customer_id)
+    return cart_view(db, store_id=tenant.store_id, cart=cart, now=services.clock.now())
+
+
+@router.put("/cart/items", response_model=CartOut, summary="Replace the cart's items")
+def put_cart_items(
+    body: CartItemsIn,
+    db: Db,
+    tenant: CurrentTenant,
+    services: ServicesDep,
+    customer_id: OptionalCustomerId,
+    token: CartTokenQuery = None,
+) -> CartOut:
+    """Without a token a new cart is created: keep the returned token."""
+    store_id, now = tenant.store_id, services.clock.now()
+    wanted = combine_quantities(
+        [], [(i.variant_id, i.quantity) for i in body.items], cap=MAX_QUANTITY
+    )
+    _check_items(db, store_id=store_id, wanted=wanted, body=body, now=now)
+    if token:
+        cart = find_cart(db, store_id=store_id, token=token)
+        if cart is None:
+            raise not_found("cart")
+        if cart.status is not CartStatus.ACTIVE:
+            raise conflict("cart_closed", f"the cart was {cart.status}; start a new cart")
+        if customer_id is not None and cart.customer_id is None:
+            cart = touch(db, cart, now=now, customer_id=customer_id)
+    else:
+        cart = create_cart(db, store_id=store_id, customer_id=customer_id, now=now)
+    cart = replace_items(db, cart, store_id=store_id, items=wanted, now=now)
+    return cart_view(db, store_id=store_id, cart=cart, now=now)
+
+
+def _check_items(
+    conn: Connection,
+    *,
+    store_id: int,
+    wanted: list[tuple[int, int]],
+    body: CartItemsIn,
+    now: datetime,
+) -> None:
+    """Every variant exists, is for sale and has the stock asked for (422 naming the item)."""
+    lines = {
+        line.variant_id: line
+        for line in price_variants(conn, store_id=store_id, quantities=wanted, now=now)
+    }
+    position = {item.variant_id: i for i, item in reversed(list(enumerate(body.items)))}
+    for variant_id, quantity in wanted:
+        where = f"items.{position[variant_id]}"
+        line = lines.get(variant_id)
+        if line is None:
+            raise unprocessable(f"{where}.variant_id", f"no variant {variant_id} in this store")
+        if not line.available:
+            raise unprocessable(f"{where}.variant_id", f"{line.name} is not for sale")
+        if line.stock is not None and quantity > line.stock:
+            raise unprocessable(
+                f"{where}.quantity", f"only {max(line.stock, 0)} of {line.name} in stock"
+            )
+
+
+@router.post("/cart/merge", response_model=CartOut, summary="Merge a guest cart on login")
+def merge_cart(
+    db: Db,
+    tenant: CurrentTenant,
+    services: ServicesDep,
+    customer_id: CustomerId,
+    token: RequiredCartToken,
+) -> CartOut:
+    """The guest cart's items go into the customer's cart (quantities add up); without one,
+    the guest cart becomes the customer's. The answer is the cart to keep using."""
+    store_id, now = tenant.store_id, services.clock.now()
+    guest = find_cart(db, store_id=store_id, token=token)
+    if guest is None:
+        raise not_found("cart")
+    if guest.customer_id not in (None, customer_id):
+        raise forbidden("cart_not_yours", "this cart belongs to another customer")
+    if guest.status is not CartStatus.ACTIVE:
+        raise conflict("cart_closed", f"the cart was {guest.status}; nothing to merge")
+    target = customer_cart(db, store_id=store_id, customer_id=customer_id)
+    if target is None or target.id == guest.id:
+        adopted = touch(db, guest, now=now, customer_id=customer_id)
+        return cart_view(db, store_id=store_id, cart=adopted, now=now)
+    merged = combine_quantities(
+        item_quantities(db, target), item_quantities(db, guest), cap=MAX_QUANTITY
+    )
+    target = replace_items(db, target, store_id=store_id, items=merged, now=now)
+    touch(db, guest, now=now, status=CartStatus.MERGED)
+    return cart_view(db, store_id=store_id, cart=target, now=now)
+
+
+@router.get("/cart/quote", response_model=CartQuoteRead, summary="Price the cart")
+def read_quote(
+    db: Db,
+    tenant: CurrentTenant,
+    services: ServicesDep,
+    customer_id: OptionalCustomerId,
+    token: CartTokenQuery = None,
+    coupon_code: Annotated[
+        str | None, Query(max_length=50, description="One customer-entered code")
+    ] = None,
+) -> CartQuoteRead:
+    """Order-level coupons and promotions are computed here (and only here)."""
+    cart = resolve_cart(db, store_id=tenant.store_id, token=token, customer_id=customer_id)
+    code = coupon_code.strip() if coupon_code else None
+    quote = quote_cart(
+        db, store_id=tenant.store_id, cart=cart, coupon_code=code, now=services.clock.now()
+    )
+    return quote_view(cart, quote)
+
+
+def quote_view(cart: Cart, quote: Quote) -> CartQuoteRead:
+    verdict = quote.coupon
+    return CartQuoteRead(
+        token=cart.token,
+        currency="VND",
+        subtotal=money(quote.subtotal),
+        discount_lines=[
+            DiscountLineOut(code=d.code, label=d.label, amount=money(d.amount))
+            for d in quote.discount_lines
+        ],
+        tax_lines=[
+            TaxLineOut(label=t.label, amount=money(t.amount), included=t.included)
+            for t in quote.tax_lines
+        ],
+        coupon=CouponOut(
+            code=verdict.code,
+            valid=verdict.valid,
+            reason=verdict.reason,
+            message=verdict.message,
+        )
+        if verdict
+        else None,
+        shipping_total=money(quote.shipping_total),
+        total=money(quote.total),
+    )

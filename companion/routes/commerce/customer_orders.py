@@ -1,0 +1,109 @@
+"""GET /customer/orders, GET /customer/orders/{order_id}, GET /customer/coupons."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter
+from sqlalchemy import select
+
+from companion.commerce.order_reads import customer_order_row
+from companion.customers.auth import CustomerId
+from companion.db.commerce_schema import coupon_usages, orders
+from companion.deps import CurrentTenant, Db, ServicesDep
+from companion.problems import not_found
+from companion.routes.commerce.pages import newest_first, page_of
+from companion.routes.commerce.wire import money
+from companion.routes.read.params import Cursor, EntityId, Limit
+from companion.routes.read.values import wire
+from companion.schemas.commerce_checkout import CustomerOrderRead
+from companion.schemas.commerce_customer import CouponUseOut
+from companion.schemas.envelope import Envelope
+
+router = APIRouter(tags=["customer"])
+
+
+def customer_order_view(row: Any) -> CustomerOrderRead:
+    """The spec's ten scalar fields and nothing else."""
+    return CustomerOrderRead(
+        id=row.id,
+        code=row.code,
+        current_status=row.current_status,
+        total=money(row.total),
+        subtotal=money(row.subtotal),
+        discount_total=money(row.discount_total),
+        shipping_total=money(row.shipping_total),
+        currency=row.currency,
+        placed_at=wire(row.placed_at),
+        note=row.note,
+    )
+
+
+@router.get("/customer/orders", response_model=Envelope[CustomerOrderRead])
+def get_orders(
+    db: Db,
+    tenant: CurrentTenant,
+    services: ServicesDep,
+    customer_id: CustomerId,
+    cursor: Cursor = None,
+    limit: Limit = None,
+) -> Envelope[CustomerOrderRead]:
+    """The customer's orders, newest first."""
+    query = select(orders).where(
+        orders.c.store_id == tenant.store_id, orders.c.customer_id == customer_id
+    )
+    rows, next_cursor, has_more = newest_first(
+        db,
+        query,
+        time_col=orders.c.placed_at,
+        id_col=orders.c.id,
+        cursor=cursor,
+        limit=limit,
+        services=services,
+    )
+    return page_of([customer_order_view(r) for r in rows], next_cursor, has_more)
+
+
+@router.get("/customer/orders/{order_id}", response_model=CustomerOrderRead)
+def get_order(
+    order_id: EntityId, db: Db, tenant: CurrentTenant, customer_id: CustomerId
+) -> CustomerOrderRead:
+    """Exactly ten scalar fields: no items and no shipping address (spec)."""
+    row = customer_order_row(
+        db, store_id=tenant.store_id, customer_id=customer_id, order_id=order_id
+    )
+    if row is None:
+        raise not_found(f"order {order_id}")
+    return customer_order_view(row)
+
+
+@router.get("/customer/coupons", response_model=Envelope[CouponUseOut])
+def get_coupon_history(
+    db: Db,
+    tenant: CurrentTenant,
+    services: ServicesDep,
+    customer_id: CustomerId,
+    cursor: Cursor = None,
+    limit: Limit = None,
+) -> Envelope[CouponUseOut]:
+    """Codes the customer has used, newest first (there is no list of available coupons)."""
+    query = select(coupon_usages).where(
+        coupon_usages.c.store_id == tenant.store_id,
+        coupon_usages.c.customer_id == customer_id,
+    )
+    rows, next_cursor, has_more = newest_first(
+        db,
+        query,
+        time_col=coupon_usages.c.used_at,
+        id_col=coupon_usages.c.id,
+        cursor=cursor,
+        limit=limit,
+        services=services,
+    )
+    items = [
+        CouponUseOut(
+            id=r.id, coupon_code=r.coupon_code, used_at=wire(r.used_at), order_id=r.order_id
+        )
+        for r in rows
+    ]
+    return page_of(items, next_cursor, has_more)

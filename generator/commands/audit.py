@@ -1,0 +1,109 @@
+"""`storefront audit`: SEO and integrity report of a built output folder.
+
+Exit status: 0 when the audit passes, 1 on any error (or any warning under ``--strict``),
+2 for a usage problem (no such folder, a bad url).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+import anyio
+import httpx
+
+from generator.audit import audit_site
+from generator.audit.api_sections import ApiSection, fetch_api_sections
+from generator.audit.report_html import report_to_html
+from generator.audit.report_json import report_to_json
+from generator.audit.report_text import print_report
+from generator.audit.urls import origin_of
+from generator.client import ApiClient
+from generator.errors import ConfigError, WriteError
+from generator.xstore import load_descriptor
+
+_API_TIMEOUT = 30.0
+
+
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "audit",
+        help="SEO and integrity report of a built output folder",
+        description=(
+            "Check the sitemap, every page (title, description, canonical, lang, image alt, "
+            "JSON-LD) and every internal link of a built site. Exits non-zero on errors, "
+            "and on warnings too under --strict."
+        ),
+    )
+    parser.add_argument(
+        "--out",
+        default=None,
+        help="Output folder to audit [env STOREFRONT_OUT; default: xstore.json staticDir, "
+        "else output]",
+    )
+    parser.add_argument(
+        "--site-url",
+        default=None,
+        help="Origin the site is published at [env STOREFRONT_SITE_URL; default: the origin "
+        "of the sitemap's locs]",
+    )
+    parser.add_argument(
+        "--api-url",
+        default=None,
+        help="Also compare the sitemap with GET /sitemap of this API (base ending in "
+        "/public/v1) [env STOREFRONT_API_URL]",
+    )
+    parser.add_argument(
+        "--key", default=None, help="Publishable key for --api-url [env STOREFRONT_API_KEY]"
+    )
+    parser.add_argument("--json", type=Path, default=None, metavar="FILE", help="Write JSON here")
+    parser.add_argument("--html", type=Path, default=None, metavar="FILE", help="Write HTML here")
+    parser.add_argument(
+        "--strict", action="store_true", help="Fail on warnings as well as errors (for CI)"
+    )
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    environ = os.environ
+    out = _out_dir(args.out or environ.get("STOREFRONT_OUT") or None)
+    site_url = args.site_url or environ.get("STOREFRONT_SITE_URL") or None
+    if site_url is not None and origin_of(site_url) is None:
+        raise ConfigError(f"--site-url must be an absolute http(s) origin, got {site_url!r}")
+    api_url = args.api_url or environ.get("STOREFRONT_API_URL") or None
+    sections = None
+    if api_url is not None:
+        if origin_of(api_url) is None:
+            raise ConfigError(f"--api-url must be an http(s) address, got {api_url!r}")
+        key = args.key or environ.get("STOREFRONT_API_KEY") or ""
+        sections = anyio.run(_fetch_sections, api_url.rstrip("/"), key)
+
+    report = audit_site(out, now=datetime.now(UTC), site_url=site_url, api_sections=sections)
+    print_report(report, sys.stdout, strict=args.strict)
+    if args.json is not None:
+        _write(args.json, report_to_json(report, strict=args.strict), "--json")
+    if args.html is not None:
+        _write(args.html, report_to_html(report, strict=args.strict), "--html")
+    return report.exit_code(strict=args.strict)
+
+
+def _out_dir(flag: str | None) -> Path:
+    out = Path(flag or load_descriptor(Path("xstore.json")).static_dir or "output")
+    if not out.is_dir():
+        raise ConfigError(f"--out: no output folder at {out} (run `storefront build` first)")
+    return out
+
+
+async def _fetch_sections(api_url: str, key: str) -> tuple[ApiSection, ...]:
+    async with httpx.AsyncClient(base_url=api_url + "/", timeout=_API_TIMEOUT) as http:
+        return await fetch_api_sections(ApiClient(http, key=key))
+
+
+def _write(path: Path, text: str, flag: str) -> None:
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise WriteError(f"{flag}: cannot write {path} ({exc.strerror or exc})") from None

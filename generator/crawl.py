@@ -1,0 +1,244 @@
+"""The crawl: everything a build renders, gathered from any implementation of the spec.
+
+    crawl(client) -> Catalog
+
+1. context   /store, /menus, /categories/tree, /collections, ... (crawl_context)
+2. enumerate the sitemap (crawl_sitemap), every product card and article summary (cursor
+             walks), every category level (crawl_categories)
+3. resolve   paths no list explains - from the sitemap, menus, banners, promotions - through
+             /routes/resolve (crawl_paths); 404 makes a dead path
+4. details   products + variants, articles, CMS pages, category and collection pages, flash
+             sales, the newest products for the home page - with bounded concurrency
+5. assemble  the Catalog, with custom paths (an entity rendered at a merchant path, 200, no
+             redirect), dead paths and everything skipped
+
+It relies only on the spec and the documented field names: cursors are opaque, optional blocks
+may be missing (a Skip, not a crash), a detail that 404s is skipped, and a 429 is waited out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from generator import normalize
+from generator.client import ApiClient
+from generator.crawl_articles import article_details
+from generator.crawl_categories import CategoryIndex, category_pages, index_categories
+from generator.crawl_collections import CollectionResult, collection_pages
+from generator.crawl_context import ContextBlocks, gather_context
+from generator.crawl_fetch import Fetcher, Later, run_concurrently
+from generator.crawl_flash_sales import flash_sales
+from generator.crawl_observer import CrawlObserver, NullCrawlObserver, SkipLog
+from generator.crawl_pages import cms_pages
+from generator.crawl_paths import (
+    Resolution,
+    context_links,
+    internal_path,
+    path_key,
+    resolve_paths,
+    unexplained_paths,
+)
+from generator.crawl_products import product_details
+from generator.crawl_settings import CrawlSettings
+from generator.crawl_sitemap import sitemap_paths
+from generator.model import (
+    Article,
+    ArticleSummary,
+    Catalog,
+    CategoryPage,
+    CmsPage,
+    EntityType,
+    FlashSale,
+    Product,
+    ProductCard,
+    SiteContext,
+)
+
+
+async def crawl(
+    client: ApiClient,
+    *,
+    observer: CrawlObserver | None = None,
+    settings: CrawlSettings | None = None,
+) -> Catalog:
+    settings = settings or CrawlSettings()
+    observer = observer or NullCrawlObserver()
+    fetcher = Fetcher(client, settings)
+    skips = SkipLog(observer)
+
+    context = await gather_context(fetcher, skips=skips, observer=observer)
+
+    index = Later[CategoryIndex]()
+    sitemap = Later[list[str]]()
+    cards = Later[list[ProductCard]]()
+    summaries = Later[list[ArticleSummary]]()
+
+    async def list_articles() -> list[ArticleSummary]:
+        found = await fetcher.optional_all(
+            "/articles", normalize.article_summary, {"limit": settings.page_size}
+        )
+        if found is None:
+            skips.add("articles (/articles)", "the API does not offer it (404)")
+        return found or []
+
+    observer.phase_started("lists", None)
+    await run_concurrently(
+        [
+            index.job(lambda: index_categories(fetcher, context.category_tree, observer=observer)),
+            sitemap.job(lambda: sitemap_paths(fetcher, skips=skips, observer=observer)),
+            cards.job(
+                lambda: fetcher.all(
+                    "/products", normalize.product_card, {"limit": settings.page_size}
+                )
+            ),
+            summaries.job(list_articles),
+        ],
+        limit=4,
+    )
+    site = _site(context, index.value)
+
+    known = [
+        *(card.url for card in cards.value if card.url),
+        *(category.url for category in index.value.by_id.values() if category.url),
+        *(summary.path for summary in summaries.value),
+        *settings.builtin_paths,
+    ]
+    links = [*sitemap.value, *context_links(site)]
+    resolutions = await resolve_paths(fetcher, unexplained_paths(links, known), observer=observer)
+    for resolution in resolutions:
+        if resolution.target is None:
+            skips.add(f"path {resolution.path}", "GET /routes/resolve answered 404")
+    targets = _targets(resolutions)
+
+    products = Later[list[Product]]()
+    categories = Later[list[CategoryPage]]()
+    articles = Later[list[Article]]()
+    pages = Later[list[CmsPage]]()
+    collections = Later[CollectionResult]()
+    sales = Later[list[FlashSale]]()
+    featured = Later[tuple[list[ProductCard], bool]]()
+    await run_concurrently(
+        [
+            products.job(
+                lambda: product_details(
+                    fetcher,
+                    cards.value,
+                    [target_id for _, target_id in targets["product"]],
+                    skips=skips,
+                    observer=observer,
+                )
+            ),
+            categories.job(
+                lambda: category_pages(
+                    fetcher,
+                    index.value,
+                    [target_id for _, target_id in targets["category"]],
+                    skips=skips,
+                    observer=observer,
+                )
+            ),
+            articles.job(
+                lambda: article_details(
+                    fetcher, summaries.value, targets["article"], skips=skips, observer=observer
+                )
+            ),
+            pages.job(
+                lambda: cms_pages(
+                    fetcher,
+                    [target_id for _, target_id in targets["cms_page"]],
+                    skips=skips,
+                    observer=observer,
+                )
+            ),
+            collections.job(
+                lambda: collection_pages(
+                    fetcher,
+                    context.collections,
+                    targets["collection"],
+                    skips=skips,
+                    observer=observer,
+                )
+            ),
+            sales.job(lambda: flash_sales(fetcher, skips=skips, observer=observer)),
+            featured.job(
+                lambda: fetcher.first_page(
+                    "/products",
+                    normalize.product_card,
+                    {"sort": "newest", "limit": settings.featured_limit},
+                )
+            ),
+        ],
+        limit=7,
+    )
+
+    own_paths: dict[EntityType, dict[int, str | None]] = {
+        "product": {p.card.id: p.card.url for p in products.value},
+        "category": {c.category.id: c.category.url for c in categories.value},
+        "article": {a.summary.id: a.summary.path for a in articles.value},
+        "cms_page": {p.id: p.url for p in pages.value},
+    }
+    custom: list[tuple[str, EntityType, int]] = []
+    dead = [resolution.path for resolution in resolutions if resolution.target is None]
+    for kind, found in own_paths.items():
+        for path, target_id in targets[kind]:
+            if target_id not in found:
+                dead.append(path)  # its phase has logged why
+            elif (own := found[target_id]) is None or path_key(own) != path_key(path):
+                custom.append((path, kind, target_id))
+    custom.extend((path, "collection", ident) for path, ident in collections.value.custom_paths)
+    dead.extend(collections.value.dead_paths)
+
+    return Catalog(
+        site=site,
+        products=tuple(products.value),
+        categories=tuple(categories.value),
+        collections=collections.value.pages,
+        articles=tuple(articles.value),
+        pages=tuple(pages.value),
+        flash_sales=tuple(sales.value),
+        featured=tuple(featured.value[0]),
+        tags=context.tags,
+        custom_paths=tuple(custom),
+        dead_paths=_dead_links(dead, links),
+        skipped=skips.all(),
+    )
+
+
+def _site(context: ContextBlocks, index: CategoryIndex) -> SiteContext:
+    return SiteContext(
+        store=context.store,
+        menus=context.menus,
+        category_tree=index.roots,
+        article_categories=context.article_categories,
+        promotions=context.promotions,
+        banners=context.banners,
+        custom_variables=context.custom_variables,
+    )
+
+
+def _targets(resolutions: Iterable[Resolution]) -> dict[EntityType, list[tuple[str, int]]]:
+    """(path, id) of every resolved path, by entity type."""
+    targets: dict[EntityType, list[tuple[str, int]]] = {
+        "product": [],
+        "category": [],
+        "collection": [],
+        "article": [],
+        "cms_page": [],
+    }
+    for resolution in resolutions:
+        if resolution.target is not None:
+            kind, target_id = resolution.target
+            targets[kind].append((resolution.path, target_id))
+    return targets
+
+
+def _dead_links(dead_paths: Iterable[str], links: Iterable[str]) -> frozenset[str]:
+    """The dead paths, plus every link spelling that leads to one ("/x?y=1" as well as "/x"),
+    so the renderer can look a link up as it is written."""
+    dead = set(dead_paths)
+    keys = {path_key(path) for path in dead}
+    for link in links:
+        path = internal_path(link)
+        if path is not None and path_key(path) in keys:
+            dead.add(link)
+    return frozenset(dead)

@@ -1,0 +1,204 @@
+"""Write the site atomically: ``write_site(pages, out_dir, ...) -> WriteReport``.
+
+Everything (pages, theme assets under ``_assets/``, sitemap.xml, robots.txt, ``.nojekyll``) goes
+into a temporary folder beside the output (``<out>.tmp-*``), which then replaces the output:
+rename the old folder aside, rename the new one in, delete the old one. A build that fails or is
+interrupted before that point deletes its temporary folder and leaves the previous output as it
+was. Between the two renames the output path is briefly absent (there is no portable atomic
+exchange of two folders); a crash exactly there leaves the previous site in ``<out>.old-*``.
+
+The writer re-derives each file from the page's url (``paths.output_file``), so it refuses unsafe
+paths itself, and refuses two pages at one file (``PathCollision``) including collisions only the
+file system sees (a case-insensitive disk). It never replaces a folder it did not write: an
+existing output must be empty (hidden files aside) or carry the marker file of an earlier build.
+Hidden entries of the previous output (``.gitkeep``, ``.well-known/``) are carried over.
+"""
+
+from __future__ import annotations
+
+import errno
+import shutil
+import tempfile
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path, PurePosixPath
+
+from generator.errors import PathCollision, UnsafePath, WriteError
+from generator.paths import output_file
+from generator.render import RenderedPage
+from generator.sitemap import SitemapLimits, sitemap_files
+from generator.theme import ASSETS_OUTPUT_FOLDER, asset_files
+
+# Marks a folder as written by a build, so the next build may replace it.
+MARKER_FILE = ".storefront-output"
+MARKER_TEXT = b"Written by `storefront build`; the next build replaces this whole folder.\n"
+# GitHub Pages runs Jekyll unless this file exists, and Jekyll drops folders starting with "_".
+NOJEKYLL_FILE = ".nojekyll"
+_FOLDER_MODE = 0o755
+
+
+@dataclass(frozen=True, slots=True)
+class WrittenPage:
+    path: str
+    file: PurePosixPath
+    in_sitemap: bool
+    lastmod: datetime | None
+    bytes: int
+
+
+@dataclass(frozen=True, slots=True)
+class WriteReport:
+    out_dir: Path
+    pages: tuple[WrittenPage, ...]
+    files: int  # every file written: pages, assets, sitemap files, robots.txt, markers
+    bytes: int
+    sitemap_files: tuple[str, ...]
+
+
+def write_site(
+    pages: Iterable[RenderedPage],
+    out_dir: Path,
+    *,
+    theme_dir: Path | None = None,
+    site_url: str | None = None,
+    sitemap_limits: SitemapLimits | None = None,
+) -> WriteReport:
+    """Write pages, the theme's assets and (given the site url) the sitemap, then swap them in.
+
+    ``pages`` may be a lazy iterator (``render_site``): an exception it raises aborts the build
+    and keeps the previous output.
+    """
+    with staged_output(out_dir) as staging:
+        written = write_pages(staging, pages)
+        sizes = [p.bytes for p in written]
+        if theme_dir is not None:
+            sizes += copy_assets(staging, theme_dir)
+        sitemap_names: list[str] = []
+        if site_url is not None:
+            for name, content in sitemap_files(written, site_url, sitemap_limits):
+                sizes.append(_write_new(staging, PurePosixPath(name), content))
+                sitemap_names.append(name)
+        sizes.append(_write_new(staging, PurePosixPath(NOJEKYLL_FILE), b""))
+        sizes.append(_write_new(staging, PurePosixPath(MARKER_FILE), MARKER_TEXT))
+    return WriteReport(
+        out_dir=out_dir,
+        pages=written,
+        files=len(sizes),
+        bytes=sum(sizes),
+        sitemap_files=tuple(sitemap_names),
+    )
+
+
+def write_pages(folder: Path, pages: Iterable[RenderedPage]) -> tuple[WrittenPage, ...]:
+    """Each page at its file under ``folder``; refuses unsafe paths and collisions."""
+    written: list[WrittenPage] = []
+    owners: dict[PurePosixPath, str] = {}
+    for page in pages:
+        file = output_file(page.path)
+        earlier = owners.get(file)
+        if earlier is not None:
+            raise PathCollision(
+                f"{earlier} and {page.path} would both be written to {file}; "
+                "give one of them another url"
+            )
+        owners[file] = page.path
+        try:
+            size = _write_new(folder, file, page.html.encode("utf-8"))
+        except PathCollision as exc:
+            raise PathCollision(f"{page.path}: {exc}") from None
+        written.append(WrittenPage(page.path, file, page.in_sitemap, page.lastmod, size))
+    return tuple(written)
+
+
+def copy_assets(folder: Path, theme_dir: Path) -> list[int]:
+    """The theme's static files under ``folder/_assets/``; returns their sizes."""
+    return [
+        _write_new(folder, PurePosixPath(ASSETS_OUTPUT_FOLDER) / published, source.read_bytes())
+        for published, source in asset_files(theme_dir)
+    ]
+
+
+@contextmanager
+def staged_output(out_dir: Path) -> Iterator[Path]:
+    """A fresh folder beside ``out_dir`` that replaces it when the block ends without error."""
+    target = _usable_target(out_dir)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f"{target.name}.tmp-", dir=target.parent))
+    try:
+        staging.chmod(_FOLDER_MODE)  # mkdtemp makes it private; a web server must read it
+        yield staging
+        _carry_over_hidden(target, staging)
+        _swap(staging, target)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+
+
+def _usable_target(out_dir: Path) -> Path:
+    """The real output folder (through symlinks), checked to be safe to replace."""
+    target = out_dir.resolve()
+    if target == Path(target.anchor) or target == Path.home().resolve():
+        raise WriteError(f"refusing to use {out_dir} as the output folder; choose a subfolder")
+    if not target.exists():
+        return target
+    if not target.is_dir():
+        raise WriteError(f"the output {out_dir} exists and is not a folder; move it or pick --out")
+    entries = [e for e in target.iterdir() if not e.name.startswith(".")]
+    if entries and not (target / MARKER_FILE).is_file():
+        raise WriteError(
+            f"refusing to replace {out_dir}: it is not empty and was not written by a build "
+            "(empty it or choose another --out)"
+        )
+    return target
+
+
+def _carry_over_hidden(previous: Path, staging: Path) -> None:
+    if not previous.is_dir():
+        return
+    for entry in previous.iterdir():
+        if not entry.name.startswith(".") or (staging / entry.name).exists():
+            continue
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.copytree(entry, staging / entry.name, symlinks=True)
+        else:
+            shutil.copy2(entry, staging / entry.name, follow_symlinks=False)
+
+
+def _swap(staging: Path, target: Path) -> None:
+    if not target.exists():
+        staging.rename(target)
+        return
+    aside = Path(tempfile.mkdtemp(prefix=f"{target.name}.old-", dir=target.parent))
+    aside.rmdir()  # only the unique name is wanted; rename needs it free
+    try:
+        target.rename(aside)
+    except OSError as exc:
+        raise WriteError(
+            f"cannot move the previous output {target} aside: {exc.strerror}"
+        ) from None
+    try:
+        staging.rename(target)
+    except OSError as exc:
+        aside.rename(target)
+        raise WriteError(f"cannot move the new output into {target}: {exc.strerror}") from None
+    shutil.rmtree(aside, ignore_errors=True)
+
+
+def _write_new(folder: Path, relative: PurePosixPath, content: bytes) -> int:
+    """Create ``folder/relative`` (never overwriting); returns the byte count."""
+    if relative.is_absolute() or any(part in ("", ".", "..") for part in relative.parts):
+        raise UnsafePath(f"{relative} is not a plain relative file path")
+    destination = folder.joinpath(*relative.parts)
+    try:
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        with destination.open("xb") as handle:
+            handle.write(content)
+    except (FileExistsError, IsADirectoryError, NotADirectoryError) as exc:
+        raise PathCollision(f"{relative} clashes with a file or folder already written") from exc
+    except OSError as exc:
+        if exc.errno in (errno.ENAMETOOLONG, errno.EINVAL, errno.EILSEQ):
+            raise UnsafePath(f"{relative} cannot be a file name here: {exc.strerror}") from None
+        raise WriteError(f"cannot write {relative}: {exc.strerror}") from None
+    return len(content)

@@ -1,0 +1,201 @@
+"""Lighthouse scores of a built storefront: the home page, a product, a category and an article.
+
+    python scripts/lighthouse.py --out DIR [--page PATH ...] [--reports DIR]
+
+Serves DIR with the layout rules (generator.static_server) on a free loopback port, runs the
+locally installed Lighthouse (``npm ci`` puts it in node_modules/) against Debian's Chromium,
+prints a table of the four category scores per page, lists every failing audit of a category
+below its target, and exits 1 when any score is below target:
+
+    SEO 100, Accessibility 100, Performance >= 95, Best Practices >= 95.
+
+Without --page, the pages are picked from the sitemap: the first loc whose page is of each kind
+(the theme marks the kind on <body class="page-KIND">). Nothing is downloaded at run time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import lxml.html
+from rich.console import Console
+from rich.table import Table
+
+from generator.audit.site import path_of_url
+from generator.audit.sitemap_files import SitemapSchemas, read_sitemaps
+from generator.static_server import resolve_decoded_path, serving
+
+REPO = Path(__file__).resolve().parents[1]
+LIGHTHOUSE = REPO / "node_modules" / ".bin" / "lighthouse"
+CHROMIUM = "/usr/bin/chromium"
+CHROME_FLAGS = (
+    "--headless=new --no-sandbox --disable-gpu --disable-background-networking "
+    "--disable-component-update --disable-sync --no-first-run"
+)
+TARGETS = {"performance": 95, "accessibility": 100, "best-practices": 95, "seo": 100}
+KINDS = ("product", "category", "article")
+RUN_TIMEOUT = 240
+
+
+@dataclass(frozen=True, slots=True)
+class PageRun:
+    label: str
+    path: str
+    scores: dict[str, int]
+    failing: dict[str, list[str]]  # category -> failing audits, for categories below target
+
+    def below_target(self) -> list[str]:
+        return [c for c, target in TARGETS.items() if self.scores.get(c, 0) < target]
+
+
+def pick_pages(out: Path) -> list[tuple[str, str]]:
+    """("home", "/") and the first sitemap page of each kind in KINDS."""
+    picked: dict[str, str] = {"home": "/"}
+    for entry in read_sitemaps(out, SitemapSchemas.load()).urls:
+        path = path_of_url(entry.loc) or "/"
+        file = resolve_decoded_path(out, path)
+        if file is None or file.suffix != ".html":
+            continue
+        body = lxml.html.document_fromstring(file.read_bytes()).find("body")
+        classes = (body.get("class") or "").split() if body is not None else []
+        for kind in KINDS:
+            if kind not in picked and f"page-{kind}" in classes:
+                picked[kind] = entry.loc[len(entry.loc) - len(_encoded_path(entry.loc)) :]
+        if len(picked) == len(KINDS) + 1:
+            break
+    missing = [kind for kind in KINDS if kind not in picked]
+    if missing:
+        raise SystemExit(f"lighthouse: no {', '.join(missing)} page found in {out}/sitemap.xml")
+    return list(picked.items())
+
+
+def _encoded_path(loc: str) -> str:
+    """The path and query of a loc, still percent-encoded (as a browser requests it)."""
+    rest = loc.split("://", 1)[-1]
+    return "/" + rest.split("/", 1)[1] if "/" in rest else "/"
+
+
+def run_lighthouse(url: str, report: Path) -> dict[str, Any]:
+    environ = {**os.environ, "CHROME_PATH": os.environ.get("CHROME_PATH", CHROMIUM)}
+    command = [
+        str(LIGHTHOUSE),
+        url,
+        "--output=json",
+        f"--output-path={report}",
+        "--quiet",
+        f"--chrome-flags={CHROME_FLAGS}",
+        "--only-categories=" + ",".join(TARGETS),
+    ]
+    result = subprocess.run(
+        command, env=environ, capture_output=True, text=True, timeout=RUN_TIMEOUT, check=False
+    )
+    if result.returncode != 0 or not report.is_file():
+        tail = "\n".join(result.stderr.strip().splitlines()[-10:])
+        raise SystemExit(f"lighthouse: run on {url} failed (exit {result.returncode}):\n{tail}")
+    data: dict[str, Any] = json.loads(report.read_text(encoding="utf-8"))
+    return data
+
+
+def summarize(label: str, path: str, data: dict[str, Any]) -> PageRun:
+    categories = data["categories"]
+    scores = {
+        name: round((categories[name]["score"] or 0) * 100)
+        for name in TARGETS
+        if name in categories
+    }
+    failing = {}
+    for name, target in TARGETS.items():
+        if scores.get(name, 0) >= target:
+            continue
+        failing[name] = failing_audits(data, name)
+    return PageRun(label, path, scores, failing)
+
+
+def failing_audits(data: dict[str, Any], category: str) -> list[str]:
+    """Audits of ``category`` that cost points, heaviest first, with what Lighthouse saw."""
+    audits = data["audits"]
+    found = []
+    for ref in sorted(data["categories"][category]["auditRefs"], key=lambda r: -r["weight"]):
+        audit = audits[ref["id"]]
+        score = audit.get("score")
+        if ref["weight"] <= 0 or score is None or score >= 1:
+            continue
+        detail = audit.get("displayValue") or ""
+        items = (audit.get("details") or {}).get("items") or []
+        snippets = [
+            (item.get("node") or {}).get("snippet", "") for item in items if isinstance(item, dict)
+        ]
+        snippet = next((s for s in snippets if s), "")
+        found.append(
+            f"{ref['id']} (score {score:.2f}, weight {ref['weight']}) {audit['title']}"
+            + (f" - {detail}" if detail else "")
+            + (f" - e.g. {snippet[:160]}" if snippet else "")
+        )
+    return found
+
+
+def print_runs(runs: list[PageRun], console: Console) -> None:
+    table = Table(title="Lighthouse scores", title_justify="left")
+    table.add_column("page")
+    table.add_column("path", overflow="fold")
+    for name, target in TARGETS.items():
+        table.add_column(f"{name} (>= {target})", justify="right")
+    for run in runs:
+        cells = []
+        for name, target in TARGETS.items():
+            score = run.scores.get(name, 0)
+            cells.append(f"[green]{score}[/]" if score >= target else f"[bold red]{score}[/]")
+        table.add_row(run.label, run.path, *cells)
+    console.print(table)
+    for run in runs:
+        for category, audits in run.failing.items():
+            console.print(f"[bold red]{run.label} {run.path}: {category} below target[/]")
+            for line in audits or ["(no single audit failed: the score is the metrics' sum)"]:
+                console.print(f"  - {line}", markup=False)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", type=Path, default=Path("output"), help="built output folder")
+    parser.add_argument(
+        "--page", action="append", default=None, help="a path to score (repeatable)"
+    )
+    parser.add_argument(
+        "--reports", type=Path, default=REPO / ".lighthouse" / "reports", help="JSON reports"
+    )
+    args = parser.parse_args(argv)
+    if not LIGHTHOUSE.exists():
+        raise SystemExit("lighthouse: node_modules/.bin/lighthouse is missing: run `npm ci`")
+    if not Path(os.environ.get("CHROME_PATH", CHROMIUM)).exists():
+        raise SystemExit(f"lighthouse: no Chromium at {CHROMIUM}: apt-get install chromium")
+    if not (args.out / "index.html").is_file():
+        raise SystemExit(f"lighthouse: {args.out} has no index.html: build the site first")
+    pages = [(f"page {i + 1}", p) for i, p in enumerate(args.page)] if args.page else None
+    pages = pages or pick_pages(args.out)
+    args.reports.mkdir(parents=True, exist_ok=True)
+    # CI logs are not terminals: give the table room instead of rich's 80-column default.
+    console = Console(width=None if sys.stdout.isatty() else 160)
+    runs = []
+    with serving(args.out) as base:
+        for label, path in pages:
+            console.print(f"lighthouse: {label} {base}{path}")
+            data = run_lighthouse(base + path, args.reports / f"{label.replace(' ', '-')}.json")
+            runs.append(summarize(label, path, data))
+    print_runs(runs, console)
+    failed = [run for run in runs if run.below_target()]
+    if failed:
+        console.print(f"[bold red]lighthouse: {len(failed)} of {len(runs)} pages below target[/]")
+        return 1
+    console.print(f"[bold green]lighthouse: all {len(runs)} pages on target[/]")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,105 @@
+"""The real companion app over httpx.ASGITransport, on a real SQLite file per test."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from fastapi import FastAPI
+
+from companion.app import create_app
+from companion.clock import ManualClock
+from companion.settings import CompanionSettings
+from tests.companion.factory import Shop
+
+PREFIX = "/public/v1"
+START = datetime(2026, 11, 20, 3, 0, 10)
+
+
+@dataclass
+class Api:
+    """A running companion, its first store, and a key of that store."""
+
+    app: FastAPI
+    client: httpx.AsyncClient
+    shop: Shop
+    key: str
+    clock: ManualClock
+    headers: dict[str, str] = field(default_factory=dict)
+
+    async def get(
+        self, endpoint: str, /, *, key: str | None = None, **params: Any
+    ) -> httpx.Response:
+        """GET a read endpoint (relative to /public/v1) with the shop's key."""
+        headers = {"X-Service-Key": self.key if key is None else key}
+        return await self.client.get(PREFIX + endpoint, params=params, headers=headers)
+
+    async def ok(self, endpoint: str, /, **params: Any) -> Any:
+        response = await self.get(endpoint, **params)
+        assert response.status_code == 200, response.text
+        return response.json()
+
+    async def walk(
+        self, endpoint: str, /, between: Callable[[], None] | None = None, **params: Any
+    ) -> list[Any]:
+        """Every item of a cursor-paginated list; ``between`` runs before each next page."""
+        items: list[Any] = []
+        body = await self.ok(endpoint, **params)
+        items += body["items"]
+        while body["has_more"]:
+            assert body["next_cursor"]
+            if between is not None:
+                between()
+            body = await self.ok(endpoint, **params, cursor=body["next_cursor"])
+            items += body["items"]
+        assert body["next_cursor"] is None
+        return items
+
+
+MakeApi = Callable[..., Awaitable[Api]]
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture
+def clock() -> ManualClock:
+    return ManualClock(START)
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> CompanionSettings:
+    return CompanionSettings(database=str(tmp_path / "companion.db"))
+
+
+@pytest.fixture
+async def make_api(
+    settings: CompanionSettings, clock: ManualClock
+) -> AsyncIterator[MakeApi]:
+    """Build the app with settings overrides (``make_api(rate_per_minute=3)``)."""
+    opened: list[Api] = []
+
+    async def make(**overrides: Any) -> Api:
+        app = create_app(replace(settings, **overrides), clock=clock)
+        client = httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://test")
+        shop = Shop(app.state.services.engine, clock.now())
+        api = Api(app, client, shop, shop.key(), clock)
+        opened.append(api)
+        return api
+
+    yield make
+    for api in opened:
+        await api.client.aclose()
+        api.app.state.services.engine.dispose()
+
+
+@pytest.fixture
+async def api(make_api: MakeApi) -> Api:
+    return await make_api()

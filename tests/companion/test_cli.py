@@ -1,0 +1,118 @@
+"""`storefront api keys create|list|revoke`, and one-line errors for user mistakes."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from sqlalchemy import Engine
+
+from companion import cli
+from companion.app import create_app
+from companion.db.engine import make_engine
+from companion.db.migrate import upgrade
+from companion.settings import CompanionSettings
+from tests.companion.conftest import PREFIX, START
+from tests.companion.factory import Shop
+
+pytestmark = pytest.mark.anyio
+
+
+def run(*argv: str) -> int:
+    parser = argparse.ArgumentParser(prog="storefront")
+    cli.add_parser(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(argv)
+    code: int = args.func(args)
+    return code
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> str:
+    return str(tmp_path / "shop.db")
+
+
+@pytest.fixture
+def engine(db: str) -> Iterator[Engine]:
+    engine = make_engine(db)
+    upgrade(engine)
+    yield engine
+    engine.dispose()
+
+
+async def store_status(db: str, key: str) -> int:
+    app = create_app(CompanionSettings(database=db))
+    try:
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://t") as client:
+            response = await client.get(f"{PREFIX}/store", headers={"X-Service-Key": key})
+        return response.status_code
+    finally:
+        app.state.services.engine.dispose()
+
+
+async def test_created_key_is_printed_once_and_opens_the_store(
+    db: str, engine: Engine, capsys: pytest.CaptureFixture[str]
+) -> None:
+    Shop(engine, START)
+    assert run("api", "keys", "create", "--db", db, "--name", "web") == 0
+    key = capsys.readouterr().out.splitlines()[-1]
+    assert key.startswith("pk_live_")
+    assert await store_status(db, key) == 200
+    assert run("api", "--db", db, "keys", "list") == 0
+    listing = capsys.readouterr().out
+    assert "active" in listing and "web" in listing
+    assert key not in listing and key[:12] in listing
+
+
+async def test_revoked_key_is_refused(
+    db: str, engine: Engine, capsys: pytest.CaptureFixture[str]
+) -> None:
+    Shop(engine, START)
+    run("api", "keys", "create", "--db", db)
+    key = capsys.readouterr().out.splitlines()[-1]
+    key_id = "1"
+    assert run("api", "keys", "revoke", "--db", db, key_id) == 0
+    assert await store_status(db, key) == 401
+    run("api", "keys", "list", "--db", db)
+    assert "revoked 2" in capsys.readouterr().out  # the revocation time, in wire form
+
+
+def test_several_stores_need_store_option(
+    db: str, engine: Engine, capsys: pytest.CaptureFixture[str]
+) -> None:
+    Shop(engine, START)
+    second = Shop(engine, START, name="B")
+    assert run("api", "keys", "create", "--db", db) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--store" in err
+    assert run("api", "keys", "create", "--db", db, "--store", str(second.store_id)) == 0
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (("api", "keys", "create", "--store", "9"), "no store 9"),
+        (("api", "keys", "create"), "seed one"),
+        (("api", "keys", "revoke", "42"), "no key 42"),
+        (("api", "--port", "70000"), "--port"),
+    ],
+)
+def test_user_errors_are_one_line_and_exit_2(
+    db: str, engine: Engine, capsys: pytest.CaptureFixture[str], argv: tuple[str, ...], message: str
+) -> None:
+    assert run(*argv[:1], "--db", db, *argv[1:]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("storefront api: error: ")
+    assert message in err and err.count("\n") == 1
+    assert "Traceback" not in err
+
+
+def test_unreadable_database_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    not_a_db = tmp_path / "notes.db"
+    not_a_db.write_text("this is not a database, just some text " * 100)
+    assert run("api", "keys", "list", "--db", str(not_a_db)) == 2
+    err = capsys.readouterr().err
+    assert "notes.db" in err and err.count("\n") == 1

@@ -1,0 +1,32 @@
+"""Which paths a crawl must resolve: internal, unexplained, once per spelling."""
+
+from __future__ import annotations
+
+import pytest
+
+from generator.crawl_paths import internal_path, path_key, unexplained_paths
+
+
+@pytest.mark.parametrize(
+    ("link", "path"),
+    [
+        ("/khuyen-mai?utm=menu#top", "/khuyen-mai"),
+        ("/", "/"),
+        ("https://example.com/a", None),
+        ("//cdn.example.com/a", None),
+        ("mailto:a@b.c", None),
+        ("", None),
+        (None, None),
+    ],
+)
+def test_internal_path_keeps_only_same_site_paths(link: str | None, path: str | None) -> None:
+    assert internal_path(link) == path
+
+
+def test_path_key_joins_spellings_of_one_path() -> None:
+    assert path_key("/%C3%A1o-thun/") == path_key("/a\u0301o-thun") == "/áo-thun"
+
+
+def test_unexplained_paths_are_new_internal_paths_in_first_seen_order() -> None:
+    candidates = ["/ao", "/trang/a?x=1", "https://x.test/", "/trang/a", "/%C3%A1o", "/b"]
+    assert unexplained_paths(candidates, known=["/ao", "/áo", "/"]) == ["/trang/a", "/b"]

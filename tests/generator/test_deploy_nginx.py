@@ -1,0 +1,200 @@
+"""The shipped nginx config serving real output with a real nginx.
+
+nginx runs as a child process with its own prefix, pid, logs and temp folders under tmp_path,
+on a free loopback port, and is stopped when the test ends. `make test` installs nginx; a
+developer without it gets a skip locally, but CI must run these tests.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import httpx
+import pytest
+from lxml import etree
+
+from generator.deploy import nginx_server_block, read_nginx_template
+from tests.generator.audit.fixture_site import write_clean_site
+from tests.generator.demo_build import build_demo_site
+
+NGINX = Path("/usr/sbin/nginx")
+SITEMAP_NS = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
+LONG_CACHE = "public, max-age=31536000, immutable"
+
+if not NGINX.exists():
+    if os.environ.get("CI"):
+        pytest.fail("nginx is not installed: `make test` installs it", pytrace=False)
+    pytest.skip("nginx is not installed (`make test` installs it)", allow_module_level=True)
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def _main_config(work: Path, server_block: str) -> str:
+    temp = {name: work / name for name in ("body", "proxy", "fastcgi", "uwsgi", "scgi")}
+    user = "user root;\n" if os.geteuid() == 0 else ""  # workers must read tmp_path (0700)
+    return (
+        f"{user}worker_processes 1;\npid {work / 'nginx.pid'};\n"
+        f"error_log {work / 'error.log'} warn;\n"
+        "events { worker_connections 64; }\n"
+        "http {\n"
+        "    include /etc/nginx/mime.types;\n"
+        "    default_type application/octet-stream;\n"
+        "    access_log off;\n"
+        f"    client_body_temp_path {temp['body']};\n"
+        f"    proxy_temp_path {temp['proxy']};\n"
+        f"    fastcgi_temp_path {temp['fastcgi']};\n"
+        f"    uwsgi_temp_path {temp['uwsgi']};\n"
+        f"    scgi_temp_path {temp['scgi']};\n"
+        f"{server_block}\n"
+        "}\n"
+    )
+
+
+@contextmanager
+def running_nginx(root: Path, work: Path) -> Iterator[str]:
+    """nginx serving ``root`` with the shipped server block; yields its base url."""
+    work.mkdir(parents=True, exist_ok=True)
+    port = _free_port()
+    block = nginx_server_block(read_nginx_template(), root=root, listen=f"127.0.0.1:{port}")
+    config = work / "nginx.conf"
+    config.write_text(_main_config(work, block), encoding="utf-8")
+    error_log = work / "error.log"
+    process = subprocess.Popen(
+        [str(NGINX), "-p", str(work), "-c", str(config), "-e", str(error_log),
+         "-g", "daemon off;"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )  # fmt: skip
+    try:
+        _wait_for_port(port, process, error_log)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        if process.stderr is not None:
+            process.stderr.close()
+
+
+def _wait_for_port(port: int, process: subprocess.Popen[bytes], error_log: Path) -> None:
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            log = error_log.read_text(errors="replace") if error_log.exists() else ""
+            pytest.fail(f"nginx exited with {process.returncode}: {log}", pytrace=False)
+        with socket.socket() as probe:
+            if probe.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.05)
+    pytest.fail("nginx did not start listening within 10 s", pytrace=False)
+
+
+@pytest.fixture(scope="module")
+def fixture_nginx(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str]]:
+    root = write_clean_site(tmp_path_factory.mktemp("nginx-fixture") / "output")
+    with running_nginx(root, tmp_path_factory.mktemp("nginx-fixture-run")) as base:
+        yield root, base
+
+
+@pytest.fixture(scope="session")
+def demo_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_demo_site(tmp_path_factory.getbasetemp())
+
+
+@pytest.mark.parametrize(
+    ("path", "file"),
+    [
+        ("/", "index.html"),
+        ("/bai-viet", "bai-viet.html"),  # a page beside a folder of the same name
+        ("/bai-viet/chao-mung", "bai-viet/chao-mung.html"),
+        ("/bai-viet/chao-mung?trang=2", "bai-viet/chao-mung.html"),
+        ("/%C3%A1o-d%C3%A0i", "áo-dài.html"),
+    ],
+)
+def test_pages_are_served_at_their_path_with_200_and_no_redirect(
+    fixture_nginx: tuple[Path, str], path: str, file: str
+) -> None:
+    root, base = fixture_nginx
+    response = httpx.get(base + path, follow_redirects=False)
+    assert response.status_code == 200
+    assert response.headers["content-type"] == "text/html; charset=utf-8"
+    assert response.headers["cache-control"] == "no-cache"
+    assert response.content == (root / file).read_bytes()
+
+
+@pytest.mark.parametrize("path", ["/khong-co", "/bai-viet/", "/404", "/404.html", "/_headers"])
+def test_unknown_paths_answer_404_with_the_404_page(
+    fixture_nginx: tuple[Path, str], path: str
+) -> None:
+    root, base = fixture_nginx
+    response = httpx.get(base + path, follow_redirects=False)
+    assert response.status_code == 404
+    assert response.content == (root / "404.html").read_bytes()
+
+
+def test_assets_are_cached_for_a_year(fixture_nginx: tuple[Path, str]) -> None:
+    _root, base = fixture_nginx
+    response = httpx.get(base + "/_assets/site.css")
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("text/css")
+    assert response.headers["cache-control"] == LONG_CACHE
+    assert httpx.get(base + "/_assets/khong-co.css").status_code == 404
+
+
+def test_sitemap_and_robots_are_served(fixture_nginx: tuple[Path, str]) -> None:
+    _root, base = fixture_nginx
+    assert httpx.get(base + "/sitemap.xml").headers["content-type"].startswith("text/xml")
+    assert httpx.get(base + "/robots.txt").text.startswith("User-agent")
+
+
+def test_index_html_redirects_to_the_home_page(fixture_nginx: tuple[Path, str]) -> None:
+    _root, base = fixture_nginx
+    response = httpx.get(base + "/index.html", follow_redirects=False)
+    assert (response.status_code, response.headers["location"]) == (301, "/")
+
+
+def _sitemap_locs(out: Path) -> list[str]:
+    """Every loc of sitemap.xml, following an index to its numbered files (read with lxml)."""
+    root = etree.parse(str(out / "sitemap.xml")).getroot()
+    if root.tag == f"{SITEMAP_NS}sitemapindex":
+        files = [urlsplit(loc.text or "").path for loc in root.iter(f"{SITEMAP_NS}loc")]
+        return [loc for name in files for loc in _locs_of(out / name.lstrip("/"))]
+    return [loc.text or "" for loc in root.iter(f"{SITEMAP_NS}loc")]
+
+
+def _locs_of(file: Path) -> list[str]:
+    return [loc.text or "" for loc in etree.parse(str(file)).getroot().iter(f"{SITEMAP_NS}loc")]
+
+
+def test_every_sitemap_url_of_the_demo_store_is_served(
+    demo_site: Path, tmp_path: Path
+) -> None:
+    locs = _sitemap_locs(demo_site)
+    assert len(locs) > 10
+    failures = []
+    with running_nginx(demo_site, tmp_path / "nginx") as base, httpx.Client() as client:
+        for loc in locs:
+            parts = urlsplit(loc)
+            target = base + parts.path + (f"?{parts.query}" if parts.query else "")
+            response = client.get(target, follow_redirects=False)
+            content_type = response.headers.get("content-type", "")
+            if response.status_code != 200 or not content_type.startswith("text/html"):
+                failures.append(f"{loc}: {response.status_code} {content_type}")
+        missing = client.get(base + "/khong-co-trang-nay", follow_redirects=False)
+    assert failures == []
+    assert missing.status_code == 404
