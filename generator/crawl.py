@@ -107,7 +107,7 @@ async def crawl(
     resolutions = await resolve_paths(fetcher, unexplained_paths(links, known), observer=observer)
     for resolution in resolutions:
         if resolution.target is None:
-            skips.add(f"path {resolution.path}", "GET /routes/resolve answered 404")
+            skips.add(f"path {resolution.path}", resolution.reason)
     targets = _targets(resolutions)
 
     products = Later[list[Product]]()

@@ -2,20 +2,22 @@
 
 Pure helpers (``path_key``, ``internal_path``, ``context_links``) plus ``resolve_paths``, which
 sends each unexplained path to GET /routes/resolve. A 404 there means the path leads nowhere:
-it becomes a dead path (links to it render as plain text).
+it becomes a dead path (links to it render as plain text). So does a path that resolves to a
+type of entity the site has no page for (an implementation may know more types than the five
+documented ones): that is reported, not fatal.
 """
 
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from urllib.parse import unquote
 
 from generator.crawl_fetch import Fetcher, gather_limited
 from generator.crawl_observer import CrawlObserver
 from generator.model import EntityType, MenuItem, SiteContext
-from generator.normalize import route_target
+from generator.normalize import ENTITY_TYPES, WireValueError, route_target
 
 
 def path_key(path: str) -> str:
@@ -67,7 +69,26 @@ def unexplained_paths(candidates: Iterable[str], known: Iterable[str]) -> list[s
 @dataclass(frozen=True, slots=True)
 class Resolution:
     path: str
-    target: tuple[EntityType, int] | None  # None: GET /routes/resolve answered 404
+    target: tuple[EntityType, int] | None  # None: nothing the site can render is there
+    other_type: str | None = None  # the undocumented type it resolved to, if that is why
+
+    @property
+    def reason(self) -> str:
+        """Why a path without target leads nowhere, for the build summary."""
+        if self.other_type is not None:
+            return f"resolves to a {self.other_type!r}, which has no page type here"
+        return "GET /routes/resolve answered 404"
+
+
+def route_or_type(data: object) -> tuple[EntityType, int] | str:
+    """The target of a /routes/resolve answer, or the name of an undocumented target type."""
+    try:
+        return route_target(data)
+    except WireValueError:
+        kind = data.get("type") if isinstance(data, Mapping) else None
+        if isinstance(kind, str) and kind and kind not in ENTITY_TYPES:
+            return kind
+        raise
 
 
 async def resolve_paths(
@@ -76,8 +97,10 @@ async def resolve_paths(
     observer.phase_started("resolve", len(paths))
 
     async def resolve(path: str) -> Resolution:
-        target = await fetcher.optional("/routes/resolve", route_target, {"path": path})
+        found = await fetcher.optional("/routes/resolve", route_or_type, {"path": path})
         observer.item_done("resolve")
-        return Resolution(path, target)
+        if isinstance(found, str):
+            return Resolution(path, None, other_type=found)
+        return Resolution(path, found)
 
     return await gather_limited(paths, resolve, limit=fetcher.settings.concurrency)

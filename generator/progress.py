@@ -101,7 +101,7 @@ class BuildProgress:
 
     # render
     def rendering(self, total: int) -> None:
-        self.phase_started("pages", total)
+        self.phase_started("render", total)
 
     def rendered(self) -> None:
-        self.item_done("pages")
+        self.item_done("render")

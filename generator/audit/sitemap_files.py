@@ -150,7 +150,7 @@ def _load(
     except etree.XMLSyntaxError as exc:
         read.findings.append(error("sitemap-xml", name, f"not well-formed XML: {exc}"))
         return None
-    if root.getroottree().docinfo.doctype:
+    if _has_doctype(root):
         # Entities are never expanded (no XXE); a sitemap has no business declaring any.
         read.findings.append(error("sitemap-xml", name, "a sitemap must not have a DOCTYPE"))
         return None
@@ -180,6 +180,11 @@ def _load(
             )
         )
     return root
+
+
+def _has_doctype(root: etree._Element) -> bool:
+    docinfo: Any = root.getroottree().docinfo  # untyped in the lxml stubs
+    return bool(docinfo.doctype)
 
 
 def _schema_errors(schema: etree.XMLSchema) -> list[tuple[int, str]]:

@@ -80,9 +80,7 @@ def settings(tmp_path: Path) -> CompanionSettings:
 
 
 @pytest.fixture
-async def make_api(
-    settings: CompanionSettings, clock: ManualClock
-) -> AsyncIterator[MakeApi]:
+async def make_api(settings: CompanionSettings, clock: ManualClock) -> AsyncIterator[MakeApi]:
     """Build the app with settings overrides (``make_api(rate_per_minute=3)``)."""
     opened: list[Api] = []
 

@@ -130,9 +130,7 @@ class Shop:
         self, article_id: int, *, category: int | None = None, tag: int | None = None
     ) -> None:
         if category is not None:
-            self._owned(
-                schema.article_category_links, article_id=article_id, category_id=category
-            )
+            self._owned(schema.article_category_links, article_id=article_id, category_id=category)
         if tag is not None:
             self._owned(schema.article_tag_links, article_id=article_id, tag_id=tag)
 
@@ -156,7 +154,9 @@ class Shop:
     def menu_item(self, menu_id: int, label: str, **values: Any) -> int:
         return self._owned(schema.menu_items, menu_id=menu_id, label=label, **values)
 
-    def flash_sale(self, starts_at: datetime, ends_at: datetime, discount: int, **values: Any) -> int:
+    def flash_sale(
+        self, starts_at: datetime, ends_at: datetime, discount: int, **values: Any
+    ) -> int:
         return self._owned(
             schema.flash_sales,
             name=values.pop("name", "Giờ vàng"),

@@ -110,7 +110,9 @@ def test_user_errors_are_one_line_and_exit_2(
     assert "Traceback" not in err
 
 
-def test_unreadable_database_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_unreadable_database_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     not_a_db = tmp_path / "notes.db"
     not_a_db.write_text("this is not a database, just some text " * 100)
     assert run("api", "keys", "list", "--db", str(not_a_db)) == 2

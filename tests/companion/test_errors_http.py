@@ -64,9 +64,7 @@ async def test_validation_error_lists_fields_and_messages(api: Api) -> None:
         ("/articles", {"cursor": "2026-11-20T03:00:00+07:00|3"}),
     ],
 )
-async def test_bad_input_is_a_422_never_a_500(
-    api: Api, path: str, params: dict[str, str]
-) -> None:
+async def test_bad_input_is_a_422_never_a_500(api: Api, path: str, params: dict[str, str]) -> None:
     response = await api.get(path, **params)
     assert response.status_code == 422, response.text
     assert_problem(response.json(), 422, "validation_error")

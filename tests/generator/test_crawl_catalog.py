@@ -165,3 +165,15 @@ async def test_the_observer_follows_phases_and_skips() -> None:
     assert phases.done["context"] == phases.started["context"] == 9
     assert {"resolve", "articles", "pages", "categories", "collections"} <= set(phases.started)
     assert tuple(phases.skips) == catalog.skipped
+
+
+async def test_a_path_resolving_to_an_undocumented_type_is_reported_not_fatal() -> None:
+    data = small_store()
+    data.routes["/thuong-hieu/sai-gon"] = ("brand", 1)
+    data.menus[0]["items"].append({"label": "Hãng", "url": "/thuong-hieu/sai-gon"})
+    catalog, _ = await crawl_fake(FakeApi(data))
+    assert "/thuong-hieu/sai-gon" in catalog.dead_paths
+    assert (
+        Skip("path /thuong-hieu/sai-gon", "resolves to a 'brand', which has no page type here")
+        in catalog.skipped
+    )

@@ -16,13 +16,18 @@ from companion.commerce.discounts import (
 NOW = datetime(2026, 11, 20, 3, 0)
 
 
-def coupon(**rule: object) -> Coupon:
-    usage_limit = rule.pop("usage_limit", None)
-    used_count = rule.pop("used_count", 0)
-    active = rule.pop("active", True)
-    kind = rule.pop("kind", DiscountKind.PERCENT)
-    value = rule.pop("value", 10)
-    return Coupon("GIAM10", DiscountRule(kind, value, **rule), active, usage_limit, used_count)  # type: ignore[arg-type]
+def coupon(
+    *,
+    usage_limit: int | None = None,
+    used_count: int = 0,
+    active: bool = True,
+    min_order: int = 0,
+    max_discount: int | None = None,
+    starts_at: datetime | None = None,
+    ends_at: datetime | None = None,
+) -> Coupon:
+    rule = DiscountRule(DiscountKind.PERCENT, 10, min_order, max_discount, starts_at, ends_at)
+    return Coupon("GIAM10", rule, active, usage_limit, used_count)
 
 
 def test_valid_percent_coupon_applies_with_cap() -> None:

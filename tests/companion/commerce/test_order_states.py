@@ -16,9 +16,7 @@ from companion.commerce.order_states import (
 
 ALLOWED = [(s, g) for s, goals in TRANSITIONS.items() for g in goals]
 REFUSED = [
-    (s, g)
-    for s, g in itertools.product(OrderStatus, OrderStatus)
-    if g not in TRANSITIONS[s]
+    (s, g) for s, g in itertools.product(OrderStatus, OrderStatus) if g not in TRANSITIONS[s]
 ]
 
 

@@ -66,9 +66,7 @@ async def test_breadcrumb_is_root_first(api: Api, tree: dict[str, int]) -> None:
     assert set(body["items"][0]) == {"id", "name", "url"}
 
 
-async def test_subcategories_are_direct_published_children(
-    api: Api, tree: dict[str, int]
-) -> None:
+async def test_subcategories_are_direct_published_children(api: Api, tree: dict[str, int]) -> None:
     body = await api.ok(f"/categories/{tree['men']}/subcategories")
     assert [c["id"] for c in body["items"]] == [tree["shirts"]]
 

@@ -38,7 +38,10 @@ async def test_detail_by_id_and_by_slug_are_the_same_record(api: Api) -> None:
     assert DETAIL_EXTRA <= set(by_id)
     assert by_id["category_ids"] == [main, extra]
     assert by_id["brand"] == {"id": brand, "name": "Việt Tiến"}
-    assert by_id["images"] == [{"url": "/1.jpg", "alt": "Mặt trước"}, {"url": "/2.jpg", "alt": None}]
+    assert by_id["images"] == [
+        {"url": "/1.jpg", "alt": "Mặt trước"},
+        {"url": "/2.jpg", "alt": None},
+    ]
     assert by_id["description_html"] == "<p>Vải <b>cotton</b></p>"
     assert by_id["published_at"] == "2026-11-20T03:00:10"
     assert by_id["sku"] == "SM-01"

@@ -61,7 +61,9 @@ async def test_banners_by_location_and_limit(api: Api) -> None:
 
 
 async def test_cms_page_by_slug_and_id(api: Api) -> None:
-    pid = api.shop.page("Giới thiệu", slug="gioi-thieu", url="/gioi-thieu", content_html="<h2>Xin chào</h2>")
+    pid = api.shop.page(
+        "Giới thiệu", slug="gioi-thieu", url="/gioi-thieu", content_html="<h2>Xin chào</h2>"
+    )
     api.shop.page("Nháp", slug="nhap", status="draft")
     by_slug = await api.ok("/pages/by-slug/gioi-thieu")
     assert by_slug == await api.ok(f"/pages/{pid}")

@@ -1,0 +1,58 @@
+"""The summary a build prints at its end: pages by type, requests, waits, what was skipped."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from generator.model import Skip
+
+#: How many skipped items the summary lists one by one before it only counts the rest.
+SKIPS_LISTED = 20
+
+
+@dataclass(frozen=True, slots=True)
+class BuildSummary:
+    out_dir: Path
+    pages_by_kind: Counter[str]
+    files: int
+    bytes: int
+    sitemap_files: tuple[str, ...]
+    requests: int
+    retries: int
+    rate_limited: int
+    waited_seconds: float
+    skipped: tuple[Skip, ...]
+    seconds: float
+    source: str
+
+    @property
+    def pages(self) -> int:
+        return sum(self.pages_by_kind.values())
+
+
+def print_summary(summary: BuildSummary, console: Console) -> None:
+    table = Table(title=f"Built {summary.out_dir} from {summary.source}", show_header=False)
+    table.add_column("what")
+    table.add_column("count", justify="right")
+    for kind, count in sorted(summary.pages_by_kind.items()):
+        table.add_row(f"pages: {kind}", str(count))
+    table.add_row("pages in all", str(summary.pages))
+    table.add_row("files written", f"{summary.files} ({summary.bytes / 1_048_576:.1f} MiB)")
+    table.add_row("sitemap files", ", ".join(summary.sitemap_files) or "none")
+    table.add_row("API requests", str(summary.requests))
+    table.add_row("retries (5xx, timeouts)", str(summary.retries))
+    table.add_row("429 answers", str(summary.rate_limited))
+    table.add_row("seconds waited for rate limits", f"{summary.waited_seconds:.1f}")
+    table.add_row("items skipped", str(len(summary.skipped)))
+    table.add_row("seconds", f"{summary.seconds:.1f}")
+    console.print(table)
+    for skip in summary.skipped[:SKIPS_LISTED]:
+        console.print(f"  skipped {skip.what}: {skip.reason}")
+    hidden = len(summary.skipped) - SKIPS_LISTED
+    if hidden > 0:
+        console.print(f"  … and {hidden} more skipped")

@@ -1,0 +1,51 @@
+"""create_app: independent apps, the OpenAPI document, the docs page."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.companion.conftest import PREFIX, Api, MakeApi
+
+pytestmark = pytest.mark.anyio
+
+READ_ENDPOINTS = {
+    "/article-categories", "/article-tags", "/articles", "/articles/by-slug/{slug}",
+    "/articles/{article_id}/related", "/banners", "/categories", "/categories/by-slug/{slug}",
+    "/categories/tree", "/categories/{category_id}", "/categories/{category_id}/breadcrumb",
+    "/categories/{category_id}/subcategories", "/collections", "/collections/by-slug/{slug}",
+    "/custom-variables", "/filters", "/flash-sales", "/flash-sales/{sale_id}",
+    "/flash-sales/{sale_id}/products", "/menus", "/pages/by-slug/{slug}", "/pages/{page_id}",
+    "/products", "/products/by-slug/{slug}", "/products/{product_id}",
+    "/products/{product_id}/related", "/products/{product_id}/variants", "/promotions",
+    "/routes/resolve", "/sitemap", "/sitemap/{section}", "/store",
+}  # fmt: skip
+
+
+async def test_openapi_document_lists_every_read_endpoint(api: Api) -> None:
+    doc = (await api.client.get(f"{PREFIX}/openapi.json")).json()
+    paths = {p.removeprefix(PREFIX) for p, item in doc["paths"].items() if "get" in item}
+    assert READ_ENDPOINTS <= paths
+    products = doc["paths"][f"{PREFIX}/products"]["get"]
+    params = {p["name"] for p in products["parameters"]}
+    assert params == {"limit", "cursor", "category", "collection", "ids", "q", "sort"}
+    not_found = products["responses"]["404"]["content"]
+    assert list(not_found) == ["application/problem+json"]
+    assert doc["components"]["securitySchemes"]["ServiceKey"]["name"] == "X-Service-Key"
+    assert "RateLimit-Reset" in doc["info"]["description"]
+
+
+async def test_docs_page_is_served(api: Api) -> None:
+    response = await api.client.get(f"{PREFIX}/docs")
+    assert response.status_code == 200
+    assert "text/html" in response.headers["content-type"]
+
+
+async def test_two_apps_share_nothing(make_api: MakeApi) -> None:
+    first = await make_api(rate_per_minute=1)
+    second = await make_api(
+        rate_per_minute=1, database=str(first.app.state.services.settings.database) + "2"
+    )
+    assert first.app.state.services.engine is not second.app.state.services.engine
+    assert (await first.get("/store")).status_code == 200
+    assert (await second.get("/store")).status_code == 200  # its own limiter
+    assert (await first.get("/store")).status_code == 429
