@@ -20,7 +20,7 @@ from companion.db.migrate import upgrade
 from companion.deps import Services
 from companion.errors_http import CrashBarrier, install_error_handling
 from companion.input_guard import InputGuard
-from companion.openapi import DESCRIPTION, DOCS_PATH, OPENAPI_PATH, install_openapi
+from companion.openapi import DOCS_PATH, OPENAPI_PATH, description, install_openapi
 from companion.ratelimit import InMemoryRateLimiter, Window
 from companion.ratelimit_http import RateLimitMiddleware
 from companion.settings import CompanionSettings
@@ -54,7 +54,7 @@ def create_app(settings: CompanionSettings | None = None, *, clock: Clock | None
     app = FastAPI(
         title="Storefront public API (companion)",
         version="1",
-        description=DESCRIPTION,
+        description=description(settings),
         openapi_url=OPENAPI_PATH,
         docs_url=DOCS_PATH,
         redoc_url=None,

@@ -10,30 +10,35 @@ from fastapi.security import APIKeyHeader
 from pydantic import BaseModel, Field
 
 from companion.problems import PROBLEM_CONTENT_TYPE
+from companion.settings import CompanionSettings
 
 OPENAPI_PATH = "/public/v1/openapi.json"
 DOCS_PATH = "/public/v1/docs"
 
-DESCRIPTION = """\
+
+def description(settings: CompanionSettings) -> str:
+    """The document's introduction, with the limits this app was built with."""
+    return f"""\
 The storefront public API, as served by the companion.
 
 **Store.** `X-Service-Key: pk_live_...` selects the store. An unknown or revoked key is answered
 401 at once. Without a key the store is the one linked to the request's host name (port ignored);
 when the database holds exactly one store, unkeyed requests from any host go to it.
 
-**Lists.** Every list answers `{items, next_cursor, has_more}`. Send `next_cursor` back verbatim as
-`cursor`. `limit` defaults to 20 and is clamped to 100 (collections: 200). Endpoints without a
-`cursor` parameter answer one page: `has_more` says whether rows were left out, `next_cursor` is
-null.
+**Lists.** Every list answers `{{items, next_cursor, has_more}}`. Send `next_cursor` back verbatim
+as `cursor`. `limit` defaults to {settings.default_limit} and larger values are clamped to
+{settings.max_limit} (collections: {settings.collections_max_limit}). Endpoints without a `cursor`
+parameter answer one page: `has_more` says whether rows were left out, `next_cursor` is null.
 
-**Rate limits.** 600 requests per 60 s and 20,000 per hour, per key; all unkeyed requests to a
-store share one bucket. Windows are fixed and start at the Unix epoch. Every answer carries
-`RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset` (seconds until the tightest window
-resets) for the tightest window, and `RateLimit-Policy` listing every window. Over the limit: 429
-with `Retry-After` (seconds) and `retry_after` in the body.
+**Rate limits.** {settings.rate_per_minute} requests per 60 s and {settings.rate_per_hour} per
+hour, per key; all unkeyed requests to a store share one bucket. Windows are fixed and start at
+the Unix epoch. Every answer carries `RateLimit-Limit`, `RateLimit-Remaining` and
+`RateLimit-Reset` (seconds until the tightest window resets) for the tightest window, and
+`RateLimit-Policy` listing every window. Over the limit: 429 with `Retry-After` (seconds) and
+`retry_after` in the body.
 
-**Errors.** Every 4xx/5xx is RFC 9457 problem JSON `{type, title, status, detail, code}`; 422 adds
-`errors: [{field, message}]`, 429 adds `retry_after`.
+**Errors.** Every 4xx/5xx is RFC 9457 problem JSON `{{type, title, status, detail, code}}`; 422
+adds `errors: [{{field, message}}]`, 429 adds `retry_after`.
 
 **Values.** Timestamps are UTC without a Z. Money is integer VND. A null `url` means no page.
 """

@@ -84,12 +84,7 @@ class Fetcher:
         self, path: str, parse: Callable[[object], T], params: Params | None = None
     ) -> T | None:
         """Like ``one``, but None when the implementation answers 404/405/410."""
-        try:
-            return await self.one(path, parse, params)
-        except ApiStatusError as exc:
-            if isinstance(exc, RateLimited) or not is_absent(exc):
-                raise
-            return None
+        return await _unless_absent(self.one(path, parse, params))
 
     async def all(
         self, path: str, parse: Callable[[object], T], params: Params | None = None
@@ -101,29 +96,19 @@ class Fetcher:
             params,
             max_pages=self.client.settings.max_pages,
         ):
-            with reading(_endpoint_of(path, params)):
+            with reading(describe_endpoint(path, params)):
                 items.extend(parse(item) for item in page.items)
         return items
 
     async def optional_all(
         self, path: str, parse: Callable[[object], T], params: Params | None = None
     ) -> list[T] | None:
-        try:
-            return await self.all(path, parse, params)
-        except ApiStatusError as exc:
-            if isinstance(exc, RateLimited) or not is_absent(exc):
-                raise
-            return None
+        return await _unless_absent(self.all(path, parse, params))
 
     async def optional_first_page(
         self, path: str, parse: Callable[[object], T], params: Params | None = None
     ) -> tuple[list[T], bool] | None:
-        try:
-            return await self.first_page(path, parse, params)
-        except ApiStatusError as exc:
-            if isinstance(exc, RateLimited) or not is_absent(exc):
-                raise
-            return None
+        return await _unless_absent(self.first_page(path, parse, params))
 
     async def first_page(
         self, path: str, parse: Callable[[object], T], params: Params | None = None
@@ -135,8 +120,14 @@ class Fetcher:
             return [parse(item) for item in page.items], page.has_more
 
 
-def _endpoint_of(path: str, params: Params | None) -> str:
-    return describe_endpoint(path, params)
+async def _unless_absent(call: Awaitable[T]) -> T | None:
+    """The result of ``call``, or None when the implementation does not offer the endpoint."""
+    try:
+        return await call
+    except ApiStatusError as exc:
+        if isinstance(exc, RateLimited) or not is_absent(exc):
+            raise
+        return None
 
 
 async def gather_limited(

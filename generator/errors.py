@@ -1,16 +1,16 @@
 """Every error the generator raises on purpose, in one hierarchy.
 
-    StorefrontError                 base: the CLI prints its message on one line, exits non-zero
-    ├── ConfigError                 bad flag, environment variable or xstore.json; missing requiredEnv
-    ├── ApiError                    the API answered something a client cannot use
-    │   ├── ApiStatusError          a 4xx/5xx answer (after retries for 5xx); carries endpoint, status
-    │   │   └── RateLimited         429: carries retry_after seconds; the crawler decides to wait
-    │   ├── ApiUnreachable          connection errors or timeouts after the last retry
-    │   └── ApiPayloadError         a 2xx answer whose body is not what the spec promises
-    ├── WriteError                  the output cannot be written
-    │   ├── UnsafePath              a path that would escape the output folder
-    │   └── PathCollision           two pages at one path
-    └── TemplateError               a theme template failed to render (names the template and line)
+    StorefrontError          base: the CLI prints its message on one line, exits non-zero
+    ├── ConfigError          bad flag, environment variable or xstore.json; missing requiredEnv
+    ├── ApiError             the API answered something a client cannot use
+    │   ├── ApiStatusError   a 4xx/5xx answer (after retries for 5xx); carries endpoint, status
+    │   │   └── RateLimited  429: carries retry_after seconds; the crawler decides to wait
+    │   ├── ApiUnreachable   connection errors or timeouts after the last retry
+    │   └── ApiPayloadError  a 2xx answer whose body is not what the spec promises
+    ├── WriteError           the output cannot be written
+    │   ├── UnsafePath       a path that would escape the output folder
+    │   └── PathCollision    two pages at one path
+    └── TemplateError        a theme template failed to render (names the template and line)
 
 Each message says what happened, where (endpoint, path, template), and what to do.
 """

@@ -281,7 +281,7 @@ class _Drafts:
             descriptions=[product.meta_description, html_to_text(product.description_html)],
             lastmod=card.updated_at,
             breadcrumb=(_home_crumb(), *trail, BreadcrumbItem(card.name, path)),
-            image_url=product.images[0].url if product.images else card.image_url,
+            image_url=next(iter(product_image_urls(product)), None),
         )
 
     def category(self, page: CategoryPage, path: str) -> Page:
@@ -422,6 +422,16 @@ class _Drafts:
             trail.insert(0, BreadcrumbItem(current.name, current.url))
             current = self.categories.get(current.parent_id) if current.parent_id else None
         return tuple(trail)
+
+
+def product_image_urls(product: Product) -> list[str]:
+    """The gallery, else the card's image, else the variants' (some stores only have those)."""
+    gallery = [image.url for image in product.images]
+    if gallery:
+        return gallery
+    if product.card.image_url:
+        return [product.card.image_url]
+    return list(dict.fromkeys(v.image_url for v in product.variants if v.image_url))
 
 
 def _custom_pages(

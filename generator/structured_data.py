@@ -6,7 +6,7 @@ Built in Python rather than in templates so every value is typed and escaped onc
 - home: Organization (name, url, logo, contact, sameAs) and WebSite;
 - product: Product with an Offer in VND when it has a price above zero (none otherwise);
 - article: Article (headline, dates, image, author, publisher);
-- every page with a breadcrumb: BreadcrumbList, positions 1..n, an ``item`` when linkable.
+- every page with a breadcrumb: BreadcrumbList of the linkable crumbs, positions 1..n.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 
 from generator.model import Article, Product, Store
 from generator.plain_text import html_to_text, shorten
-from generator.site_plan import Page, SitePlan
+from generator.site_plan import Page, SitePlan, product_image_urls
 
 JsonObject = dict[str, object]
 
@@ -78,9 +78,7 @@ def product(plan: SitePlan, page: Page, item: Product) -> JsonObject:
     card = item.card
     url = _canonical(plan, page)
     data: JsonObject = {"@context": SCHEMA, "@type": "Product", "name": card.name, "url": url}
-    images = [_absolute_image(plan, i.url) for i in item.images] or [
-        _absolute_image(plan, card.image_url)
-    ]
+    images = [_absolute_image(plan, url) for url in product_image_urls(item)]
     if any(images):
         data["image"] = [i for i in images if i]
     description = html_to_text(item.description_html) or (item.meta_description or "")
@@ -129,14 +127,22 @@ def article(plan: SitePlan, page: Page, item: Article) -> JsonObject:
 
 
 def breadcrumb_list(plan: SitePlan, page: Page) -> JsonObject:
-    items: list[JsonObject] = []
-    last = len(page.breadcrumb)
-    for position, crumb in enumerate(page.breadcrumb, start=1):
-        entry: JsonObject = {"@type": "ListItem", "position": position, "name": crumb.name}
-        href = _canonical(plan, page) if position == last else plan.links.href(crumb.url)
+    """The linkable crumbs, numbered 1..n; the last is this page at its canonical url.
+
+    A crumb shown as plain text (null url, no page) is left out here: search engines require
+    an ``item`` url on every entry but the last, and the trail stays in order without it.
+    """
+    trail: list[tuple[str, str]] = []
+    for crumb in page.breadcrumb[:-1]:
+        href = plan.links.href(crumb.url)
         if href:
-            entry["item"] = plan.absolute(href) if href.startswith("/") else href
-        items.append(entry)
+            trail.append((crumb.name, plan.absolute(href) if href.startswith("/") else href))
+    if page.breadcrumb:
+        trail.append((page.breadcrumb[-1].name, _canonical(plan, page)))
+    items: list[JsonObject] = [
+        {"@type": "ListItem", "position": position, "name": name, "item": url}
+        for position, (name, url) in enumerate(trail, start=1)
+    ]
     return {"@context": SCHEMA, "@type": "BreadcrumbList", "itemListElement": items}
 
 

@@ -49,7 +49,7 @@ class PageRun:
     label: str
     path: str
     scores: dict[str, int]
-    failing: dict[str, list[str]]  # category -> failing audits, for categories below target
+    failing: dict[str, list[str]]  # category -> audits that cost points, when it is below 100
 
     def below_target(self) -> list[str]:
         return [c for c, target in TARGETS.items() if self.scores.get(c, 0) < target]
@@ -110,11 +110,7 @@ def summarize(label: str, path: str, data: dict[str, Any]) -> PageRun:
         for name in TARGETS
         if name in categories
     }
-    failing = {}
-    for name, target in TARGETS.items():
-        if scores.get(name, 0) >= target:
-            continue
-        failing[name] = failing_audits(data, name)
+    failing = {name: failing_audits(data, name) for name in TARGETS if scores.get(name, 0) < 100}
     return PageRun(label, path, scores, failing)
 
 
@@ -130,9 +126,11 @@ def failing_audits(data: dict[str, Any], category: str) -> list[str]:
         detail = audit.get("displayValue") or ""
         items = (audit.get("details") or {}).get("items") or []
         snippets = [
-            (item.get("node") or {}).get("snippet", "") for item in items if isinstance(item, dict)
+            (item.get("node") or {}).get("snippet") or item.get("url") or item.get("description")
+            for item in items
+            if isinstance(item, dict)
         ]
-        snippet = next((s for s in snippets if s), "")
+        snippet = next((str(s) for s in snippets if s), "")
         found.append(
             f"{ref['id']} (score {score:.2f}, weight {ref['weight']}) {audit['title']}"
             + (f" - {detail}" if detail else "")
@@ -155,8 +153,12 @@ def print_runs(runs: list[PageRun], console: Console) -> None:
         table.add_row(run.label, run.path, *cells)
     console.print(table)
     for run in runs:
+        below = run.below_target()
         for category, audits in run.failing.items():
-            console.print(f"[bold red]{run.label} {run.path}: {category} below target[/]")
+            if category in below:
+                console.print(f"[bold red]{run.label} {run.path}: {category} below target[/]")
+            else:
+                console.print(f"{run.label} {run.path}: {category} on target, points lost to:")
             for line in audits or ["(no single audit failed: the score is the metrics' sum)"]:
                 console.print(f"  - {line}", markup=False)
 

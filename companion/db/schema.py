@@ -156,7 +156,9 @@ product_categories = Table(
     metadata,
     _store_fk(),
     Column("product_id", Integer, ForeignKey("products.id", ondelete="CASCADE"), primary_key=True),
-    Column("category_id", Integer, ForeignKey("categories.id", ondelete="CASCADE"), primary_key=True),
+    Column(
+        "category_id", Integer, ForeignKey("categories.id", ondelete="CASCADE"), primary_key=True
+    ),
     Index("ix_product_categories_category", "category_id"),
 )
 
@@ -198,7 +200,9 @@ collection_products = Table(
     "collection_products",
     metadata,
     _store_fk(),
-    Column("collection_id", Integer, ForeignKey("collections.id", ondelete="CASCADE"), primary_key=True),
+    Column(
+        "collection_id", Integer, ForeignKey("collections.id", ondelete="CASCADE"), primary_key=True
+    ),
     Column("product_id", Integer, ForeignKey("products.id", ondelete="CASCADE"), primary_key=True),
     Column("position", Integer, nullable=False, default=0),
     Index("ix_collection_products_product", "product_id"),
@@ -337,7 +341,9 @@ flash_sale_products = Table(
     "flash_sale_products",
     metadata,
     _store_fk(),
-    Column("flash_sale_id", Integer, ForeignKey("flash_sales.id", ondelete="CASCADE"), primary_key=True),
+    Column(
+        "flash_sale_id", Integer, ForeignKey("flash_sales.id", ondelete="CASCADE"), primary_key=True
+    ),
     Column("product_id", Integer, ForeignKey("products.id", ondelete="CASCADE"), primary_key=True),
     Column("position", Integer, nullable=False, default=0),
     Index("ix_flash_sale_products_product", "product_id"),

@@ -19,10 +19,9 @@ OUTCOMES = ("pay", "cancel")
 def result_params(request: Mapping[str, str], *, outcome: str, now: datetime) -> dict[str, str]:
     """The gateway's answer to a pay request (unsigned): sent as the IPN and on the return."""
     paid = outcome == "pay"
-    return {
+    params = {
         "vnp_Amount": request["vnp_Amount"],
         "vnp_BankCode": "NCB",
-        "vnp_BankTranNo": "VNP" + secrets.token_hex(5).upper() if paid else "",
         "vnp_CardType": "ATM",
         "vnp_OrderInfo": request.get("vnp_OrderInfo", ""),
         "vnp_PayDate": vnpay.vnpay_time(now),
@@ -32,6 +31,9 @@ def result_params(request: Mapping[str, str], *, outcome: str, now: datetime) ->
         "vnp_TransactionStatus": "00" if paid else "02",
         "vnp_TxnRef": request["vnp_TxnRef"],
     }
+    if paid:
+        params["vnp_BankTranNo"] = "VNP" + secrets.token_hex(5).upper()
+    return params
 
 
 def pay_page(request: Mapping[str, str], *, complete_url: str) -> str:

@@ -12,6 +12,7 @@ import random
 from dataclasses import dataclass, replace
 from typing import Any
 
+from companion.seed.images import demo_image
 from companion.seed.paths import category_url
 from companion.seed.slugs import slugify
 from companion.seed.store_rows import STORE_NAME
@@ -109,7 +110,7 @@ def _category_row(
             if described
             else None
         ),
-        "image_url": f"https://cdn.example.vn/demo/c/{slug}.jpg" if has_image else None,
+        "image_url": demo_image("category", slug) if has_image else None,
         "meta_title": f"{name} | {STORE_NAME}" if rng.random() < 0.5 else None,
         "meta_description": f"Mua {name.lower()} chính hãng, giá tốt." if described else None,
         "status": "published",

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from companion.seed.images import demo_image
 from companion.seed.paths import SUMMER_SALE_PATH, collection_path
 from companion.seed.product_rows import ProductFacts
 from companion.seed.slugs import slugify
@@ -64,7 +65,7 @@ def draft_collections(rng: random.Random, store_id: int) -> list[CollectionDraft
                 else None
             ),
             "image_url": (
-                f"https://cdn.example.vn/demo/bst/{slug}.jpg" if rng.random() < 0.8 else None
+                demo_image("category", slug) if rng.random() < 0.8 else None
             ),
             "visible": position not in HIDDEN,
             "position": position,

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
+from companion.seed.images import demo_image
 from companion.seed.paths import page_url
 from companion.seed.prose import (
     ARTICLE_CATEGORIES,
@@ -97,7 +98,7 @@ def draft_articles(rng: random.Random, store_id: int, products: int) -> list[Art
             "slug": slug,
             "excerpt": excerpt,
             "cover_image_url": (
-                f"https://cdn.example.vn/demo/blog/{slug}.jpg" if rng.random() < 0.85 else None
+                demo_image("article", slug) if rng.random() < 0.85 else None
             ),
             "content_html": _article_html(rng),
             "author_name": rng.choice(AUTHORS) if rng.random() < 0.75 else None,

@@ -71,6 +71,17 @@ from companion.seed.store_rows import (
 from companion.seed.summary import SeedSummary
 from companion.seed.timeline import naive_utc
 
+__all__ = [
+    "DEFAULT_PRODUCTS",
+    "DEMO_HOSTS",
+    "DEMO_KEY",
+    "SEEDED_TABLES",
+    "SeedError",
+    "SeedSummary",
+    "seed_demo",
+    "seed_demo_on",
+]
+
 DEFAULT_PRODUCTS = 300
 #: Products drafted and inserted per round: bounds memory at any catalogue size.
 PRODUCT_CHUNK = 5_000

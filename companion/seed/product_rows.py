@@ -17,6 +17,7 @@ from functools import cache
 from typing import Any
 
 from companion.seed.catalog_rows import Shelf
+from companion.seed.images import demo_image
 from companion.seed.paths import product_url
 from companion.seed.slugs import slugify
 from companion.seed.store_rows import STORE_NAME
@@ -65,9 +66,6 @@ RANDOM_QUIRKS = (
     ("no_variants", 0.010),
     ("no_images", 0.005),
 )
-
-IMAGE_BASE = "https://cdn.example.vn/demo/p"
-
 
 @dataclass(frozen=True, slots=True)
 class ProductDraft:
@@ -212,7 +210,7 @@ def _compare_at(price: int | None, factor: float) -> int | None:
 
 
 def _image_url(number: int, position: int) -> str:
-    return f"{IMAGE_BASE}/{number}-{position}.jpg"
+    return demo_image("product", f"{number}-{position}")
 
 
 def _description(rng: random.Random, name: str, materials: Sequence[str]) -> str:

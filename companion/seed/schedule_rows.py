@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from companion.seed.images import demo_image
 from companion.seed.paths import SUMMER_SALE_PATH, category_url
 from companion.seed.product_rows import ProductFacts
 
@@ -73,7 +74,7 @@ def banner_rows(store_id: int, now: datetime, *, late_collection_path: str) -> l
         {
             "store_id": store_id,
             "title": title,
-            "image_url": f"https://cdn.example.vn/demo/banners/{image}.jpg",
+            "image_url": demo_image("banner", image),
             "link_url": link_url,
             "location_code": location,
             "position": position,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from companion.seed.images import LOGO_URL
 from companion.seed.paths import SUMMER_SALE_PATH, page_url
 from companion.seed.timeline import BASE, HISTORY
 
@@ -21,7 +22,7 @@ OPENED_AT = BASE - HISTORY
 def store_row() -> dict[str, Any]:
     return {
         "name": STORE_NAME,
-        "logo_url": "https://cdn.example.vn/demo/logo.png",
+        "logo_url": LOGO_URL,
         "email": "hotro@thoitrangsaigon.vn",
         "phone": "028 3822 6868",
         "address": "135 Nam Kỳ Khởi Nghĩa, Phường Bến Thành, TP. Hồ Chí Minh",

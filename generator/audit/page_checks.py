@@ -1,7 +1,7 @@
 """Per-page SEO and accessibility basics: lang, title, meta description, canonical, image alt.
 
-Titles and descriptions must also differ between indexable pages: search engines show them as
-the result's headline and snippet, so two equal ones look like duplicate content.
+Titles and descriptions must also differ between indexable, self-canonical pages: search engines
+show them as the result's headline and snippet, so two equal ones look like duplicate content.
 """
 
 from __future__ import annotations
@@ -111,7 +111,7 @@ def check_duplicates(pages: Iterable[Page]) -> list[Finding]:
     titles: dict[str, list[Page]] = defaultdict(list)
     descriptions: dict[str, list[Page]] = defaultdict(list)
     for page in pages:
-        if page.noindex or page.is_not_found_page or page.parse_error:
+        if page.noindex or page.is_not_found_page or page.parse_error or _points_away(page):
             continue
         if page.titles and page.titles[0]:
             titles[page.titles[0]].append(page)
@@ -135,6 +135,12 @@ def check_duplicates(pages: Iterable[Page]) -> list[Finding]:
                 )
             )
     return findings
+
+
+def _points_away(page: Page) -> bool:
+    """A page whose canonical names another page is a declared duplicate (a custom path that
+    renders an entity at its own url too): sharing that page's title is expected."""
+    return len(page.canonicals) == 1 and (path_of_url(page.canonicals[0]) or "/") != page.path
 
 
 def _clip(text: str, limit: int = 80) -> str:

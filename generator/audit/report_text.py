@@ -1,4 +1,8 @@
-"""The terminal report: findings grouped by severity (errors first), then a one-line summary."""
+"""The terminal report: findings grouped by severity (errors first), then a one-line summary.
+
+One finding per line (``check  where: message``) rather than a table: lines stay readable in a
+narrow terminal and in CI logs, and grep finds a check by its id.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +10,6 @@ from typing import TextIO
 
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
 
 from generator.audit.findings import AuditReport, Severity
 
@@ -16,28 +19,20 @@ _HEADINGS = {Severity.ERROR: "Errors", Severity.WARNING: "Warnings", Severity.IN
 
 def print_report(report: AuditReport, stream: TextIO, *, strict: bool = False) -> None:
     """Write the report; colours only when ``stream`` is a terminal."""
-    console = Console(file=stream, highlight=False, soft_wrap=False)
+    console = Console(file=stream, highlight=False, soft_wrap=True)
     console.print(f"Audit of {escape(report.root)}")
     for severity in Severity:
         findings = report.of_severity(severity)
         if not findings:
             continue
-        table = Table(
-            title=f"{_HEADINGS[severity]} ({len(findings)})",
-            title_style=_STYLES[severity],
-            title_justify="left",
-            show_header=True,
-            expand=False,
-        )
-        table.add_column("check", no_wrap=True)
-        table.add_column("where", overflow="fold")
-        table.add_column("message", overflow="fold")
+        style = _STYLES[severity]
+        console.print(f"\n[{style}]{_HEADINGS[severity]} ({len(findings)})[/]")
         for finding in findings:
-            table.add_row(
-                escape(finding.check), escape(finding.where), escape(finding.message)
+            console.print(
+                f"  [{style}]{escape(finding.check)}[/]  {escape(finding.where)}: "
+                f"{escape(finding.message)}"
             )
-        console.print(table)
     verdict = "FAILED" if report.exit_code(strict=strict) else "passed"
     style = "bold red" if verdict == "FAILED" else "bold green"
     mode = " (strict: warnings fail)" if strict else ""
-    console.print(f"[{style}]audit {verdict}[/]{mode}: {escape(report.summary())}")
+    console.print(f"\n[{style}]audit {verdict}[/]{mode}: {escape(report.summary())}")

@@ -7,14 +7,13 @@ import time
 from collections import Counter
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from pathlib import Path
 
 import anyio
 import httpx
 from rich.console import Console
 
-from generator.client import ApiClient, ClientSettings, ClientStats, RateWindow
+from generator.client import ApiClient, ClientSettings, RateWindow
 from generator.config import BuildConfig, add_setting_flags, environment, resolve
 from generator.crawl import crawl
 from generator.crawl_settings import CrawlSettings

@@ -1,8 +1,14 @@
-"""The real companion app over httpx.ASGITransport, on a real SQLite file per test."""
+"""The real companion app over httpx.ASGITransport, on a real SQLite file per test.
+
+Set STOREFRONT_TEST_POSTGRES to a server URL (``postgresql+psycopg://user@host:port/postgres``)
+to run the same tests on PostgreSQL instead: each test gets a fresh database, dropped after.
+"""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
+import os
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
@@ -11,6 +17,8 @@ from typing import Any
 import httpx
 import pytest
 from fastapi import FastAPI
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import make_url
 
 from companion.app import create_app
 from companion.clock import ManualClock
@@ -75,8 +83,20 @@ def clock() -> ManualClock:
 
 
 @pytest.fixture
-def settings(tmp_path: Path) -> CompanionSettings:
-    return CompanionSettings(database=str(tmp_path / "companion.db"))
+def settings(tmp_path: Path) -> Iterator[CompanionSettings]:
+    server = os.environ.get("STOREFRONT_TEST_POSTGRES")
+    if not server:
+        yield CompanionSettings(database=str(tmp_path / "companion.db"))
+        return
+    name = f"companion_test_{uuid.uuid4().hex[:12]}"
+    admin = create_engine(server, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(text(f'CREATE DATABASE "{name}"'))
+    url = make_url(server).set(database=name).render_as_string(hide_password=False)
+    yield CompanionSettings(database=url)
+    with admin.connect() as conn:
+        conn.execute(text(f'DROP DATABASE "{name}" WITH (FORCE)'))
+    admin.dispose()
 
 
 @pytest.fixture

@@ -222,7 +222,7 @@ def test_product_images_and_brands(db: Connection) -> None:
     images = rows(db, t.product_images)
     per_product = Counter(image["product_id"] for image in images)
     assert set(per_product.values()) <= {1, 2, 3, 4}
-    assert all(image["url"].startswith("https://") and image["alt"] for image in images)
+    assert all(image["url"].startswith("/_assets/demo/") and image["alt"] for image in images)
     products = rows(db, t.products)
     without = [p for p in products if p["id"] not in per_product]
     assert without and all(p["image_url"] is None for p in without)
@@ -404,3 +404,13 @@ def test_an_aware_now_is_taken_as_utc(tmp_path: Path) -> None:
     with engine.connect() as conn:
         starts = {s["starts_at"] for s in rows(conn, t.flash_sales)}
     assert datetime(2026, 11, 21, 16, 30) in starts
+
+
+def test_demo_images_are_shipped_with_the_default_theme(db: Connection) -> None:
+    theme_assets = Path(__file__).resolve().parents[2] / "site-templates" / "assets"
+    urls = {image["url"] for image in rows(db, t.product_images)}
+    urls |= {row["image_url"] for row in rows(db, t.banners)}
+    urls |= {row["logo_url"] for row in rows(db, t.stores)}
+    assert urls
+    for url in urls:
+        assert (theme_assets / url.removeprefix("/_assets/")).is_file(), url

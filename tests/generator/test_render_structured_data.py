@@ -66,12 +66,20 @@ def test_out_of_stock_product_offers_out_of_stock() -> None:
     assert product["offers"]["availability"] == "https://schema.org/OutOfStock"  # type: ignore[index]
 
 
-def test_breadcrumb_list_positions_run_from_one_and_linkable_items_carry_urls() -> None:
+def test_breadcrumb_list_numbers_the_linkable_crumbs_from_one() -> None:
+    crumbs = json_ld("/thoi-trang/ao")["BreadcrumbList"]["itemListElement"]
+    assert [(c["position"], c["name"], c["item"]) for c in crumbs] == [
+        (1, "Trang chủ", SITE_URL + "/"),
+        (2, "Thời trang", SITE_URL + "/thoi-trang"),
+        (3, "Áo", SITE_URL + "/thoi-trang/ao"),
+    ]
+
+
+def test_breadcrumb_list_leaves_out_a_crumb_without_a_page() -> None:
     crumbs = json_ld("/qu%E1%BA%A7n-jean")["BreadcrumbList"]["itemListElement"]
-    assert [c["position"] for c in crumbs] == list(range(1, len(crumbs) + 1))
-    assert crumbs[0]["item"] == SITE_URL + "/"
-    quan = next(c for c in crumbs if c["name"] == "Quần")
-    assert "item" not in quan  # null url category
+    assert [c["name"] for c in crumbs] == ["Trang chủ", "Thời trang", "Quần jean"]
+    assert [c["position"] for c in crumbs] == [1, 2, 3]
+    assert all(c["item"].startswith(SITE_URL + "/") for c in crumbs)
     assert crumbs[-1]["item"] == SITE_URL + "/qu%E1%BA%A7n-jean"
 
 
@@ -100,3 +108,24 @@ def test_not_found_page_has_no_structured_data() -> None:
     page = plan.page_at("/404")
     assert page is not None
     assert structured_data(plan, page) == []
+
+
+def test_product_without_gallery_or_card_image_uses_its_variant_images() -> None:
+    catalog = small_catalog()
+    shirt = catalog.products[0]
+    bare = replace(
+        shirt,
+        images=(),
+        card=replace(shirt.card, image_url=None),
+        variants=tuple(
+            replace(v, image_url=f"https://cdn.example.vn/v/{v.id}.jpg") for v in shirt.variants
+        ),
+    )
+    plan = plan_site(replace(catalog, products=(bare, *catalog.products[1:])), SITE_URL)
+    page = plan.page_at("/%C3%A1o-thun")
+    assert page is not None
+    product = next(d for d in structured_data(plan, page) if d["@type"] == "Product")
+    assert product["image"] == [
+        "https://cdn.example.vn/v/11.jpg",
+        "https://cdn.example.vn/v/12.jpg",
+    ]

@@ -16,7 +16,7 @@ EntityId = Annotated[int, Path(ge=1, le=MAX_ID, description="Numeric id")]
 Slug = Annotated[str, Path(max_length=300, description="The record's slug")]
 Limit = Annotated[
     int | None,
-    Query(ge=1, description="Page size; default 20, larger values are clamped to the maximum"),
+    Query(ge=1, description="Page size; larger values are clamped to the maximum"),
 ]
 Cursor = Annotated[
     str | None,

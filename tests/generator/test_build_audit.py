@@ -1,0 +1,31 @@
+"""The fixture store's build passes the project's own audit: renderer and auditor agree."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+from generator.audit.findings import Severity
+from generator.audit.runner import audit_site
+from generator.sitemap import SitemapLimits
+from tests.generator.fixture_site import build_site
+from tests.generator.fixture_store import SITE_URL
+
+AFTER_THE_FIXTURE = datetime(2027, 1, 1, tzinfo=UTC)
+
+
+def test_fixture_build_has_no_audit_errors(tmp_path: Path) -> None:
+    out = tmp_path / "output"
+    build_site(out)
+    report = audit_site(out, now=AFTER_THE_FIXTURE, site_url=SITE_URL)
+    assert report.of_severity(Severity.ERROR) == ()
+    assert report.pages == 14
+    assert report.sitemap_urls == 12
+
+
+def test_fixture_build_with_a_sitemap_index_has_no_audit_errors(tmp_path: Path) -> None:
+    out = tmp_path / "output"
+    build_site(out, limits=SitemapLimits(max_urls=4))
+    report = audit_site(out, now=AFTER_THE_FIXTURE, site_url=SITE_URL)
+    assert report.of_severity(Severity.ERROR) == ()
+    assert report.sitemap_urls == 12
