@@ -7,9 +7,11 @@ real companion app over httpx.ASGITransport on a real SQLite file per test.
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -24,7 +26,7 @@ from companion.payments.ipn_sender import HttpIpnSender
 from companion.routes.commerce import gateway_router
 from companion.seed.commerce import seed_commerce
 from companion.settings import CompanionSettings
-from tests.companion.conftest import PREFIX
+from tests.companion.conftest import PREFIX, START
 from tests.companion.factory import Shop
 
 ADDRESS = {
@@ -181,21 +183,50 @@ def cheap_hasher() -> PasswordHasher:
     return PasswordHasher(time_cost=1, memory_cost=8, parallelism=1)
 
 
-@pytest.fixture
-async def store(settings: CompanionSettings, clock: ManualClock) -> AsyncIterator[Store]:
+@dataclass(frozen=True)
+class Template:
+    """A database file holding the store, built once per test session and copied per test."""
+
+    path: Path
+    key: str
+    store_id: int
+    goods: Catalogue
+
+
+@pytest.fixture(scope="session")
+def template(tmp_path_factory: pytest.TempPathFactory) -> Template:
     from companion.app import create_app
 
-    app = create_app(replace(settings, rate_per_minute=10**6, rate_per_hour=10**6), clock=clock)
+    path = tmp_path_factory.mktemp("commerce") / "template.db"
+    app = create_app(CompanionSettings(database=str(path)), clock=ManualClock(START))
+    engine = app.state.services.engine
+    shop = Shop(engine, START)
+    goods = stock_catalogue(shop)
+    with engine.begin() as conn:
+        seed_commerce(conn, store_id=shop.store_id, now=START)
+    key = shop.key()
+    engine.dispose()  # the last connection closing checkpoints the WAL into the file
+    return Template(path, key, shop.store_id, goods)
+
+
+@pytest.fixture
+async def store(
+    template: Template, tmp_path: Path, clock: ManualClock
+) -> AsyncIterator[Store]:
+    from companion.app import create_app
+
+    database = tmp_path / "store.db"
+    shutil.copyfile(template.path, database)
+    settings = CompanionSettings(
+        database=str(database), rate_per_minute=10**6, rate_per_hour=10**6, migrate=False
+    )
+    app = create_app(settings, clock=clock)
     if not any(getattr(r, "path", "") == "/payments/vnpay/ipn" for r in app.routes):
         app.include_router(gateway_router)  # until create_app mounts it
     app.state.password_hasher = cheap_hasher()
     app.state.ipn_sender = HttpIpnSender(httpx.ASGITransport(app=app))
     engine = app.state.services.engine
-    shop = Shop(engine, clock.now())
-    goods = stock_catalogue(shop)
-    with engine.begin() as conn:
-        seed_commerce(conn, store_id=shop.store_id, now=clock.now())
     client = httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://test")
-    yield Store(app, client, clock, engine, shop.key(), shop.store_id, goods)
+    yield Store(app, client, clock, engine, template.key, template.store_id, template.goods)
     await client.aclose()
     engine.dispose()
