@@ -16,7 +16,7 @@ def encode_cursor(sort_key: str, row_id: int) -> str:
 def decode_cursor(cursor: str) -> tuple[str, int]:
     """Split a cursor into (sort key, id); a malformed one is a 422 naming `cursor`."""
     key, sep, raw_id = cursor.rpartition("|")
-    if not sep or not raw_id.isdigit() or len(raw_id) > 18:
+    if not sep or not (raw_id.isascii() and raw_id.isdigit()) or len(raw_id) > 18:
         raise unprocessable("cursor", "not a cursor returned by this API")
     return key, int(raw_id)
 

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime
+from typing import Literal
+
+SaleStatus = Literal["running", "scheduled", "ended"]
 
 
 def discounted(price: int | None, discount_percent: int | None) -> int | None:
@@ -16,7 +19,7 @@ def discounted(price: int | None, discount_percent: int | None) -> int | None:
     return (price * (100 - percent) + 50) // 100
 
 
-def sale_status(starts_at: datetime, ends_at: datetime, now: datetime) -> str:
+def sale_status(starts_at: datetime, ends_at: datetime, now: datetime) -> SaleStatus:
     """running while starts_at <= now < ends_at; scheduled before, ended after."""
     if now < starts_at:
         return "scheduled"

@@ -18,6 +18,8 @@ def serve(settings: CompanionSettings, *, host: str, port: int) -> None:
     config = uvicorn.Config(app, host=host, port=port, log_level="info", server_header=False)
     try:
         uvicorn.Server(config).run()
+    except KeyboardInterrupt:  # Ctrl-C after a graceful shutdown: a normal way to stop
+        return
     except SystemExit as exc:  # uvicorn exits when it cannot bind the socket
         if exc.code:
             raise ServeError(f"cannot listen on {host}:{port} (in use, or not allowed)") from None

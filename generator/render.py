@@ -7,8 +7,10 @@ instead of printing nothing. Merchant ``*_html`` fields are the only strings mar
 
 Every page template receives the same context (see ``page_context``): ``page``, ``store``,
 ``site``, ``menus`` (by code), ``href`` (the Links rule: a url -> an href or None for plain text),
-``canonical_url``, ``structured_data`` and ``vars`` (custom variables). A failing template raises
-``TemplateError`` naming the template, the line and the page.
+``canonical_url``, ``site_url``, ``absolute_url``, ``structured_data`` and ``vars`` (custom
+variables); the environment adds filters (``vnd``, ``date_vi``, ``isoformat``, ``jsonld``) and
+globals (``asset_url``, ``image_src``, ``price_of``, ``tel_href``, ``mailto_href``). A failing
+template raises ``TemplateError`` naming the template, the line and the page.
 """
 
 from __future__ import annotations

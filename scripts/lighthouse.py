@@ -23,6 +23,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import lxml.html
 from rich.console import Console
@@ -67,7 +68,7 @@ def pick_pages(out: Path) -> list[tuple[str, str]]:
         classes = (body.get("class") or "").split() if body is not None else []
         for kind in KINDS:
             if kind not in picked and f"page-{kind}" in classes:
-                picked[kind] = entry.loc[len(entry.loc) - len(_encoded_path(entry.loc)) :]
+                picked[kind] = _encoded_path(entry.loc)
         if len(picked) == len(KINDS) + 1:
             break
     missing = [kind for kind in KINDS if kind not in picked]
@@ -78,8 +79,8 @@ def pick_pages(out: Path) -> list[tuple[str, str]]:
 
 def _encoded_path(loc: str) -> str:
     """The path and query of a loc, still percent-encoded (as a browser requests it)."""
-    rest = loc.split("://", 1)[-1]
-    return "/" + rest.split("/", 1)[1] if "/" in rest else "/"
+    parts = urlsplit(loc)
+    return (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
 
 
 def run_lighthouse(url: str, report: Path) -> dict[str, Any]:

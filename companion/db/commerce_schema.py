@@ -201,7 +201,7 @@ customer_addresses = Table(
     Column("city", String(200), nullable=False),  # province-or-city level (spec naming)
     Column("province", String(200)),  # district level (spec naming)
     Column("ward", String(200)),
-    Column("street", String(300), nullable=False),
+    Column("street", String(300)),
     Column("is_default", Boolean, nullable=False, default=False),
     Column("created_at", DateTime, nullable=False),
     Column("updated_at", DateTime, nullable=False),

@@ -1,6 +1,7 @@
 """`storefront audit`: an SEO and integrity report of a built output folder.
 
     site.py            read the output folder: which files are pages, parsed once (lxml.html)
+    checks.py          the catalogue of check ids, documented in docs/audit.md
     findings.py        Finding(severity, check, where, message) and the AuditReport
     sitemap_files.py   read sitemap.xml or its index of numbered files, schema-validated
     sitemap_checks.py  limits, locs, duplicates, lastmod, pages listed or missing

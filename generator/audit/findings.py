@@ -12,6 +12,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 
+from generator.audit.checks import CHECKS
+
 
 class Severity(StrEnum):
     ERROR = "error"
@@ -33,6 +35,10 @@ class Finding:
     check: str
     where: str
     message: str
+
+    def __post_init__(self) -> None:
+        if self.check not in CHECKS:
+            raise ValueError(f"unknown audit check {self.check!r}: add it to audit/checks.py")
 
 
 def error(check: str, where: str, message: str) -> Finding:

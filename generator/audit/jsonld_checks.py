@@ -1,8 +1,9 @@
 """JSON-LD: valid JSON, and what Google requires of the two types the theme emits.
 
-- ``Product`` (merchant listing): ``name`` and ``image``; each offer with ``price`` > 0 written as
-  a plain number (not "120.000 ₫"), ``priceCurrency`` VND and a schema.org ``availability``.
-  A product without offers (no price yet) is valid JSON-LD but not eligible: a warning.
+- ``Product``: a ``name``; each offer with ``price`` > 0 written as a plain number (not
+  "120.000 ₫"), ``priceCurrency`` VND and a schema.org ``availability`` - errors, since they make
+  the item invalid. Merchant listings also need ``image`` and ``offers``; a product without a
+  photo or without a price yet is still a valid product snippet, so those are warnings.
 - ``BreadcrumbList``: ListItems with positions 1, 2, 3... in order, each with a name, and an
   absolute ``item`` url on every crumb but the last.
 
@@ -58,15 +59,9 @@ def check_jsonld(page: Page) -> list[Finding]:
             types = _types(node)
             if "Product" in types:
                 findings += [error("jsonld-product", where, m) for m in product_problems(node)]
-                if "offers" not in node:
-                    findings.append(
-                        warning(
-                            "jsonld-product",
-                            where,
-                            f"Product {node.get('name')!r} has no offers: "
-                            "not eligible for merchant listings",
-                        )
-                    )
+                findings += [
+                    warning("jsonld-product", where, m) for m in merchant_listing_gaps(node)
+                ]
             if "BreadcrumbList" in types:
                 findings += [
                     error("jsonld-breadcrumb", where, m) for m in breadcrumb_problems(node)
@@ -105,14 +100,25 @@ def product_problems(node: dict[str, Any]) -> list[str]:
     if not isinstance(name, str) or not name.strip():
         problems.append("Product has no name")
     label = f"Product {name!r}" if isinstance(name, str) else "Product"
-    if not _has_image(node.get("image")):
-        problems.append(f"{label} has no image")
     offers = node.get("offers")
     if offers is None:
         return problems
     for offer in offers if isinstance(offers, list) else [offers]:
         problems += [f"{label}: {p}" for p in offer_problems(offer)]
     return problems
+
+
+def merchant_listing_gaps(node: dict[str, Any]) -> list[str]:
+    """What keeps a valid Product out of merchant listings: no offers (no price yet) or no
+    image. The product snippet stays valid, so these are warnings, not errors: a store may
+    sell a product without a photo, and dropping its Product data would lose the snippet."""
+    label = f"Product {node.get('name')!r}"
+    gaps = []
+    if "offers" not in node:
+        gaps.append(f"{label} has no offers: not eligible for merchant listings")
+    if not _has_image(node.get("image")):
+        gaps.append(f"{label} has no image: not eligible for merchant listings")
+    return gaps
 
 
 def _has_image(image: Any) -> bool:

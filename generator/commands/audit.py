@@ -22,7 +22,7 @@ from generator.audit.report_json import report_to_json
 from generator.audit.report_text import print_report
 from generator.audit.urls import origin_of
 from generator.client import ApiClient
-from generator.errors import ConfigError, WriteError
+from generator.errors import ConfigError, StorefrontError, WriteError
 from generator.xstore import load_descriptor
 
 _API_TIMEOUT = 30.0
@@ -81,7 +81,12 @@ def run(args: argparse.Namespace) -> int:
         key = args.key or environ.get("STOREFRONT_API_KEY") or ""
         sections = anyio.run(_fetch_sections, api_url.rstrip("/"), key)
 
-    report = audit_site(out, now=datetime.now(UTC), site_url=site_url, api_sections=sections)
+    try:
+        report = audit_site(out, now=datetime.now(UTC), site_url=site_url, api_sections=sections)
+    except OSError as exc:
+        raise StorefrontError(
+            f"cannot read {exc.filename or out}: {exc.strerror or exc} (check the permissions)"
+        ) from None
     print_report(report, sys.stdout, strict=args.strict)
     if args.json is not None:
         _write(args.json, report_to_json(report, strict=args.strict), "--json")

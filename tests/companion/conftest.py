@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
@@ -82,21 +83,29 @@ def clock() -> ManualClock:
     return ManualClock(START)
 
 
-@pytest.fixture
-def settings(tmp_path: Path) -> Iterator[CompanionSettings]:
+@contextmanager
+def fresh_database(folder: Path) -> Iterator[str]:
+    """A new, empty database: a SQLite file in ``folder``, or one on STOREFRONT_TEST_POSTGRES."""
     server = os.environ.get("STOREFRONT_TEST_POSTGRES")
     if not server:
-        yield CompanionSettings(database=str(tmp_path / "companion.db"))
+        yield str(folder / "companion.db")
         return
     name = f"companion_test_{uuid.uuid4().hex[:12]}"
     admin = create_engine(server, isolation_level="AUTOCOMMIT")
     with admin.connect() as conn:
         conn.execute(text(f'CREATE DATABASE "{name}"'))
-    url = make_url(server).set(database=name).render_as_string(hide_password=False)
-    yield CompanionSettings(database=url)
-    with admin.connect() as conn:
-        conn.execute(text(f'DROP DATABASE "{name}" WITH (FORCE)'))
-    admin.dispose()
+    try:
+        yield make_url(server).set(database=name).render_as_string(hide_password=False)
+    finally:
+        with admin.connect() as conn:
+            conn.execute(text(f'DROP DATABASE "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Iterator[CompanionSettings]:
+    with fresh_database(tmp_path) as database:
+        yield CompanionSettings(database=database)
 
 
 @pytest.fixture

@@ -28,7 +28,7 @@ from companion.app import create_app
 from companion.clock import ManualClock
 from companion.routes.read import router as read_router
 from companion.settings import CompanionSettings
-from tests.companion.conftest import PREFIX, START
+from tests.companion.conftest import PREFIX, START, fresh_database
 from tests.companion.factory import Shop
 
 FUZZ_KEY = "pk_live_fuzz"
@@ -83,18 +83,16 @@ def small_store(shop: Shop) -> None:
 @pytest.fixture(scope="module")
 def read_schema(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """One store and one app for the module: the read endpoints never write."""
-    database = tmp_path_factory.mktemp("fuzz") / "fuzz.db"
-    unlimited = CompanionSettings(
-        database=str(database), rate_per_minute=10**9, rate_per_hour=10**9
-    )
-    app = create_app(unlimited, clock=ManualClock(START))
-    engine = app.state.services.engine
-    shop = Shop(engine, START)
-    small_store(shop)
-    with engine.begin() as conn:
-        create_key(conn, shop.store_id, now=START, key=FUZZ_KEY)
-    yield schemathesis.openapi.from_asgi(f"{PREFIX}/openapi.json", app)
-    engine.dispose()
+    with fresh_database(tmp_path_factory.mktemp("fuzz")) as database:
+        unlimited = CompanionSettings(database=database, rate_per_minute=10**9, rate_per_hour=10**9)
+        app = create_app(unlimited, clock=ManualClock(START))
+        engine = app.state.services.engine
+        shop = Shop(engine, START)
+        small_store(shop)
+        with engine.begin() as conn:
+            create_key(conn, shop.store_id, now=START, key=FUZZ_KEY)
+        yield schemathesis.openapi.from_asgi(f"{PREFIX}/openapi.json", app)
+        engine.dispose()
 
 
 @pytest.mark.parametrize("mode", list(EXAMPLES), ids=str)

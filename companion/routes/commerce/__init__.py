@@ -5,9 +5,11 @@
 root: gateways and browsers reach it without a publishable key.
 """
 
+from typing import Any
+
 from fastapi import APIRouter, Security
 
-from companion.openapi import PROBLEM_RESPONSES, service_key_scheme
+from companion.openapi import PROBLEM_RESPONSES, ProblemBody, service_key_scheme
 from companion.routes.commerce import (
     cart,
     checkout,
@@ -26,9 +28,19 @@ from companion.routes.commerce import (
 )
 from companion.routes.commerce.gateway import router as gateway_router
 
+COMMERCE_RESPONSES: dict[int | str, dict[str, Any]] = {
+    **PROBLEM_RESPONSES,
+    400: {"description": "The body is not readable JSON", "model": ProblemBody},
+    403: {"description": "Not the customer's to see or change", "model": ProblemBody},
+    409: {
+        "description": "The state forbids it (closed cart, stock gone, paid order, ...)",
+        "model": ProblemBody,
+    },
+}
+
 router = APIRouter(
     dependencies=[Security(service_key_scheme())],
-    responses=PROBLEM_RESPONSES,
+    responses=COMMERCE_RESPONSES,
 )
 for _module in (
     cart,

@@ -13,6 +13,7 @@ from companion.commerce.checkouts import (
     Checkout,
     CheckoutStatus,
     get_checkout,
+    latest_checkout,
     start_checkout,
     update_checkout,
 )
@@ -124,8 +125,11 @@ def create_checkout(
     cart = find_cart(db, store_id=store_id, token=cart_token)
     if cart is None:
         raise not_found("cart")
-    if cart.status is CartStatus.MERGED:
-        raise conflict("cart_closed", "the cart was merged into the customer's cart")
+    if cart.status is not CartStatus.ACTIVE:
+        existing = latest_checkout(db, store_id=store_id, cart_id=cart.id)
+        if existing is not None:
+            return checkout_view(existing)  # the completed checkout of an ordered cart
+        raise conflict("cart_closed", f"the cart was {cart.status}; start a new cart")
     checkout = start_checkout(
         db, store_id=store_id, cart=cart, customer_id=customer_id or cart.customer_id, now=now
     )
@@ -134,7 +138,7 @@ def create_checkout(
         changes["email"] = body.email.lower()
     if body is not None and body.coupon_code:
         changes["coupon_code"] = normalize_code(body.coupon_code)
-    if changes and checkout.status is CheckoutStatus.OPEN:
+    if changes:
         checkout = update_checkout(db, checkout, changes, now=now)
     return checkout_view(checkout)
 

@@ -24,7 +24,7 @@ from companion.db.schema import (
 )
 from companion.deps import CurrentTenant, Db, ServicesDep
 from companion.problems import not_found
-from companion.routes.read.paging import after_desc, cut_page, time_cursor, time_key
+from companion.routes.read.paging import after_desc, cut_page, first_page, time_cursor, time_key
 from companion.routes.read.params import Cursor, EntityId, Limit, Ref, Slug
 from companion.routes.read.refs import ref_match
 from companion.routes.read.values import wire
@@ -175,7 +175,7 @@ def related_articles(
         .order_by(*NEWEST)
         .limit(size + 1)
     )
-    page, _, has_more = cut_page(db.execute(query).all(), size, lambda r: "")
+    page, has_more = first_page(db.execute(query).all(), size)
     items = [ArticleSummary(**s) for s in summaries(db, page)]
     return Envelope[ArticleSummary](items=items, next_cursor=None, has_more=has_more)
 

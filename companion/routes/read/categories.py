@@ -16,7 +16,7 @@ from companion.db.schema import categories
 from companion.deps import CurrentTenant, Db, ServicesDep
 from companion.problems import not_found
 from companion.routes.read.category_index import product_counts
-from companion.routes.read.paging import cut_page
+from companion.routes.read.paging import first_page
 from companion.routes.read.params import EntityId, Limit, Ref, Slug
 from companion.routes.read.refs import ref_match
 from companion.routes.read.values import clean_url, wire
@@ -83,7 +83,7 @@ def list_categories(
             categories.c.store_id == tenant.store_id, ref_match(categories, parent)
         )
         rows = category_rows(db, tenant.store_id, categories.c.parent_id.in_(parent_ids))
-    page, _, has_more = cut_page(rows, size, lambda r: "")
+    page, has_more = first_page(rows, size)
     items = to_categories(db, tenant.store_id, page)
     return Envelope[Category](items=items, next_cursor=None, has_more=has_more)
 

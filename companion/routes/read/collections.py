@@ -11,7 +11,7 @@ from companion.cursors import clamp_limit
 from companion.db.schema import collections
 from companion.deps import CurrentTenant, Db, ServicesDep
 from companion.problems import not_found
-from companion.routes.read.paging import cut_page
+from companion.routes.read.paging import first_page
 from companion.routes.read.params import Limit, Slug
 from companion.routes.read.values import wire
 from companion.schemas.envelope import Envelope
@@ -45,7 +45,7 @@ def list_collections(
         .order_by(collections.c.position, collections.c.id)
         .limit(size + 1)
     )
-    page, _, has_more = cut_page(db.execute(query).all(), size, lambda r: "")
+    page, has_more = first_page(db.execute(query).all(), size)
     return Envelope[Collection](
         items=[to_collection(r) for r in page], next_cursor=None, has_more=has_more
     )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, cast
+from typing import Any
 
 from fastapi import APIRouter
 from sqlalchemy import Connection, select
@@ -13,7 +13,7 @@ from companion.db.schema import flash_sale_products, flash_sales, products
 from companion.deps import CurrentTenant, Db, ServicesDep
 from companion.pricing import sale_status
 from companion.problems import not_found
-from companion.routes.read.paging import cut_page
+from companion.routes.read.paging import first_page
 from companion.routes.read.params import EntityId, Limit
 from companion.routes.read.product_cards import CARD_COLUMNS, PUBLISHED, build_cards
 from companion.routes.read.values import wire
@@ -29,7 +29,7 @@ def to_sale(row: Any, now: datetime) -> FlashSale:
         name=row.name,
         starts_at=wire(row.starts_at),
         ends_at=wire(row.ends_at),
-        status=cast(Any, sale_status(row.starts_at, row.ends_at, now)),
+        status=sale_status(row.starts_at, row.ends_at, now),
     )
 
 
@@ -59,7 +59,7 @@ def list_flash_sales(
         .order_by(flash_sales.c.ends_at, flash_sales.c.id)
         .limit(size + 1)
     )
-    page, _, has_more = cut_page(db.execute(query).all(), size, lambda r: "")
+    page, has_more = first_page(db.execute(query).all(), size)
     return Envelope[FlashSale](
         items=[to_sale(r, now) for r in page], next_cursor=None, has_more=has_more
     )
@@ -95,7 +95,7 @@ def flash_sale_products_list(
         .order_by(flash_sale_products.c.position, products.c.id)
         .limit(size + 1)
     )
-    page, _, has_more = cut_page(db.execute(query).all(), size, lambda r: "")
+    page, has_more = first_page(db.execute(query).all(), size)
     cards = build_cards(
         db, tenant.store_id, page, services.clock.now(), fixed_discount=sale.discount_percent
     )

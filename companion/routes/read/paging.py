@@ -81,6 +81,11 @@ def cut_page(
     return page, next_cursor, has_more
 
 
+def first_page(rows: Sequence[R], limit: int) -> tuple[list[R], bool]:
+    """For lists without a cursor: the first ``limit`` rows and whether any were left out."""
+    return list(rows[:limit]), len(rows) > limit
+
+
 def time_key(when: datetime, row_id: int) -> str:
     return encode_cursor(wire_timestamp(when) or "", row_id)
 

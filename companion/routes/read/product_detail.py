@@ -13,7 +13,7 @@ from companion.db.schema import brands, product_categories, product_images, prod
 from companion.deps import CurrentTenant, Db, ServicesDep
 from companion.pricing import discounted, unit_in_stock
 from companion.problems import not_found
-from companion.routes.read.paging import cut_page
+from companion.routes.read.paging import first_page
 from companion.routes.read.params import EntityId, Limit, Slug
 from companion.routes.read.product_cards import (
     CARD_COLUMNS,
@@ -120,7 +120,7 @@ def related_products(
             .limit(size + 1)
         )
         rows = list(db.execute(query).all())
-    page, _, has_more = cut_page(rows, size, lambda r: "")
+    page, has_more = first_page(rows, size)
     cards = build_cards(db, tenant.store_id, page, services.clock.now())
     return Envelope[ProductCard](items=cards, next_cursor=None, has_more=has_more)
 

@@ -11,7 +11,7 @@ from companion.cursors import clamp_limit
 from companion.db.schema import banners, custom_variables, promotions, stores
 from companion.deps import CurrentTenant, Db, ServicesDep
 from companion.problems import not_found
-from companion.routes.read.paging import cut_page
+from companion.routes.read.paging import first_page
 from companion.routes.read.params import Limit
 from companion.routes.read.values import wire
 from companion.schemas.envelope import Envelope
@@ -87,7 +87,7 @@ def list_banners(
         .order_by(banners.c.location_code, banners.c.position, banners.c.id)
         .limit(size + 1)
     )
-    page, _, has_more = cut_page(db.execute(query).all(), size, lambda r: "")
+    page, has_more = first_page(db.execute(query).all(), size)
     items = [
         Banner(
             id=r.id,

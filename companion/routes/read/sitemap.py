@@ -11,7 +11,6 @@ Pages walk (created_at, id) ascending, so rows written between pages never repea
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
@@ -76,6 +75,10 @@ def served(name: str, store_id: int, now: datetime) -> Select[Any]:
     )
 
 
+def created_key(row: Any) -> str:
+    return time_key(row.created_at, row.id)
+
+
 def count_table(name: str) -> Table:
     return collections if name == "collections" else WITH_URL.get(name, articles)
 
@@ -108,7 +111,7 @@ def sitemap_section(
     query = select(rows).order_by(rows.c.created_at, rows.c.id)
     if cursor is not None:
         query = query.where(after_asc(rows.c.created_at, rows.c.id, *time_cursor(cursor)))
-    cursor_of: Callable[[Any], str] = lambda r: time_key(r.created_at, r.id)  # noqa: E731
-    page, next_cursor, has_more = cut_page(db.execute(query.limit(size + 1)).all(), size, cursor_of)
+    rows_found = db.execute(query.limit(size + 1)).all()
+    page, next_cursor, has_more = cut_page(rows_found, size, created_key)
     items = [SitemapEntry(path=r.path, updated_at=wire(r.updated_at)) for r in page]
     return Envelope[SitemapEntry](items=items, next_cursor=next_cursor, has_more=has_more)

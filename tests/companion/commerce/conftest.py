@@ -210,9 +210,7 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Template:
 
 
 @pytest.fixture
-async def store(
-    template: Template, tmp_path: Path, clock: ManualClock
-) -> AsyncIterator[Store]:
+async def store(template: Template, tmp_path: Path, clock: ManualClock) -> AsyncIterator[Store]:
     from companion.app import create_app
 
     database = tmp_path / "store.db"

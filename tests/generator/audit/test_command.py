@@ -99,3 +99,8 @@ def test_unwritable_report_file_is_a_one_line_error(
 ) -> None:
     assert _run("--out", str(site), "--json", str(tmp_path / "no" / "dir" / "r.json")) == 1
     assert "--json: cannot write" in capsys.readouterr().out
+
+
+def test_folder_named_like_a_page_is_not_read_as_one(site: Path) -> None:
+    (site / "khuyen-mai.html").mkdir()
+    assert _run("--out", str(site)) == 0

@@ -62,9 +62,14 @@ def test_product_without_name_is_an_error(site: Path) -> None:
     assert _messages(site, "jsonld-product") == ["Product has no name"]
 
 
-def test_product_without_image_is_an_error(site: Path) -> None:
+def test_product_without_image_is_a_merchant_listing_warning(site: Path) -> None:
     _product_page(site, _product(image=[]), BREADCRUMB_JSONLD)
-    assert _messages(site, "jsonld-product") == ["Product 'Áo thun cotton' has no image"]
+    report = run_audit(site)
+    [finding] = report.findings
+    assert (finding.check, finding.severity) == ("jsonld-product", Severity.WARNING)
+    assert finding.message == (
+        "Product 'Áo thun cotton' has no image: not eligible for merchant listings"
+    )
 
 
 def test_formatted_price_string_is_an_error(site: Path) -> None:
@@ -108,9 +113,10 @@ def test_product_without_offers_is_a_warning(site: Path) -> None:
 
 
 def test_product_inside_a_graph_is_checked(site: Path) -> None:
-    graph = {"@context": "https://schema.org", "@graph": [_product(image=None)]}
+    graph = {"@context": "https://schema.org", "@graph": [_product(offers=_offer(price=0))]}
     _product_page(site, graph, BREADCRUMB_JSONLD)
-    assert _messages(site, "jsonld-product") == ["Product 'Áo thun cotton' has no image"]
+    [message] = _messages(site, "jsonld-product")
+    assert "greater than 0" in message
 
 
 def test_aggregate_offer_needs_a_low_price(site: Path) -> None:
