@@ -6,6 +6,8 @@ STAMP  := $(VENV)/.installed-stamp
 
 .PHONY: install build test lint serve api clean
 
+include make/nginx.mk make/lighthouse.mk
+
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
@@ -18,9 +20,11 @@ install: $(STAMP)
 build: install
 	$(BIN)/storefront build
 
-## test: install, lint, then run the whole suite
-test: install lint
+## test: install (Python packages; nginx, Chromium and Lighthouse for the serving and page
+## checks), lint, run the whole suite, then score the demo store's pages with Lighthouse
+test: install lint nginx lighthouse-deps
 	$(BIN)/pytest
+	$(MAKE) --no-print-directory lighthouse
 
 ## lint: ruff and mypy --strict on the packages
 lint: install

@@ -2,7 +2,7 @@
 
 Two kinds, because of where they may live:
 
-- ``write_host_files(out)`` writes the files static hosts read *from the published folder*:
+- ``host_files()`` names the files static hosts read *from the published folder*:
   ``.nojekyll`` (GitHub Pages would otherwise drop ``/_assets/``: Jekyll skips folders that start
   with "_") and ``_headers`` (Netlify and Cloudflare Pages: long caching for ``/_assets/``). Both
   are inert elsewhere: the shipped nginx config and the static server refuse to serve them.
@@ -42,13 +42,12 @@ def deploy_dir_for(out: Path) -> Path:
     return out.with_name(out.name + ".deploy")
 
 
-def write_host_files(out: Path) -> None:
-    """Write ``.nojekyll`` and ``_headers`` into the output folder ``out``."""
-    try:
-        (out / ".nojekyll").write_text("", encoding="utf-8")
-        (out / "_headers").write_text(NETLIFY_CLOUDFLARE_HEADERS, encoding="utf-8")
-    except OSError as exc:
-        raise WriteError(f"{out}: cannot write host files ({exc.strerror or exc})") from None
+def host_files() -> tuple[tuple[str, bytes], ...]:
+    """The files static hosts read from the published folder: (name, content) pairs.
+
+    ``write_site`` writes them into the staged output, so they are swapped in with the pages.
+    """
+    return ((".nojekyll", b""), ("_headers", NETLIFY_CLOUDFLARE_HEADERS.encode("utf-8")))
 
 
 def write_deploy_files(dest: Path, *, site_root: Path | None = None) -> None:

@@ -6,6 +6,11 @@ import lxml.etree
 import lxml.html
 
 ELLIPSIS = "…"
+# Elements that end a line when a browser shows them: their text must not run into the next.
+BLOCKS = frozenset(
+    "address article aside blockquote br dd div dl dt figcaption figure footer h1 h2 h3 h4 h5 "
+    "h6 header hr li main nav ol p pre section table td th tr ul".split()
+)
 
 
 def html_to_text(html: str | None) -> str:
@@ -18,6 +23,10 @@ def html_to_text(html: str | None) -> str:
         return ""
     for unseen in root.xpath("//script|//style|//template"):
         unseen.drop_tree()
+    for element in root.iter():
+        if isinstance(element.tag, str) and element.tag in BLOCKS:
+            element.text = " " + (element.text or "")
+            element.tail = " " + (element.tail or "")
     return " ".join(root.text_content().split())
 
 

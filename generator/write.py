@@ -1,6 +1,6 @@
 """Write the site atomically: ``write_site(pages, out_dir, ...) -> WriteReport``.
 
-Everything (pages, theme assets under ``_assets/``, sitemap.xml, robots.txt, ``.nojekyll``) goes
+Everything (pages, theme assets under ``_assets/``, sitemap.xml, robots.txt, the host files of ``deploy.host_files``) goes
 into a temporary folder beside the output (``<out>.tmp-*``), which then replaces the output:
 rename the old folder aside, rename the new one in, delete the old one. A build that fails or is
 interrupted before that point deletes its temporary folder and leaves the previous output as it
@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path, PurePosixPath
 
+from generator.deploy import host_files
 from generator.errors import PathCollision, UnsafePath, WriteError
 from generator.paths import output_file
 from generator.render import RenderedPage
@@ -34,8 +35,6 @@ from generator.theme import ASSETS_OUTPUT_FOLDER, asset_files
 # Marks a folder as written by a build, so the next build may replace it.
 MARKER_FILE = ".storefront-output"
 MARKER_TEXT = b"Written by `storefront build`; the next build replaces this whole folder.\n"
-# GitHub Pages runs Jekyll unless this file exists, and Jekyll drops folders starting with "_".
-NOJEKYLL_FILE = ".nojekyll"
 _FOLDER_MODE = 0o755
 
 
@@ -80,7 +79,8 @@ def write_site(
             for name, content in sitemap_files(written, site_url, sitemap_limits):
                 sizes.append(_write_new(staging, PurePosixPath(name), content))
                 sitemap_names.append(name)
-        sizes.append(_write_new(staging, PurePosixPath(NOJEKYLL_FILE), b""))
+        for name, content in host_files():
+            sizes.append(_write_new(staging, PurePosixPath(name), content))
         sizes.append(_write_new(staging, PurePosixPath(MARKER_FILE), MARKER_TEXT))
     return WriteReport(
         out_dir=out_dir,

@@ -11,18 +11,18 @@ from generator.deploy import (
     deploy_dir_for,
     nginx_server_block,
     read_nginx_template,
+    host_files,
     write_deploy_files,
-    write_host_files,
 )
 from generator.errors import ConfigError
 
 REPO = Path(__file__).resolve().parents[2]
 
 
-def test_host_files_keep_assets_on_github_pages_and_cache_them_elsewhere(tmp_path: Path) -> None:
-    write_host_files(tmp_path)
-    assert (tmp_path / ".nojekyll").read_text(encoding="utf-8") == ""
-    headers = (tmp_path / "_headers").read_text(encoding="utf-8")
+def test_host_files_keep_assets_on_github_pages_and_cache_them_elsewhere() -> None:
+    files = dict(host_files())
+    assert files[".nojekyll"] == b""
+    headers = files["_headers"].decode("utf-8")
     assert "/_assets/*\n  Cache-Control: public, max-age=31536000, immutable" in headers
 
 

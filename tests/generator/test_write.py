@@ -28,7 +28,7 @@ def test_layout_maps_urls_to_html_files(tmp_path: Path) -> None:
     files = files_under(out)
     assert {"index.html", "404.html", "thoi-trang.html", "thoi-trang/ao.html"} <= files
     assert {"bai-viet.html", "bai-viet/cach-chon-ao.html", "áo-thun.html"} <= files
-    assert {"_assets/style.css", "sitemap.xml", "robots.txt", ".nojekyll"} <= files
+    assert {"_assets/style.css", "sitemap.xml", "robots.txt", ".nojekyll", "_headers"} <= files
 
 
 def test_non_ascii_file_names_are_nfc(tmp_path: Path) -> None:
@@ -65,7 +65,7 @@ def test_a_rebuild_replaces_the_previous_output(tmp_path: Path) -> None:
     out = tmp_path / "out"
     write_site([page("/"), page("/old")], out)
     write_site([page("/"), page("/new")], out)
-    assert files_under(out) == {"index.html", "new.html", ".nojekyll", MARKER_FILE}
+    assert files_under(out) == {"index.html", "new.html", ".nojekyll", "_headers", MARKER_FILE}
 
 
 def test_failed_build_keeps_the_previous_output_intact(tmp_path: Path) -> None:

@@ -6,8 +6,6 @@ from typing import Annotated
 
 from fastapi import Query
 
-from companion.clock import wire_timestamp
-
 CartTokenQuery = Annotated[
     str | None, Query(max_length=100, description="The cart token (service_cart cookie)")
 ]
@@ -20,5 +18,3 @@ def money(amount: int) -> str:
     """Quote and order money travels as a decimal string (spec, Conventions on values)."""
     return str(amount)
 
-
-__all__ = ["CartTokenQuery", "RequiredCartToken", "money", "wire_timestamp"]
