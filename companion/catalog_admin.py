@@ -133,4 +133,3 @@ def set_product_price(
 ) -> None:
     """A new list price (None: no price yet); emits ``product.updated`` with changed [price]."""
     update_entity(conn, Entity.PRODUCT, product_id, {"price": price}, store_id=store_id, now=now)
-

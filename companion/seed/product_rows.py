@@ -103,8 +103,21 @@ def draft_products(
 ) -> Iterator[ProductDraft]:
     by_line = {shelf.line.name: shelf for shelf in shelves}
     fixed = {number: (by_line[line], name) for number, (line, name) in FIXED_NAMES.items()}
+    seen: set[str] = set()
     for number in range(1, count + 1):
-        yield _draft(rng, store_id, number, shelves, fixed.get(number), brand_ids)
+        draft = _draft(rng, store_id, number, shelves, fixed.get(number), brand_ids)
+        yield _distinct_name(draft, seen)
+
+
+def _distinct_name(draft: ProductDraft, seen: set[str]) -> ProductDraft:
+    """Shops tell same-named products apart by a model code; so does the demo (unique titles)."""
+    name = draft.row["name"]
+    if name in seen:
+        name = f"{name} mã {draft.number}"
+        draft.row["name"] = name
+        draft.row["search_name"] = fold(name)
+    seen.add(name)
+    return draft
 
 
 def _quirk(number: int, roll: float) -> str | None:

@@ -414,3 +414,9 @@ def test_demo_images_are_shipped_with_the_default_theme(db: Connection) -> None:
     assert urls
     for url in urls:
         assert (theme_assets / url.removeprefix("/_assets/")).is_file(), url
+
+
+def test_product_names_are_distinct_so_page_titles_are(db: Connection) -> None:
+    names = [row["name"] for row in rows(db, t.products)]
+    assert len(names) == len(set(names))
+    assert all(row["search_name"] == fold(row["name"]) for row in rows(db, t.products))

@@ -17,4 +17,3 @@ RequiredCartToken = Annotated[
 def money(amount: int) -> str:
     """Quote and order money travels as a decimal string (spec, Conventions on values)."""
     return str(amount)
-
