@@ -35,6 +35,7 @@ def rate_windows(settings: CompanionSettings) -> tuple[Window, ...]:
 
 
 def create_app(settings: CompanionSettings | None = None, *, clock: Clock | None = None) -> FastAPI:
+    from companion.routes.commerce import gateway_router
     from companion.routes.commerce import router as commerce_router
     from companion.routes.read import router as read_router
 
@@ -66,6 +67,8 @@ def create_app(settings: CompanionSettings | None = None, *, clock: Clock | None
     app.include_router(read_router, prefix=API_PREFIX)
     app.include_router(commerce_router, prefix=API_PREFIX)
     app.include_router(commerce_router, prefix=ALIAS_PREFIX, include_in_schema=False)
+    # The sandbox gateway's pages and its IPN endpoint: the gateway's side, not the public API.
+    app.include_router(gateway_router, include_in_schema=False)
 
     # add_middleware wraps what is there: add innermost first.
     app.add_middleware(RateLimitMiddleware, limiter=limiter)

@@ -45,6 +45,9 @@ def add_parser(subparsers: Any) -> None:
     api.add_argument("--port", type=int, default=8001, help="port to listen on (default 8001)")
     api.set_defaults(func=guarded(run_api))
     actions = api.add_subparsers(dest="api_action", metavar="ACTION")
+    from companion.webhooks.cli import add_webhook_parser  # it builds on this module's helpers
+
+    add_webhook_parser(actions)
     keys = actions.add_parser("keys", help="create, list or revoke publishable keys")
     key_actions = keys.add_subparsers(dest="keys_action", metavar="ACTION", required=True)
     for name, func, text in (
@@ -158,7 +161,7 @@ def run_api(args: argparse.Namespace) -> int:
     if args.seed == "demo":
         seed(engine, args.products)
     engine.dispose()
-    settings = CompanionSettings(database=args.db)
+    settings = CompanionSettings(database=args.db, public_url=f"http://{args.host}:{args.port}")
     print(
         f"storefront api: http://{args.host}:{args.port}/public/v1 (database {args.db}; "
         f"docs at /public/v1/docs)",

@@ -14,7 +14,7 @@ from generator.errors import StorefrontError
 
 def build_parser() -> argparse.ArgumentParser:
     from companion import cli as api_command
-    from generator.commands import audit, build
+    from generator.commands import audit, build, serve
 
     parser = argparse.ArgumentParser(
         prog="storefront",
@@ -22,6 +22,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     build.add_parser(sub)
+    serve.add_parser(sub)
     audit.add_parser(sub)
     api_command.add_parser(sub)
     return parser

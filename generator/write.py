@@ -1,11 +1,12 @@
 """Write the site atomically: ``write_site(pages, out_dir, ...) -> WriteReport``.
 
-Everything (pages, theme assets under ``_assets/``, sitemap.xml, robots.txt, the host files of ``deploy.host_files``) goes
-into a temporary folder beside the output (``<out>.tmp-*``), which then replaces the output:
-rename the old folder aside, rename the new one in, delete the old one. A build that fails or is
-interrupted before that point deletes its temporary folder and leaves the previous output as it
-was. Between the two renames the output path is briefly absent (there is no portable atomic
-exchange of two folders); a crash exactly there leaves the previous site in ``<out>.old-*``.
+Everything (pages, theme assets under ``_assets/``, sitemap.xml, robots.txt, the host files of
+``deploy.host_files``) goes into a temporary folder beside the output (``<out>.tmp-*``), which
+then replaces the output: rename the old folder aside, rename the new one in, delete the old
+one. A build that fails or is interrupted before that point deletes its temporary folder and
+leaves the previous output as it was. Between the two renames the output path is briefly absent
+(there is no portable atomic exchange of two folders); a crash exactly there leaves the previous
+site in ``<out>.old-*``.
 
 The writer re-derives each file from the page's url (``paths.output_file``), so it refuses unsafe
 paths itself, and refuses two pages at one file (``PathCollision``) including collisions only the

@@ -9,9 +9,9 @@ import pytest
 from generator.deploy import (
     TEMPLATE_ROOT,
     deploy_dir_for,
+    host_files,
     nginx_server_block,
     read_nginx_template,
-    host_files,
     write_deploy_files,
 )
 from generator.errors import ConfigError

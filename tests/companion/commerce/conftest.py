@@ -23,7 +23,6 @@ from sqlalchemy import Engine, select, update
 from companion.clock import ManualClock
 from companion.db.schema import variants
 from companion.payments.ipn_sender import HttpIpnSender
-from companion.routes.commerce import gateway_router
 from companion.seed.commerce import seed_commerce
 from companion.settings import CompanionSettings
 from tests.companion.conftest import PREFIX, START
@@ -219,8 +218,6 @@ async def store(template: Template, tmp_path: Path, clock: ManualClock) -> Async
         database=str(database), rate_per_minute=10**6, rate_per_hour=10**6, migrate=False
     )
     app = create_app(settings, clock=clock)
-    if not any(getattr(r, "path", "") == "/payments/vnpay/ipn" for r in app.routes):
-        app.include_router(gateway_router)  # until create_app mounts it
     app.state.password_hasher = cheap_hasher()
     app.state.ipn_sender = HttpIpnSender(httpx.ASGITransport(app=app))
     engine = app.state.services.engine

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import time
 
 import httpx
 import pytest
@@ -14,6 +15,7 @@ from companion.catalog_admin import CatalogError, delete_entity, set_product_pri
 from companion.clock import epoch_seconds
 from companion.db.commerce_schema import webhook_deliveries
 from companion.db.schema import products
+from companion.server import delivering_webhooks
 from companion.webhooks.cli import add_webhook_parser
 from companion.webhooks.events import Entity
 from companion.webhooks.signing import SIGNATURE_HEADER, verify
@@ -241,3 +243,17 @@ async def test_cli_adds_lists_and_removes(store: Store, capsys: pytest.CaptureFi
     assert "no webhook 1" in capsys.readouterr().err
     assert run_cli(["webhooks", "deliver", "--db", database]) == 0
     assert "delivered 0, retrying 0, failed 0" in capsys.readouterr().err
+
+
+async def test_the_server_delivers_due_webhooks_in_the_background(store: Store) -> None:
+    subscribe(store)
+    change_price(store)
+    subscriber = Subscriber()
+    with delivering_webhooks(
+        store.engine, store.clock, interval=0.02, client=subscriber.client()
+    ):
+        for _ in range(250):
+            if subscriber.received:
+                break
+            time.sleep(0.02)
+    assert [r.headers["Storefront-Event"] for r in subscriber.received] == ["product.updated"]

@@ -1,0 +1,74 @@
+"""`storefront serve`: the built output and the API on one origin, for previews and islands."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+
+import httpx
+import uvicorn
+from starlette.types import ASGIApp
+
+from generator.errors import ConfigError
+from generator.serve_app import ApiProxy, SameOrigin, site_app
+
+
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "serve",
+        help="serve the output with the API on the same origin",
+        description="Serve the built site by the output layout's rules (/a/b from a/b.html, "
+        "404.html with status 404) and, under /public/, the embedded companion on the demo "
+        "store or a proxy to --api-url.",
+    )
+    parser.add_argument("--out", default="output", help="folder to serve (default: output)")
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    parser.add_argument("--port", type=int, default=8000, help="port (default: 8000)")
+    parser.add_argument(
+        "--api-url",
+        default=None,
+        help="proxy /public/ to this API (its base, ending in /public/v1) instead of running "
+        "the embedded companion [env STOREFRONT_API_URL]",
+    )
+    parser.add_argument(
+        "--db",
+        default=".storefront-cache/companion.sqlite3",
+        help="database of the embedded companion (seeded with the demo store when new)",
+    )
+    parser.add_argument(
+        "--demo-products", type=int, default=300, help="size of the demo store when seeded"
+    )
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    out = Path(args.out)
+    if not (out / "index.html").is_file():
+        raise ConfigError(f"{out}: no built site here; run `storefront build --out {out}` first")
+    api = _api(args)
+    app = SameOrigin(site_app(out.resolve()), api)
+    print(f"Serving {out} and the API at http://{args.host}:{args.port}/ (Ctrl+C stops)")
+    config = uvicorn.Config(app, host=args.host, port=args.port, log_level="info")
+    try:
+        uvicorn.Server(config).run()
+    except KeyboardInterrupt:
+        return 0
+    except SystemExit as exc:
+        if exc.code:
+            raise ConfigError(f"cannot listen on {args.host}:{args.port} (in use?)") from None
+    return 0
+
+
+def _api(args: argparse.Namespace) -> ASGIApp:
+    api_url = args.api_url or os.environ.get("STOREFRONT_API_URL")
+    if api_url:
+        return ApiProxy(api_url, httpx.AsyncClient(timeout=30.0))
+    from companion.app import create_app
+    from companion.seed.demo import seed_demo
+    from companion.settings import CompanionSettings
+
+    Path(args.db).parent.mkdir(parents=True, exist_ok=True)
+    app = create_app(CompanionSettings(database=args.db))
+    seed_demo(app.state.services.engine, products=args.demo_products)
+    return app
