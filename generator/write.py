@@ -62,10 +62,12 @@ def write_site(
     out_dir: Path,
     *,
     theme_dir: Path | None = None,
+    public_dir: Path | None = None,
     site_url: str | None = None,
     sitemap_limits: SitemapLimits | None = None,
 ) -> WriteReport:
-    """Write pages, the theme's assets and (given the site url) the sitemap, then swap them in.
+    """Write pages, the theme's assets, the files of ``public_dir`` (xstore.json ``publicDir``,
+    copied as they are to the output root) and, given the site url, the sitemap; then swap.
 
     ``pages`` may be a lazy iterator (``render_site``): an exception it raises aborts the build
     and keeps the previous output.
@@ -75,6 +77,8 @@ def write_site(
         sizes = [p.bytes for p in written]
         if theme_dir is not None:
             sizes += copy_assets(staging, theme_dir)
+        if public_dir is not None:
+            sizes += copy_public(staging, public_dir)
         sitemap_names: list[str] = []
         if site_url is not None:
             for name, content in sitemap_files(written, site_url, sitemap_limits):
@@ -119,6 +123,20 @@ def copy_assets(folder: Path, theme_dir: Path) -> list[int]:
         _write_new(folder, PurePosixPath(ASSETS_OUTPUT_FOLDER) / published, source.read_bytes())
         for published, source in asset_files(theme_dir)
     ]
+
+
+def copy_public(folder: Path, public_dir: Path) -> list[int]:
+    """Every file of ``public_dir`` at the same relative path under ``folder`` (favicon.ico,
+    .well-known/...); a file that a page, an asset or another file already took is refused."""
+    sizes: list[int] = []
+    for source in sorted(public_dir.rglob("*")):
+        if source.is_file():
+            relative = PurePosixPath(*source.relative_to(public_dir).parts)
+            try:
+                sizes.append(_write_new(folder, relative, source.read_bytes()))
+            except PathCollision as exc:
+                raise PathCollision(f"publicDir {public_dir}: {exc}") from None
+    return sizes
 
 
 @contextmanager

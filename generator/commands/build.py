@@ -88,6 +88,7 @@ async def build_site(config: BuildConfig, console: Console) -> BuildSummary:
                 pages_rendered(),
                 config.out,
                 theme_dir=config.templates,
+                public_dir=_public_dir(config),
                 site_url=config.site_url,
             )
         )
@@ -105,6 +106,15 @@ async def build_site(config: BuildConfig, console: Console) -> BuildSummary:
         seconds=time.perf_counter() - started,
         source=config.api_url or "embedded companion (demo store)",
     )
+
+
+def _public_dir(config: BuildConfig) -> Path | None:
+    """xstore.json ``publicDir``: files copied as they are to the output root, when present."""
+    name = config.descriptor.public_dir
+    if name is None:
+        return None
+    folder = Path(name)
+    return folder if folder.is_dir() else None
 
 
 @asynccontextmanager

@@ -180,3 +180,24 @@ def test_theme_assets_and_islands_are_copied_under_assets(tmp_path: Path) -> Non
     write_site([page("/")], out, theme_dir=theme)
     assert {"_assets/style.css", "_assets/islands/cart.js"} <= files_under(out)
     assert "_assets/islands/.DS_Store" not in files_under(out)
+
+
+def test_public_dir_files_are_copied_to_the_output_root(tmp_path: Path) -> None:
+    public = tmp_path / "public"
+    (public / ".well-known").mkdir(parents=True)
+    (public / "favicon.ico").write_bytes(b"\x00\x01icon")
+    (public / ".well-known" / "security.txt").write_text("Contact: x@example.vn\n")
+    out = tmp_path / "output"
+    write_site([page("/")], out, public_dir=public)
+    assert (out / "favicon.ico").read_bytes() == b"\x00\x01icon"
+    assert (out / ".well-known" / "security.txt").read_text() == "Contact: x@example.vn\n"
+
+
+def test_public_dir_file_may_not_take_a_page_path(tmp_path: Path) -> None:
+    public = tmp_path / "public"
+    public.mkdir()
+    (public / "gioi-thieu.html").write_text("<p>not the page</p>")
+    out = tmp_path / "output"
+    with pytest.raises(PathCollision, match="publicDir"):
+        write_site([page("/gioi-thieu")], out, public_dir=public)
+    assert not out.exists()
