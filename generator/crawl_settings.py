@@ -5,10 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from generator.errors import ConfigError
+from generator.shell_pages import SHELL_PATHS
 
 
 def _builtin_paths() -> frozenset[str]:
-    return frozenset({"/"})
+    return frozenset({"/"}) | SHELL_PATHS
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,7 +28,7 @@ class CrawlSettings:
     rate_limit_waits: int = 5
     #: Longest Retry-After, in seconds, the build agrees to wait; a longer one fails the build.
     max_retry_after: float = 900.0
-    #: Paths the site renders by itself (home page...): never sent to /routes/resolve.
+    #: Paths the site renders by itself (home page, island shells): never sent to /routes/resolve.
     builtin_paths: frozenset[str] = field(default_factory=_builtin_paths)
     #: Detail fetches in flight at once (the client bounds requests on its own as well).
     concurrency: int = 8

@@ -12,6 +12,8 @@ Pages, in this order:
 - each ``Catalog.custom_paths`` entry: its target again at the custom path. When the target has
   its own page the custom page's canonical points there and the custom page stays out of the
   sitemap; when it has none (null url), the custom path is the canonical page;
+- the island shells of ``shell_pages.SHELLS`` (cart, checkout, payment return, account, search),
+  ``noindex`` and out of the sitemap, unless a merchant page already has the path;
 - the not-found page (``/404`` -> ``404.html``), never in the sitemap, never linked.
 
 Two pages writing one file raise ``PathCollision``; an unsafe path raises ``UnsafePath``; both
@@ -48,6 +50,7 @@ from generator.model import (
 )
 from generator.paths import output_file, page_key, public_path
 from generator.plain_text import html_to_text, shorten
+from generator.shell_pages import SHELLS, Shell
 
 PageKind = Literal[
     "home",
@@ -58,6 +61,11 @@ PageKind = Literal[
     "article_list",
     "cms_page",
     "not_found",
+    "cart",
+    "checkout",
+    "payment_return",
+    "account",
+    "search",
 ]
 
 TEMPLATES: Mapping[PageKind, str] = {
@@ -69,6 +77,7 @@ TEMPLATES: Mapping[PageKind, str] = {
     "article_list": "article_list.html",
     "cms_page": "page.html",
     "not_found": "404.html",
+    **{shell.kind: shell.template for shell in SHELLS},
 }
 
 HOME_PATH = "/"
@@ -179,6 +188,8 @@ def plan_site(
     pages += [drafts.cms_page(p, p.url) for p in catalog.pages if p.url]
     custom, skipped = _custom_pages(catalog, drafts, pages)
     pages += custom
+    taken = {page_key(p.path) for p in pages}
+    pages += [drafts.shell(s) for s in SHELLS if page_key(s.path) not in taken]
     pages.append(drafts.not_found())
     _refuse_collisions(pages)
     linkable = [p.path for p in pages if p.kind != "not_found"]
@@ -403,6 +414,22 @@ class _Drafts:
             descriptions=[f"Trang bạn tìm không có trên {self.store_name}."],
             lastmod=None,
             breadcrumb=(),
+            image_url=None,
+        )
+        return replace(page, canonical_path=None, in_sitemap=False)
+
+    def shell(self, shell: Shell) -> Page:
+        """An island's page: the site's frame and a placeholder; noindex, not in the sitemap."""
+        page = self._page(
+            f"the {shell.kind.replace('_', '-')} page",
+            shell.path,
+            shell.kind,
+            None,
+            name=shell.name,
+            meta_title=None,
+            descriptions=[f"{shell.name} - {self.store_name}"],
+            lastmod=None,
+            breadcrumb=(_home_crumb(), BreadcrumbItem(shell.name, shell.path)),
             image_url=None,
         )
         return replace(page, canonical_path=None, in_sitemap=False)

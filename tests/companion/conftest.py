@@ -1,15 +1,13 @@
 """The real companion app over httpx.ASGITransport, on a real SQLite file per test.
 
 Set STOREFRONT_TEST_POSTGRES to a server URL (``postgresql+psycopg://user@host:port/postgres``)
-to run the same tests on PostgreSQL instead: each test gets a fresh database, dropped after.
+to run the same tests on PostgreSQL instead: each test gets a fresh database, dropped after
+(see ``tests.companion.databases``).
 """
 
 from __future__ import annotations
 
-import os
-import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
@@ -18,12 +16,11 @@ from typing import Any
 import httpx
 import pytest
 from fastapi import FastAPI
-from sqlalchemy import create_engine, text
-from sqlalchemy.engine import make_url
 
 from companion.app import create_app
 from companion.clock import ManualClock
 from companion.settings import CompanionSettings
+from tests.companion.databases import fresh_database
 from tests.companion.factory import Shop
 
 PREFIX = "/public/v1"
@@ -81,25 +78,6 @@ def anyio_backend() -> str:
 @pytest.fixture
 def clock() -> ManualClock:
     return ManualClock(START)
-
-
-@contextmanager
-def fresh_database(folder: Path) -> Iterator[str]:
-    """A new, empty database: a SQLite file in ``folder``, or one on STOREFRONT_TEST_POSTGRES."""
-    server = os.environ.get("STOREFRONT_TEST_POSTGRES")
-    if not server:
-        yield str(folder / "companion.db")
-        return
-    name = f"companion_test_{uuid.uuid4().hex[:12]}"
-    admin = create_engine(server, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
-    try:
-        yield make_url(server).set(database=name).render_as_string(hide_password=False)
-    finally:
-        with admin.connect() as conn:
-            conn.execute(text(f'DROP DATABASE "{name}" WITH (FORCE)'))
-        admin.dispose()
 
 
 @pytest.fixture

@@ -1,5 +1,6 @@
 """A small store with a catalogue of known prices and the demo's commerce data, served by the
-real companion app over httpx.ASGITransport on a real SQLite file per test.
+real companion app over httpx.ASGITransport on a real SQLite file (or PostgreSQL database) per
+test.
 
 ``store.call("PUT", "/cart/items", json=...)`` goes to /public/v1 with the store's key; pass
 ``jwt=`` for customer calls. The sandbox gateway's IPN reaches the same app in-process.
@@ -7,8 +8,7 @@ real companion app over httpx.ASGITransport on a real SQLite file per test.
 
 from __future__ import annotations
 
-import shutil
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
@@ -26,6 +26,7 @@ from companion.payments.ipn_sender import HttpIpnSender
 from companion.seed.commerce import seed_commerce
 from companion.settings import CompanionSettings
 from tests.companion.conftest import PREFIX, START
+from tests.companion.databases import fresh_database
 from tests.companion.factory import Shop
 
 ADDRESS = {
@@ -184,44 +185,47 @@ def cheap_hasher() -> PasswordHasher:
 
 @dataclass(frozen=True)
 class Template:
-    """A database file holding the store, built once per test session and copied per test."""
+    """A database holding the store, built once per test session and copied per test.
 
-    path: Path
+    ``database`` is a SQLite file, or a PostgreSQL URL when the suite runs on PostgreSQL (see
+    ``tests.companion.databases``); ``fresh_database(folder, template=...)`` copies it.
+    """
+
+    database: str
     key: str
     store_id: int
     goods: Catalogue
 
 
 @pytest.fixture(scope="session")
-def template(tmp_path_factory: pytest.TempPathFactory) -> Template:
+def template(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Template]:
     from companion.app import create_app
 
-    path = tmp_path_factory.mktemp("commerce") / "template.db"
-    app = create_app(CompanionSettings(database=str(path)), clock=ManualClock(START))
-    engine = app.state.services.engine
-    shop = Shop(engine, START)
-    goods = stock_catalogue(shop)
-    with engine.begin() as conn:
-        seed_commerce(conn, store_id=shop.store_id, now=START)
-    key = shop.key()
-    engine.dispose()  # the last connection closing checkpoints the WAL into the file
-    return Template(path, key, shop.store_id, goods)
+    with fresh_database(tmp_path_factory.mktemp("commerce")) as database:
+        app = create_app(CompanionSettings(database=database), clock=ManualClock(START))
+        engine = app.state.services.engine
+        shop = Shop(engine, START)
+        goods = stock_catalogue(shop)
+        with engine.begin() as conn:
+            seed_commerce(conn, store_id=shop.store_id, now=START)
+        key = shop.key()
+        engine.dispose()  # the last connection closing checkpoints the WAL into the file
+        yield Template(database, key, shop.store_id, goods)
 
 
 @pytest.fixture
 async def store(template: Template, tmp_path: Path, clock: ManualClock) -> AsyncIterator[Store]:
     from companion.app import create_app
 
-    database = tmp_path / "store.db"
-    shutil.copyfile(template.path, database)
-    settings = CompanionSettings(
-        database=str(database), rate_per_minute=10**6, rate_per_hour=10**6, migrate=False
-    )
-    app = create_app(settings, clock=clock)
-    app.state.password_hasher = cheap_hasher()
-    app.state.ipn_sender = HttpIpnSender(httpx.ASGITransport(app=app))
-    engine = app.state.services.engine
-    client = httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://test")
-    yield Store(app, client, clock, engine, template.key, template.store_id, template.goods)
-    await client.aclose()
-    engine.dispose()
+    with fresh_database(tmp_path, template=template.database) as database:
+        settings = CompanionSettings(
+            database=database, rate_per_minute=10**6, rate_per_hour=10**6, migrate=False
+        )
+        app = create_app(settings, clock=clock)
+        app.state.password_hasher = cheap_hasher()
+        app.state.ipn_sender = HttpIpnSender(httpx.ASGITransport(app=app))
+        engine = app.state.services.engine
+        client = httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://test")
+        yield Store(app, client, clock, engine, template.key, template.store_id, template.goods)
+        await client.aclose()
+        engine.dispose()

@@ -29,6 +29,7 @@ from companion.routes.commerce import router as commerce_router
 from companion.settings import CompanionSettings
 from tests.companion.commerce.conftest import Template, cheap_hasher
 from tests.companion.conftest import PREFIX, START
+from tests.companion.databases import fresh_database
 
 CHECKS = [
     not_a_server_error,
@@ -54,15 +55,16 @@ def fuzz_target(
     template: Template, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[tuple[Any, dict[str, str]]]:
     """One app for the module, on a copy of the test store, with one logged-in customer."""
-    import shutil
+    with fresh_database(tmp_path_factory.mktemp("commerce-fuzz"), template=template.database) as db:
+        yield from _fuzz_target(template, db)
 
+
+def _fuzz_target(template: Template, database: str) -> Iterator[tuple[Any, dict[str, str]]]:
     from companion.app import create_app
     from companion.clock import ManualClock
 
-    database = tmp_path_factory.mktemp("commerce-fuzz") / "fuzz.db"
-    shutil.copyfile(template.path, database)
     unlimited = CompanionSettings(
-        database=str(database), rate_per_minute=10**9, rate_per_hour=10**9, migrate=False
+        database=database, rate_per_minute=10**9, rate_per_hour=10**9, migrate=False
     )
     app = create_app(unlimited, clock=ManualClock(START))
     app.state.password_hasher = cheap_hasher()
