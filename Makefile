@@ -7,6 +7,7 @@ STAMP  := $(VENV)/.installed-stamp
 .PHONY: install build test lint serve api clean
 
 include make/nginx.mk make/lighthouse.mk
+include make/postgres.mk
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -21,8 +22,9 @@ build: install
 	$(BIN)/storefront build
 
 ## test: install (Python packages; nginx, Chromium and Lighthouse for the serving and page
-## checks), lint, run the whole suite, then score the demo store's pages with Lighthouse
-test: install lint nginx lighthouse-deps
+## checks; PostgreSQL), lint, run the companion's suite on PostgreSQL, run the whole suite (the
+## companion's on SQLite), then score the demo store's pages with Lighthouse
+test: install lint nginx lighthouse-deps test-postgres
 	$(BIN)/pytest
 	$(MAKE) --no-print-directory lighthouse
 

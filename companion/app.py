@@ -3,8 +3,9 @@
 Nothing is built at import time. The app works under ``httpx.ASGITransport`` (which runs no
 lifespan): the engine is made, and migrations run, before ``create_app`` returns.
 
-Middleware, outermost first: crash barrier (500 problem) -> input guard (NUL) -> tenancy
-(key or Host -> store; 401) -> rate limit (429, RateLimit-* headers) -> the routes.
+Middleware, outermost first: request log (X-Request-Id, one JSON line) -> crash barrier (500
+problem) -> input guard (NUL) -> tenancy (key or Host -> store; 401) -> rate limit (429,
+RateLimit-* headers) -> the routes.
 """
 
 from __future__ import annotations
@@ -19,9 +20,13 @@ from companion.db.engine import make_engine
 from companion.db.migrate import upgrade
 from companion.deps import Services
 from companion.errors_http import CrashBarrier, install_error_handling
+from companion.health import migration_heads
+from companion.health import router as health_router
 from companion.input_guard import InputGuard
+from companion.logging_http import RequestLogMiddleware
 from companion.openapi import DOCS_PATH, OPENAPI_PATH, description, install_openapi
-from companion.ratelimit import InMemoryRateLimiter, Window
+from companion.ratelimit import Window
+from companion.ratelimit_db import make_limiter
 from companion.ratelimit_http import RateLimitMiddleware
 from companion.settings import CompanionSettings
 from companion.tenancy import TenancyMiddleware
@@ -44,7 +49,7 @@ def create_app(settings: CompanionSettings | None = None, *, clock: Clock | None
     engine = make_engine(settings.database)
     if settings.migrate:
         upgrade(engine)
-    limiter = InMemoryRateLimiter(clock, rate_windows(settings))
+    limiter = make_limiter(settings, engine, clock, rate_windows(settings))
     services = Services(settings=settings, engine=engine, clock=clock, limiter=limiter)
 
     @asynccontextmanager
@@ -62,6 +67,7 @@ def create_app(settings: CompanionSettings | None = None, *, clock: Clock | None
         lifespan=lifespan,
     )
     app.state.services = services
+    app.state.migration_heads = migration_heads()
     install_error_handling(app)
     install_openapi(app)
     app.include_router(read_router, prefix=API_PREFIX)
@@ -69,6 +75,7 @@ def create_app(settings: CompanionSettings | None = None, *, clock: Clock | None
     app.include_router(commerce_router, prefix=ALIAS_PREFIX, include_in_schema=False)
     # The sandbox gateway's pages and its IPN endpoint: the gateway's side, not the public API.
     app.include_router(gateway_router, include_in_schema=False)
+    app.include_router(health_router)  # /health/live, /health/ready: for the load balancer
 
     # add_middleware wraps what is there: add innermost first.
     app.add_middleware(RateLimitMiddleware, limiter=limiter)
@@ -80,4 +87,5 @@ def create_app(settings: CompanionSettings | None = None, *, clock: Clock | None
     )
     app.add_middleware(InputGuard)
     app.add_middleware(CrashBarrier)
+    app.add_middleware(RequestLogMiddleware)  # outermost: the request id and log see everything
     return app

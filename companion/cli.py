@@ -1,6 +1,7 @@
 """`storefront api`: run the companion API, and manage its publishable keys.
 
     storefront api [--db PATH_OR_URL] [--seed demo [--products N]] [--host H] [--port P]
+                   [--workers N]
     storefront api keys create [--db ...] [--store ID] [--name NAME]
     storefront api keys list   [--db ...] [--store ID]
     storefront api keys revoke [--db ...] [--store ID] KEY_ID
@@ -16,7 +17,8 @@ import sys
 from typing import Any
 
 from sqlalchemy import Connection, Engine, select
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
 from companion.api_keys import create_key, list_keys, revoke_key
 from companion.clock import SystemClock, wire_timestamp
@@ -24,6 +26,8 @@ from companion.db.schema import stores
 from companion.settings import CompanionSettings
 
 DEFAULT_DB = CompanionSettings().database
+#: Each worker holds up to 20 PostgreSQL connections (see engine.py): 4 fit the default 100.
+MAX_WORKERS = 4
 
 
 class CommandError(Exception):
@@ -43,6 +47,13 @@ def add_parser(subparsers: Any) -> None:
     api.add_argument("--products", type=int, default=300, help="demo products (default 300)")
     api.add_argument("--host", default="127.0.0.1", help="address to listen on")
     api.add_argument("--port", type=int, default=8001, help="port to listen on (default 8001)")
+    api.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="worker processes (default 1); they share rate limits and state through the "
+        "database, so use PostgreSQL (postgresql://...) for more than one",
+    )
     api.set_defaults(func=guarded(run_api))
     actions = api.add_subparsers(dest="api_action", metavar="ACTION")
     from companion.webhooks.cli import add_webhook_parser  # it builds on this module's helpers
@@ -77,18 +88,29 @@ def guarded(func: Any) -> Any:
             return 2
         except SQLAlchemyError as exc:
             reason = (str(getattr(exc, "orig", None) or exc).splitlines() or ["failed"])[0]
-            print(f"storefront api: error: database {args.db}: {reason}", file=sys.stderr)
+            shown = shown_database(args.db)
+            print(f"storefront api: error: database {shown}: {reason}", file=sys.stderr)
             return 2
         return code
 
     return run
 
 
+def shown_database(db: str) -> str:
+    """The database as printed: a URL's password is masked, a file path is left as it is."""
+    if "://" not in db:
+        return db
+    try:
+        return make_url(db).render_as_string(hide_password=True)
+    except ArgumentError:
+        return db.split("://", 1)[0] + "://..."
+
+
 def open_database(db: str) -> Engine:
     from companion.db.engine import make_engine
     from companion.db.migrate import upgrade
 
-    engine = make_engine(db)
+    engine = make_engine(db, pooled=False)  # a command's connections close when it is done
     upgrade(engine)
     return engine
 
@@ -157,18 +179,23 @@ def run_api(args: argparse.Namespace) -> int:
 
     if not 0 < args.port < 65536:
         raise CommandError("--port must be between 1 and 65535")
+    if not 1 <= args.workers <= MAX_WORKERS:
+        raise CommandError(f"--workers must be between 1 and {MAX_WORKERS}")
     engine = open_database(args.db)
     if args.seed == "demo":
         seed(engine, args.products)
     engine.dispose()
-    settings = CompanionSettings(database=args.db, public_url=f"http://{args.host}:{args.port}")
+    settings = CompanionSettings(
+        database=args.db, public_url=f"http://{args.host}:{args.port}", workers=args.workers
+    )
+    workers = f"{args.workers} workers, " if args.workers > 1 else ""
     print(
-        f"storefront api: http://{args.host}:{args.port}/public/v1 (database {args.db}; "
-        f"docs at /public/v1/docs)",
+        f"storefront api: http://{args.host}:{args.port}/public/v1 ({workers}database "
+        f"{shown_database(args.db)}; docs at /public/v1/docs)",
         file=sys.stderr,
     )
     try:
-        serve(settings, host=args.host, port=args.port)
+        serve(settings, host=args.host, port=args.port, workers=args.workers)
     except ServeError as exc:
         raise CommandError(str(exc)) from None
     return 0

@@ -1,47 +1,132 @@
-"""Serving the companion over HTTP with uvicorn (one worker: the rate limiter is in-process).
+"""Serving the companion over HTTP with uvicorn: one worker process, or several.
 
-Beside the server, a background thread delivers due content-change webhooks every few seconds,
-so subscribers (a CI job that rebuilds) hear about changes without a separate worker process.
+One worker (the SQLite default) runs the app built here. Several workers (``--workers N``) are
+separate processes started by uvicorn, each building its own app from the settings this process
+puts in the environment (``app_from_env``); everything they must agree on (rate-limit counts,
+login throttling, idempotency keys, stock, the webhook queue) lives in the shared database.
+Migrations run once, here, before any worker starts.
+
+Beside the server, one background thread (in this process, whatever the number of workers)
+delivers due content-change webhooks every few seconds; each delivery is leased in the database
+before it is sent, so even a second sender would never send the same attempt twice.
+
+Stopping (Ctrl-C, SIGTERM): workers stop accepting connections, finish the requests in flight
+(at most ``GRACEFUL_SECONDS``), then close their database pools.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import json
+import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from typing import Any
 
 import httpx
 import uvicorn
+from fastapi import FastAPI
 from sqlalchemy import Engine
 
 from companion.app import create_app
-from companion.clock import Clock
+from companion.clock import Clock, SystemClock
+from companion.db.engine import make_engine
+from companion.logging_http import ACCESS_LOGGER
 from companion.settings import CompanionSettings
 from companion.webhooks.worker import deliver_due
 
 #: Seconds between two rounds of webhook delivery.
 WEBHOOK_INTERVAL = 5.0
+#: Seconds a stopping worker waits for requests in flight before closing them.
+GRACEFUL_SECONDS = 30
+#: Seconds an idle keep-alive connection stays open: longer than a proxy's (nginx: 60 s), so the
+#: proxy, not the worker, closes it and never sends on a connection being closed.
+KEEP_ALIVE_SECONDS = 65
+#: Environment variable carrying the settings to worker processes (JSON).
+SETTINGS_VARIABLE = "STOREFRONT_API_SETTINGS"
 
 
 class ServeError(Exception):
     """The server could not start (address in use, permission denied): one line for the user."""
 
 
-def serve(settings: CompanionSettings, *, host: str, port: int) -> None:
-    """Run until interrupted. Builds the app first, so database errors surface before binding."""
-    app = create_app(settings)
-    services = app.state.services
-    config = uvicorn.Config(app, host=host, port=port, log_level="info", server_header=False)
-    with delivering_webhooks(services.engine, services.clock):
-        try:
-            uvicorn.Server(config).run()
-        except KeyboardInterrupt:  # Ctrl-C after a graceful shutdown: a normal way to stop
-            return
-        except SystemExit as exc:  # uvicorn exits when it cannot bind the socket
-            if exc.code:
-                raise ServeError(
-                    f"cannot listen on {host}:{port} (in use, or not allowed)"
-                ) from None
+def settings_to_env(settings: CompanionSettings) -> str:
+    return json.dumps(dataclasses.asdict(settings))
+
+
+def settings_from_env(environ: Mapping[str, str]) -> CompanionSettings:
+    raw = environ.get(SETTINGS_VARIABLE)
+    if not raw:
+        raise ServeError(f"{SETTINGS_VARIABLE} is not set: start workers with `storefront api`")
+    fields = {f.name for f in dataclasses.fields(CompanionSettings)}
+    values = json.loads(raw)
+    return CompanionSettings(**{k: v for k, v in values.items() if k in fields})
+
+
+def app_from_env() -> FastAPI:
+    """The app of one worker process (uvicorn's factory when serving with several workers)."""
+    return create_app(settings_from_env(os.environ))
+
+
+def log_config() -> dict[str, Any]:
+    """uvicorn's own messages as usual; request lines (JSON, one per request) on stderr."""
+    config: dict[str, Any] = json.loads(json.dumps(uvicorn.config.LOGGING_CONFIG))
+    config["formatters"]["request"] = {"format": "%(message)s"}
+    config["handlers"]["request"] = {
+        "class": "logging.StreamHandler",
+        "formatter": "request",
+        "stream": "ext://sys.stderr",
+    }
+    config["loggers"][ACCESS_LOGGER] = {
+        "handlers": ["request"],
+        "level": "INFO",
+        "propagate": False,
+    }
+    return config
+
+
+def serve(settings: CompanionSettings, *, host: str, port: int, workers: int = 1) -> None:
+    """Run until interrupted. One worker builds the app first, so database errors surface
+    before binding; several workers get the settings through the environment."""
+    options: dict[str, Any] = {
+        "host": host,
+        "port": port,
+        "log_level": "info",
+        "log_config": log_config(),
+        "access_log": False,  # the request log (companion.logging_http) replaces it
+        "server_header": False,
+        "timeout_graceful_shutdown": GRACEFUL_SECONDS,
+        "timeout_keep_alive": KEEP_ALIVE_SECONDS,
+    }
+    if workers <= 1:
+        app = create_app(settings)
+        services = app.state.services
+        with delivering_webhooks(services.engine, services.clock), _bind_errors(host, port):
+            uvicorn.Server(uvicorn.Config(app, **options)).run()
+        return
+    # The workers share the database; this process migrated it already.
+    shared = dataclasses.replace(settings, workers=workers, migrate=False)
+    os.environ[SETTINGS_VARIABLE] = settings_to_env(shared)
+    engine = make_engine(settings.database, pool_size=1, max_overflow=1)
+    try:
+        with delivering_webhooks(engine, SystemClock()), _bind_errors(host, port):
+            uvicorn.run(
+                "companion.server:app_from_env", factory=True, workers=workers, **options
+            )
+    finally:
+        engine.dispose()
+
+
+@contextmanager
+def _bind_errors(host: str, port: int) -> Iterator[None]:
+    try:
+        yield
+    except KeyboardInterrupt:  # Ctrl-C after a graceful shutdown: a normal way to stop
+        return
+    except SystemExit as exc:  # uvicorn exits when it cannot bind the socket
+        if exc.code:
+            raise ServeError(f"cannot listen on {host}:{port} (in use, or not allowed)") from None
 
 
 @contextmanager

@@ -27,3 +27,6 @@ class CompanionSettings:
     public_url: str = "http://127.0.0.1:8001"
     #: Run schema migrations when the app is created.
     migrate: bool = True
+    #: Worker processes serving this database. Above 1 (or on PostgreSQL), rate-limit counts
+    #: are kept in the database so every worker sees them; the pool is sized per worker.
+    workers: int = 1

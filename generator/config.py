@@ -27,6 +27,8 @@ class Setting:
     env: str | None
     default: str | None
     help: str
+    #: A switch takes no value on the command line; its variable is on when "1"/"true"/"yes".
+    switch: bool = False
 
 
 SETTINGS: tuple[Setting, ...] = (
@@ -87,6 +89,29 @@ SETTINGS: tuple[Setting, ...] = (
         "300",
         "Products in the embedded demo store (only without --api-url).",
     ),
+    Setting(
+        "full",
+        "--full",
+        "STOREFRONT_FULL",
+        None,
+        "Ignore the crawl cache and the page records: fetch and render everything.",
+        switch=True,
+    ),
+    Setting(
+        "from_cache",
+        "--from-cache",
+        "STOREFRONT_FROM_CACHE",
+        None,
+        "No network: render from the last crawl (template work, re-theming in CI).",
+        switch=True,
+    ),
+    Setting(
+        "workers",
+        "--workers",
+        "STOREFRONT_WORKERS",
+        "auto",
+        "Processes that render pages (auto: one per CPU); large stores only.",
+    ),
 )
 
 
@@ -101,6 +126,9 @@ class BuildConfig:
     concurrency: int
     demo_products: int
     descriptor: Descriptor
+    full: bool = False
+    from_cache: bool = False
+    workers: int = 1
 
     @property
     def embedded(self) -> bool:
@@ -111,7 +139,12 @@ class BuildConfig:
 def add_setting_flags(parser: argparse.ArgumentParser) -> None:
     for s in SETTINGS:
         env = f" [env {s.env}]" if s.env else ""
-        parser.add_argument(s.flag, dest=s.name, default=None, help=f"{s.help}{env}")
+        if s.switch:
+            parser.add_argument(
+                s.flag, dest=s.name, action="store_const", const="1", help=f"{s.help}{env}"
+            )
+        else:
+            parser.add_argument(s.flag, dest=s.name, default=None, help=f"{s.help}{env}")
 
 
 def resolve(
@@ -143,6 +176,9 @@ def resolve(
         concurrency=_positive_int(raw["concurrency"], "--concurrency"),
         demo_products=_positive_int(raw["demo_products"], "--demo-products"),
         descriptor=descriptor,
+        full=_switch(raw["full"]),
+        from_cache=_switch(raw["from_cache"]),
+        workers=_workers(raw["workers"]),
     )
 
 
@@ -175,6 +211,16 @@ def _positive_int(value: str | None, flag: str) -> int:
     if number < 1:
         raise ConfigError(f"{flag} must be at least 1, got {number}")
     return number
+
+
+def _switch(value: str | None) -> bool:
+    return (value or "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def _workers(value: str | None) -> int:
+    if value in (None, "", "auto"):
+        return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1)
+    return _positive_int(value, "--workers")
 
 
 def _theme_dir(value: str | None) -> Path:

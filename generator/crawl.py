@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from generator import normalize
+from generator.cache_crawl import CrawlCache
 from generator.client import ApiClient
 from generator.crawl_articles import article_details
 from generator.crawl_categories import CategoryIndex, category_pages, index_categories
@@ -56,14 +57,17 @@ from generator.model import (
 
 
 async def crawl(
-    client: ApiClient,
+    client: ApiClient | None,
     *,
     observer: CrawlObserver | None = None,
     settings: CrawlSettings | None = None,
+    cache: CrawlCache | None = None,
 ) -> Catalog:
+    """The catalog. With ``cache`` unchanged details come from the last crawl (see
+    ``cache_crawl``); ``client`` None replays the last crawl from ``cache`` alone."""
     settings = settings or CrawlSettings()
     observer = observer or NullCrawlObserver()
-    fetcher = Fetcher(client, settings)
+    fetcher = Fetcher(client, settings, cache=cache)
     skips = SkipLog(observer)
 
     context = await gather_context(fetcher, skips=skips, observer=observer)
@@ -96,6 +100,8 @@ async def crawl(
         limit=4,
     )
     site = _site(context, index.value)
+    # Everything asked from here on derives from the context and the lists read so far.
+    fetcher.lists_stamp = fetcher.stamp()
 
     known = [
         *(card.url for card in cards.value if card.url),
@@ -165,6 +171,7 @@ async def crawl(
                     "/products",
                     normalize.product_card,
                     {"sort": "newest", "limit": settings.featured_limit},
+                    version=fetcher.lists_stamp,
                 )
             ),
         ],

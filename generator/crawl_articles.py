@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from urllib.parse import quote, unquote
 
 from generator import normalize
-from generator.crawl_fetch import Fetcher, gather_limited
+from generator.crawl_fetch import Fetcher, entity_version, gather_limited
 from generator.crawl_observer import CrawlObserver, SkipLog
 from generator.crawl_related import articles_by_category, related_articles
 from generator.model import Article, ArticleSummary
@@ -37,6 +37,8 @@ async def article_details(
     """Every listed article, plus ``extra`` (path, id) targets of custom paths not listed."""
     listed_ids = {summary.id for summary in summaries}
     lookups: list[tuple[str, int | None]] = [(summary.slug, None) for summary in summaries]
+    # A listed article's detail is asked again only when its summary moved.
+    versions = {summary.slug: entity_version(summary) for summary in summaries}
     lookups += [
         (last_segment(path), article_id)
         for path, article_id in extra
@@ -47,7 +49,8 @@ async def article_details(
     async def detail(lookup: tuple[str, int | None]) -> Article | None:
         slug, expected_id = lookup
         endpoint = slug_path(slug)
-        found = await fetcher.optional(endpoint, normalize.article)
+        version = versions.get(slug) if expected_id is None else None
+        found = await fetcher.optional(endpoint, normalize.article, version=version)
         observer.item_done("articles")
         if found is None or (expected_id is not None and found.summary.id != expected_id):
             what = f"article {expected_id}" if expected_id is not None else f"article {slug!r}"

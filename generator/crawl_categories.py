@@ -131,7 +131,9 @@ async def category_pages(
         category = index.by_id.get(category_id)
         breadcrumb = index.breadcrumb(category_id)
         if category is None:
-            category = await fetcher.optional(f"/categories/{category_id}", normalize.category)
+            category = await fetcher.optional(
+                f"/categories/{category_id}", normalize.category, version=fetcher.lists_stamp
+            )
             if category is None:
                 skips.add(f"category {category_id}", "GET /categories/{id} answered 404")
                 observer.item_done("categories")
@@ -140,14 +142,18 @@ async def category_pages(
         if category_id not in index.by_id:
             subcategories = tuple(
                 await fetcher.optional_all(
-                    f"/categories/{category_id}/subcategories", normalize.category
+                    f"/categories/{category_id}/subcategories",
+                    normalize.category,
+                    version=fetcher.lists_stamp,
                 )
                 or ()
             )
             category = dataclasses.replace(category, children=subcategories)
         if breadcrumb is None:
             crumbs = await fetcher.optional_all(
-                f"/categories/{category_id}/breadcrumb", normalize.crumb
+                f"/categories/{category_id}/breadcrumb",
+                normalize.crumb,
+                version=fetcher.lists_stamp,
             )
             breadcrumb = (
                 tuple(crumbs)
@@ -158,6 +164,7 @@ async def category_pages(
             "/products",
             normalize.product_card,
             {"category": category_id, "limit": settings.page_size},
+            version=fetcher.lists_stamp,  # a category's products move only with the lists
         )
         observer.item_done("categories")
         return CategoryPage(

@@ -53,7 +53,9 @@ async def collection_pages(
             if not slug:
                 continue
             found = await fetcher.optional(
-                f"/collections/by-slug/{quote(slug, safe='')}", normalize.collection
+                f"/collections/by-slug/{quote(slug, safe='')}",
+                normalize.collection,
+                version=fetcher.lists_stamp,
             )
             if found is not None and found.id == collection_id:
                 return found
@@ -73,6 +75,7 @@ async def collection_pages(
             "/products",
             normalize.product_card,
             {"collection": collection_id, "limit": fetcher.settings.page_size},
+            version=fetcher.lists_stamp,  # a collection's products move only with the lists
         )
         observer.item_done("collections")
         return CollectionPage(

@@ -21,7 +21,10 @@ async def cms_pages(
     observer.phase_started("pages", len(ids))
 
     async def read(page_id: int) -> CmsPage | None:
-        page = await fetcher.optional(f"/pages/{page_id}", normalize.cms_page)
+        # The sitemap (a list) carries each page's updated_at: the lists stamp covers it.
+        page = await fetcher.optional(
+            f"/pages/{page_id}", normalize.cms_page, version=fetcher.lists_stamp
+        )
         observer.item_done("pages")
         if page is None:
             skips.add(f"page {page_id}", "GET /pages/{id} answered 404")

@@ -97,7 +97,9 @@ async def resolve_paths(
     observer.phase_started("resolve", len(paths))
 
     async def resolve(path: str) -> Resolution:
-        found = await fetcher.optional("/routes/resolve", route_or_type, {"path": path})
+        found = await fetcher.optional(
+            "/routes/resolve", route_or_type, {"path": path}, version=fetcher.lists_stamp
+        )
         observer.item_done("resolve")
         if isinstance(found, str):
             return Resolution(path, None, other_type=found)

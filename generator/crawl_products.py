@@ -11,7 +11,7 @@ import dataclasses
 from collections.abc import Sequence
 
 from generator import normalize
-from generator.crawl_fetch import Fetcher, gather_limited
+from generator.crawl_fetch import Fetcher, entity_version, gather_limited
 from generator.crawl_observer import CrawlObserver, SkipLog
 from generator.crawl_related import cards_by_category, related_products
 from generator.model import Product, ProductCard
@@ -28,14 +28,21 @@ async def product_details(
     listed = [card.id for card in cards if card.url is not None]
     ids = list(dict.fromkeys([*listed, *extra_ids]))
     observer.phase_started("products", len(ids))
+    # A listed product's detail and variants are asked again only when its card moved.
+    versions = {card.id: entity_version(card) for card in cards}
 
     async def detail(product_id: int) -> Product | None:
-        product = await fetcher.optional(f"/products/{product_id}", normalize.product)
+        version = versions.get(product_id)
+        product = await fetcher.optional(
+            f"/products/{product_id}", normalize.product, version=version
+        )
         if product is None:
             skips.add(f"product {product_id}", "GET /products/{id} answered 404")
             observer.item_done("products")
             return None
-        variants = await fetcher.optional_all(f"/products/{product_id}/variants", normalize.variant)
+        variants = await fetcher.optional_all(
+            f"/products/{product_id}/variants", normalize.variant, version=version
+        )
         if variants is None:
             skips.add(f"variants of product {product_id}", "GET /products/{id}/variants: 404")
         observer.item_done("products")

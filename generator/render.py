@@ -15,6 +15,7 @@ template raises ``TemplateError`` naming the template, the line and the page.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import types
@@ -28,6 +29,7 @@ import jinja2
 from markupsafe import Markup
 
 from generator.errors import TemplateError
+from generator.incremental import RecordingLinks
 from generator.model import Menu
 from generator.normalize import format_vnd
 from generator.paths import output_file
@@ -124,6 +126,15 @@ def render_page(plan: SitePlan, page: Page, env: jinja2.Environment) -> Rendered
         in_sitemap=page.in_sitemap,
         lastmod=page.lastmod,
     )
+
+
+def render_recorded(
+    plan: SitePlan, page: Page, env: jinja2.Environment
+) -> tuple[RenderedPage, tuple[str, ...]]:
+    """The page, and every url whose link it asked about (its link dependencies)."""
+    recorder = RecordingLinks(plan.links)
+    rendered = render_page(dataclasses.replace(plan, links=recorder), page, env)
+    return rendered, tuple(recorder.asked)
 
 
 def page_context(plan: SitePlan, page: Page) -> dict[str, object]:

@@ -1,10 +1,10 @@
-"""The ASGI app of `storefront serve`: the built site and the API on one origin.
+"""The ASGI app of `storefront serve`: the built site, the API and the session on one origin.
 
 Requests under /public/ (and the sandbox gateway's /sandbox/ and /payments/) go to the API: the
-embedded companion app, or a proxy to the configured API, so the islands call it same-origin.
-Everything else is a file of the output, served by the layout rules of
-``static_server.resolve_request_path``: 200 and no redirect for /a/b from a/b.html, 404.html with
-status 404.
+embedded companion app, or a proxy to the configured API. Requests under /session/ go to the
+customer-session endpoints (``session_app``), which the islands call. Everything else is a
+file of the output, served by the layout rules of ``static_server.resolve_request_path``:
+200 and no redirect for /a/b from a/b.html, 404.html with status 404.
 """
 
 from __future__ import annotations
@@ -30,6 +30,8 @@ from generator.static_server import (
 
 #: Paths the API answers: the public API, and the sandbox gateway's pages and IPN endpoint.
 API_PREFIXES = ("/public/", "/sandbox/", "/payments/")
+#: Paths of the customer session (login, logout, the forwarder the islands call).
+SESSION_PREFIXES = ("/session/",)
 # Hop-by-hop headers (RFC 9110 7.6.1) are never forwarded by a proxy.
 _HOP_BY_HOP = frozenset(
     {"connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer",
@@ -90,14 +92,18 @@ class ApiProxy:
 
 
 class SameOrigin:
-    """Dispatches by path: the API under /public/, the site everywhere else."""
+    """Dispatches by path: the API under /public/, the session under /session/, else the site."""
 
-    def __init__(self, site: ASGIApp, api: ASGIApp) -> None:
+    def __init__(self, site: ASGIApp, api: ASGIApp, session: ASGIApp | None = None) -> None:
         self.site = site
         self.api = api
+        self.session = session
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] in ("http", "websocket") and scope["path"].startswith(API_PREFIXES):
+        path = scope.get("path", "") if scope["type"] in ("http", "websocket") else ""
+        if path.startswith(API_PREFIXES):
             await self.api(scope, receive, send)
+        elif self.session is not None and path.startswith(SESSION_PREFIXES):
+            await self.session(scope, receive, send)
         else:
             await self.site(scope, receive, send)

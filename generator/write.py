@@ -18,6 +18,7 @@ Hidden entries of the previous output (``.gitkeep``, ``.well-known/``) are carri
 from __future__ import annotations
 
 import errno
+import os
 import shutil
 import tempfile
 from collections.abc import Iterable, Iterator
@@ -74,19 +75,45 @@ def write_site(
     """
     with staged_output(out_dir) as staging:
         written = write_pages(staging, pages)
-        sizes = [p.bytes for p in written]
-        if theme_dir is not None:
-            sizes += copy_assets(staging, theme_dir)
-        if public_dir is not None:
-            sizes += copy_public(staging, public_dir)
-        sitemap_names: list[str] = []
-        if site_url is not None:
-            for name, content in sitemap_files(written, site_url, sitemap_limits):
-                sizes.append(_write_new(staging, PurePosixPath(name), content))
-                sitemap_names.append(name)
-        for name, content in host_files():
+        report = finish_output(
+            staging,
+            out_dir,
+            written,
+            theme_dir=theme_dir,
+            public_dir=public_dir,
+            site_url=site_url,
+            sitemap_limits=sitemap_limits,
+        )
+    return report
+
+
+def finish_output(
+    staging: Path,
+    out_dir: Path,
+    written: tuple[WrittenPage, ...],
+    *,
+    theme_dir: Path | None,
+    public_dir: Path | None,
+    site_url: str | None,
+    sitemap_limits: SitemapLimits | None,
+) -> WriteReport:
+    """Everything besides the pages: assets, ``public_dir``, sitemap, host files, marker.
+
+    Shared by the full writer and the incremental one (``incremental_write``), so both
+    produce the same files from the same pages."""
+    sizes = [p.bytes for p in written]
+    if theme_dir is not None:
+        sizes += copy_assets(staging, theme_dir)
+    if public_dir is not None:
+        sizes += copy_public(staging, public_dir)
+    sitemap_names: list[str] = []
+    if site_url is not None:
+        for name, content in sitemap_files(written, site_url, sitemap_limits):
             sizes.append(_write_new(staging, PurePosixPath(name), content))
-        sizes.append(_write_new(staging, PurePosixPath(MARKER_FILE), MARKER_TEXT))
+            sitemap_names.append(name)
+    for name, content in host_files():
+        sizes.append(_write_new(staging, PurePosixPath(name), content))
+    sizes.append(_write_new(staging, PurePosixPath(MARKER_FILE), MARKER_TEXT))
     return WriteReport(
         out_dir=out_dir,
         pages=written,
@@ -94,6 +121,28 @@ def write_site(
         bytes=sum(sizes),
         sitemap_files=tuple(sitemap_names),
     )
+
+
+def write_page(folder: Path, page: RenderedPage) -> WrittenPage:
+    """One rendered page at its file under ``folder`` (never overwriting)."""
+    try:
+        size = _write_new(folder, page.file, page.html.encode("utf-8"))
+    except PathCollision as exc:
+        raise PathCollision(f"{page.path}: {exc}") from None
+    return WrittenPage(page.path, page.file, page.in_sitemap, page.lastmod, size)
+
+
+def link_previous(folder: Path, previous: Path, relative: PurePosixPath) -> None:
+    """Take over ``previous/relative`` unchanged: a hard link (a copy across file systems)."""
+    source = previous.joinpath(*relative.parts)
+    destination = folder.joinpath(*relative.parts)
+    destination.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        os.link(source, destination)
+    except FileExistsError as exc:
+        raise PathCollision(f"{relative} clashes with a file or folder already written") from exc
+    except OSError:
+        shutil.copy2(source, destination)
 
 
 def write_pages(folder: Path, pages: Iterable[RenderedPage]) -> tuple[WrittenPage, ...]:

@@ -5,25 +5,29 @@ from __future__ import annotations
 import argparse
 import time
 from collections import Counter
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import anyio
 import httpx
 from rich.console import Console
 
-from generator.client import ApiClient, ClientSettings, RateWindow
+from generator.cache_crawl import CrawlCache
+from generator.client import ApiClient, ClientSettings, ClientStats, RateWindow
 from generator.config import BuildConfig, add_setting_flags, environment, resolve
 from generator.crawl import crawl
 from generator.crawl_settings import CrawlSettings
 from generator.embedded import embedded_companion
 from generator.errors import ConfigError
+from generator.incremental import BuildState
+from generator.incremental_write import write_incremental
+from generator.model import Catalog
 from generator.progress import BuildProgress
-from generator.render import RenderedPage, build_environment, render_site
+from generator.render import build_environment
 from generator.site_plan import plan_site
 from generator.summary import BuildSummary, print_summary
-from generator.write import write_site
 from generator.xstore import load_descriptor
 
 # The embedded companion serves this process alone: no rate limit worth pacing for.
@@ -57,41 +61,51 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-async def build_site(config: BuildConfig, console: Console) -> BuildSummary:
-    """The whole build; raises a StorefrontError (previous output intact) when anything fails."""
+#: Opens the API of a build: (HTTP client whose base url ends in /public/v1, key, rate windows).
+ApiAccess = tuple[httpx.AsyncClient, str, tuple[RateWindow, ...]]
+Connect = Callable[[BuildConfig], AbstractAsyncContextManager[ApiAccess]]
+
+
+async def build_site(
+    config: BuildConfig, console: Console, *, connect: Connect | None = None
+) -> BuildSummary:
+    """The whole build; raises a StorefrontError (previous output intact) when anything fails.
+
+    Incremental unless ``--full``: the crawl reuses unchanged details from the crawl cache and
+    the writer re-renders only pages whose inputs moved (see ``incremental``). ``--from-cache``
+    asks no API at all and renders the last crawl. Build state lives in ``--cache-dir``.
+    """
     started = time.perf_counter()
     with BuildProgress(console) as progress:
-        async with _api(config) as (http, key, windows):
-            client = ApiClient(
-                http,
-                key=key,
-                settings=ClientSettings(concurrency=config.concurrency, windows=windows),
-                observer=progress,
-            )
-            catalog = await crawl(
-                client,
-                observer=progress,
-                settings=CrawlSettings(concurrency=config.concurrency),
-            )
-            stats = client.stats
-        plan = plan_site(catalog, config.site_url)
+        crawled = await crawl_catalog(config, progress, connect or _api)
+        plan = plan_site(crawled.catalog, config.site_url)
         env = build_environment(config.templates)
         progress.rendering(len(plan.pages))
-
-        def pages_rendered() -> Iterator[RenderedPage]:
-            for page in render_site(plan, env):
-                progress.rendered()
-                yield page
-
-        report = await anyio.to_thread.run_sync(
-            lambda: write_site(
-                pages_rendered(),
+        previous = None if config.full else BuildState.load(config.cache_dir)
+        result = await anyio.to_thread.run_sync(
+            lambda: write_incremental(
+                plan,
+                env,
                 config.out,
                 theme_dir=config.templates,
+                previous=previous,
+                workers=config.workers,
                 public_dir=_public_dir(config),
-                site_url=config.site_url,
+                on_page=progress.rendered,
             )
         )
+    # Saved only once the new output is in place: state always describes what is there.
+    result.state.save(config.cache_dir)
+    if crawled.cache is not None and not config.from_cache:
+        crawled.cache.save()
+    counts = result.counts
+    console.print(
+        f"fetched {crawled.stats.requests} answers from the API, {crawled.reused} from the crawl "
+        f"cache; rendered {counts.rendered} pages, kept {counts.reused}, "
+        f"deleted {counts.removed}"
+    )
+    report = result.report
+    stats = crawled.stats
     return BuildSummary(
         out_dir=report.out_dir,
         pages_by_kind=Counter(page.kind for page in plan.pages),
@@ -104,8 +118,49 @@ async def build_site(config: BuildConfig, console: Console) -> BuildSummary:
         waited_seconds=stats.limiter_wait_seconds + stats.retry_after_wait_seconds,
         skipped=plan.skipped,
         seconds=time.perf_counter() - started,
-        source=config.api_url or "embedded companion (demo store)",
+        source=_source(config),
     )
+
+
+@dataclass(frozen=True, slots=True)
+class Crawled:
+    catalog: Catalog
+    stats: ClientStats
+    cache: CrawlCache | None
+    reused: int  # answers taken from the crawl cache without a request
+
+
+async def crawl_catalog(
+    config: BuildConfig, progress: BuildProgress, connect: Connect
+) -> Crawled:
+    """The catalog: from the API (reusing the crawl cache unless --full) or, with
+    --from-cache, from the last crawl alone."""
+    settings = CrawlSettings(concurrency=config.concurrency)
+    if config.from_cache:
+        cache = CrawlCache.open(config.cache_dir)
+        if not len(cache):
+            raise ConfigError(
+                f"--from-cache: no crawl cache in {config.cache_dir}; "
+                "run storefront build with the API once first"
+            )
+        catalog = await crawl(None, observer=progress, settings=settings, cache=cache)
+        return Crawled(catalog, ClientStats(), cache, reused=cache.reused)
+    cache = CrawlCache.empty(config.cache_dir) if config.full else CrawlCache.open(config.cache_dir)
+    async with connect(config) as (http, key, windows):
+        client = ApiClient(
+            http,
+            key=key,
+            settings=ClientSettings(concurrency=config.concurrency, windows=windows),
+            observer=progress,
+        )
+        catalog = await crawl(client, observer=progress, settings=settings, cache=cache)
+    return Crawled(catalog, client.stats, cache, reused=cache.reused)
+
+
+def _source(config: BuildConfig) -> str:
+    if config.from_cache:
+        return f"the crawl cache in {config.cache_dir}"
+    return config.api_url or "embedded companion (demo store)"
 
 
 def _public_dir(config: BuildConfig) -> Path | None:

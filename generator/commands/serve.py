@@ -6,12 +6,11 @@ import argparse
 import os
 from pathlib import Path
 
-import httpx
 import uvicorn
 from starlette.types import ASGIApp
 
 from generator.errors import ConfigError
-from generator.serve_app import ApiProxy, SameOrigin, site_app
+from generator.serve_stack import embedded_stack, proxy_stack
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -20,7 +19,8 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="serve the output with the API on the same origin",
         description="Serve the built site by the output layout's rules (/a/b from a/b.html, "
         "404.html with status 404) and, under /public/, the embedded companion on the demo "
-        "store or a proxy to --api-url.",
+        "store or a proxy to --api-url; under /session/, the customer session the islands use "
+        "(login into an httpOnly cookie, API calls with the visitor's cookies).",
     )
     parser.add_argument("--out", default="output", help="folder to serve (default: output)")
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
@@ -30,6 +30,11 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         default=None,
         help="proxy /public/ to this API (its base, ending in /public/v1) instead of running "
         "the embedded companion [env STOREFRONT_API_URL]",
+    )
+    parser.add_argument(
+        "--key",
+        default=None,
+        help="publishable key sent to --api-url on session calls [env STOREFRONT_API_KEY]",
     )
     parser.add_argument(
         "--db",
@@ -46,8 +51,7 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.out)
     if not (out / "index.html").is_file():
         raise ConfigError(f"{out}: no built site here; run `storefront build --out {out}` first")
-    api = _api(args)
-    app = SameOrigin(site_app(out.resolve()), api)
+    app = _stack(args, out.resolve())
     print(f"Serving {out} and the API at http://{args.host}:{args.port}/ (Ctrl+C stops)")
     config = uvicorn.Config(app, host=args.host, port=args.port, log_level="info")
     try:
@@ -60,15 +64,16 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _api(args: argparse.Namespace) -> ASGIApp:
+def _stack(args: argparse.Namespace, root: Path) -> ASGIApp:
     api_url = args.api_url or os.environ.get("STOREFRONT_API_URL")
     if api_url:
-        return ApiProxy(api_url, httpx.AsyncClient(timeout=30.0))
-    from companion.app import create_app
-    from companion.seed.demo import seed_demo
-    from companion.settings import CompanionSettings
-
+        key = args.key or os.environ.get("STOREFRONT_API_KEY") or None
+        return proxy_stack(root, api_url=api_url, key=key)
     Path(args.db).parent.mkdir(parents=True, exist_ok=True)
-    app = create_app(CompanionSettings(database=args.db))
-    seed_demo(app.state.services.engine, products=args.demo_products)
-    return app
+    host = "127.0.0.1" if args.host in ("0.0.0.0", "::", "") else args.host
+    return embedded_stack(
+        root,
+        database=args.db,
+        public_url=f"http://{host}:{args.port}",
+        seed_products=args.demo_products,
+    )

@@ -229,7 +229,7 @@ def run_cli(argv: list[str]) -> int:
 
 
 async def test_cli_adds_lists_and_removes(store: Store, capsys: pytest.CaptureFixture[str]) -> None:
-    database = str(store.engine.url.database)
+    database = store.app.state.services.settings.database
     store.engine.dispose()
     assert run_cli(["webhooks", "add", HOOK, "--event", "product.*", "--db", database]) == 0
     added = capsys.readouterr().out

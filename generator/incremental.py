@@ -1,0 +1,215 @@
+"""Render dependencies: what each page was rendered from, so a rebuild re-renders only what moved.
+
+    inputs = RenderInputs.of(plan, env, theme_dir)     # shared inputs, digested once per build
+    inputs.fingerprint(page)  -> str                   # the page's own inputs, digested
+    BuildState.load(cache_dir) / state.save(cache_dir) # the records of the last build
+
+A page's output is a function of: the page itself (its entity, and every card or summary it
+lists - they are in ``Page.subject``), the site context every page shows (store, menus, category
+tree, banners, custom variables), the site url, the templates its template reaches (``extends``,
+``include``, ``import``), the theme's assets (their hashes are in the urls), the generator's own
+code, and the answers ``Links.href`` gave for the urls it showed (a page that links to a product
+turns that link into text when the product goes away). The first six are digested into the
+page's ``fingerprint``; the link answers are recorded as the urls asked, checked against the new
+plan's links when any link answer changed at all.
+
+A page whose fingerprint and link answers both match its record is not rendered again: its file
+is taken over from the previous output. Anything unsure (no record, a template reached through a
+dynamic name, a damaged state file) falls back to rendering, never to reuse.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import pickle
+from array import array
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import jinja2
+import jinja2.meta
+
+from generator.links import Links
+from generator.site_plan import Page, SitePlan
+from generator.theme import asset_files
+
+STATE_FILE = "pages.pickle"
+#: Bumped whenever the stored shape changes; another value means a full render.
+STATE_VERSION = 1
+_GENERATOR_DIR = Path(__file__).resolve().parent
+
+
+def _sha1() -> hashlib._Hash:
+    return hashlib.sha1(usedforsecurity=False)
+
+
+@dataclass(frozen=True, slots=True)
+class PageRecord:
+    """What one written page was rendered from."""
+
+    fingerprint: str
+    urls: bytes  # array('I') of indexes into BuildState.urls: the urls whose href it asked
+    bytes: int
+
+
+@dataclass(frozen=True, slots=True)
+class BuildState:
+    """The records of the last build whose output was swapped in."""
+
+    out_dir: str  # the resolved output folder the records describe
+    pages: Mapping[str, PageRecord]  # by page path
+    urls: tuple[str, ...]  # every url any page asked ``href`` about
+    linkable: tuple[str, ...]  # the page paths of that build (what ``Links`` knew)
+
+    @staticmethod
+    def load(cache_dir: Path) -> BuildState | None:
+        path = cache_dir / STATE_FILE
+        try:
+            with path.open("rb") as handle:
+                version, state = pickle.load(handle)
+        except (OSError, EOFError, pickle.UnpicklingError, ValueError, TypeError, AttributeError):
+            return None
+        if version != STATE_VERSION or not isinstance(state, BuildState):
+            return None
+        return state
+
+    def save(self, cache_dir: Path) -> None:
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        path = cache_dir / STATE_FILE
+        tmp = path.with_name(path.name + ".tmp")
+        with tmp.open("wb") as handle:
+            pickle.dump((STATE_VERSION, self), handle, protocol=pickle.HIGHEST_PROTOCOL)
+        tmp.replace(path)
+
+
+class UrlTable:
+    """Interns the urls pages ask about, so each record stores small integers."""
+
+    def __init__(self, known: Iterable[str] = ()) -> None:
+        self.urls: list[str] = list(known)  # the last build's indexes stay valid
+        self._ids: dict[str, int] = {url: index for index, url in enumerate(self.urls)}
+
+    def ids(self, urls: Iterable[str]) -> bytes:
+        found = array("I")
+        for url in urls:
+            ident = self._ids.get(url)
+            if ident is None:
+                ident = self._ids[url] = len(self.urls)
+                self.urls.append(url)
+            found.append(ident)
+        return found.tobytes()
+
+
+class RecordingLinks(Links):
+    """``Links`` that remembers every url it was asked about (one per page render)."""
+
+    __slots__ = ("_inner", "asked")
+
+    def __init__(self, inner: Links) -> None:  # no super().__init__: it delegates
+        self._inner = inner
+        self.asked: dict[str, None] = {}
+
+    def href(self, url: str | None) -> str | None:
+        if url:
+            self.asked[url] = None
+        return self._inner.href(url)
+
+    def is_page(self, url_path: str) -> bool:
+        self.asked[url_path] = None
+        return self._inner.is_page(url_path)
+
+
+def moved_urls(state: BuildState, links: Links) -> frozenset[int]:
+    """Indexes of the recorded urls whose href is not what the last build was told."""
+    before = Links(state.linkable)
+    return frozenset(
+        index
+        for index, url in enumerate(state.urls)
+        if before.href(url) != links.href(url) or before.is_page(url) != links.is_page(url)
+    )
+
+
+def asks_about(record: PageRecord, moved: frozenset[int]) -> bool:
+    if not moved:
+        return False
+    urls = array("I")
+    urls.frombytes(record.urls)
+    return not moved.isdisjoint(urls)
+
+
+@dataclass(frozen=True, slots=True)
+class RenderInputs:
+    """The shared inputs of one build, digested: site context and url, code, templates."""
+
+    shared: bytes
+    by_template: Mapping[str, bytes]
+
+    @staticmethod
+    def of(plan: SitePlan, env: jinja2.Environment, theme_dir: Path) -> RenderInputs:
+        shared = _sha1()
+        shared.update(plan.site_url.encode("utf-8"))
+        shared.update(pickle.dumps(plan.site, protocol=pickle.HIGHEST_PROTOCOL))
+        shared.update(code_digest().encode())
+        shared.update(assets_digest(theme_dir).encode())
+        names = {page.template for page in plan.pages}
+        return RenderInputs(
+            shared=shared.digest(),
+            by_template={name: template_digest(env, name).encode() for name in names},
+        )
+
+    def fingerprint(self, page: Page) -> str:
+        digest = _sha1()
+        digest.update(self.shared)
+        digest.update(self.by_template[page.template])
+        digest.update(pickle.dumps(page, protocol=pickle.HIGHEST_PROTOCOL))
+        return digest.hexdigest()
+
+
+def code_digest() -> str:
+    """The generator's own source: a new version may render any page differently."""
+    digest = _sha1()
+    for source in sorted(_GENERATOR_DIR.rglob("*.py")):
+        digest.update(source.relative_to(_GENERATOR_DIR).as_posix().encode())
+        digest.update(source.read_bytes())
+    return digest.hexdigest()
+
+
+def assets_digest(theme_dir: Path) -> str:
+    digest = _sha1()
+    for published, source in asset_files(theme_dir):
+        digest.update(published.as_posix().encode())
+        digest.update(source.read_bytes())
+    return digest.hexdigest()
+
+
+def template_digest(env: jinja2.Environment, name: str) -> str:
+    """The sources of ``name`` and every template it reaches; a dynamic name (a variable in
+    ``include``) makes it depend on the whole theme."""
+    digest = _sha1()
+    for used in sorted(templates_reached(env, name)):
+        try:
+            source, _, _ = env.loader.get_source(env, used) if env.loader else ("", None, None)
+        except jinja2.TemplateNotFound:
+            source = "\0missing"
+        digest.update(f"{used}\0{source}\0".encode())
+    return digest.hexdigest()
+
+
+def templates_reached(env: jinja2.Environment, name: str) -> set[str]:
+    seen: set[str] = set()
+    pending = [name]
+    while pending:
+        current = pending.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        try:
+            source, _, _ = env.loader.get_source(env, current) if env.loader else ("", None, None)
+            found = list(jinja2.meta.find_referenced_templates(env.parse(source)))
+        except (jinja2.TemplateNotFound, jinja2.TemplateSyntaxError):
+            continue  # rendering reports it; the digest covers the missing/broken file
+        if any(ref is None for ref in found):
+            return set(env.list_templates())
+        pending.extend(ref for ref in found if ref is not None)
+    return seen

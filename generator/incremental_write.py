@@ -1,0 +1,134 @@
+"""Write the site, re-rendering only pages whose inputs moved: ``write_incremental(...)``.
+
+Same staging folder and swap as ``write.write_site`` (a failed build leaves the previous output
+intact). Each page of the plan either takes over its file from the previous output (a hard link:
+its record in ``BuildState`` matches - see ``incremental``) or is rendered anew, across processes
+when there are many (``render_parallel``). Pages the plan no longer has are simply not carried
+over, so a deleted product loses its page, and - the sitemap being written from the pages of this
+plan - its sitemap entry. Assets, sitemap, host files and the marker are written as in a full
+build. With no usable state (first build, ``--full``, another output folder) every page renders,
+which is the full build: one code path, so both give the same bytes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import jinja2
+
+from generator.incremental import (
+    BuildState,
+    PageRecord,
+    RenderInputs,
+    UrlTable,
+    asks_about,
+    moved_urls,
+)
+from generator.render_parallel import render_many
+from generator.site_plan import SitePlan
+from generator.sitemap import SitemapLimits
+from generator.write import (
+    MARKER_FILE,
+    WriteReport,
+    WrittenPage,
+    finish_output,
+    link_previous,
+    staged_output,
+    write_page,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class RenderCounts:
+    rendered: int  # pages rendered in this build
+    reused: int  # pages taken over from the previous output
+    removed: int  # pages of the previous build that this plan no longer has
+
+
+@dataclass(frozen=True, slots=True)
+class IncrementalResult:
+    report: WriteReport
+    state: BuildState
+    counts: RenderCounts
+
+
+def write_incremental(
+    plan: SitePlan,
+    env: jinja2.Environment,
+    out_dir: Path,
+    *,
+    theme_dir: Path,
+    previous: BuildState | None,
+    workers: int = 1,
+    public_dir: Path | None = None,
+    sitemap_limits: SitemapLimits | None = None,
+    on_page: Callable[[], None] | None = None,
+) -> IncrementalResult:
+    inputs = RenderInputs.of(plan, env, theme_dir)
+    fingerprints = [inputs.fingerprint(page) for page in plan.pages]
+    previous_out = out_dir.resolve()
+    state = _usable(previous, previous_out)
+    moved = moved_urls(state, plan.links) if state is not None else frozenset()
+    table = UrlTable(state.urls if state is not None else ())
+
+    reused: list[PageRecord | None] = []
+    for page, fingerprint in zip(plan.pages, fingerprints, strict=True):
+        record = state.pages.get(page.path) if state is not None else None
+        keep = (
+            record is not None
+            and record.fingerprint == fingerprint
+            and not asks_about(record, moved)
+            and previous_out.joinpath(*page.file.parts).is_file()
+        )
+        reused.append(record if keep else None)
+    to_render = [page for page, record in zip(plan.pages, reused, strict=True) if record is None]
+
+    records: dict[str, PageRecord] = {}
+    written: list[WrittenPage] = []
+    with staged_output(out_dir) as staging:
+        rendered = render_many(plan, to_render, env, workers=workers)
+        for page, fingerprint, record in zip(plan.pages, fingerprints, reused, strict=True):
+            if record is not None:
+                link_previous(staging, previous_out, page.file)
+                written.append(
+                    WrittenPage(page.path, page.file, page.in_sitemap, page.lastmod, record.bytes)
+                )
+                records[page.path] = record
+            else:
+                result, urls = next(rendered)
+                done = write_page(staging, result)
+                written.append(done)
+                records[page.path] = PageRecord(fingerprint, table.ids(urls), done.bytes)
+            if on_page is not None:
+                on_page()
+        report = finish_output(
+            staging,
+            out_dir,
+            tuple(written),
+            theme_dir=theme_dir,
+            public_dir=public_dir,
+            site_url=plan.site_url,
+            sitemap_limits=sitemap_limits,
+        )
+    new_state = BuildState(
+        out_dir=str(previous_out),
+        pages=records,
+        urls=tuple(table.urls),
+        linkable=tuple(p.path for p in plan.pages if p.kind != "not_found"),
+    )
+    removed = len(set(state.pages) - set(records)) if state is not None else 0
+    counts = RenderCounts(
+        rendered=len(to_render), reused=len(plan.pages) - len(to_render), removed=removed
+    )
+    return IncrementalResult(report=report, state=new_state, counts=counts)
+
+
+def _usable(state: BuildState | None, previous_out: Path) -> BuildState | None:
+    """The state, when it describes the output that is there now."""
+    if state is None or state.out_dir != str(previous_out):
+        return None
+    if not (previous_out / MARKER_FILE).is_file():
+        return None
+    return state

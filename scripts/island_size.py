@@ -1,0 +1,45 @@
+"""Total size of the theme's islands, gzipped one file at a time (as a server sends them).
+
+    python scripts/island_size.py [--theme DIR] [--budget BYTES] [--verbose]
+
+Prints the total in bytes on the first line (what a benchmark reads); with --verbose, each file
+too. Exits 1 when the total is above the budget (default 12 KB, the islands' target).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+BUDGET = 12 * 1024
+
+
+def island_sizes(theme: Path) -> dict[str, int]:
+    """Gzipped size (level 9) of every .js file under the theme's islands/ folder."""
+    return {
+        path.relative_to(theme).as_posix(): len(gzip.compress(path.read_bytes(), 9, mtime=0))
+        for path in sorted((theme / "islands").rglob("*.js"))
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--theme", type=Path, default=REPO / "site-templates")
+    parser.add_argument("--budget", type=int, default=BUDGET)
+    parser.add_argument("--verbose", action="store_true")
+    args = parser.parse_args(argv)
+    sizes = island_sizes(args.theme)
+    total = sum(sizes.values())
+    print(total)
+    if args.verbose:
+        for name, size in sizes.items():
+            print(f"{size:>7}  {name}")
+        print(f"{total:>7}  total gzipped (budget {args.budget})")
+    return 0 if total <= args.budget else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

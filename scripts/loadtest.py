@@ -1,0 +1,532 @@
+"""Load test of the companion: many shoppers against two workers on PostgreSQL, then an audit.
+
+    python scripts/loadtest.py --server postgresql://postgres@127.0.0.1:54329/postgres
+        [--shoppers 200] [--seconds 60] [--workers 2] [--port 8765]
+
+What it does, on loopback only, bounded in time (it stops by itself):
+1. creates a throw-away database on the server, seeds the demo store, makes publishable keys
+   (shoppers share a pool of them, as several storefronts of one store would) and puts a few
+   hot variants on short stock so that checkouts race for the last units;
+2. starts ``storefront api`` with ``--workers`` processes on 127.0.0.1;
+3. runs ``--shoppers`` concurrent simulated shoppers for ``--seconds``: each browses the
+   catalogue, fills and updates a cart, asks for a quote and, often, places the order (with an
+   Idempotency-Key, sometimes sent twice) and pays it through the sandbox gateway, whose IPN the
+   shopper then replays once, as a gateway retrying would;
+4. bursts on a fresh key across all workers and counts the 429s;
+5. stops the server and audits the database: no lost or duplicated order, stock never negative
+   and exactly what was sold, every IPN applied once, the rate limit held across workers.
+
+Prints throughput, p50/p95/p99 latency per endpoint group, the error count and the audit; exits
+1 if any audit check fails or any answer was a 5xx. Shoppers pause 0.2-0.8 s between actions,
+as people do; the figures are for this machine and this think time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit
+
+import httpx
+from sqlalchemy import Engine, create_engine, func, select, text, update
+from sqlalchemy.engine import make_url
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from companion.api_keys import create_key  # noqa: E402
+from companion.db.commerce_schema import order_items, order_status_history, orders  # noqa: E402
+from companion.db.commerce_schema import payments as payments_table  # noqa: E402
+from companion.db.engine import database_url, make_engine  # noqa: E402
+from companion.db.migrate import upgrade  # noqa: E402
+from companion.db.schema import products, variants  # noqa: E402
+from companion.seed.demo import seed_demo  # noqa: E402
+
+PREFIX = "/public/v1"
+KEYS = 50  # shoppers spread over this many keys
+RATE_PER_MINUTE = 1200  # per key: far above one key's share of the load, tight for the burst
+BURST_EXTRA = 100  # requests beyond the limit in the rate-limit burst
+HOT_VARIANTS = 6
+HOT_STOCK = 25
+ADDRESS = {
+    "full_name": "Nguyễn Thị Lan",
+    "phone": "0901234567",
+    "email": "lan@example.vn",
+    "city": "Thành phố Hồ Chí Minh",
+    "province": "Quận 1",
+    "ward": "Phường Sài Gòn",
+    "street": "88 Lê Lợi",
+}
+GROUPS = ("catalogue", "cart", "quote", "checkout", "payment", "ipn")
+
+
+@dataclass
+class Tally:
+    """What the shoppers saw: latencies per group, statuses, and the orders they were given."""
+
+    latencies: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    statuses: Counter[int] = field(default_factory=Counter)
+    transport_errors: int = 0
+    server_errors: list[str] = field(default_factory=list)
+    orders_by_cart: dict[str, int] = field(default_factory=dict)
+    conflicting_orders: list[str] = field(default_factory=list)
+    out_of_stock: int = 0
+    paid: set[int] = field(default_factory=set)
+    ipn_first: Counter[str] = field(default_factory=Counter)
+    ipn_replay: Counter[str] = field(default_factory=Counter)
+
+
+@dataclass
+class Shop:
+    base: str
+    keys: list[str]
+    hot: list[int]
+    cool: list[int]
+    slugs: list[str]
+
+
+class Shopper:
+    def __init__(self, shop: Shop, client: httpx.AsyncClient, tally: Tally, seed: int) -> None:
+        self.shop = shop
+        self.client = client
+        self.tally = tally
+        self.rng = random.Random(seed)
+        self.key = shop.keys[seed % len(shop.keys)]
+
+    async def call(
+        self, group: str, method: str, url: str, *, key: bool = True, **kwargs: Any
+    ) -> httpx.Response | None:
+        headers = dict(kwargs.pop("headers", {}))
+        if key:
+            headers["X-Service-Key"] = self.key
+        started = time.perf_counter()
+        try:
+            response = await self.client.request(method, url, headers=headers, **kwargs)
+        except httpx.HTTPError:
+            self.tally.transport_errors += 1
+            return None
+        self.tally.latencies[group].append(time.perf_counter() - started)
+        self.tally.statuses[response.status_code] += 1
+        if response.status_code >= 500:
+            self.tally.server_errors.append(f"{method} {url} -> {response.status_code}")
+        return response
+
+    async def think(self) -> None:
+        await asyncio.sleep(self.rng.uniform(0.2, 0.8))
+
+    async def browse(self) -> None:
+        rng = self.rng
+        for _ in range(rng.randint(2, 4)):
+            choice = rng.random()
+            if choice < 0.4:
+                await self.call("catalogue", "GET", f"{PREFIX}/products", params={"limit": 20})
+            elif choice < 0.8:
+                slug = rng.choice(self.shop.slugs)
+                await self.call("catalogue", "GET", f"{PREFIX}/products/by-slug/{slug}")
+            elif choice < 0.9:
+                await self.call("catalogue", "GET", f"{PREFIX}/categories")
+            else:
+                await self.call("catalogue", "GET", f"{PREFIX}/store")
+            await self.think()
+
+    def pick(self) -> int:
+        pool = self.shop.hot if self.rng.random() < 0.3 else self.shop.cool
+        return self.rng.choice(pool)
+
+    async def shop_once(self) -> None:
+        await self.browse()
+        if self.rng.random() < 0.4:
+            return
+        items = [{"variant_id": self.pick(), "quantity": 1}]
+        cart = await self.call("cart", "PUT", f"{PREFIX}/cart/items", json={"items": items})
+        if cart is None or cart.status_code != 200:
+            self.tally.out_of_stock += cart is not None and cart.status_code == 422
+            return
+        token = cart.json()["token"]
+        await self.think()
+        items.append({"variant_id": self.pick(), "quantity": self.rng.randint(1, 2)})
+        updated = await self.call(
+            "cart", "PUT", f"{PREFIX}/cart/items", params={"token": token}, json={"items": items}
+        )
+        if updated is None or updated.status_code != 200:
+            self.tally.out_of_stock += updated is not None and updated.status_code == 422
+            return
+        await self.call("quote", "GET", f"{PREFIX}/cart/quote", params={"token": token})
+        await self.think()
+        if self.rng.random() < 0.4:
+            return
+        await self.place(token)
+
+    async def place(self, token: str) -> None:
+        method = "vnpay" if self.rng.random() < 0.5 else "cod"
+        body = {"address": ADDRESS, "payment": {"payment_method": method}}
+        idem = {"Idempotency-Key": uuid.uuid4().hex}
+        url = f"{PREFIX}/checkout/place-order"
+        params = {"cart_token": token}
+        placed = await self.call("checkout", "POST", url, params=params, json=body, headers=idem)
+        if placed is None:
+            return
+        if placed.status_code == 409:
+            self.tally.out_of_stock += 1
+            return
+        if placed.status_code not in (200, 201):
+            return
+        order_id = placed.json()["id"]
+        self.record(token, order_id)
+        if self.rng.random() < 0.2:  # a double click, or a retry after a lost answer
+            again = await self.call(
+                "checkout", "POST", url, params=params, json=body, headers=idem
+            )
+            if again is not None and again.status_code in (200, 201):
+                self.record(token, again.json()["id"])
+        if method == "vnpay":
+            await self.think()
+            await self.pay(token, order_id)
+
+    def record(self, token: str, order_id: int) -> None:
+        known = self.tally.orders_by_cart.setdefault(token, order_id)
+        if known != order_id:
+            self.tally.conflicting_orders.append(f"cart {token[:8]}: {known} and {order_id}")
+
+    async def pay(self, token: str, order_id: int) -> None:
+        started = await self.call(
+            "payment", "POST", f"{PREFIX}/checkout/pay", params={"cart_token": token}, json={}
+        )
+        if started is None or started.status_code != 200:
+            return
+        form = dict(parse_qsl(urlsplit(started.json()["payment_url"]).query))
+        form["outcome"] = "pay"
+        done = await self.call(
+            "payment", "POST", "/sandbox/vnpay/complete", key=False, data=form
+        )
+        if done is None or done.status_code != 303:
+            return
+        self.tally.paid.add(order_id)
+        signed = urlsplit(done.headers["location"]).query
+        # The sandbox already sent the IPN (through the workers); a gateway retrying sends it
+        # again. The first answer is read from the order; the replay must change nothing.
+        replay = await self.call("ipn", "GET", f"/payments/vnpay/ipn?{signed}", key=False)
+        if replay is not None and replay.status_code == 200:
+            self.tally.ipn_replay[replay.json().get("RspCode", "")] += 1
+
+    async def run(self, deadline: float) -> None:
+        await asyncio.sleep(self.rng.uniform(0, 1))  # shoppers arrive over the first second
+        while time.monotonic() < deadline:
+            await self.shop_once()
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))] * 1000
+
+
+def prepare(server: str, name: str) -> tuple[str, Engine]:
+    admin = create_engine(database_url(server), isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        conn.execute(text(f'CREATE DATABASE "{name}"'))
+    admin.dispose()
+    url = make_url(database_url(server)).set(database=name).render_as_string(hide_password=False)
+    engine = make_engine(url, pool_size=2, max_overflow=2)
+    upgrade(engine)
+    return url, engine
+
+
+def seed(engine: Engine) -> tuple[int, list[str], list[int], list[int], list[str]]:
+    summary = seed_demo(engine, products=300)
+    now = datetime.now(UTC).replace(tzinfo=None)
+    with engine.begin() as conn:
+        keys = [
+            create_key(conn, summary.store_id, now=now, name=f"load {i}")[1] for i in range(KEYS)
+        ]
+        rows = conn.execute(
+            select(variants.c.id, products.c.slug)
+            .join(products, products.c.id == variants.c.product_id)
+            .where(
+                products.c.status == "published",
+                products.c.price.is_not(None),
+                variants.c.on_sale.is_(True),
+            )
+            .order_by(variants.c.id)
+        ).all()
+        ids = [r.id for r in rows]
+        hot, cool = ids[:HOT_VARIANTS], ids[HOT_VARIANTS:]
+        conn.execute(update(variants).where(variants.c.id.in_(hot)).values(stock=HOT_STOCK))
+        # Plenty of the rest, tracked, so every sale is counted against stock.
+        conn.execute(update(variants).where(variants.c.id.in_(cool)).values(stock=10_000))
+    return summary.store_id, keys, hot, cool, sorted({r.slug for r in rows})
+
+
+def start_server(url: str, port: int, workers: int, log: Path) -> subprocess.Popen[bytes]:
+    settings = {
+        "database": url,
+        "rate_per_minute": RATE_PER_MINUTE,
+        "rate_per_hour": 10**7,
+        "public_url": f"http://127.0.0.1:{port}",
+    }
+    code = (
+        "import json, sys\n"
+        "from companion.server import serve\n"
+        "from companion.settings import CompanionSettings\n"
+        "settings = CompanionSettings(**json.loads(sys.argv[1]))\n"
+        "serve(settings, host='127.0.0.1', port=int(sys.argv[2]), workers=int(sys.argv[3]))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    with log.open("wb") as out:
+        return subprocess.Popen(
+            [sys.executable, "-c", code, json.dumps(settings), str(port), str(workers)],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env=env,
+            cwd=ROOT,
+        )
+
+
+def wait_ready(base: str, server: subprocess.Popen[bytes], seconds: float = 60) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise SystemExit("loadtest: the server stopped while starting (see its log)")
+        try:
+            if httpx.get(f"{base}/health/ready", timeout=2).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.25)
+    raise SystemExit(f"loadtest: the server was not ready within {seconds:.0f} s")
+
+
+async def burst(base: str, key: str, total: int) -> Counter[int]:
+    """``total`` requests on one key at once; the workers share the count, so exactly the
+    limit gets through in one window."""
+    limits = httpx.Limits(max_connections=64)
+    async with httpx.AsyncClient(base_url=base, limits=limits, timeout=30) as client:
+        gate = asyncio.Semaphore(64)
+
+        async def one() -> int:
+            async with gate:
+                response = await client.get(f"{PREFIX}/store", headers={"X-Service-Key": key})
+                return response.status_code
+
+        return Counter(await asyncio.gather(*(one() for _ in range(total))))
+
+
+async def run_load(shop: Shop, shoppers: int, seconds: float) -> tuple[Tally, float]:
+    tally = Tally()
+    limits = httpx.Limits(max_connections=shoppers, max_keepalive_connections=shoppers)
+    async with httpx.AsyncClient(
+        base_url=shop.base, limits=limits, timeout=30, follow_redirects=False
+    ) as client:
+        started = time.monotonic()
+        deadline = started + seconds
+        crowd = [Shopper(shop, client, tally, i).run(deadline) for i in range(shoppers)]
+        await asyncio.gather(*crowd)
+        elapsed = time.monotonic() - started
+    return tally, elapsed
+
+
+def audit(
+    engine: Engine, store_id: int, tally: Tally, initial: dict[int, int], burst_seen: Counter[int]
+) -> list[tuple[str, bool, str]]:
+    checks: list[tuple[str, bool, str]] = []
+    with engine.connect() as conn:
+        rows = conn.execute(
+            select(orders.c.id, orders.c.cart_id, orders.c.current_status).where(
+                orders.c.store_id == store_id
+            )
+        ).all()
+        in_db = {r.id for r in rows}
+        seen = set(tally.orders_by_cart.values())
+        lost = seen - in_db
+        unseen = in_db - seen
+        per_cart = Counter(r.cart_id for r in rows)
+        doubled = [c for c, n in per_cart.items() if n > 1]
+        checks.append(
+            (
+                "no lost or duplicated order",
+                not lost and not unseen and not doubled and not tally.conflicting_orders,
+                f"{len(in_db)} orders in the database, {len(seen)} answered to shoppers; "
+                f"lost {len(lost)}, unanswered {len(unseen)}, carts with 2+ orders "
+                f"{len(doubled)}, retries answered another order {len(tally.conflicting_orders)}",
+            )
+        )
+        stock = dict(
+            (r.id, r.stock)
+            for r in conn.execute(select(variants.c.id, variants.c.stock)).all()
+        )
+        sold_rows = conn.execute(
+            select(order_items.c.variant_id, func.sum(order_items.c.quantity))
+            .join(orders, orders.c.id == order_items.c.order_id)
+            .where(orders.c.current_status.not_in(("cancelled", "refunded")))
+            .group_by(order_items.c.variant_id)
+        ).all()
+        sold = {variant: int(quantity) for variant, quantity in sold_rows}
+        negative = [v for v, s in stock.items() if s is not None and s < 0]
+        drift = [
+            v for v, before in initial.items() if before - sold.get(v, 0) != stock.get(v)
+        ]
+        checks.append(
+            (
+                "stock never negative, exactly what was sold",
+                not negative and not drift,
+                f"{sum(sold.values())} units sold; negative {len(negative)}, "
+                f"stock not matching sales {len(drift)}",
+            )
+        )
+        paid_orders = {r.id for r in rows if r.current_status == "paid"}
+        succeeded = Counter(
+            conn.execute(
+                select(payments_table.c.order_id).where(
+                    payments_table.c.store_id == store_id, payments_table.c.status == "succeeded"
+                )
+            ).scalars()
+        )
+        to_paid = Counter(
+            conn.execute(
+                select(order_status_history.c.order_id).where(
+                    order_status_history.c.store_id == store_id,
+                    order_status_history.c.to_status == "paid",
+                )
+            ).scalars()
+        )
+    twice = [o for o, n in (succeeded + to_paid).items() if n != 2]
+    replays_ok = set(tally.ipn_replay) <= {"02"}
+    checks.append(
+        (
+            "every IPN applied once",
+            paid_orders == tally.paid and not twice and replays_ok,
+            f"{len(tally.paid)} payments completed, {len(paid_orders)} orders paid, "
+            f"orders paid more than once {len(twice)}; replayed IPNs answered "
+            f"{dict(tally.ipn_replay)}",
+        )
+    )
+    allowed = burst_seen.get(200, 0)
+    checks.append(
+        (
+            "rate limit enforced across workers",
+            allowed == RATE_PER_MINUTE and burst_seen.get(429, 0) == BURST_EXTRA,
+            f"burst of {RATE_PER_MINUTE + BURST_EXTRA} on one key: {allowed} allowed "
+            f"(limit {RATE_PER_MINUTE}/min), {burst_seen.get(429, 0)} refused with 429",
+        )
+    )
+    return checks
+
+
+def report(tally: Tally, elapsed: float, shoppers: int, workers: int) -> None:
+    total = sum(tally.statuses.values())
+    print(
+        f"\n{shoppers} shoppers, {workers} workers, {elapsed:.1f} s: {total} requests, "
+        f"{total / elapsed:.0f} requests/s"
+    )
+    print(f"{'group':<10} {'requests':>9} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8}")
+    for group in GROUPS:
+        values = tally.latencies.get(group, [])
+        if not values:
+            continue
+        print(
+            f"{group:<10} {len(values):>9} {percentile(values, 0.50):>8.1f} "
+            f"{percentile(values, 0.95):>8.1f} {percentile(values, 0.99):>8.1f}"
+        )
+    server_errors = sum(n for s, n in tally.statuses.items() if s >= 500)
+    print(f"statuses: {dict(sorted(tally.statuses.items()))}")
+    print(
+        f"errors: {server_errors} 5xx, {tally.transport_errors} transport; "
+        f"refused for stock (expected): {tally.out_of_stock}"
+    )
+    if tally.latencies.get("catalogue"):
+        mean = statistics.fmean(tally.latencies["catalogue"]) * 1000
+        print(f"catalogue mean {mean:.1f} ms")
+
+
+def wait_for_fresh_window(margin: float = 15.0) -> None:
+    """Sleep into a new minute if the current one is nearly over: the burst must fit in one."""
+    into = time.time() % 60
+    if into > 60 - margin:
+        time.sleep(60 - into + 0.5)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--server", required=True, help="PostgreSQL server URL (loopback)")
+    parser.add_argument("--shoppers", type=int, default=200)
+    parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--port", type=int, default=8765)
+    args = parser.parse_args(argv)
+    host = make_url(database_url(args.server)).host or ""
+    if host not in ("127.0.0.1", "localhost", "::1", ""):
+        print(f"loadtest: the database must be on loopback, not {host}", file=sys.stderr)
+        return 2
+
+    name = f"storefront_loadtest_{os.getpid()}"
+    url, engine = prepare(args.server, name)
+    base = f"http://127.0.0.1:{args.port}"
+    log = Path(tempfile.gettempdir()) / f"storefront-loadtest-{os.getpid()}.log"
+    server: subprocess.Popen[bytes] | None = None
+    try:
+        store_id, keys, hot, cool, slugs = seed(engine)
+        with engine.connect() as conn:
+            initial = {
+                r.id: r.stock
+                for r in conn.execute(select(variants.c.id, variants.c.stock)).all()
+                if r.stock is not None
+            }
+        burst_key = keys.pop()
+        print(
+            f"loadtest: {len(slugs)} products, {len(hot)} hot variants of {HOT_STOCK} units; "
+            f"starting {args.workers} workers on {base}",
+            file=sys.stderr,
+        )
+        server = start_server(url, args.port, args.workers, log)
+        wait_ready(base, server)
+        shop = Shop(base, keys, hot, cool, slugs)
+        tally, elapsed = asyncio.run(run_load(shop, args.shoppers, args.seconds))
+        wait_for_fresh_window()
+        burst_seen = asyncio.run(burst(base, burst_key, RATE_PER_MINUTE + BURST_EXTRA))
+    finally:
+        if server is not None and server.poll() is None:
+            server.send_signal(signal.SIGTERM)
+            try:
+                server.wait(timeout=45)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait()
+    try:
+        report(tally, elapsed, args.shoppers, args.workers)
+        checks = audit(engine, store_id, tally, initial, burst_seen)
+    finally:
+        engine.dispose()
+        admin = create_engine(database_url(args.server), isolation_level="AUTOCOMMIT")
+        with admin.connect() as conn:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+    print("\naudit:")
+    for title, ok, detail in checks:
+        print(f"  [{'ok' if ok else 'FAIL'}] {title}: {detail}")
+    for line in tally.server_errors[:10]:
+        print(f"  5xx: {line}")
+    failed = [t for t, ok, _ in checks if not ok]
+    if failed or tally.server_errors:
+        print(f"loadtest: FAILED ({len(failed)} checks, server log {log})", file=sys.stderr)
+        return 1
+    log.unlink(missing_ok=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,62 @@
+// Product page: live price and stock per variant (the static page may be stale), add to cart,
+// save for later. Without JS the form only reloads the page.
+import { api, h, priceOf, readCart, saveItems, vnd } from './api.js'
+
+export default async function (form) {
+  const status = h('p', { class: 'cart-status', role: 'status' })
+  const save = h('button', { type: 'button', class: 'secondary' }, 'Lưu sản phẩm')
+  form.append(status, save)
+  const productId = Number(form.dataset.productId)
+  const now = document.querySelector('.product-info .price-now')
+  let variants = []
+
+  const chosen = () => {
+    const radio = form.querySelector('input[name=variant_id]:checked')
+    return radio ? Number(radio.value) : variants.length ? variants[0].id : null
+  }
+  const showPrice = () => {
+    const variant = variants.find((v) => v.id === chosen())
+    if (variant && now && priceOf(variant) != null) now.textContent = vnd(priceOf(variant))
+  }
+
+  try {
+    variants = (await api(`/products/${productId}/variants`)).items
+    for (const v of variants) {
+      const radio = form.querySelector(`input[name=variant_id][value="${v.id}"]`)
+      if (!radio) continue
+      const price = priceOf(v)
+      radio.disabled = !v.in_stock
+      radio.nextElementSibling.textContent = v.name + (price != null ? ' - ' + vnd(price) : '') + (v.in_stock ? '' : ' (Hết hàng)')
+    }
+    showPrice()
+  } catch {} // the static prices stay
+
+  form.addEventListener('change', showPrice)
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault()
+    const variantId = chosen()
+    const quantity = Math.max(1, Number(form.quantity.value) || 1)
+    if (!variantId) return (status.textContent = 'Vui lòng chọn phân loại.')
+    status.textContent = 'Đang thêm…'
+    try {
+      const cart = await readCart()
+      const items = cart ? cart.items.map((i) => ({ variant_id: i.variant_id, quantity: i.quantity })) : []
+      const line = items.find((i) => i.variant_id === variantId)
+      if (line) line.quantity += quantity
+      else items.push({ variant_id: variantId, quantity })
+      await saveItems(items)
+      status.replaceChildren('Đã thêm vào giỏ hàng. ', h('a', { href: '/gio-hang' }, 'Xem giỏ hàng'))
+    } catch (error) {
+      status.textContent = error.message
+    }
+  })
+  save.addEventListener('click', async () => {
+    try {
+      await api('/customer/saved-products', { method: 'POST', body: { product_id: productId } })
+      status.textContent = 'Đã lưu sản phẩm vào tài khoản.'
+    } catch (error) {
+      if (error.status === 401) status.replaceChildren(h('a', { href: '/tai-khoan' }, 'Đăng nhập'), ' để lưu sản phẩm.')
+      else status.textContent = error.message
+    }
+  })
+}

@@ -1,0 +1,157 @@
+// The one API client of a browser tab. Calls go to the same-origin session forwarder, which
+// adds the key and, from the httpOnly cookie, the customer's token: no token reaches this code.
+const BASE = '/session/api'
+const CART = 'service_cart'
+const queue = []
+let timer = 0
+
+export const enc = encodeURIComponent
+export const sleep = (ms) => new Promise((done) => setTimeout(done, ms))
+
+export const STATUS = {
+  pending: 'Chờ xử lý', paid: 'Đã thanh toán', payment_failed: 'Thanh toán không thành công',
+  fulfilled: 'Đang giao hàng', delivered: 'Đã giao hàng', cancelled: 'Đã hủy',
+  refunded: 'Đã hoàn tiền',
+}
+
+// An Error with the answer's status; its message is the API's own words (first field error).
+function apiError (status, body) {
+  const first = body && body.errors && body.errors[0]
+  return Object.assign(new Error(first ? first.message : (body && body.detail) || 'Đã có lỗi, vui lòng thử lại.'), { status, body })
+}
+
+// Elements from data: text is always a text node, so nothing from the API becomes markup.
+export function h (tag, props, ...kids) {
+  const el = document.createElement(tag)
+  for (const [k, v] of Object.entries(props || {})) {
+    if (v == null || v === false) continue
+    if (k.startsWith('on')) el.addEventListener(k.slice(2), v)
+    else if (k === 'text') el.textContent = v
+    else el.setAttribute(k, v === true ? '' : v)
+  }
+  el.append(...kids.flat(9).filter((kid) => kid != null && kid !== false))
+  return el
+}
+
+// A path from the API (null url: plain text, never a built link).
+export const link = (url, text) =>
+  typeof url === 'string' && /^\/(?!\/)/.test(url) ? h('a', { href: url }, text) : h('span', null, text)
+
+// Integer VND from a number or a string; nothing for a missing price (never "0 ₫").
+export function vnd (amount) {
+  if (amount == null || amount === '') return ''
+  return new Intl.NumberFormat('vi-VN').format(Math.round(Number(amount))) + ' ₫'
+}
+
+export const priceOf = (item) => item.effective_price ?? item.price
+
+export const card = (p) => h('li', null, h('article', { class: 'card' },
+  p.image_url && h('img', { class: 'card-image', src: p.image_url, alt: '', width: 300, height: 300, loading: 'lazy' }),
+  h('h3', { class: 'card-title' }, link(p.url, p.name)),
+  h('p', { class: 'price price-now' }, vnd(priceOf(p))),
+  !p.in_stock && h('p', { class: 'stock-out' }, 'Hết hàng')))
+
+export function cookie (name) {
+  const found = document.cookie.split('; ').find((c) => c.startsWith(name + '='))
+  return found ? decodeURIComponent(found.slice(name.length + 1)) : ''
+}
+
+export const cartToken = () => cookie(CART)
+
+export function setCartToken (token) {
+  const secure = location.protocol === 'https:' ? '; secure' : ''
+  document.cookie = `${CART}=${enc(token)}; path=/; max-age=${token ? 2592000 : 0}; samesite=lax${secure}`
+}
+
+// An anonymous visitor id for recently viewed and beacons; not a credential.
+export function visitor () {
+  let id = localStorage.getItem('sf_visitor')
+  if (!id) localStorage.setItem('sf_visitor', (id = crypto.randomUUID()))
+  return id
+}
+
+export function notice (text) {
+  let el = document.querySelector('.notice')
+  if (!el) document.querySelector('main').prepend((el = h('p', { class: 'notice', role: 'status' })))
+  el.textContent = text
+}
+
+export async function api (path, { method = 'GET', body, base = BASE, headers, keepalive, retried } = {}) {
+  const init = { method, headers: { Accept: 'application/json', ...headers }, credentials: 'same-origin', keepalive }
+  if (method !== 'GET') {
+    init.headers['Content-Type'] = 'application/json'
+    if (body !== undefined) init.body = JSON.stringify(body)
+  }
+  let res
+  try {
+    res = await fetch(base + path, init)
+  } catch {
+    throw apiError(0, { detail: 'Không kết nối được với cửa hàng.' })
+  }
+  const data = res.status === 204 ? null : await res.json().catch(() => null)
+  if (res.ok) return data
+  report(res.status, method, base + path, data && data.detail)
+  if (res.status === 429) {
+    // Calm, and never a loop: one retry of a read after Retry-After, then the visitor decides.
+    const wait = Math.min(Number(res.headers.get('Retry-After')) || 5, 120)
+    notice(`Cửa hàng đang có nhiều lượt truy cập. Vui lòng đợi khoảng ${wait} giây rồi thử lại.`)
+    if (method === 'GET' && !retried) {
+      await sleep(wait * 1000)
+      return api(path, { method, body, base, headers, retried: true })
+    }
+  }
+  throw apiError(res.status, data)
+}
+
+// 4xx/5xx answers and script errors, sent in batches of at most 50 (occurred_at in UTC).
+export function report (status, method, path, message) {
+  queue.push({ status, method, path: String(path).slice(0, 2000), message: message ? String(message).slice(0, 2000) : null, occurred_at: new Date().toISOString() })
+  if (queue.length >= 50) flush()
+  else if (!timer) timer = setTimeout(flush, 3000)
+}
+
+export function flush () {
+  clearTimeout(timer)
+  timer = 0
+  while (queue.length) {
+    const events = queue.splice(0, 50)
+    // Fire and forget: a failed report is never reported or retried (no loops).
+    fetch(BASE + '/storefront-errors', { method: 'POST', keepalive: true, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ events }) }).catch(() => {})
+  }
+}
+
+export function showCount (count) {
+  sessionStorage.setItem('sf_count', String(count))
+  for (const el of document.querySelectorAll('.cart-count')) el.textContent = count ? `(${count})` : ''
+}
+
+export async function readCart () {
+  const token = cartToken()
+  if (!token) return null
+  try {
+    return await api('/cart?token=' + enc(token))
+  } catch (error) {
+    if (error.status !== 404) throw error
+    setCartToken('')
+    return null
+  }
+}
+
+// Replaces the cart's items; a cart that is gone or already ordered gives way to a new one.
+export async function saveItems (items, fresh) {
+  const token = fresh ? '' : cartToken()
+  let cart
+  try {
+    cart = await api('/cart/items' + (token ? '?token=' + enc(token) : ''), { method: 'PUT', body: { items } })
+  } catch (error) {
+    if (!token || ![404, 409].includes(error.status)) throw error
+    return saveItems(items, true)
+  }
+  setCartToken(cart.token)
+  showCount(cart.item_count)
+  return cart
+}
+
+export function failed (root) {
+  return (error) => root.replaceChildren(h('p', { class: 'error', role: 'alert' }, error.message))
+}

@@ -1,0 +1,29 @@
+// Loaded by every page: the header's cart count, the page's islands, the beacons.
+import { api, cartToken, flush, readCart, report, showCount, visitor } from './api.js'
+
+addEventListener('error', (e) => report(500, null, location.pathname, 'JS: ' + e.message))
+addEventListener('unhandledrejection', (e) => report(500, null, location.pathname, 'JS: ' + (e.reason && e.reason.message)))
+addEventListener('pagehide', flush)
+
+const known = sessionStorage.getItem('sf_count')
+if (!cartToken()) showCount(0)
+else if (known !== null) showCount(Number(known))
+else readCart().then((cart) => showCount(cart ? cart.item_count : 0), () => {})
+
+// Island name -> module; a module serving several islands exports {name: function}.
+const MODULES = { search: 'listing', 'load-more': 'listing', recommendations: 'listing', cart: 'checkout', 'payment-return': 'checkout' }
+for (const el of document.querySelectorAll('[data-island]')) {
+  const name = el.dataset.island
+  if (name === 'cart-link') continue
+  import(`./${MODULES[name] || name}.js`).then(({ default: run }) => (run[name] || run)(el))
+}
+
+const page = document.body.dataset
+const beacon = (path, body) => api(path, { method: 'POST', body, keepalive: true }).catch(() => {})
+if (page.entityId) {
+  beacon('/analytics/entity-view', { entity_type: page.entityType, entity_id: Number(page.entityId), session_token: visitor() })
+}
+document.addEventListener('click', (e) => {
+  const banner = e.target.closest('[data-banner-id]')
+  if (banner) beacon(`/banners/${banner.dataset.bannerId}/click`, { session_token: visitor() })
+})

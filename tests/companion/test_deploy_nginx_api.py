@@ -1,0 +1,96 @@
+"""The shipped deploy/nginx-api.conf in front of a real two-worker companion, with a real nginx.
+
+nginx runs as a child process with its own prefix, pid, logs and temp folders under tmp_path,
+on a free loopback port; the upstream is pointed at the workers' port. `make test` installs
+nginx; a developer without it gets a skip locally, but CI must run this test.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.companion.test_server import free_port, running_api
+
+NGINX = Path("/usr/sbin/nginx")
+CONFIG = Path(__file__).parents[2] / "deploy" / "nginx-api.conf"
+
+if not NGINX.exists():
+    if os.environ.get("CI"):
+        pytest.fail("nginx is not installed: `make test` installs it", pytrace=False)
+    pytest.skip("nginx is not installed (`make test` installs it)", allow_module_level=True)
+
+
+def site_config(api_port: int, port: int) -> str:
+    """The shipped file, listening on ``port`` and proxying to ``api_port``."""
+    shipped = CONFIG.read_text(encoding="utf-8")
+    assert "server 127.0.0.1:8001 " in shipped and "listen 80;" in shipped
+    return (
+        shipped.replace("server 127.0.0.1:8001 ", f"server 127.0.0.1:{api_port} ")
+        .replace("listen 80;", f"listen 127.0.0.1:{port};")
+        .replace("listen [::]:80;", "")
+    )
+
+
+def main_config(work: Path, site: str) -> str:
+    temps = "".join(
+        f"    {name}_temp_path {work / name};\n"
+        for name in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
+    )
+    user = "user root;\n" if os.geteuid() == 0 else ""
+    return (
+        f"{user}worker_processes 1;\npid {work / 'nginx.pid'};\n"
+        f"error_log {work / 'error.log'} warn;\n"
+        "events { worker_connections 64; }\n"
+        f"http {{\n    access_log off;\n{temps}{site}\n}}\n"
+    )
+
+
+def wait_for_port(port: int, process: subprocess.Popen[bytes], log: Path) -> None:
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            pytest.fail(f"nginx exited: {log.read_text(errors='replace')}", pytrace=False)
+        with socket.socket() as probe:
+            if probe.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.05)
+    pytest.fail("nginx did not listen within 10 s", pytrace=False)
+
+
+def test_nginx_spreads_requests_over_the_workers_with_a_request_id(tmp_path: Path) -> None:
+    with running_api(tmp_path, workers=2) as (api, _server):
+        work = tmp_path / "nginx"
+        work.mkdir()
+        port = free_port()
+        config = work / "nginx.conf"
+        api_port = int(api.rsplit(":", 1)[1])
+        config.write_text(main_config(work, site_config(api_port, port)), encoding="utf-8")
+        error_log = work / "error.log"
+        nginx = subprocess.Popen(
+            [str(NGINX), "-p", str(work), "-c", str(config), "-e", str(error_log),
+             "-g", "daemon off;"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        try:
+            wait_for_port(port, nginx, error_log)
+            base = f"http://127.0.0.1:{port}"
+            assert httpx.get(f"{base}/health/ready").json() == {"status": "ok"}
+            answers = [httpx.get(f"{base}/public/v1/store") for _ in range(3)]
+            assert [a.status_code for a in answers] == [200, 200, 200]
+            ids = [a.headers["X-Request-Id"] for a in answers]
+            assert all(re.fullmatch(r"[0-9a-f]{32}", i) for i in ids)  # nginx's $request_id
+            assert len(set(ids)) == 3
+        finally:
+            nginx.terminate()
+            nginx.wait(timeout=10)
+    logged = (tmp_path / "server.log").read_text()
+    assert all(i in logged for i in ids)  # the workers logged nginx's ids

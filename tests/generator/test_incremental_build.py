@@ -1,0 +1,147 @@
+"""An incremental build writes byte-for-byte what a full build of the same data writes."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from companion.webhooks.events import Entity
+from tests.generator.incremental_store import DemoStore, build, config_for, folder_bytes
+
+# (operation, index into the store's ids, value)
+Change = tuple[str, int, Any]
+
+changes = st.one_of(
+    st.tuples(
+        st.just("price"),
+        st.integers(0, 40),
+        st.one_of(st.none(), st.integers(1, 9).map(lambda n: n * 10_000)),
+    ),
+    st.tuples(
+        st.just("rename_product"), st.integers(0, 40), st.sampled_from(["Áo mới", "<b>Quần</b>"])
+    ),
+    st.tuples(
+        st.just("rename_category"), st.integers(0, 40), st.sampled_from(["Nhóm A", "Giày & dép"])
+    ),
+    st.tuples(st.just("rename_article"), st.integers(0, 40), st.just("Tin mới")),
+    st.tuples(st.just("delete_product"), st.integers(0, 40), st.none()),
+    st.tuples(st.just("create_product"), st.integers(0, 40), st.sampled_from(["Sản phẩm X", "Y"])),
+)
+
+
+def apply(store: DemoStore, change: Change) -> None:
+    operation, index, value = change
+    if operation == "price":
+        products = store.ids(Entity.PRODUCT)
+        store.set_price(products[index % len(products)], value)
+    elif operation == "rename_product":
+        products = store.ids(Entity.PRODUCT)
+        store.update(Entity.PRODUCT, products[index % len(products)], {"name": value})
+    elif operation == "rename_category":
+        categories = store.ids(Entity.CATEGORY)
+        store.update(Entity.CATEGORY, categories[index % len(categories)], {"name": value})
+    elif operation == "rename_article":
+        articles = store.ids(Entity.ARTICLE)
+        store.update(Entity.ARTICLE, articles[index % len(articles)], {"title": value})
+    elif operation == "delete_product":
+        products = store.ids(Entity.PRODUCT)
+        store.delete(Entity.PRODUCT, products[index % len(products)])
+    elif operation == "create_product":
+        categories = store.ids(Entity.CATEGORY)
+        store.create(
+            Entity.PRODUCT,
+            {
+                "name": value,
+                "slug": f"moi-{index}-{len(store.ids(Entity.PRODUCT))}",
+                "url": f"/san-pham/moi-{index}-{len(store.ids(Entity.PRODUCT))}",
+                "price": 120_000,
+                "category_id": categories[index % len(categories)],
+                "status": "published",
+                "published_at": store.now,
+            },
+        )
+
+
+@settings(
+    max_examples=4,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(batches=st.lists(st.lists(changes, min_size=1, max_size=3), min_size=1, max_size=2))
+def test_incremental_build_equals_full_build_after_any_changes(
+    tmp_path_factory: pytest.TempPathFactory, batches: list[list[Change]]
+) -> None:
+    folder = tmp_path_factory.mktemp("incremental")
+    store = DemoStore(folder, products=6)
+    try:
+        build(store, config_for(folder))
+        for batch in batches:
+            for change in batch:
+                apply(store, change)
+            build(store, config_for(folder))
+            build(store, config_for(folder, out="full", cache="full-cache", full=True))
+            assert folder_bytes(folder / "out") == folder_bytes(folder / "full")
+    finally:
+        store.close()
+
+
+def test_no_change_rebuild_renders_nothing_and_asks_only_lists(tmp_path: Path) -> None:
+    store = DemoStore(tmp_path, products=12)
+    try:
+        first, _ = build(store, config_for(tmp_path))
+        again, printed = build(store, config_for(tmp_path))
+    finally:
+        store.close()
+    assert "rendered 0 pages" in printed
+    assert again.requests < first.requests / 5
+
+
+def test_price_change_renders_its_page_and_the_lists_that_show_it(tmp_path: Path) -> None:
+    store = DemoStore(tmp_path, products=12)
+    try:
+        build(store, config_for(tmp_path))
+        before = folder_bytes(tmp_path / "out")
+        product = store.ids(Entity.PRODUCT)[0]
+        url = store.product_url(product)
+        store.set_price(product, 777_000)
+        summary, printed = build(store, config_for(tmp_path))
+    finally:
+        store.close()
+    after = folder_bytes(tmp_path / "out")
+    changed = sorted(name for name in after if before.get(name) != after[name])
+    assert url is not None
+    assert url.lstrip("/") + ".html" in changed
+    assert "index.html" in changed or any(n.startswith("danh-muc/") for n in changed)
+    assert "sitemap.xml" in changed  # its lastmod moved
+    found = re.search(r"rendered (\d+) pages, kept (\d+)", printed)
+    assert found is not None
+    rendered, kept = int(found[1]), int(found[2])
+    assert rendered + kept == summary.pages
+    assert rendered >= len([n for n in changed if n.endswith(".html")])
+    # Pages that do not show the product (articles, CMS pages) are taken over, not rendered.
+    assert all(name not in changed for name in after if name.startswith("bai-viet/"))
+    assert kept >= len([name for name in after if name.startswith("bai-viet/")])
+
+
+def test_deleted_product_loses_its_page_and_sitemap_entry(tmp_path: Path) -> None:
+    store = DemoStore(tmp_path, products=12)
+    try:
+        build(store, config_for(tmp_path))
+        before = folder_bytes(tmp_path / "out")
+        product = store.ids(Entity.PRODUCT)[0]
+        url = store.product_url(product)
+        store.delete(Entity.PRODUCT, product)
+        build(store, config_for(tmp_path))
+    finally:
+        store.close()
+    after = folder_bytes(tmp_path / "out")
+    assert url is not None
+    assert url.lstrip("/") + ".html" in before
+    assert url.lstrip("/") + ".html" not in after
+    assert url.encode() in before["sitemap.xml"]
+    assert url.encode() not in after["sitemap.xml"]
