@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: install build test lint serve api clean
+.PHONY: install build test lint serve api clean bench
 
 include make/nginx.mk make/lighthouse.mk
 include make/postgres.mk
@@ -40,6 +40,11 @@ serve: install
 ## api: run the companion API on the demo store
 api: install
 	$(BIN)/storefront api --seed demo
+
+## bench: crawl requests, rebuild times, render throughput and memory of the demo store at
+## 1,000 and 10,000 products (BENCH_ARGS=--large adds 100,000); writes docs/benchmarks.md
+bench: install
+	$(BIN)/python scripts/bench.py $(BENCH_ARGS)
 
 clean:
 	rm -rf output/* .storefront-cache .pytest_cache .mypy_cache .ruff_cache

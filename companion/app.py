@@ -3,9 +3,9 @@
 Nothing is built at import time. The app works under ``httpx.ASGITransport`` (which runs no
 lifespan): the engine is made, and migrations run, before ``create_app`` returns.
 
-Middleware, outermost first: request log (X-Request-Id, one JSON line) -> crash barrier (500
-problem) -> input guard (NUL) -> tenancy (key or Host -> store; 401) -> rate limit (429,
-RateLimit-* headers) -> the routes.
+Middleware, outermost first: request log (X-Request-Id, one JSON line) -> admission gate (at
+most POOL_SIZE requests in flight) -> crash barrier (500 problem) -> input guard (NUL) ->
+tenancy (key or Host -> store; 401) -> rate limit (429, RateLimit-* headers) -> the routes.
 """
 
 from __future__ import annotations
@@ -15,8 +15,9 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
+from companion.admission import AdmissionGate
 from companion.clock import Clock, SystemClock
-from companion.db.engine import make_engine
+from companion.db.engine import POOL_SIZE, make_engine
 from companion.db.migrate import upgrade
 from companion.deps import Services
 from companion.errors_http import CrashBarrier, install_error_handling
@@ -87,5 +88,7 @@ def create_app(settings: CompanionSettings | None = None, *, clock: Clock | None
     )
     app.add_middleware(InputGuard)
     app.add_middleware(CrashBarrier)
+    # At most POOL_SIZE requests in flight per worker: no waiting on the pool inside a thread.
+    app.add_middleware(AdmissionGate, limit=POOL_SIZE, exempt_prefixes=("/sandbox/",))
     app.add_middleware(RequestLogMiddleware)  # outermost: the request id and log see everything
     return app

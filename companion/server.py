@@ -111,9 +111,7 @@ def serve(settings: CompanionSettings, *, host: str, port: int, workers: int = 1
     engine = make_engine(settings.database, pool_size=1, max_overflow=1)
     try:
         with delivering_webhooks(engine, SystemClock()), _bind_errors(host, port):
-            uvicorn.run(
-                "companion.server:app_from_env", factory=True, workers=workers, **options
-            )
+            uvicorn.run("companion.server:app_from_env", factory=True, workers=workers, **options)
     finally:
         engine.dispose()
 

@@ -12,6 +12,7 @@ which is the full build: one code path, so both give the same bytes.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,6 +46,7 @@ class RenderCounts:
     rendered: int  # pages rendered in this build
     reused: int  # pages taken over from the previous output
     removed: int  # pages of the previous build that this plan no longer has
+    seconds: float  # the whole write phase: fingerprints, rendering, writing, swap
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +68,7 @@ def write_incremental(
     sitemap_limits: SitemapLimits | None = None,
     on_page: Callable[[], None] | None = None,
 ) -> IncrementalResult:
+    started = time.perf_counter()
     inputs = RenderInputs.of(plan, env, theme_dir)
     fingerprints = [inputs.fingerprint(page) for page in plan.pages]
     previous_out = out_dir.resolve()
@@ -120,7 +123,10 @@ def write_incremental(
     )
     removed = len(set(state.pages) - set(records)) if state is not None else 0
     counts = RenderCounts(
-        rendered=len(to_render), reused=len(plan.pages) - len(to_render), removed=removed
+        rendered=len(to_render),
+        reused=len(plan.pages) - len(to_render),
+        removed=removed,
+        seconds=time.perf_counter() - started,
     )
     return IncrementalResult(report=report, state=new_state, counts=counts)
 

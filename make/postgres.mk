@@ -3,6 +3,7 @@
 #   make postgres-start    create (once) and start the private cluster on $(PG_PORT)
 #   make postgres-stop     stop it
 #   make test-postgres     start it, run tests/companion against it, stop it (always)
+#   make loadtest          start it, run scripts/loadtest.py against it, stop it (always)
 # The cluster lives in $(PG_DIR) (data, socket, log), listens on loopback only, trusts local
 # connections, and trades durability for speed (fsync off): it holds test data only.
 # initdb refuses to run as root, so the cluster belongs to the `postgres` user.
@@ -40,16 +41,29 @@ postgres-start: postgres
 	fi; \
 	echo "postgresql test cluster at $(PG_URL)"
 
-postgres-stop:
-	@bin=$$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1); \
+# Stops the cluster if it runs; a shell snippet, so recipes can run it whatever came before.
+PG_STOP = bin=$$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1); \
 	if [ -n "$$bin" ] && [ -f $(PG_DIR)/data/PG_VERSION ]; then \
 		$(PG_RUN) $$bin/pg_ctl -D $(PG_DIR)/data -m fast stop >/dev/null 2>&1 || true; \
 	fi
+
+postgres-stop:
+	@$(PG_STOP)
 
 ## test-postgres: the companion's whole suite once more, on PostgreSQL (the cluster stops after)
 test-postgres: install postgres-start
 	@status=0; \
 	STOREFRONT_TEST_POSTGRES=$(PG_URL) $(BIN)/pytest -q -p no:cacheprovider tests/companion \
 		|| status=$$?; \
-	$(MAKE) --no-print-directory postgres-stop; \
+	$(PG_STOP); \
+	exit $$status
+
+## loadtest: 200 shoppers for 60 s against 2 workers on the private cluster, then the audit
+## (scripts/loadtest.py; loopback only, stops by itself, the cluster stops after)
+.PHONY: loadtest
+loadtest: install postgres-start
+	@status=0; \
+	timeout 600 $(BIN)/python scripts/loadtest.py --server $(PG_URL) --shoppers 200 \
+		--seconds 60 --workers 2 || status=$$?; \
+	$(PG_STOP); \
 	exit $$status

@@ -17,8 +17,8 @@ What it does, on loopback only, bounded in time (it stops by itself):
    and exactly what was sold, every IPN applied once, the rate limit held across workers.
 
 Prints throughput, p50/p95/p99 latency per endpoint group, the error count and the audit; exits
-1 if any audit check fails or any answer was a 5xx. Shoppers pause 0.2-0.8 s between actions,
-as people do; the figures are for this machine and this think time.
+1 if any audit check fails or any answer was a 5xx. Shoppers pause 0.2-0.8 s between actions
+(``--think``), much less than people do; the figures hold for this machine and this pause.
 """
 
 from __future__ import annotations
@@ -101,8 +101,16 @@ class Shop:
 
 
 class Shopper:
-    def __init__(self, shop: Shop, client: httpx.AsyncClient, tally: Tally, seed: int) -> None:
+    def __init__(
+        self,
+        shop: Shop,
+        client: httpx.AsyncClient,
+        tally: Tally,
+        seed: int,
+        think: tuple[float, float],
+    ) -> None:
         self.shop = shop
+        self.think_range = think
         self.client = client
         self.tally = tally
         self.rng = random.Random(seed)
@@ -127,7 +135,7 @@ class Shopper:
         return response
 
     async def think(self) -> None:
-        await asyncio.sleep(self.rng.uniform(0.2, 0.8))
+        await asyncio.sleep(self.rng.uniform(*self.think_range))
 
     async def browse(self) -> None:
         rng = self.rng
@@ -189,9 +197,7 @@ class Shopper:
         order_id = placed.json()["id"]
         self.record(token, order_id)
         if self.rng.random() < 0.2:  # a double click, or a retry after a lost answer
-            again = await self.call(
-                "checkout", "POST", url, params=params, json=body, headers=idem
-            )
+            again = await self.call("checkout", "POST", url, params=params, json=body, headers=idem)
             if again is not None and again.status_code in (200, 201):
                 self.record(token, again.json()["id"])
         if method == "vnpay":
@@ -211,9 +217,7 @@ class Shopper:
             return
         form = dict(parse_qsl(urlsplit(started.json()["payment_url"]).query))
         form["outcome"] = "pay"
-        done = await self.call(
-            "payment", "POST", "/sandbox/vnpay/complete", key=False, data=form
-        )
+        done = await self.call("payment", "POST", "/sandbox/vnpay/complete", key=False, data=form)
         if done is None or done.status_code != 303:
             return
         self.tally.paid.add(order_id)
@@ -320,13 +324,18 @@ async def burst(base: str, key: str, total: int) -> Counter[int]:
 
         async def one() -> int:
             async with gate:
-                response = await client.get(f"{PREFIX}/store", headers={"X-Service-Key": key})
+                try:
+                    response = await client.get(f"{PREFIX}/store", headers={"X-Service-Key": key})
+                except httpx.HTTPError:
+                    return 0  # counted as "no answer"
                 return response.status_code
 
         return Counter(await asyncio.gather(*(one() for _ in range(total))))
 
 
-async def run_load(shop: Shop, shoppers: int, seconds: float) -> tuple[Tally, float]:
+async def run_load(
+    shop: Shop, shoppers: int, seconds: float, think: tuple[float, float]
+) -> tuple[Tally, float]:
     tally = Tally()
     limits = httpx.Limits(max_connections=shoppers, max_keepalive_connections=shoppers)
     async with httpx.AsyncClient(
@@ -334,7 +343,7 @@ async def run_load(shop: Shop, shoppers: int, seconds: float) -> tuple[Tally, fl
     ) as client:
         started = time.monotonic()
         deadline = started + seconds
-        crowd = [Shopper(shop, client, tally, i).run(deadline) for i in range(shoppers)]
+        crowd = [Shopper(shop, client, tally, i, think).run(deadline) for i in range(shoppers)]
         await asyncio.gather(*crowd)
         elapsed = time.monotonic() - started
     return tally, elapsed
@@ -366,8 +375,7 @@ def audit(
             )
         )
         stock = dict(
-            (r.id, r.stock)
-            for r in conn.execute(select(variants.c.id, variants.c.stock)).all()
+            (r.id, r.stock) for r in conn.execute(select(variants.c.id, variants.c.stock)).all()
         )
         sold_rows = conn.execute(
             select(order_items.c.variant_id, func.sum(order_items.c.quantity))
@@ -377,9 +385,7 @@ def audit(
         ).all()
         sold = {variant: int(quantity) for variant, quantity in sold_rows}
         negative = [v for v, s in stock.items() if s is not None and s < 0]
-        drift = [
-            v for v, before in initial.items() if before - sold.get(v, 0) != stock.get(v)
-        ]
+        drift = [v for v, before in initial.items() if before - sold.get(v, 0) != stock.get(v)]
         checks.append(
             (
                 "stock never negative, exactly what was sold",
@@ -427,11 +433,13 @@ def audit(
     return checks
 
 
-def report(tally: Tally, elapsed: float, shoppers: int, workers: int) -> None:
+def report(tally: Tally, elapsed: float, args: argparse.Namespace) -> None:
     total = sum(tally.statuses.values())
+    low, high = args.think
     print(
-        f"\n{shoppers} shoppers, {workers} workers, {elapsed:.1f} s: {total} requests, "
-        f"{total / elapsed:.0f} requests/s"
+        f"\n{args.shoppers} shoppers (pauses {low:g}-{high:g} s), {args.workers} workers, "
+        f"{elapsed:.1f} s: {total} requests, {total / elapsed:.0f} requests/s; "
+        f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
     )
     print(f"{'group':<10} {'requests':>9} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8}")
     for group in GROUPS:
@@ -460,6 +468,43 @@ def wait_for_fresh_window(margin: float = 15.0) -> None:
         time.sleep(60 - into + 0.5)
 
 
+def load_and_audit(
+    engine: Engine, url: str, base: str, log: Path, args: argparse.Namespace
+) -> tuple[Tally, float, list[tuple[str, bool, str]]]:
+    """Seed, serve, load, burst, stop the server (always), report, audit."""
+    store_id, keys, hot, cool, slugs = seed(engine)
+    with engine.connect() as conn:
+        initial = {
+            r.id: r.stock
+            for r in conn.execute(select(variants.c.id, variants.c.stock)).all()
+            if r.stock is not None
+        }
+    burst_key = keys.pop()
+    print(
+        f"loadtest: {len(slugs)} products, {len(hot)} hot variants of {HOT_STOCK} units; "
+        f"starting {args.workers} workers on {base}",
+        file=sys.stderr,
+    )
+    server = start_server(url, args.port, args.workers, log)
+    try:
+        wait_ready(base, server)
+        shop = Shop(base, keys, hot, cool, slugs)
+        think = (args.think[0], args.think[1])
+        tally, elapsed = asyncio.run(run_load(shop, args.shoppers, args.seconds, think))
+        wait_for_fresh_window()
+        burst_seen = asyncio.run(burst(base, burst_key, RATE_PER_MINUTE + BURST_EXTRA))
+    finally:
+        if server.poll() is None:
+            server.send_signal(signal.SIGTERM)
+            try:
+                server.wait(timeout=45)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait()
+    report(tally, elapsed, args)
+    return tally, elapsed, audit(engine, store_id, tally, initial, burst_seen)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--server", required=True, help="PostgreSQL server URL (loopback)")
@@ -467,6 +512,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--port", type=int, default=8765)
+    parser.add_argument(
+        "--think",
+        type=float,
+        nargs=2,
+        default=(0.2, 0.8),
+        metavar=("MIN", "MAX"),
+        help="seconds a shopper pauses between actions (default 0.2 0.8)",
+    )
     args = parser.parse_args(argv)
     host = make_url(database_url(args.server)).host or ""
     if host not in ("127.0.0.1", "localhost", "::1", ""):
@@ -477,38 +530,8 @@ def main(argv: list[str] | None = None) -> int:
     url, engine = prepare(args.server, name)
     base = f"http://127.0.0.1:{args.port}"
     log = Path(tempfile.gettempdir()) / f"storefront-loadtest-{os.getpid()}.log"
-    server: subprocess.Popen[bytes] | None = None
     try:
-        store_id, keys, hot, cool, slugs = seed(engine)
-        with engine.connect() as conn:
-            initial = {
-                r.id: r.stock
-                for r in conn.execute(select(variants.c.id, variants.c.stock)).all()
-                if r.stock is not None
-            }
-        burst_key = keys.pop()
-        print(
-            f"loadtest: {len(slugs)} products, {len(hot)} hot variants of {HOT_STOCK} units; "
-            f"starting {args.workers} workers on {base}",
-            file=sys.stderr,
-        )
-        server = start_server(url, args.port, args.workers, log)
-        wait_ready(base, server)
-        shop = Shop(base, keys, hot, cool, slugs)
-        tally, elapsed = asyncio.run(run_load(shop, args.shoppers, args.seconds))
-        wait_for_fresh_window()
-        burst_seen = asyncio.run(burst(base, burst_key, RATE_PER_MINUTE + BURST_EXTRA))
-    finally:
-        if server is not None and server.poll() is None:
-            server.send_signal(signal.SIGTERM)
-            try:
-                server.wait(timeout=45)
-            except subprocess.TimeoutExpired:
-                server.kill()
-                server.wait()
-    try:
-        report(tally, elapsed, args.shoppers, args.workers)
-        checks = audit(engine, store_id, tally, initial, burst_seen)
+        tally, elapsed, checks = load_and_audit(engine, url, base, log, args)
     finally:
         engine.dispose()
         admin = create_engine(database_url(args.server), isolation_level="AUTOCOMMIT")

@@ -102,7 +102,7 @@ async def build_site(
     console.print(
         f"fetched {crawled.stats.requests} answers from the API, {crawled.reused} from the crawl "
         f"cache; rendered {counts.rendered} pages, kept {counts.reused}, "
-        f"deleted {counts.removed}"
+        f"deleted {counts.removed} (write phase {counts.seconds:.3f} s)"
     )
     report = result.report
     stats = crawled.stats

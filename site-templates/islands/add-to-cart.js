@@ -19,18 +19,6 @@ export default async function (form) {
     if (variant && now && priceOf(variant) != null) now.textContent = vnd(priceOf(variant))
   }
 
-  try {
-    variants = (await api(`/products/${productId}/variants`)).items
-    for (const v of variants) {
-      const radio = form.querySelector(`input[name=variant_id][value="${v.id}"]`)
-      if (!radio) continue
-      const price = priceOf(v)
-      radio.disabled = !v.in_stock
-      radio.nextElementSibling.textContent = v.name + (price != null ? ' - ' + vnd(price) : '') + (v.in_stock ? '' : ' (Hết hàng)')
-    }
-    showPrice()
-  } catch {} // the static prices stay
-
   form.addEventListener('change', showPrice)
   form.addEventListener('submit', async (e) => {
     e.preventDefault()
@@ -59,4 +47,16 @@ export default async function (form) {
       else status.textContent = error.message
     }
   })
+  // Listeners first (a click must never fall through to a native submit), then live prices.
+  try {
+    variants = (await api(`/products/${productId}/variants`)).items
+    for (const v of variants) {
+      const radio = form.querySelector(`input[name=variant_id][value="${v.id}"]`)
+      if (!radio) continue
+      const price = priceOf(v)
+      radio.disabled = !v.in_stock
+      radio.nextElementSibling.textContent = v.name + (price != null ? ' - ' + vnd(price) : '') + (v.in_stock ? '' : ' (Hết hàng)')
+    }
+    showPrice()
+  } catch {} // the static prices stay
 }

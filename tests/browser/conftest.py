@@ -31,7 +31,9 @@ def origin(demo_output: Path, tmp_path_factory: pytest.TempPathFactory) -> Itera
         yield served
 
 
-@pytest.fixture(scope="session")
+# Module scope: Playwright's sync API keeps an event loop running in this thread while it is
+# open, which the async tests of other packages cannot share; it closes with each module.
+@pytest.fixture(scope="module")
 def playwright() -> Iterator[Playwright]:
     if not Path(CHROMIUM).is_file():
         pytest.fail(f"{CHROMIUM} is missing: `make test` installs Debian's chromium", False)
@@ -39,7 +41,7 @@ def playwright() -> Iterator[Playwright]:
         yield driver
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser(playwright: Playwright) -> Iterator[Browser]:
     browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
     yield browser

@@ -21,6 +21,7 @@ from sqlalchemy import select
 
 from companion.app import create_app
 from companion.catalog_admin import create_entity, delete_entity, set_product_price, update_entity
+from companion.clock import ManualClock
 from companion.db import schema
 from companion.seed.demo import DEMO_KEY, seed_demo
 from companion.settings import CompanionSettings
@@ -42,10 +43,13 @@ class DemoStore:
             rate_per_minute=10_000_000,
             rate_per_hour=10_000_000,
         )
-        self.app = create_app(settings)
-        self.engine = self.app.state.services.engine
+        # The companion's clock moves only with the changes: schedules (flash sales, banners,
+        # discounts) cannot cross a boundary between two builds that are compared.
         self.now = datetime.now(UTC).replace(tzinfo=None, microsecond=0)
-        seed_demo(self.engine, products=products)
+        self.clock = ManualClock(self.now)
+        self.app = create_app(settings, clock=self.clock)
+        self.engine = self.app.state.services.engine
+        seed_demo(self.engine, products=products, now=self.now)
         with self.engine.connect() as conn:
             self.store_id = int(conn.scalar(select(schema.stores.c.id)) or 0)
 
@@ -73,6 +77,7 @@ class DemoStore:
     def _tick(self) -> datetime:
         # Every change a second later, as a merchant's edits would be.
         self.now += timedelta(seconds=1)
+        self.clock.set(self.now)
         return self.now
 
     def set_price(self, product_id: int, price: int | None) -> None:
