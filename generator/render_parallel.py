@@ -37,10 +37,16 @@ def default_workers() -> int:
 
 
 def render_many(
-    plan: SitePlan, pages: Sequence[Page], env: jinja2.Environment, *, workers: int
+    plan: SitePlan,
+    pages: Sequence[Page],
+    env: jinja2.Environment,
+    *,
+    workers: int,
+    min_pages: int = PARALLEL_MIN_PAGES,
+    chunk: int = CHUNK_PAGES,
 ) -> Iterator[Rendered]:
     """Each page rendered with its link dependencies, in the order given."""
-    if workers <= 1 or len(pages) < PARALLEL_MIN_PAGES or not _can_fork():
+    if workers <= 1 or len(pages) < min_pages or not _can_fork():
         for page in pages:
             yield render_recorded(plan, page, env)
         return
@@ -51,17 +57,18 @@ def render_many(
     try:
         context = multiprocessing.get_context("fork")
         with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-            starts = range(0, len(pages), CHUNK_PAGES)
-            for chunk in pool.map(_render_chunk, starts):
-                yield from chunk
+            spans = [(start, start + chunk) for start in range(0, len(pages), chunk)]
+            for rendered in pool.map(_render_chunk, spans):
+                yield from rendered
     finally:
         _shared = None
 
 
-def _render_chunk(start: int) -> list[Rendered]:
+def _render_chunk(span: tuple[int, int]) -> list[Rendered]:
     assert _shared is not None, "render workers must be forked by render_many"
     plan, pages, env = _shared
-    return [render_recorded(plan, page, env) for page in pages[start : start + CHUNK_PAGES]]
+    start, stop = span
+    return [render_recorded(plan, page, env) for page in pages[start:stop]]
 
 
 def _can_fork() -> bool:

@@ -9,10 +9,16 @@ Browser tests use ``embedded_stack`` under uvicorn exactly as the command does.
 
 from __future__ import annotations
 
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
 import httpx
+import uvicorn
 from starlette.types import ASGIApp
 
 from generator.serve_app import ApiProxy, SameOrigin, site_app
@@ -60,3 +66,44 @@ def proxy_stack(root: Path, *, api_url: str, key: str | None) -> ASGIApp:
     http = httpx.AsyncClient(base_url=api_url, timeout=_TIMEOUT)
     proxy = ApiProxy(api_url, httpx.AsyncClient(timeout=_TIMEOUT))
     return SameOrigin(site_app(root), proxy, session_app(SessionUpstream(http, key)))
+
+
+@contextmanager
+def serving_stack(
+    out: Path,
+    database: Path,
+    *,
+    seed_products: int,
+    rate_per_minute: int | None = None,
+    start_timeout: float = 30.0,
+) -> Iterator[str]:
+    """``embedded_stack`` under uvicorn on a thread, on a free loopback port, for the length of
+    the block: yields the origin (``http://127.0.0.1:<port>``). For browser tests and Lighthouse,
+    which must score pages with their real same-origin backend."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    origin = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    app = embedded_stack(
+        out,
+        database=str(database),
+        public_url=origin,
+        seed_products=seed_products,
+        rate_per_minute=rate_per_minute,
+    )
+    server = uvicorn.Server(
+        uvicorn.Config(app, log_level="warning", ws="none", lifespan="off", access_log=False)
+    )
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + start_timeout
+    try:
+        while not server.started:
+            if not thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError(f"the server for {out} did not start")
+            time.sleep(0.05)
+        yield origin
+    finally:
+        server.should_exit = True
+        thread.join(timeout=15)
+        sock.close()

@@ -311,7 +311,10 @@ def _report(rows: list[dict[str, Any]], pacing: dict[str, Any]) -> str:
         ("no-change rebuild: pages rendered", "nochange_rendered"),
         ("one-product change: requests", "change_requests"),
         ("one-product change: seconds", "change_seconds"),
-        ("one-product change: of which in requests", "change_request_seconds"),
+        (
+            "one-product change: request time, summed over concurrent requests",
+            "change_request_seconds",
+        ),
         ("one-product change: pages rendered", "change_rendered"),
         ("`--from-cache --full`: seconds", "render_seconds"),
         ("`--from-cache --full`: render phase, pages/s", "render_pages_per_second"),

@@ -2,7 +2,8 @@
 
     python scripts/lighthouse.py --out DIR [--page PATH ...] [--reports DIR]
 
-Serves DIR with the layout rules (generator.static_server) on a free loopback port, runs the
+Serves DIR as `storefront serve` does (the layout rules, and the embedded companion on the same
+origin so the islands' calls are answered) on a free loopback port, runs the
 locally installed Lighthouse (``npm ci`` puts it in node_modules/) against Debian's Chromium,
 prints a table of the four category scores per page, lists every failing audit of a category
 below its target, and exits 1 when any score is below target:
@@ -20,6 +21,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,7 +33,8 @@ from rich.table import Table
 
 from generator.audit.site import path_of_url
 from generator.audit.sitemap_files import SitemapSchemas, read_sitemaps
-from generator.static_server import resolve_decoded_path, serving
+from generator.serve_stack import serving_stack
+from generator.static_server import resolve_decoded_path
 
 REPO = Path(__file__).resolve().parents[1]
 LIGHTHOUSE = REPO / "node_modules" / ".bin" / "lighthouse"
@@ -173,6 +176,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--reports", type=Path, default=REPO / ".lighthouse" / "reports", help="JSON reports"
     )
+    parser.add_argument(
+        "--demo-products",
+        type=int,
+        default=300,
+        help="size of the demo store the served companion holds (match the build)",
+    )
     args = parser.parse_args(argv)
     if not LIGHTHOUSE.exists():
         raise SystemExit("lighthouse: node_modules/.bin/lighthouse is missing: run `npm ci`")
@@ -186,7 +195,12 @@ def main(argv: list[str] | None = None) -> int:
     # CI logs are not terminals: give the table room instead of rich's 80-column default.
     console = Console(width=None if sys.stdout.isatty() else 160)
     runs = []
-    with serving(args.out) as base:
+    with (
+        tempfile.TemporaryDirectory(prefix="lighthouse-db-") as folder,
+        serving_stack(
+            args.out, Path(folder) / "demo.sqlite3", seed_products=args.demo_products
+        ) as base,
+    ):
         for label, path in pages:
             console.print(f"lighthouse: {label} {base}{path}")
             data = run_lighthouse(base + path, args.reports / f"{label.replace(' ', '-')}.json")

@@ -57,7 +57,11 @@ def test_template_error_is_one_line_and_keeps_the_previous_output(
     theme = tmp_path / "theme"
     shutil.copytree(REPO / "site-templates", theme)
     product = theme / "product.html"
-    product.write_text(product.read_text() + "\n{{ no_such_variable.field }}\n")
+    source = product.read_text()
+    assert "{% block content %}" in source
+    product.write_text(
+        source.replace("{% block content %}", "{% block content %}{{ no_such_variable.field }}", 1)
+    )
     capsys.readouterr()
 
     code = build(tmp_path, out, "--templates", str(theme))

@@ -9,10 +9,13 @@ import lxml.html
 import pytest
 
 from generator.render import RenderedPage
+from generator.shell_pages import SHELLS
 from tests.generator.fixture_site import rendered_pages
 from tests.generator.fixture_store import SITE_URL
 
 PAGES = rendered_pages()
+# Pages without a canonical, marked noindex: the not-found page and the islands' shells.
+UNLISTED = {"not_found", *(shell.kind for shell in SHELLS)}
 VOID = {
     "area",
     "base",
@@ -85,7 +88,7 @@ def test_page_has_one_title_and_one_meta_description(page: RenderedPage) -> None
 def test_page_has_exactly_one_absolute_canonical_except_404(page: RenderedPage) -> None:
     doc = doc_of(page)
     canonicals = doc.xpath("//link[@rel='canonical']/@href")
-    if page.kind == "not_found":
+    if page.kind in UNLISTED:
         assert canonicals == []
         assert doc.xpath("//meta[@name='robots']/@content") == ["noindex"]
         return
@@ -95,7 +98,7 @@ def test_page_has_exactly_one_absolute_canonical_except_404(page: RenderedPage) 
 
 
 def test_canonical_of_a_page_at_its_own_url_is_itself(page: RenderedPage) -> None:
-    if page.kind == "not_found" or page.path == "/khuyen-mai-he":
+    if page.kind in UNLISTED or page.path == "/khuyen-mai-he":
         return
     assert doc_of(page).xpath("//link[@rel='canonical']/@href") == [SITE_URL + page.path]
 
@@ -104,7 +107,7 @@ def test_page_has_open_graph_tags(page: RenderedPage) -> None:
     doc = doc_of(page)
     props = {m.get("property") for m in doc.xpath("//meta[@property]")}
     assert {"og:title", "og:description", "og:type", "og:site_name", "og:locale"} <= props
-    if page.kind != "not_found":
+    if page.kind not in UNLISTED:
         assert "og:url" in props
 
 
@@ -133,7 +136,7 @@ def test_images_are_lazy_except_the_logo_and_one_main_image(page: RenderedPage) 
 def test_no_render_blocking_script_and_one_stylesheet(page: RenderedPage) -> None:
     doc = doc_of(page)
     for script in doc.iter("script"):
-        assert script.get("type") in ("application/ld+json", "module")
+        assert script.get("type") in ("application/ld+json", "importmap", "module")
     sheets = doc.xpath("//link[@rel='stylesheet']/@href")
     assert len(sheets) == 1 and sheets[0].startswith("/_assets/style.css?v=")
 

@@ -1,0 +1,66 @@
+"""--from-cache renders the last crawl with no API at all; --full ignores every record."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from companion.webhooks.events import Entity
+from generator.config import BUNDLED_THEME
+from generator.errors import ConfigError
+from tests.generator.incremental_store import DemoStore, build, config_for, folder_bytes
+
+
+def test_from_cache_renders_the_last_crawl_without_the_api(tmp_path: Path) -> None:
+    store = DemoStore(tmp_path, products=6)
+    try:
+        build(store, config_for(tmp_path))
+        crawled = folder_bytes(tmp_path / "out")
+        store.set_price(store.ids(Entity.PRODUCT)[0], 1_000)  # not seen: no API is asked
+    finally:
+        store.close()
+    summary, printed = build(None, config_for(tmp_path, out="again", full=True, from_cache=True))
+    assert summary.requests == 0
+    assert folder_bytes(tmp_path / "again") == crawled
+    assert "fetched 0 answers from the API" in printed
+
+
+def test_from_cache_without_a_crawl_is_a_one_line_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="no crawl cache"):
+        build(None, config_for(tmp_path, from_cache=True))
+
+
+def test_full_renders_every_page_again(tmp_path: Path) -> None:
+    store = DemoStore(tmp_path, products=6)
+    try:
+        first, _ = build(store, config_for(tmp_path))
+        again, printed = build(store, config_for(tmp_path, full=True))
+    finally:
+        store.close()
+    found = re.search(r"rendered (\d+) pages, kept (\d+)", printed)
+    assert found is not None
+    assert (int(found[1]), int(found[2])) == (again.pages, 0)
+    assert again.requests == first.requests
+
+
+def test_template_edit_renders_only_the_pages_that_use_it(tmp_path: Path) -> None:
+    theme = tmp_path / "theme"
+    shutil.copytree(BUNDLED_THEME, theme)
+    store = DemoStore(tmp_path, products=6)
+    try:
+        build(store, config_for(tmp_path, templates=theme))
+        article = theme / "article.html"
+        article.write_text(article.read_text().replace("</article>", "<!-- x --></article>", 1))
+        summary, printed = build(store, config_for(tmp_path, templates=theme))
+    finally:
+        store.close()
+    found = re.search(r"rendered (\d+) pages", printed)
+    assert found is not None
+    assert int(found[1]) == summary.pages_by_kind["article"]
+    out = tmp_path / "out"
+    articles = list((out / "bai-viet").glob("*.html"))
+    assert articles
+    assert all(b"<!-- x -->" in page.read_bytes() for page in articles)
