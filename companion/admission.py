@@ -8,8 +8,9 @@ timeout fails them all. Admitting at most ``limit`` requests (the pool's steady 
 overflow covers a request that briefly needs a second connection) rules that out. Waiting
 requests cost an asyncio waiter each and are served in arrival order.
 
-The sandbox gateway's pages are not counted: completing a payment waits on the IPN, which must
-be admitted itself, possibly by this same worker.
+Not counted (``exempt_prefixes``, set by ``create_app``): the sandbox gateway's pages, since
+completing a payment waits on the IPN, which must be admitted itself, possibly by this same
+worker; and ``/health/live``, so a busy worker is not mistaken for a dead one.
 """
 
 from __future__ import annotations

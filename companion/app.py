@@ -89,6 +89,9 @@ def create_app(settings: CompanionSettings | None = None, *, clock: Clock | None
     app.add_middleware(InputGuard)
     app.add_middleware(CrashBarrier)
     # At most POOL_SIZE requests in flight per worker: no waiting on the pool inside a thread.
-    app.add_middleware(AdmissionGate, limit=POOL_SIZE, exempt_prefixes=("/sandbox/",))
+    # Liveness answers even when the worker is saturated; the sandbox waits on its own IPN.
+    app.add_middleware(
+        AdmissionGate, limit=POOL_SIZE, exempt_prefixes=("/sandbox/", "/health/live")
+    )
     app.add_middleware(RequestLogMiddleware)  # outermost: the request id and log see everything
     return app
