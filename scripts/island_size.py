@@ -9,20 +9,13 @@ too. Exits 1 when the total is above the budget (default 12 KB, the islands' tar
 from __future__ import annotations
 
 import argparse
-import gzip
 import sys
 from pathlib import Path
 
+from generator.theme import island_sizes
+
 REPO = Path(__file__).resolve().parents[1]
 BUDGET = 12 * 1024
-
-
-def island_sizes(theme: Path) -> dict[str, int]:
-    """Gzipped size (level 9) of every .js file under the theme's islands/ folder."""
-    return {
-        path.relative_to(theme).as_posix(): len(gzip.compress(path.read_bytes(), 9, mtime=0))
-        for path in sorted((theme / "islands").rglob("*.js"))
-    }
 
 
 def main(argv: list[str] | None = None) -> int:
