@@ -14,7 +14,7 @@ from generator.errors import StorefrontError
 
 def build_parser() -> argparse.ArgumentParser:
     from companion import cli as api_command
-    from generator.commands import audit, build, serve
+    from generator.commands import audit, build, serve, watch
 
     parser = argparse.ArgumentParser(
         prog="storefront",
@@ -23,6 +23,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     build.add_parser(sub)
     serve.add_parser(sub)
+    watch.add_parser(sub)
     audit.add_parser(sub)
     api_command.add_parser(sub)
     return parser

@@ -37,6 +37,7 @@ def embedded_stack(
     public_url: str,
     seed_products: int | None,
     rate_per_minute: int | None = None,
+    rate_per_hour: int | None = None,
 ) -> ASGIApp:
     """The output at ``root`` with the companion on ``database`` (seeded with the demo store
     of ``seed_products`` products when given), as served at ``public_url``."""
@@ -48,6 +49,8 @@ def embedded_stack(
     settings = CompanionSettings(database=database, public_url=public_url)
     if rate_per_minute is not None:  # a tiny limit lets a test see the 429 path for real
         settings = replace(settings, rate_per_minute=rate_per_minute)
+    if rate_per_hour is not None:
+        settings = replace(settings, rate_per_hour=rate_per_hour)
     companion = create_app(settings)
     key = None
     if seed_products is not None:

@@ -1,0 +1,198 @@
+"""`storefront watch`: build, serve like `storefront serve`, and rebuild on every change.
+
+Changes are the theme folder and xstore.json (watchfiles) and the store's content (a digest of
+the first list pages, polled every ``--poll`` seconds). Open tabs reload after each good build
+and show the error of a failed one; the watcher keeps running either way.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from functools import partial
+from pathlib import Path
+
+import anyio
+import httpx
+import uvicorn
+from anyio.streams.memory import MemoryObjectReceiveStream
+from rich.console import Console
+from starlette.types import ASGIApp
+
+from generator.client import ApiClient, ClientSettings
+from generator.commands.build import UNLIMITED, ApiAccess, Connect
+from generator.config import BuildConfig, add_setting_flags, environment, resolve
+from generator.errors import ConfigError
+from generator.serve_app import SameOrigin
+from generator.serve_stack import embedded_stack, proxy_stack
+from generator.watch_events import ReloadBroadcaster, ReloadEndpoint
+from generator.watch_inject import LiveReload
+from generator.watch_loop import Rebuilder, run_rebuilds, trigger_sender, watch_files
+from generator.watch_poll import content_digest, poll_content
+from generator.xstore import load_descriptor
+
+_TIMEOUT = httpx.Timeout(30.0, connect=10.0)
+_NO_LIMIT = 10_000_000
+
+
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "watch",
+        help="build, serve, and rebuild on theme, xstore.json and content changes",
+        description="Build the site, serve it with the API on one origin (as `storefront "
+        "serve` does) and rebuild incrementally when the theme folder or xstore.json changes "
+        "or the store's content changes (first list pages polled every --poll seconds). "
+        "Open pages reload after a good build and show the error of a failed one.",
+    )
+    add_setting_flags(parser)
+    parser.add_argument(
+        "--xstore",
+        default="xstore.json",
+        help="deployment descriptor to read and watch (default: xstore.json; missing is fine)",
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    parser.add_argument("--port", type=int, default=8000, help="port (default: 8000)")
+    parser.add_argument(
+        "--poll",
+        type=float,
+        default=10.0,
+        help="seconds between content polls; 0 turns polling off (default: 10)",
+    )
+    parser.add_argument(
+        "--db",
+        default=None,
+        help="database of the embedded companion (default: companion.sqlite3 in --cache-dir; "
+        "seeded with the demo store when new)",
+    )
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.poll < 0:
+        raise ConfigError(f"--poll: expected seconds >= 0, got {args.poll}")
+    console = Console(stderr=True, highlight=False)
+    xstore = Path(args.xstore)
+    descriptor = load_descriptor(xstore)
+    for warning in descriptor.warnings:
+        console.print(f"[yellow]warning:[/yellow] {warning}")
+    config = resolve(args, environ=environment(), descriptor=descriptor)
+
+    def load_config() -> BuildConfig:
+        # xstore.json is read again at each rebuild: an edit to it takes effect.
+        return resolve(args, environ=environment(), descriptor=load_descriptor(xstore))
+
+    broadcaster = ReloadBroadcaster()
+    site, connect = _stack(args, config)
+    app = LiveReload(site, ReloadEndpoint(broadcaster))
+    rebuilder = Rebuilder(load_config, console, broadcaster, connect)
+    watched = [config.templates] + ([xstore] if xstore.is_file() else [])
+    console.print(
+        f"Watching {', '.join(str(p) for p in watched)}; serving {config.out} and the API at "
+        f"http://{args.host}:{args.port}/ (Ctrl+C stops)"
+    )
+    try:
+        anyio.run(partial(_watch, app, rebuilder, config, watched, args))
+    except KeyboardInterrupt:
+        return 0
+    except SystemExit as exc:  # uvicorn exits when it cannot bind
+        if exc.code:
+            raise ConfigError(f"cannot listen on {args.host}:{args.port} (in use?)") from None
+    return 0
+
+
+async def _watch(
+    app: ASGIApp,
+    rebuilder: Rebuilder,
+    config: BuildConfig,
+    watched: list[Path],
+    args: argparse.Namespace,
+) -> None:
+    send, receive = anyio.create_memory_object_stream[str](1)
+    trigger = trigger_sender(send)
+    trigger("first build")
+    server = uvicorn.Server(
+        uvicorn.Config(
+            app, host=args.host, port=args.port, log_level="warning", timeout_graceful_shutdown=1
+        )
+    )
+    with send, receive:
+        await _serve_and_watch(server, rebuilder, config, watched, args, receive, trigger)
+    if not server.started:
+        raise ConfigError(f"cannot listen on {args.host}:{args.port} (in use?)")
+
+
+async def _serve_and_watch(
+    server: uvicorn.Server,
+    rebuilder: Rebuilder,
+    config: BuildConfig,
+    watched: list[Path],
+    args: argparse.Namespace,
+    receive: MemoryObjectReceiveStream[str],
+    trigger: Callable[[str], None],
+) -> None:
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(run_rebuilds, rebuilder, receive)
+        tg.start_soon(watch_files, watched, trigger)
+        if args.poll > 0:
+            tg.start_soon(_poll, config, rebuilder, args.poll, trigger)
+        await server.serve()
+        rebuilder.broadcaster.close()
+        tg.cancel_scope.cancel()
+
+
+async def _poll(
+    config: BuildConfig, rebuilder: Rebuilder, every: float, trigger: Callable[[str], None]
+) -> None:
+    connect = rebuilder.connect or _remote
+    async with connect(config) as (http, key, windows):
+        client = ApiClient(http, key=key, settings=ClientSettings(windows=windows))
+
+        def report(line: str) -> None:
+            rebuilder.console.print(line, markup=False)
+
+        digest = partial(content_digest, client)
+        await poll_content(digest, every=every, trigger=trigger, report=report)
+
+
+def _stack(args: argparse.Namespace, config: BuildConfig) -> tuple[ASGIApp, Connect | None]:
+    """The served app, and how builds and polls reach the API: the configured API (the build's
+    own connection), or the companion this server runs, so its content changes are seen."""
+    root = config.out.resolve()
+    if config.api_url is not None:
+        return proxy_stack(root, api_url=config.api_url, key=config.api_key), None
+    database = Path(args.db) if args.db else config.cache_dir / "companion.sqlite3"
+    database.parent.mkdir(parents=True, exist_ok=True)
+    host = "127.0.0.1" if args.host in ("0.0.0.0", "::", "") else args.host
+    stack = embedded_stack(
+        root,
+        database=str(database),
+        public_url=f"http://{host}:{args.port}",
+        seed_products=config.demo_products,
+        # Builds and polls of this process go to it too: its rate limits must not pace them.
+        rate_per_minute=_NO_LIMIT,
+        rate_per_hour=_NO_LIMIT,
+    )
+    if not isinstance(stack, SameOrigin):  # pragma: no cover - embedded_stack's shape
+        raise ConfigError("the embedded stack has no companion to build from")
+    return stack, partial(_companion, stack.api)
+
+
+@asynccontextmanager
+async def _companion(companion: ASGIApp, config: BuildConfig) -> AsyncIterator[ApiAccess]:
+    from companion.seed.demo import DEMO_KEY
+
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=companion),
+        base_url="http://localhost/public/v1",
+        timeout=_TIMEOUT,
+    ) as http:
+        yield http, DEMO_KEY, UNLIMITED
+
+
+@asynccontextmanager
+async def _remote(config: BuildConfig) -> AsyncIterator[ApiAccess]:
+    if config.api_url is None or not config.api_key:
+        raise ConfigError("--api-url needs a publishable key: pass --key or set STOREFRONT_API_KEY")
+    async with httpx.AsyncClient(base_url=config.api_url, timeout=_TIMEOUT) as http:
+        yield http, config.api_key, ClientSettings().windows
