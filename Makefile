@@ -33,8 +33,8 @@ lint: install
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 
-## serve: serve output/ with the embedded companion on the same origin
-serve: install
+## serve: build, then serve output/ with the embedded companion on the same origin
+serve: build
 	$(BIN)/storefront serve
 
 ## api: run the companion API on the demo store
