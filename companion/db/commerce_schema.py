@@ -23,13 +23,9 @@ from sqlalchemy import (
     UniqueConstraint,
 )
 
-from companion.db.schema import metadata
+from companion.db.schema import metadata, store_fk
 
 __all__ = ["metadata"]
-
-
-def _store_fk() -> Column[int]:
-    return Column("store_id", Integer, ForeignKey("stores.id", ondelete="CASCADE"), nullable=False)
 
 
 def _customer_fk(*, nullable: bool = False) -> Column[int]:
@@ -59,7 +55,7 @@ commerce_settings = Table(
 store_secrets = Table(
     "store_secrets",
     metadata,
-    _store_fk(),
+    store_fk(),
     Column("name", String(50), nullable=False),
     Column("value", String(200), nullable=False),
     Column("created_at", DateTime, nullable=False),
@@ -71,7 +67,7 @@ payment_gateways = Table(
     "payment_gateways",
     metadata,
     Column("id", Integer, primary_key=True),
-    _store_fk(),
+    store_fk(),
     Column("code", String(30), nullable=False),
     Column("name", String(200), nullable=False),
     Column("enabled", Boolean, nullable=False, default=True),
@@ -86,7 +82,7 @@ shipping_methods = Table(
     "shipping_methods",
     metadata,
     Column("id", Integer, primary_key=True),
-    _store_fk(),
+    store_fk(),
     Column("code", String(50), nullable=False),
     Column("name", String(200), nullable=False),
     Column("kind", String(20), nullable=False, default="delivery"),  # delivery | pickup
@@ -102,7 +98,7 @@ warehouses = Table(
     "warehouses",
     metadata,
     Column("id", Integer, primary_key=True),
-    _store_fk(),
+    store_fk(),
     Column("code", String(50), nullable=False),
     Column("name", String(200), nullable=False),
     Column("address", Text, nullable=False),
@@ -116,7 +112,7 @@ pickup_locations = Table(
     "pickup_locations",
     metadata,
     Column("id", Integer, primary_key=True),
-    _store_fk(),
+    store_fk(),
     Column("name", String(200), nullable=False),
     Column("address", Text, nullable=False),
     Column("city", String(200), nullable=False),
@@ -130,7 +126,7 @@ coupons = Table(
     "coupons",
     metadata,
     Column("id", Integer, primary_key=True),
-    _store_fk(),
+    store_fk(),
     Column("code", String(50), nullable=False),  # stored upper-case; matched case-insensitively
     Column("kind", String(10), nullable=False),  # percent | fixed
     Column("value", BigInteger, nullable=False),  # percent (1..100) or VND
@@ -149,7 +145,7 @@ order_promotions = Table(
     "order_promotions",
     metadata,
     Column("id", Integer, primary_key=True),
-    _store_fk(),
+    store_fk(),
     Column("label", String(200), nullable=False),
     Column("kind", String(10), nullable=False),  # percent | fixed
     Column("value", BigInteger, nullable=False),
@@ -166,7 +162,7 @@ customers = Table(
     "customers",
     metadata,
     Column("id", Integer, primary_key=True),
-    _store_fk(),
+    store_fk(),
     Column("email", String(254), nullable=False),  # lower-cased
     Column("password_hash", String(200), nullable=False),  # argon2id
     Column("full_name", String(200), nullable=False),
@@ -182,7 +178,7 @@ customers = Table(
 login_failures = Table(
     "login_failures",
     metadata,
-    _store_fk(),
+    store_fk(),
     Column("email", String(254), nullable=False),
     Column("failures", Integer, nullable=False, default=0),
     Column("window_started_at", DateTime, nullable=False),
@@ -194,7 +190,7 @@ customer_addresses = Table(
     "customer_addresses",
     metadata,
     Column("id", Integer, primary_key=True),
-    _store_fk(),
+    store_fk(),
     _customer_fk(),
     Column("full_name", String(200), nullable=False),
     Column("phone", String(30), nullable=False),
@@ -212,7 +208,7 @@ point_entries = Table(
     "point_entries",
     metadata,
     Column("id", Integer, primary_key=True),
-    _store_fk(),
+    store_fk(),
     _customer_fk(),
     Column("order_id", Integer, ForeignKey("orders.id", ondelete="SET NULL")),
     Column("delta", Integer, nullable=False),
@@ -227,7 +223,7 @@ carts = Table(
     "carts",
     metadata,
     Column("id", Integer, primary_key=True),
-    _store_fk(),
+    store_fk(),
     Column("token", String(64), nullable=False, unique=True),
     _customer_fk(nullable=True),
     Column("status", String(20), nullable=False, default="active"),  # active | ordered | merged
@@ -240,7 +236,7 @@ cart_items = Table(
     "cart_items",
     metadata,
     Column("id", Integer, primary_key=True),
-    _store_fk(),
+    store_fk(),
     Column("cart_id", Integer, ForeignKey("carts.id", ondelete="CASCADE"), nullable=False),
     Column("variant_id", Integer, ForeignKey("variants.id", ondelete="CASCADE"), nullable=False),
     Column("quantity", Integer, nullable=False),
@@ -252,7 +248,7 @@ checkouts = Table(
     "checkouts",
     metadata,
     Column("id", String(40), primary_key=True),  # high-entropy: it guards an address
-    _store_fk(),
+    store_fk(),
     Column("cart_id", Integer, ForeignKey("carts.id", ondelete="CASCADE"), nullable=False),
     _customer_fk(nullable=True),
     Column("status", String(20), nullable=False, default="open"),  # open | completed
@@ -274,7 +270,7 @@ orders = Table(
     "orders",
     metadata,
     Column("id", Integer, primary_key=True),
-    _store_fk(),
+    store_fk(),
     Column("code", String(20), nullable=False),
     Column("cart_id", Integer, ForeignKey("carts.id", ondelete="SET NULL")),
     Column("checkout_id", String(40)),
@@ -308,7 +304,7 @@ order_items = Table(
     "order_items",
     metadata,
     Column("id", Integer, primary_key=True),
-    _store_fk(),
+    store_fk(),
     Column("order_id", Integer, ForeignKey("orders.id", ondelete="CASCADE"), nullable=False),
     Column("product_id", Integer, ForeignKey("products.id", ondelete="SET NULL")),
     Column("variant_id", Integer, ForeignKey("variants.id", ondelete="SET NULL")),
@@ -326,7 +322,7 @@ order_status_history = Table(
     "order_status_history",
     metadata,
     Column("id", Integer, primary_key=True),
-    _store_fk(),
+    store_fk(),
     Column("order_id", Integer, ForeignKey("orders.id", ondelete="CASCADE"), nullable=False),
     Column("from_status", String(20)),
     Column("to_status", String(20), nullable=False),
@@ -339,7 +335,7 @@ payments = Table(
     "payments",
     metadata,
     Column("id", Integer, primary_key=True),
-    _store_fk(),
+    store_fk(),
     Column("order_id", Integer, ForeignKey("orders.id", ondelete="CASCADE"), nullable=False),
     Column("provider", String(30), nullable=False),
     Column("txn_ref", String(64), nullable=False),
@@ -357,7 +353,7 @@ coupon_usages = Table(
     "coupon_usages",
     metadata,
     Column("id", Integer, primary_key=True),
-    _store_fk(),
+    store_fk(),
     _customer_fk(nullable=True),
     Column("coupon_id", Integer, ForeignKey("coupons.id", ondelete="SET NULL")),
     Column("coupon_code", String(50), nullable=False),
@@ -372,7 +368,7 @@ reviews = Table(
     "reviews",
     metadata,
     Column("id", Integer, primary_key=True),
-    _store_fk(),
+    store_fk(),
     _customer_fk(),
     Column("entity_type", String(20), nullable=False),  # product | article
     Column("entity_id", Integer, nullable=False),
@@ -389,7 +385,7 @@ contacts = Table(
     "contacts",
     metadata,
     Column("id", Integer, primary_key=True),
-    _store_fk(),
+    store_fk(),
     _customer_fk(nullable=True),
     Column("name", String(200), nullable=False),
     Column("email", String(254), nullable=False),
@@ -404,7 +400,7 @@ contacts = Table(
 saved_products = Table(
     "saved_products",
     metadata,
-    _store_fk(),
+    store_fk(),
     Column(
         "customer_id", Integer, ForeignKey("customers.id", ondelete="CASCADE"), primary_key=True
     ),
@@ -417,7 +413,7 @@ product_views = Table(
     "product_views",
     metadata,
     Column("id", Integer, primary_key=True),
-    _store_fk(),
+    store_fk(),
     _customer_fk(nullable=True),
     Column("session_token", String(100)),
     Column("product_id", Integer, ForeignKey("products.id", ondelete="CASCADE"), nullable=False),
@@ -431,7 +427,7 @@ entity_views = Table(
     "entity_views",
     metadata,
     Column("id", Integer, primary_key=True),
-    _store_fk(),
+    store_fk(),
     Column("entity_type", String(20), nullable=False),
     Column("entity_id", Integer, nullable=False),
     Column("session_token", String(100)),
@@ -443,7 +439,7 @@ banner_clicks = Table(
     "banner_clicks",
     metadata,
     Column("id", Integer, primary_key=True),
-    _store_fk(),
+    store_fk(),
     Column("banner_id", Integer, ForeignKey("banners.id", ondelete="CASCADE"), nullable=False),
     Column("session_token", String(100)),
     Column("clicked_at", DateTime, nullable=False),
@@ -453,7 +449,7 @@ storefront_errors = Table(
     "storefront_errors",
     metadata,
     Column("id", Integer, primary_key=True),
-    _store_fk(),
+    store_fk(),
     Column("status", Integer, nullable=False),
     Column("method", String(10)),
     Column("path", Text, nullable=False),
@@ -468,7 +464,7 @@ webhook_subscriptions = Table(
     "webhook_subscriptions",
     metadata,
     Column("id", Integer, primary_key=True),
-    _store_fk(),
+    store_fk(),
     Column("url", Text, nullable=False),
     Column("secret", String(100), nullable=False),
     Column("events", JSON, nullable=False),  # ["product.updated", ...] or ["*"]
@@ -480,7 +476,7 @@ webhook_deliveries = Table(
     "webhook_deliveries",
     metadata,
     Column("id", Integer, primary_key=True),
-    _store_fk(),
+    store_fk(),
     Column(
         "subscription_id",
         Integer,

@@ -37,7 +37,8 @@ NAMING = {
 metadata = MetaData(naming_convention=NAMING)
 
 
-def _store_fk() -> Column[int]:
+def store_fk() -> Column[int]:
+    """The ``store_id`` column every tenant-owned table starts with."""
     return Column("store_id", Integer, ForeignKey("stores.id", ondelete="CASCADE"), nullable=False)
 
 
@@ -68,7 +69,7 @@ store_hosts = Table(
     "store_hosts",
     metadata,
     Column("host", String(255), primary_key=True),
-    _store_fk(),
+    store_fk(),
 )
 
 # Publishable keys. Only a SHA-256 digest is stored; the full key is shown once at creation.
@@ -76,7 +77,7 @@ api_keys = Table(
     "api_keys",
     metadata,
     Column("id", Integer, primary_key=True),
-    _store_fk(),
+    store_fk(),
     Column("name", String(200), nullable=False, default=""),
     Column("prefix", String(32), nullable=False),  # first characters, for `keys list`
     Column("key_hash", String(64), nullable=False, unique=True),
@@ -88,7 +89,7 @@ brands = Table(
     "brands",
     metadata,
     Column("id", Integer, primary_key=True),
-    _store_fk(),
+    store_fk(),
     Column("name", String(200), nullable=False),
 )
 
@@ -96,7 +97,7 @@ categories = Table(
     "categories",
     metadata,
     Column("id", Integer, primary_key=True),
-    _store_fk(),
+    store_fk(),
     Column("parent_id", Integer, ForeignKey("categories.id", ondelete="SET NULL")),
     Column("name", String(300), nullable=False),
     Column("slug", String(300), nullable=False),
@@ -115,7 +116,7 @@ products = Table(
     "products",
     metadata,
     Column("id", Integer, primary_key=True),
-    _store_fk(),
+    store_fk(),
     Column("name", String(300), nullable=False),
     Column("search_name", String(300), nullable=False),  # accent-folded lower-case name
     Column("slug", String(300), nullable=False),
@@ -142,7 +143,7 @@ product_images = Table(
     "product_images",
     metadata,
     Column("id", Integer, primary_key=True),
-    _store_fk(),
+    store_fk(),
     Column("product_id", Integer, ForeignKey("products.id", ondelete="CASCADE"), nullable=False),
     Column("url", Text, nullable=False),
     Column("alt", Text),
@@ -154,7 +155,7 @@ product_images = Table(
 product_categories = Table(
     "product_categories",
     metadata,
-    _store_fk(),
+    store_fk(),
     Column("product_id", Integer, ForeignKey("products.id", ondelete="CASCADE"), primary_key=True),
     Column(
         "category_id", Integer, ForeignKey("categories.id", ondelete="CASCADE"), primary_key=True
@@ -166,7 +167,7 @@ variants = Table(
     "variants",
     metadata,
     Column("id", Integer, primary_key=True),
-    _store_fk(),
+    store_fk(),
     Column("product_id", Integer, ForeignKey("products.id", ondelete="CASCADE"), nullable=False),
     Column("sku", String(100)),
     Column("name", String(300), nullable=False),
@@ -185,7 +186,7 @@ collections = Table(
     "collections",
     metadata,
     Column("id", Integer, primary_key=True),
-    _store_fk(),
+    store_fk(),
     Column("name", String(300), nullable=False),
     Column("slug", String(300), nullable=False),
     Column("description_html", Text),
@@ -199,7 +200,7 @@ collections = Table(
 collection_products = Table(
     "collection_products",
     metadata,
-    _store_fk(),
+    store_fk(),
     Column(
         "collection_id", Integer, ForeignKey("collections.id", ondelete="CASCADE"), primary_key=True
     ),
@@ -212,7 +213,7 @@ article_categories = Table(
     "article_categories",
     metadata,
     Column("id", Integer, primary_key=True),
-    _store_fk(),
+    store_fk(),
     Column("name", String(300), nullable=False),
     Column("slug", String(300), nullable=False),
     Column("position", Integer, nullable=False, default=0),
@@ -223,7 +224,7 @@ article_tags = Table(
     "article_tags",
     metadata,
     Column("id", Integer, primary_key=True),
-    _store_fk(),
+    store_fk(),
     Column("name", String(200), nullable=False),
     Column("slug", String(200), nullable=False),
     UniqueConstraint("store_id", "slug"),
@@ -233,7 +234,7 @@ articles = Table(
     "articles",
     metadata,
     Column("id", Integer, primary_key=True),
-    _store_fk(),
+    store_fk(),
     Column("title", String(300), nullable=False),
     Column("search_title", String(300), nullable=False),  # accent-folded lower-case title
     Column("slug", String(300), nullable=False),
@@ -253,7 +254,7 @@ articles = Table(
 article_category_links = Table(
     "article_category_links",
     metadata,
-    _store_fk(),
+    store_fk(),
     Column("article_id", Integer, ForeignKey("articles.id", ondelete="CASCADE"), primary_key=True),
     Column(
         "category_id",
@@ -266,7 +267,7 @@ article_category_links = Table(
 article_tag_links = Table(
     "article_tag_links",
     metadata,
-    _store_fk(),
+    store_fk(),
     Column("article_id", Integer, ForeignKey("articles.id", ondelete="CASCADE"), primary_key=True),
     Column("tag_id", Integer, ForeignKey("article_tags.id", ondelete="CASCADE"), primary_key=True),
 )
@@ -275,7 +276,7 @@ pages = Table(
     "pages",
     metadata,
     Column("id", Integer, primary_key=True),
-    _store_fk(),
+    store_fk(),
     Column("title", String(300), nullable=False),
     Column("slug", String(300), nullable=False),
     Column("url", Text),
@@ -291,7 +292,7 @@ banners = Table(
     "banners",
     metadata,
     Column("id", Integer, primary_key=True),
-    _store_fk(),
+    store_fk(),
     Column("title", String(300), nullable=False),
     Column("image_url", Text, nullable=False),
     Column("link_url", Text),
@@ -306,7 +307,7 @@ menus = Table(
     "menus",
     metadata,
     Column("id", Integer, primary_key=True),
-    _store_fk(),
+    store_fk(),
     Column("code", String(50), nullable=False),  # main, footer, ...
     Column("name", String(200), nullable=False),
     Column("updated_at", DateTime, nullable=False),
@@ -317,7 +318,7 @@ menu_items = Table(
     "menu_items",
     metadata,
     Column("id", Integer, primary_key=True),
-    _store_fk(),
+    store_fk(),
     Column("menu_id", Integer, ForeignKey("menus.id", ondelete="CASCADE"), nullable=False),
     Column("parent_id", Integer, ForeignKey("menu_items.id", ondelete="CASCADE")),
     Column("label", String(200), nullable=False),
@@ -329,7 +330,7 @@ flash_sales = Table(
     "flash_sales",
     metadata,
     Column("id", Integer, primary_key=True),
-    _store_fk(),
+    store_fk(),
     Column("name", String(300), nullable=False),
     Column("starts_at", DateTime, nullable=False),
     Column("ends_at", DateTime, nullable=False),
@@ -340,7 +341,7 @@ flash_sales = Table(
 flash_sale_products = Table(
     "flash_sale_products",
     metadata,
-    _store_fk(),
+    store_fk(),
     Column(
         "flash_sale_id", Integer, ForeignKey("flash_sales.id", ondelete="CASCADE"), primary_key=True
     ),
@@ -353,7 +354,7 @@ promotions = Table(
     "promotions",
     metadata,
     Column("id", Integer, primary_key=True),
-    _store_fk(),
+    store_fk(),
     Column("text", Text, nullable=False),
     Column("link_url", Text),
     Column("visible", Boolean, nullable=False, default=True),
@@ -364,7 +365,7 @@ custom_variables = Table(
     "custom_variables",
     metadata,
     Column("id", Integer, primary_key=True),
-    _store_fk(),
+    store_fk(),
     Column("key", String(200), nullable=False),
     Column("value", Text, nullable=False),
     UniqueConstraint("store_id", "key"),
@@ -376,7 +377,7 @@ custom_paths = Table(
     "custom_paths",
     metadata,
     Column("id", Integer, primary_key=True),
-    _store_fk(),
+    store_fk(),
     Column("path", Text, nullable=False),
     Column("target_type", String(20), nullable=False),
     Column("target_id", Integer, nullable=False),
