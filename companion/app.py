@@ -5,7 +5,8 @@ lifespan): the engine is made, and migrations run, before ``create_app`` returns
 
 Middleware, outermost first: request log (X-Request-Id, one JSON line) -> admission gate (at
 most POOL_SIZE requests in flight) -> crash barrier (500 problem) -> input guard (NUL) ->
-tenancy (key or Host -> store; 401) -> rate limit (429, RateLimit-* headers) -> the routes.
+tenancy (key or Host -> store; 401) -> rate limit (429, RateLimit-* headers) -> entity tags
+(ETag, 304 on If-None-Match) -> the routes.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from companion.db.engine import POOL_SIZE, make_engine
 from companion.db.migrate import upgrade
 from companion.deps import Services
 from companion.errors_http import CrashBarrier, install_error_handling
+from companion.etag import ETagMiddleware
 from companion.health import migration_heads
 from companion.health import router as health_router
 from companion.input_guard import InputGuard
@@ -79,6 +81,7 @@ def create_app(settings: CompanionSettings | None = None, *, clock: Clock | None
     app.include_router(health_router)  # /health/live, /health/ready: for the load balancer
 
     # add_middleware wraps what is there: add innermost first.
+    app.add_middleware(ETagMiddleware, prefix=f"{API_PREFIX}/")
     app.add_middleware(RateLimitMiddleware, limiter=limiter)
     app.add_middleware(
         TenancyMiddleware,

@@ -100,7 +100,8 @@ async def build_site(
         crawled.cache.save()
     counts = result.counts
     console.print(
-        f"fetched {crawled.stats.requests} answers from the API, {crawled.reused} from the crawl "
+        f"fetched {crawled.stats.requests} answers from the API "
+        f"({crawled.stats.not_modified} of them 304 Not Modified), {crawled.reused} from the crawl "
         f"cache; rendered {counts.rendered} pages, kept {counts.reused}, "
         f"deleted {counts.removed} (write phase {counts.seconds:.3f} s)"
     )

@@ -99,6 +99,8 @@ def test_no_change_rebuild_renders_nothing_and_asks_only_lists(tmp_path: Path) -
         store.close()
     assert "rendered 0 pages" in printed
     assert again.requests < first.requests / 5
+    # Every answer asked again was revalidated with its ETag: the companion said 304 to each.
+    assert f"fetched {again.requests} answers from the API ({again.requests} of them 304" in printed
 
 
 def test_price_change_renders_its_page_and_the_lists_that_show_it(tmp_path: Path) -> None:
