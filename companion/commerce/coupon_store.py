@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import Connection, insert, or_, select, update
+from sqlalchemy import Connection, Row, insert, or_, select, update
 
 from companion.commerce.discounts import Coupon, DiscountKind, DiscountRule, normalize_code
 from companion.commerce.quote import Promotion
@@ -20,15 +21,7 @@ def find_coupon(conn: Connection, *, store_id: int, code: str) -> tuple[int, Cou
     ).first()
     if row is None:
         return None
-    rule = DiscountRule(
-        DiscountKind(row.kind),
-        row.value,
-        row.min_order,
-        row.max_discount,
-        row.starts_at,
-        row.ends_at,
-    )
-    return row.id, Coupon(row.code, rule, bool(row.active), row.usage_limit, row.used_count)
+    return row.id, Coupon(row.code, _rule(row), bool(row.active), row.usage_limit, row.used_count)
 
 
 def active_promotions(conn: Connection, *, store_id: int) -> list[Promotion]:
@@ -41,14 +34,7 @@ def active_promotions(conn: Connection, *, store_id: int) -> list[Promotion]:
     return [
         Promotion(
             row.label,
-            DiscountRule(
-                DiscountKind(row.kind),
-                row.value,
-                row.min_order,
-                row.max_discount,
-                row.starts_at,
-                row.ends_at,
-            ),
+            _rule(row),
         )
         for row in rows
     ]
@@ -87,3 +73,15 @@ def claim_coupon_use(
         )
     )
     return True
+
+
+def _rule(row: Row[Any]) -> DiscountRule:
+    """The discount of a coupons or order_promotions row (both tables share these columns)."""
+    return DiscountRule(
+        DiscountKind(row.kind),
+        row.value,
+        row.min_order,
+        row.max_discount,
+        row.starts_at,
+        row.ends_at,
+    )
