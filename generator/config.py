@@ -115,6 +115,25 @@ SETTINGS: tuple[Setting, ...] = (
 )
 
 
+#: Settings of `storefront watch` alone, declared like the build's (flag, variable, default).
+#: The secret has no xstore.json key: that file is committed, a secret must not be.
+WATCH_SETTINGS: tuple[Setting, ...] = (
+    Setting(
+        "webhook_secret",
+        "--webhook-secret",
+        "STOREFRONT_WEBHOOK_SECRET",
+        None,
+        "Signing secret (whsec_...) of the companion's content-change webhook subscribed to "
+        "watch's /_storefront/webhook; with it, watch rebuilds on the webhook instead of polling.",
+    ),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class WatchConfig:
+    webhook_secret: str | None = None
+
+
 @dataclass(frozen=True, slots=True)
 class BuildConfig:
     api_url: str | None
@@ -136,8 +155,10 @@ class BuildConfig:
         return self.api_url is None
 
 
-def add_setting_flags(parser: argparse.ArgumentParser) -> None:
-    for s in SETTINGS:
+def add_setting_flags(
+    parser: argparse.ArgumentParser, settings: tuple[Setting, ...] = SETTINGS
+) -> None:
+    for s in settings:
         env = f" [env {s.env}]" if s.env else ""
         if s.switch:
             parser.add_argument(
@@ -180,6 +201,20 @@ def resolve(
         from_cache=_switch(raw["from_cache"]),
         workers=_workers(raw["workers"]),
     )
+
+
+def resolve_watch(args: argparse.Namespace, *, environ: Mapping[str, str]) -> WatchConfig:
+    """The watch settings: flag, then environment variable, then default."""
+    raw: dict[str, str | None] = {}
+    for s in WATCH_SETTINGS:
+        value = getattr(args, s.name, None)
+        if value is None and s.env:
+            value = environ.get(s.env) or None
+        raw[s.name] = value if value is not None else s.default
+    secret = raw["webhook_secret"]
+    if secret is not None and not secret.strip():
+        raise ConfigError("--webhook-secret must not be blank")
+    return WatchConfig(webhook_secret=secret)
 
 
 def _api_url(value: str | None) -> str | None:

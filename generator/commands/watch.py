@@ -1,8 +1,11 @@
 """`storefront watch`: build, serve like `storefront serve`, and rebuild on every change.
 
-Changes are the theme folder and xstore.json (watchfiles) and the store's content (a digest of
-the first list pages, polled every ``--poll`` seconds). Open tabs reload after each good build
-and show the error of a failed one; the watcher keeps running either way.
+Changes are the theme folder and xstore.json (watchfiles) and the store's content: with a
+webhook secret, the companion's signed content-change webhook at ``/_storefront/webhook`` on the
+served port (see ``watch_webhook``); without one, a digest of the first list pages polled every
+``--poll`` seconds. Every trigger goes into one queue, so a burst is one rebuild. Open tabs
+reload after each good build and show the error of a failed one; the watcher keeps running
+either way.
 """
 
 from __future__ import annotations
@@ -22,7 +25,15 @@ from starlette.types import ASGIApp
 
 from generator.client import ApiClient, ClientSettings
 from generator.commands.build import UNLIMITED, ApiAccess, Connect
-from generator.config import BuildConfig, add_setting_flags, environment, resolve
+from generator.config import (
+    WATCH_SETTINGS,
+    BuildConfig,
+    WatchConfig,
+    add_setting_flags,
+    environment,
+    resolve,
+    resolve_watch,
+)
 from generator.errors import ConfigError
 from generator.serve_app import SameOrigin
 from generator.serve_stack import embedded_stack, proxy_stack
@@ -30,6 +41,7 @@ from generator.watch_events import ReloadBroadcaster, ReloadEndpoint
 from generator.watch_inject import LiveReload
 from generator.watch_loop import Rebuilder, run_rebuilds, trigger_sender, watch_files
 from generator.watch_poll import content_digest, poll_content
+from generator.watch_webhook import WEBHOOK_PATH, WebhookReceiver, WithWebhook
 from generator.xstore import load_descriptor
 
 _TIMEOUT = httpx.Timeout(30.0, connect=10.0)
@@ -42,10 +54,13 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="build, serve, and rebuild on theme, xstore.json and content changes",
         description="Build the site, serve it with the API on one origin (as `storefront "
         "serve` does) and rebuild incrementally when the theme folder or xstore.json changes "
-        "or the store's content changes (first list pages polled every --poll seconds). "
-        "Open pages reload after a good build and show the error of a failed one.",
+        "or the store's content changes: on the companion's signed webhook at "
+        f"{WEBHOOK_PATH} when --webhook-secret is set, otherwise by polling the first list "
+        "pages every --poll seconds. Open pages reload after a good build and show the error "
+        "of a failed one.",
     )
     add_setting_flags(parser)
+    add_setting_flags(parser, WATCH_SETTINGS)
     parser.add_argument(
         "--xstore",
         default="xstore.json",
@@ -57,7 +72,8 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "--poll",
         type=float,
         default=10.0,
-        help="seconds between content polls; 0 turns polling off (default: 10)",
+        help="seconds between content polls, when no webhook secret is set; 0 turns polling "
+        "off (default: 10)",
     )
     parser.add_argument(
         "--db",
@@ -77,6 +93,7 @@ def run(args: argparse.Namespace) -> int:
     for warning in descriptor.warnings:
         console.print(f"[yellow]warning:[/yellow] {warning}")
     config = resolve(args, environ=environment(), descriptor=descriptor)
+    watch_config = resolve_watch(args, environ=environment())
 
     def load_config() -> BuildConfig:
         # xstore.json is read again at each rebuild: an edit to it takes effect.
@@ -84,15 +101,21 @@ def run(args: argparse.Namespace) -> int:
 
     broadcaster = ReloadBroadcaster()
     site, connect = _stack(args, config)
-    app = LiveReload(site, ReloadEndpoint(broadcaster))
     rebuilder = Rebuilder(load_config, console, broadcaster, connect)
     watched = [config.templates] + ([xstore] if xstore.is_file() else [])
     console.print(
         f"Watching {', '.join(str(p) for p in watched)}; serving {config.out} and the API at "
         f"http://{args.host}:{args.port}/ (Ctrl+C stops)"
     )
+    if watch_config.webhook_secret:
+        console.print(
+            f"Content changes: the signed webhook at http://{args.host}:{args.port}"
+            f"{WEBHOOK_PATH} (no polling)"
+        )
+    elif args.poll > 0:
+        console.print(f"Content changes: first list pages polled every {args.poll:g} s")
     try:
-        anyio.run(partial(_watch, app, rebuilder, config, watched, args))
+        anyio.run(partial(_watch, site, rebuilder, config, watch_config, watched, args))
     except KeyboardInterrupt:
         return 0
     except SystemExit as exc:  # uvicorn exits when it cannot bind
@@ -101,23 +124,41 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def watch_app(
+    site: ASGIApp, broadcaster: ReloadBroadcaster, webhook: WebhookReceiver | None
+) -> ASGIApp:
+    """The served app: the site with live reload, and the webhook when one is configured."""
+    app: ASGIApp = LiveReload(site, ReloadEndpoint(broadcaster))
+    return WithWebhook(app, webhook) if webhook is not None else app
+
+
 async def _watch(
-    app: ASGIApp,
+    site: ASGIApp,
     rebuilder: Rebuilder,
     config: BuildConfig,
+    watch_config: WatchConfig,
     watched: list[Path],
     args: argparse.Namespace,
 ) -> None:
     send, receive = anyio.create_memory_object_stream[str](1)
     trigger = trigger_sender(send)
     trigger("first build")
+    webhook = None
+    if watch_config.webhook_secret:
+
+        def report(line: str) -> None:
+            rebuilder.console.print(line, markup=False)
+
+        webhook = WebhookReceiver(watch_config.webhook_secret, trigger, report)
+    app = watch_app(site, rebuilder.broadcaster, webhook)
     server = uvicorn.Server(
         uvicorn.Config(
             app, host=args.host, port=args.port, log_level="warning", timeout_graceful_shutdown=1
         )
     )
+    poll = 0.0 if webhook is not None else args.poll
     with send, receive:
-        await _serve_and_watch(server, rebuilder, config, watched, args, receive, trigger)
+        await _serve_and_watch(server, rebuilder, config, watched, poll, receive, trigger)
     if not server.started:
         raise ConfigError(f"cannot listen on {args.host}:{args.port} (in use?)")
 
@@ -127,15 +168,15 @@ async def _serve_and_watch(
     rebuilder: Rebuilder,
     config: BuildConfig,
     watched: list[Path],
-    args: argparse.Namespace,
+    poll: float,
     receive: MemoryObjectReceiveStream[str],
     trigger: Callable[[str], None],
 ) -> None:
     async with anyio.create_task_group() as tg:
         tg.start_soon(run_rebuilds, rebuilder, receive)
         tg.start_soon(watch_files, watched, trigger)
-        if args.poll > 0:
-            tg.start_soon(_poll, config, rebuilder, args.poll, trigger)
+        if poll > 0:
+            tg.start_soon(_poll, config, rebuilder, poll, trigger)
         await server.serve()
         rebuilder.broadcaster.close()
         tg.cancel_scope.cancel()

@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.config import SETTINGS, add_setting_flags, resolve
+from generator.config import SETTINGS, WATCH_SETTINGS, add_setting_flags, resolve, resolve_watch
 from generator.errors import ConfigError
 from generator.xstore import Descriptor
 
@@ -57,9 +57,26 @@ def test_bad_values_are_one_line_errors(flag: str, value: str, needle: str) -> N
         resolve(_args(flag, value), environ={}, descriptor=Descriptor())
 
 
+def _watch_args(*argv: str) -> argparse.Namespace:
+    parser = argparse.ArgumentParser()
+    add_setting_flags(parser, WATCH_SETTINGS)
+    return parser.parse_args(list(argv))
+
+
+def test_webhook_secret_comes_from_the_flag_then_the_environment() -> None:
+    env = {"STOREFRONT_WEBHOOK_SECRET": "whsec_env"}
+    assert resolve_watch(
+        _watch_args("--webhook-secret", "whsec_flag"), environ=env
+    ).webhook_secret == ("whsec_flag")
+    assert resolve_watch(_watch_args(), environ=env).webhook_secret == "whsec_env"
+    assert resolve_watch(_watch_args(), environ={}).webhook_secret is None
+    with pytest.raises(ConfigError, match="--webhook-secret"):
+        resolve_watch(_watch_args("--webhook-secret", " "), environ={})
+
+
 def test_every_setting_is_documented_in_the_readme() -> None:
     readme = (REPO / "README.md").read_text(encoding="utf-8")
-    for setting in SETTINGS:
+    for setting in SETTINGS + WATCH_SETTINGS:
         assert setting.flag in readme, setting.flag
         if setting.env:
             assert setting.env in readme, setting.env

@@ -1,0 +1,179 @@
+"""The processes of `make bench`: the companion server, and measured runs of one build.
+
+``companion_server`` runs the companion (``companion.server.serve``, what `storefront api`
+runs) on a loopback port in its own process, so its imports and CPU stay out of the build's
+figures. ``measured_run`` starts a command, waits for it and, while it runs, samples the
+proportional set size of the whole process tree (the build and its render workers), which
+counts each page shared after a fork once. (The build reports its own exact peak RSS: the
+rusage ``wait4`` gives would include this process's memory, carried over the exec.)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+#: Seconds between two samples of the process tree's memory.
+SAMPLE_SECONDS = 0.2
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    returncode: int
+    stdout: str
+    stderr: str
+    spawned: float  # time.monotonic() just before the process started
+    ended: float  # time.monotonic() when it had exited
+    peak_tree_pss_mb: float  # the process and its descendants together, sampled
+
+    @property
+    def seconds(self) -> float:
+        return self.ended - self.spawned
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@contextmanager
+def companion_server(
+    database: Path, *, rate_per_minute: int, rate_per_hour: int, log: Path
+) -> Iterator[str]:
+    """The companion on ``database`` at a free loopback port; yields its /public/v1 url."""
+    port = free_port()
+    settings = {
+        "database": str(database),
+        "rate_per_minute": rate_per_minute,
+        "rate_per_hour": rate_per_hour,
+        "public_url": f"http://127.0.0.1:{port}",
+    }
+    code = (
+        "import json, sys\n"
+        "from companion.server import serve\n"
+        "from companion.settings import CompanionSettings\n"
+        "serve(CompanionSettings(**json.loads(sys.argv[1])), host='127.0.0.1', "
+        "port=int(sys.argv[2]))\n"
+    )
+    with log.open("wb") as out:
+        server = subprocess.Popen(
+            [sys.executable, "-c", code, json.dumps(settings), str(port)],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        _wait_ready(base, server, log)
+        yield f"{base}/public/v1"
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=40)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+
+
+def _wait_ready(base: str, server: subprocess.Popen[bytes], log: Path) -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            tail = log.read_text(errors="replace").strip().splitlines()[-3:]
+            raise SystemExit(f"bench: the companion stopped while starting: {tail}")
+        try:
+            if httpx.get(f"{base}/health/ready", timeout=2).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.1)
+    raise SystemExit("bench: the companion was not ready within 60 s")
+
+
+def measured_run(command: Sequence[str], *, cwd: Path, spawned: float) -> Run:
+    """Run ``command`` to its end; ``spawned`` is the monotonic time the caller took just
+    before, also handed to the process so it can split its own time into phases."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        process = subprocess.Popen(command, cwd=cwd, stdout=out, stderr=err)
+        sampler = _TreeSampler(process.pid)
+        sampler.start()
+        process.wait()
+        ended = time.monotonic()
+        sampler.stop()
+        out.seek(0)
+        err.seek(0)
+        return Run(
+            returncode=process.returncode,
+            stdout=out.read().decode(errors="replace"),
+            stderr=err.read().decode(errors="replace"),
+            spawned=spawned,
+            ended=ended,
+            peak_tree_pss_mb=sampler.peak_kib / 1024,
+        )
+
+
+class _TreeSampler:
+    """Every ``SAMPLE_SECONDS``, the summed PSS of a process and all its descendants."""
+
+    def __init__(self, root: int) -> None:
+        self.root = root
+        self.peak_kib = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name="bench-rss", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            total = sum(_pss_kib(pid) for pid in _tree(self.root))
+            self.peak_kib = max(self.peak_kib, total)
+            self._stop.wait(SAMPLE_SECONDS)
+
+
+def _tree(root: int) -> list[int]:
+    """``root`` and its descendants, from the parent ids in /proc."""
+    children: dict[int, list[int]] = {}
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = Path(entry.path, "stat").read_text()
+        except OSError:
+            continue
+        # The command name (field 2) may hold spaces and parentheses: split after the last ")".
+        parent = int(stat.rsplit(")", 1)[1].split()[1])
+        children.setdefault(parent, []).append(int(entry.name))
+    found, queue = [], [root]
+    while queue:
+        pid = queue.pop()
+        found.append(pid)
+        queue.extend(children.get(pid, []))
+    return found
+
+
+def _pss_kib(pid: int) -> int:
+    try:
+        text = Path(f"/proc/{pid}/smaps_rollup").read_text()
+    except OSError:
+        return 0  # gone, or not readable
+    for line in text.splitlines():
+        if line.startswith("Pss:"):
+            return int(line.split()[1])
+    return 0

@@ -1,0 +1,165 @@
+"""The text of `make bench`: the figures beside the issue's targets, and docs/benchmarks.md.
+
+``report`` formats the rows ``bench.py`` measured; ``write_doc`` replaces the generator's part of
+docs/benchmarks.md and keeps the sections other benchmarks write after it (the companion's load
+test), which start at ``OTHER_SECTIONS``.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+#: Where the sections of other benchmarks (the companion's load test) start in benchmarks.md.
+OTHER_SECTIONS = "## Companion under load"
+
+#: (label, row key, the issue's target for it or "").
+FIGURES: tuple[tuple[str, str, str], ...] = (
+    ("pages", "pages", ""),
+    ("full crawl: requests", "full_requests", ""),
+    ("full crawl: requests per product page", "requests_per_product_page", "at most 2.1"),
+    ("full build: seconds", "full_seconds", ""),
+    ("full build: request wall seconds", "full_request_seconds", ""),
+    ("no-change rebuild: requests", "nochange_requests", ""),
+    ("no-change rebuild: share of the full crawl's requests", "nochange_share", "at most 0.03"),
+    ("no-change rebuild: seconds", "nochange_seconds", ""),
+    ("no-change rebuild: seconds beyond its requests", "nochange_beyond_requests", ""),
+    ("no-change rebuild: pages rendered", "nochange_rendered", ""),
+    ("one-product change: requests", "change_requests", ""),
+    ("one-product change: seconds", "change_seconds", ""),
+    ("one-product change: request wall seconds", "change_request_seconds", ""),
+    (
+        "one-product change: seconds beyond its requests",
+        "change_beyond_requests",
+        "under 1 at 10,000; under 2 at 50,000 (Hugo's warm server: 3.2 and 17)",
+    ),
+    ("one-product change: pages rendered", "change_rendered", ""),
+    ("`--from-cache --full`: seconds", "render_seconds", ""),
+    (
+        "`--from-cache --full`: whole command, pages/s",
+        "render_pages_per_second",
+        "at least 2,500 at 10,000; 1,700 at 50,000 (Hugo: 2,490 and 1,700)",
+    ),
+    ("`--from-cache --full`: render and write phase, pages/s", "render_phase_pages_per_second", ""),
+    ("peak RSS of the largest process, MB", "peak_rss_mb", ""),
+    (
+        "peak memory of the build and its render workers together (PSS), MB",
+        "peak_tree_pss_mb",
+        "under 500 at 50,000; under 800 at 100,000 (Hugo: 2,500 at 50,000)",
+    ),
+    ("output, MB", "output_mb", ""),
+    ("output bytes per page", "bytes_per_page", "about 7,000 (the peers' pages)"),
+)
+#: The builds whose phases are shown, by the prefix of their row keys.
+BUILDS = (
+    ("full", "full build"),
+    ("nochange", "no-change rebuild"),
+    ("change", "one-product change"),
+    ("render", "`--from-cache --full`"),
+)
+
+
+def report(rows: list[dict[str, Any]], pacing: dict[str, Any] | None, *, repo: Path) -> str:
+    lines = [
+        "# Benchmarks",
+        "",
+        "Written by `make bench` (`scripts/bench.py`); figures only, no pass/fail, with the",
+        "targets of issue #6 beside them. The companion serves the seeded demo store from its own",
+        "process on a loopback port; every build is a fresh `storefront build --api-url ...`",
+        "process against it over HTTP, so the times are the generator's from process start to",
+        "exit. The request wall time is the time with at least one request in flight; the rest",
+        "of the build's time is beyond its requests.",
+        "",
+        f"- Date: {datetime.now(UTC):%Y-%m-%d %H:%M} UTC",
+        f"- Machine: {machine()}",
+        f"- Load average (1 min) when the run ended: {os.getloadavg()[0]:.1f}",
+        "",
+        "| figure | target | " + " | ".join(f"{r['products']:,} products" for r in rows) + " |",
+        "|---|---|" + "---:|" * len(rows),
+    ]
+    for label, key, target in FIGURES:
+        values = " | ".join(_shown(r.get(key)) for r in rows)
+        lines.append(f"| {label} | {target} | {values} |")
+    lines += ["", "Phases, seconds (wall, from process start):", ""]
+    lines += [
+        "| build | phase | " + " | ".join(f"{r['products']:,}" for r in rows) + " |",
+        "|---|---|" + "---:|" * len(rows),
+    ]
+    for prefix, name in BUILDS:
+        phases: list[str] = []
+        for row in rows:
+            phases += [p for p in row[f"{prefix}_phases"] if p not in phases]
+        for phase in phases:
+            values = " | ".join(_shown(r[f"{prefix}_phases"].get(phase)) for r in rows)
+            lines.append(f"| {name} | {phase} | {values} |")
+    lines.append("")
+    if pacing is not None:
+        lines += [
+            "Pacing (1,000 products, full crawl under a client rate window against a companion",
+            f"enforcing the same rate): rate {pacing['rate']}; {pacing['requests']} requests in",
+            f"{pacing['crawl_seconds']} s of crawl; share of the allowed rate used: "
+            f"{pacing['share_of_allowed_rate']} (target: at least 0.9); 429 answers: "
+            f"{pacing['rate_limited']} (target: 0).",
+            "",
+        ]
+    lines += [
+        f"Islands (cart, checkout, account, listing JS): {islands(repo)} bytes gzipped in all,",
+        "each file compressed on its own as a server sends it (target: under 12 KB).",
+        "",
+        "## Reading the figures",
+        "",
+        "- The companion runs on the same machine and shares its CPUs with the build: the",
+        "  request wall time includes the companion's own work, as it would a remote API's.",
+        "- Phases: interpreter start, imports and settings (the `storefront` command's imports),",
+        "  crawl (list walk, details, crawl cache), plan (site plan and templates), render and",
+        "  write (rendering, fingerprinting, writing and the swap), other (saving the build state",
+        "  and crawl cache, the summary), exit (interpreter shutdown).",
+        "- The peak memory of the build with its workers sums the proportional set size of",
+        "  every process of the build, sampled every 0.2 s, so pages shared after the fork count",
+        "  once; the largest process's peak RSS is exact (the kernel's high-water mark of the",
+        "  build process, or of its largest render worker).",
+        "- The pacing run uses a rate above the real 600/min so that it ends in a minute.",
+    ]
+    if not any(r["products"] >= 100_000 for r in rows):
+        lines.append("- 50,000 and 100,000 products: `make bench BENCH_ARGS=--large`.")
+    lines.append("")
+    return "\n".join(lines)
+
+
+def write_doc(path: Path, text: str) -> None:
+    """Replace the generator's figures; keep the sections other benchmarks write after them."""
+    kept = ""
+    if path.exists():
+        old = path.read_text(encoding="utf-8")
+        at = old.find(OTHER_SECTIONS)
+        kept = old[at:] if at >= 0 else ""
+    path.write_text(text.rstrip("\n") + "\n\n" + kept if kept else text, encoding="utf-8")
+
+
+def machine() -> str:
+    memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 1024**3
+    cpu = platform.processor() or platform.machine()
+    return (
+        f"{len(os.sched_getaffinity(0))} CPUs ({cpu}), {memory:.1f} GiB memory, "
+        f"Python {platform.python_version()}, {platform.system()} {platform.release()}"
+    )
+
+
+def islands(repo: Path) -> str:
+    from generator.theme import island_sizes
+
+    sizes = island_sizes(repo / "site-templates")
+    return f"{sum(sizes.values()):,} ({len(sizes)} files)"
+
+
+def _shown(value: Any) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:g}" if abs(value) < 1000 else f"{value:,.0f}"
+    if isinstance(value, int):
+        return f"{value:,}" if abs(value) >= 10_000 else str(value)
+    return str(value)

@@ -1,0 +1,108 @@
+"""The measuring parts of `make bench` (scripts/bench_*.py): request wall time, process memory,
+and the benchmarks document."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import time
+from pathlib import Path
+from types import ModuleType
+
+import anyio
+import httpx
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _script(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, REPO / "scripts" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses look their module up while the class is made
+    spec.loader.exec_module(module)
+    return module
+
+
+bench_build = _script("bench_build")
+bench_procs = _script("bench_procs")
+bench_report = _script("bench_report")
+
+
+def _slow_api() -> Starlette:
+    async def slow(request: Request) -> Response:
+        await anyio.sleep(float(request.query_params["s"]))
+        return JSONResponse({"items": ["x"] * 100})
+
+    return Starlette(routes=[Route("/slow", slow)])
+
+
+def test_request_wall_time_is_the_union_of_the_requests_in_flight() -> None:
+    async def go() -> tuple[float, float, int]:
+        timed = bench_build.InFlight(httpx.ASGITransport(app=_slow_api()), time.monotonic)
+        async with httpx.AsyncClient(transport=timed, base_url="http://api") as http:
+            started = time.monotonic()
+            async with anyio.create_task_group() as tg:  # four at once: 0.3 s, not 1.2 s
+                for _ in range(4):
+                    tg.start_soon(http.get, "/slow?s=0.3")
+            await anyio.sleep(0.4)  # nothing in flight: not request time
+            answer = await http.get("/slow?s=0.2")
+            assert answer.json()["items"][0] == "x"  # the body is still there for the client
+            wall = time.monotonic() - started
+        return timed.seconds, wall, timed.requests
+
+    seconds, wall, requests = anyio.run(go)
+    assert requests == 5
+    assert 0.5 <= seconds < 0.75  # 0.3 + 0.2, plus overhead
+    assert wall - seconds >= 0.4
+
+
+def test_peak_memory_counts_the_process_and_its_children() -> None:
+    # A parent holding 80 MB forks a child that adds 120 MB of its own; both wait a moment. Then
+    # the parent reports its peak as a build does: the largest process, its workers included.
+    code = (
+        "import importlib.util, os, sys, time\n"
+        "spec = importlib.util.spec_from_file_location('bench_build', sys.argv[1])\n"
+        "module = importlib.util.module_from_spec(spec); spec.loader.exec_module(module)\n"
+        "a = bytearray(80 * 2**20)\n"
+        "pid = os.fork()\n"
+        "if pid == 0:\n"
+        "    b = bytearray(120 * 2**20); time.sleep(0.8); os._exit(0)\n"
+        "os.waitpid(pid, 0)\n"
+        "print(module.peak_rss_mb())\n"
+    )
+    script = str(REPO / "scripts" / "bench_build.py")
+    spawned = time.monotonic()
+    run = bench_procs.measured_run([sys.executable, "-c", code, script], cwd=REPO, spawned=spawned)
+    assert run.returncode == 0, run.stderr
+    # The child's own peak (80 MB shared with its parent, 120 MB its own), never the memory of
+    # the process that started this one (the test runner, whatever its size).
+    assert 200 <= float(run.stdout) < 260
+    assert run.peak_tree_pss_mb >= 190  # both together, pages shared after the fork once
+    assert run.seconds >= 0.8
+
+
+def _row(products: int) -> dict[str, object]:
+    row: dict[str, object] = {"products": products, "requests_per_product_page": 2.077}
+    for build in ("full", "nochange", "change", "render"):
+        row[f"{build}_phases"] = {"crawl": 1.5, "render and write": 2.0}
+    return row
+
+
+def test_report_prints_the_targets_beside_the_figures() -> None:
+    text = bench_report.report([_row(1_000), _row(10_000)], None, repo=REPO)
+    [line] = [line for line in text.splitlines() if "requests per product page" in line]
+    assert line == "| full crawl: requests per product page | at most 2.1 | 2.077 | 2.077 |"
+    assert "| one-product change | crawl | 1.5 | 1.5 |" in text
+
+
+def test_writing_the_document_keeps_the_load_test_section(tmp_path: Path) -> None:
+    doc = tmp_path / "benchmarks.md"
+    load = "## Companion under load (`make loadtest`)\n\nOther figures.\n"
+    doc.write_text("# Benchmarks\n\nold figures\n\n" + load, encoding="utf-8")
+    bench_report.write_doc(doc, "# Benchmarks\n\nnew figures\n")
+    assert doc.read_text(encoding="utf-8") == "# Benchmarks\n\nnew figures\n\n" + load
