@@ -4,15 +4,22 @@
     cache.lookup(key) -> CachedAnswer | None      (key: ``describe_endpoint(path, params)``)
     cache.store(key, answer)                      (remembered for the next build)
     cache.save()                                  (after a successful build only)
+    cache.reading(key, answer, name) / cache.add_reading(key, name, value)
+                                                  (what the crawl read from an answer)
 
 Each answer carries the ``version`` the crawl gave it (a digest of the list entry that
 describes the entity: its card, with ``updated_at`` and prices), the server's ``ETag`` and the
 JSON body. The fetcher reuses a detail whose version has not moved without asking the API at
 all, and asks lists again with ``If-None-Match`` (a 304 reuses the body). ``save`` keeps only
 the answers this crawl used, so entities that went away leave the cache with their pages.
+With each answer it keeps what the crawl read from it (the normalized records, pickled; see
+``cache_values``), so replaying an unchanged answer costs no JSON decoding.
 
 The file is SQLite (``crawl.sqlite3``), written in one transaction at the end of a build: a
-failed build leaves the previous cache as it was. It is build state, never part of the output.
+failed build leaves the previous cache as it was. ``save`` writes only what changed since the
+file was read (new and changed answers, the removal of those this crawl did not use); a cache
+that started empty (``--full``, a first build) is written whole to a new file that then takes
+the old one's place. It is build state, never part of the output.
 """
 
 from __future__ import annotations
@@ -22,12 +29,18 @@ import json
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Final
 
+from generator.cache_values import READING_CODE, dump_readings, load_readings
 from generator.errors import StorefrontError
 
 CACHE_FILE = "crawl.sqlite3"
 #: Bumped whenever the stored shape changes; an older file is ignored (a full crawl follows).
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+
+
+#: ``reading`` found nothing usable.
+NO_READING: Final = object()
 
 
 class CacheMiss(StorefrontError):
@@ -56,9 +69,22 @@ def encode_body(data: object) -> bytes:
 
 
 class CrawlCache:
-    def __init__(self, path: Path, answers: dict[str, CachedAnswer]) -> None:
+    def __init__(
+        self,
+        path: Path,
+        answers: dict[str, CachedAnswer],
+        *,
+        readings: dict[str, bytes] | None = None,
+        from_file: bool = False,
+    ) -> None:
+        """``readings``: the pickled readings of ``answers`` by key; ``from_file``: ``answers``
+        are what ``path`` holds, so ``save`` may write only the difference."""
         self.path = path
         self._previous = answers
+        self._blobs = readings or {}
+        self._loaded: dict[str, dict[str, object]] = {}
+        self._fresh: dict[str, tuple[bytes, dict[str, object]]] = {}
+        self._from_file = from_file
         self._current: dict[str, CachedAnswer] = {}
         #: Answers of the last crawl used again as they are (no request, or no body sent).
         self.reused = 0
@@ -67,7 +93,13 @@ class CrawlCache:
     def open(cls, cache_dir: Path) -> CrawlCache:
         """The cache of ``cache_dir``; empty when there is none yet or it is unreadable."""
         path = cache_dir / CACHE_FILE
-        return cls(path, _read(path))
+        found = _read(path)
+        if found is None:
+            return cls(path, {})
+        answers, readings = found
+        # Written by other code: its stored readings must go, so the file is written anew.
+        same_code = readings is not None
+        return cls(path, answers, readings=readings, from_file=same_code)
 
     @classmethod
     def empty(cls, cache_dir: Path) -> CrawlCache:
@@ -91,45 +123,126 @@ class CrawlCache:
             self.reused += 1
         return answer
 
+    def reading(self, key: str, answer: CachedAnswer, name: str) -> object:
+        """What the last build read from ``answer`` as ``name``, when it read that very body;
+        else ``NO_READING``."""
+        previous = self._previous.get(key)
+        if previous is None or key not in self._blobs:
+            return NO_READING
+        if previous.body is not answer.body and previous.body != answer.body:
+            return NO_READING
+        loaded = self._loaded.get(key)
+        if loaded is None:
+            loaded = self._loaded[key] = load_readings(self._blobs[key])
+        return loaded.get(name, NO_READING)
+
+    def add_reading(self, key: str, body: bytes, name: str, value: object) -> None:
+        """What this build read from ``body`` as ``name``, kept with the answer of ``key``
+        when that is still the body it has at the end."""
+        found = self._fresh.get(key)
+        if found is None or found[0] is not body:
+            found = self._fresh[key] = (body, {})
+        found[1][name] = value
+
+    def _blob(self, key: str, answer: CachedAnswer) -> bytes | None:
+        """The readings to store with ``answer``: this build's, else the last build's when the
+        body is the same."""
+        fresh = self._fresh.get(key)
+        if fresh is not None and (fresh[0] is answer.body or fresh[0] == answer.body):
+            return dump_readings(fresh[1])
+        previous = self._previous.get(key)
+        if previous is not None and previous.body == answer.body:
+            return self._blobs.get(key)
+        return None
+
     def save(self) -> None:
         """Replace the stored answers by those of this crawl, in one transaction."""
+        if self._from_file and self.path.is_file():
+            self._save_changes()
+        else:
+            self._save_all()
+        self._previous = dict(self._current)
+        self._blobs = self._saved_blobs
+        self._loaded = {}
+        self._fresh = {}
+        self._from_file = True
+
+    def _save_changes(self) -> None:
+        """Write the difference to the file this cache was read from."""
+        gone = [(key,) for key in self._previous if key not in self._current]
+        changed = [
+            key
+            for key, answer in self._current.items()
+            if key in self._fresh or self._previous.get(key) != answer
+        ]
+        rows = [self._row(key) for key in changed]
+        self._saved_blobs = {key: blob for key, blob in self._blobs.items() if key in self._current}
+        self._saved_blobs.update((row[0], row[5]) for row in rows if row[5] is not None)
+        for row in rows:
+            if row[5] is None:
+                self._saved_blobs.pop(row[0], None)
+        db = sqlite3.connect(self.path)
+        try:
+            with db:  # one transaction: committed whole, or rolled back
+                db.execute("UPDATE meta SET code = ?", (READING_CODE,))
+                db.executemany("DELETE FROM answers WHERE key = ?", gone)
+                db.executemany("INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?, ?, ?)", rows)
+        finally:
+            db.close()
+
+    def _save_all(self) -> None:
+        """Write every answer to a new file, which then replaces the old one."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.path.with_name(self.path.name + ".tmp")
         tmp.unlink(missing_ok=True)
+        rows = [self._row(key) for key in sorted(self._current)]
+        self._saved_blobs = {row[0]: row[5] for row in rows if row[5] is not None}
         with sqlite3.connect(tmp) as db:
             db.execute("PRAGMA journal_mode=OFF")
-            db.execute("CREATE TABLE meta (schema INTEGER)")
-            db.execute("INSERT INTO meta VALUES (?)", (SCHEMA_VERSION,))
+            db.execute("CREATE TABLE meta (schema INTEGER, code TEXT)")
+            db.execute("INSERT INTO meta VALUES (?, ?)", (SCHEMA_VERSION, READING_CODE))
             db.execute(
                 "CREATE TABLE answers (key TEXT PRIMARY KEY, status INTEGER, version TEXT, "
-                "etag TEXT, body BLOB)"
+                "etag TEXT, body BLOB, readings BLOB)"
             )
-            db.executemany(
-                "INSERT INTO answers VALUES (?, ?, ?, ?, ?)",
-                (
-                    (key, a.status, a.version, a.etag, a.body)
-                    for key, a in sorted(self._current.items())
-                ),
-            )
+            db.executemany("INSERT INTO answers VALUES (?, ?, ?, ?, ?, ?)", rows)
         db.close()
         tmp.replace(self.path)  # atomic: a reader sees the old cache or the new one
 
+    def _row(self, key: str) -> tuple[str, int, str | None, str | None, bytes, bytes | None]:
+        a = self._current[key]
+        return (key, a.status, a.version, a.etag, a.body, self._blob(key, a))
 
-def _read(path: Path) -> dict[str, CachedAnswer]:
+
+def _read(path: Path) -> tuple[dict[str, CachedAnswer], dict[str, bytes] | None] | None:
+    """The answers ``path`` holds and their readings (None when other code wrote them); None
+    when there is no usable file."""
     if not path.is_file():
-        return {}
+        return None
     try:
         db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
         try:
             (schema,) = db.execute("SELECT schema FROM meta").fetchone()
-            if schema != SCHEMA_VERSION:
-                return {}
-            rows = db.execute("SELECT key, status, version, etag, body FROM answers").fetchall()
+            if schema == 1:  # the answers without readings: read them, write the file anew
+                code = None
+                rows = db.execute(
+                    "SELECT key, status, version, etag, body, NULL FROM answers"
+                ).fetchall()
+            elif schema == SCHEMA_VERSION:
+                (code,) = db.execute("SELECT code FROM meta").fetchone()
+                rows = db.execute(
+                    "SELECT key, status, version, etag, body, readings FROM answers"
+                ).fetchall()
+            else:
+                return None
         finally:
             db.close()
-    except (sqlite3.Error, TypeError):
-        return {}  # a damaged or foreign file: start over rather than fail the build
-    return {
+    except (sqlite3.Error, TypeError, ValueError):
+        return None  # a damaged or foreign file: start over rather than fail the build
+    answers = {
         key: CachedAnswer(status, version, etag, bytes(body))
-        for key, status, version, etag, body in rows
+        for key, status, version, etag, body, _ in rows
     }
+    if code != READING_CODE:
+        return answers, None
+    return answers, {key: bytes(blob) for key, *_, blob in rows if blob is not None}

@@ -6,31 +6,44 @@ Every failure ends with one clear line and a non-zero exit, never a traceback fo
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from collections.abc import Sequence
 
 from generator.errors import StorefrontError
 
+#: The subcommands, each in its own module (imported only when it is the one asked for).
+COMMANDS = ("build", "serve", "watch", "audit", "api")
 
-def build_parser() -> argparse.ArgumentParser:
-    from companion import cli as api_command
-    from generator.commands import audit, build, serve, watch
 
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every subcommand, or of ``only`` that one: the modules behind `serve`,
+    `watch` and `api` import the companion and the web server, which `build` never needs."""
     parser = argparse.ArgumentParser(
         prog="storefront",
         description="Static storefronts from a store's public API.",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    build.add_parser(sub)
-    serve.add_parser(sub)
-    watch.add_parser(sub)
-    audit.add_parser(sub)
-    api_command.add_parser(sub)
+    for name in COMMANDS:
+        if only is None or only == name:
+            _add_command(name, sub)
     return parser
 
 
+def _add_command(name: str, sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    if name == "api":
+        from companion import cli as api_command
+
+        api_command.add_parser(sub)
+        return
+    module = importlib.import_module(f"generator.commands.{name}")
+    module.add_parser(sub)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    only = words[0] if words and words[0] in COMMANDS else None
+    args = build_parser(only).parse_args(words)
     try:
         code: int = args.func(args)
     except StorefrontError as exc:

@@ -7,10 +7,14 @@
              walks), every category level (crawl_categories)
 3. resolve   paths no list explains - from the sitemap, menus, banners, promotions - through
              /routes/resolve (crawl_paths); 404 makes a dead path
-4. details   products + variants, articles, CMS pages, category and collection pages, flash
-             sales, the newest products for the home page - with bounded concurrency
+4. details   products + variants, articles, CMS pages, collection pages, flash sales, the
+             newest products for the home page - with bounded concurrency; then category
+             pages, whose versions need the products' categories
 5. assemble  the Catalog, with custom paths (an entity rendered at a merchant path, 200, no
              redirect), dead paths and everything skipped
+
+With a crawl cache, every derived answer carries a version built from exactly what can change
+it (``crawl_versions``), so a rebuild asks the lists and only what their changes reach.
 
 It relies only on the spec and the documented field names: cursors are opaque, optional blocks
 may be missing (a Skip, not a crash), a detail that 404s is skipped, and a 429 is waited out.
@@ -42,11 +46,18 @@ from generator.crawl_paths import (
 from generator.crawl_products import product_details
 from generator.crawl_settings import CrawlSettings
 from generator.crawl_sitemap import sitemap_paths
+from generator.crawl_versions import (
+    CategoryClaims,
+    card_versions,
+    digest,
+    listed_set_version,
+    listed_version,
+    paths_version,
+)
 from generator.model import (
     Article,
     ArticleSummary,
     Catalog,
-    CategoryPage,
     CmsPage,
     EntityType,
     FlashSale,
@@ -73,7 +84,7 @@ async def crawl(
     context = await gather_context(fetcher, skips=skips, observer=observer)
 
     index = Later[CategoryIndex]()
-    sitemap = Later[list[str]]()
+    sitemap = Later[list[tuple[str, str | None]]]()
     cards = Later[list[ProductCard]]()
     summaries = Later[list[ArticleSummary]]()
 
@@ -100,8 +111,10 @@ async def crawl(
         limit=4,
     )
     site = _site(context, index.value)
-    # Everything asked from here on derives from the context and the lists read so far.
+    # The fallback version of what derives from the context and the lists as a whole.
     fetcher.lists_stamp = fetcher.stamp()
+    versions = card_versions(cards.value)
+    sitemap_paths_found = [path for path, _ in sitemap.value]
 
     known = [
         *(card.url for card in cards.value if card.url),
@@ -109,20 +122,39 @@ async def crawl(
         *(summary.path for summary in summaries.value),
         *settings.builtin_paths,
     ]
-    links = [*sitemap.value, *context_links(site)]
-    resolutions = await resolve_paths(fetcher, unexplained_paths(links, known), observer=observer)
+    links = [*sitemap_paths_found, *context_links(site)]
+    paths_stamp = paths_version(
+        sitemap=sitemap_paths_found,
+        links=context_links(site),
+        categories=index.value.by_id.values(),
+        collections=context.collections,
+        cards=cards.value,
+        summaries=summaries.value,
+    )
+    resolutions = await resolve_paths(
+        fetcher, unexplained_paths(links, known), version=paths_stamp, observer=observer
+    )
     for resolution in resolutions:
         if resolution.target is None:
             skips.add(f"path {resolution.path}", resolution.reason)
     targets = _targets(resolutions)
+    listed_set = listed_set_version(versions)
 
     products = Later[list[Product]]()
-    categories = Later[list[CategoryPage]]()
     articles = Later[list[Article]]()
     pages = Later[list[CmsPage]]()
     collections = Later[CollectionResult]()
     sales = Later[list[FlashSale]]()
     featured = Later[tuple[list[ProductCard], bool]]()
+
+    async def newest() -> tuple[list[ProductCard], bool]:
+        return await fetcher.listing(
+            "/products",
+            normalize.product_card,
+            {"sort": "newest", "limit": settings.featured_limit},
+            version=lambda listed: listed_version(listed_set, listed, versions),
+        )
+
     await run_concurrently(
         [
             products.job(
@@ -130,15 +162,7 @@ async def crawl(
                     fetcher,
                     cards.value,
                     [target_id for _, target_id in targets["product"]],
-                    skips=skips,
-                    observer=observer,
-                )
-            ),
-            categories.job(
-                lambda: category_pages(
-                    fetcher,
-                    index.value,
-                    [target_id for _, target_id in targets["category"]],
+                    versions,
                     skips=skips,
                     observer=observer,
                 )
@@ -152,6 +176,7 @@ async def crawl(
                 lambda: cms_pages(
                     fetcher,
                     [target_id for _, target_id in targets["cms_page"]],
+                    _sitemap_versions(targets["cms_page"], sitemap.value, paths_stamp),
                     skips=skips,
                     observer=observer,
                 )
@@ -161,26 +186,32 @@ async def crawl(
                     fetcher,
                     context.collections,
                     targets["collection"],
+                    _sitemap_versions(targets["collection"], sitemap.value, paths_stamp),
+                    cards=versions,
+                    listed_set=listed_set,
                     skips=skips,
                     observer=observer,
                 )
             ),
             sales.job(lambda: flash_sales(fetcher, skips=skips, observer=observer)),
-            featured.job(
-                lambda: fetcher.first_page(
-                    "/products",
-                    normalize.product_card,
-                    {"sort": "newest", "limit": settings.featured_limit},
-                    version=fetcher.lists_stamp,
-                )
-            ),
+            featured.job(newest),
         ],
-        limit=7,
+        limit=6,
+    )
+    claims = CategoryClaims(cards.value, products.value, index.value.parent_of, versions)
+    category_list = await category_pages(
+        fetcher,
+        index.value,
+        [target_id for _, target_id in targets["category"]],
+        claims=claims,
+        cards=versions,
+        skips=skips,
+        observer=observer,
     )
 
     own_paths: dict[EntityType, dict[int, str | None]] = {
         "product": {p.card.id: p.card.url for p in products.value},
-        "category": {c.category.id: c.category.url for c in categories.value},
+        "category": {c.category.id: c.category.url for c in category_list},
         "article": {a.summary.id: a.summary.path for a in articles.value},
         "cms_page": {p.id: p.url for p in pages.value},
     }
@@ -198,7 +229,7 @@ async def crawl(
     return Catalog(
         site=site,
         products=tuple(products.value),
-        categories=tuple(categories.value),
+        categories=tuple(category_list),
         collections=collections.value.pages,
         articles=tuple(articles.value),
         pages=tuple(pages.value),
@@ -221,6 +252,27 @@ def _site(context: ContextBlocks, index: CategoryIndex) -> SiteContext:
         banners=context.banners,
         custom_variables=context.custom_variables,
     )
+
+
+def _sitemap_versions(
+    targets: Iterable[tuple[str, int]],
+    sitemap: Iterable[tuple[str, str | None]],
+    paths_stamp: str,
+) -> dict[int, str | None]:
+    """The version of each target (a CMS page, a collection) reached by paths: the sitemap
+    entries of its paths (they carry its updated_at) with what can change a path's meaning;
+    None (ask again) for a target no sitemap entry describes."""
+    changed = {path_key(path): stamp for path, stamp in sitemap}
+    found: dict[int, list[str]] = {}
+    for path, target_id in targets:
+        stamp = changed.get(path_key(path))
+        stamps = found.setdefault(target_id, [])
+        if stamp:
+            stamps.append(f"{path}\0{stamp}")
+    return {
+        target_id: digest(paths_stamp, *stamps) if stamps else None
+        for target_id, stamps in found.items()
+    }
 
 
 def _targets(resolutions: Iterable[Resolution]) -> dict[EntityType, list[tuple[str, int]]]:

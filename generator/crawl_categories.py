@@ -4,7 +4,8 @@ The two-level /categories/tree gives the top levels; below the second level the 
 /categories?parent=<id> (asked once per category whose children the tree does not show). When
 an implementation has no tree, /categories (top level) is the start. Breadcrumbs come from the
 parent links found on the way, so a category page costs one request: the first page of its
-products (/products?category=<id>). Only a category the walk could not place (reached through
+products (/products?category=<id>), asked again when its version moves
+(``crawl_versions``). Only a category the walk could not place (reached through
 a custom path) asks /categories/{id}/breadcrumb and /categories/{id}/subcategories.
 """
 
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 from generator import normalize
 from generator.crawl_fetch import Fetcher, gather_limited
 from generator.crawl_observer import CrawlObserver, SkipLog
+from generator.crawl_versions import CategoryClaims, listed_version
 from generator.model import Category, CategoryPage, Crumb
 
 
@@ -117,10 +119,13 @@ async def category_pages(
     index: CategoryIndex,
     extra_ids: list[int],
     *,
+    claims: CategoryClaims,
+    cards: Mapping[int, str],
     skips: SkipLog,
     observer: CrawlObserver,
 ) -> list[CategoryPage]:
-    """A page for every category with a url, plus those reached only through custom paths."""
+    """A page for every category with a url, plus those reached only through custom paths.
+    ``claims`` tells which products claim each category, ``cards`` every card's version."""
     settings = fetcher.settings
     wanted = [category for category in index.by_id.values() if category.url is not None]
     wanted_ids = {category.id for category in wanted}
@@ -160,12 +165,19 @@ async def category_pages(
                 if crumbs
                 else (Crumb(id=category.id, name=category.name, url=category.url),)
             )
-        products, has_more = await fetcher.first_page(
-            "/products",
-            normalize.product_card,
-            {"category": category_id, "limit": settings.page_size},
-            version=fetcher.lists_stamp,  # a category's products move only with the lists
-        )
+        params = {"category": category_id, "limit": settings.page_size}
+        if category_id in index.by_id:
+            base = claims.version(category)
+            products, has_more = await fetcher.listing(
+                "/products",
+                normalize.product_card,
+                params,
+                version=lambda listed: listed_version(base, listed, cards),
+            )
+        else:  # reached through a custom path only: its subtree is not known
+            products, has_more = await fetcher.first_page(
+                "/products", normalize.product_card, params, version=fetcher.lists_stamp
+            )
         observer.item_done("categories")
         return CategoryPage(
             category=category,

@@ -4,7 +4,8 @@ Collections have no url column and no get-by-id, and /collections serves one pag
 200). A collection's page lives at each path that /routes/resolve maps to it. To know the
 collection itself the crawl looks in that list, then asks /collections/by-slug/{segment} with
 the last segment of the path (kept only if the id matches). Its products are the first page of
-/products?collection=<id>. What cannot be found is reported, and its paths become dead links.
+/products?collection=<id>, asked again when its version moves (``crawl_versions``).
+What cannot be found is reported, and its paths become dead links.
 
 A collection reached by several paths gets one ``CollectionPage``, at the first path (sitemap
 order); the others are custom paths to it, so the renderer writes them with a canonical link to
@@ -13,7 +14,7 @@ the first instead of publishing the same page twice.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from urllib.parse import quote
 
@@ -21,6 +22,7 @@ from generator import normalize
 from generator.crawl_articles import last_segment
 from generator.crawl_fetch import Fetcher, gather_limited
 from generator.crawl_observer import CrawlObserver, SkipLog
+from generator.crawl_versions import collection_version, listed_version
 from generator.model import Collection, CollectionPage
 
 
@@ -35,11 +37,18 @@ async def collection_pages(
     fetcher: Fetcher,
     listed: Sequence[Collection],
     targets: Sequence[tuple[str, int]],
+    found_versions: Mapping[int, str | None],
     *,
+    cards: Mapping[int, str],
+    listed_set: str,
     skips: SkipLog,
     observer: CrawlObserver,
 ) -> CollectionResult:
-    """A page for each (path, collection id) that /routes/resolve produced."""
+    """A page for each (path, collection id) that /routes/resolve produced.
+
+    ``found_versions``: the version of a collection looked up by slug (from the sitemap entries
+    of its paths); ``cards``: the version of every listed product's card; ``listed_set``: a
+    digest of which products are listed."""
     by_id = {collection.id: collection for collection in listed}
     paths_of: dict[int, list[str]] = {}
     for path, collection_id in targets:
@@ -55,7 +64,7 @@ async def collection_pages(
             found = await fetcher.optional(
                 f"/collections/by-slug/{quote(slug, safe='')}",
                 normalize.collection,
-                version=fetcher.lists_stamp,
+                version=found_versions.get(collection_id),
             )
             if found is not None and found.id == collection_id:
                 return found
@@ -71,11 +80,12 @@ async def collection_pages(
                 "the first collections /collections lists nor found by slug",
             )
             return None
-        products, has_more = await fetcher.first_page(
+        base = collection_version(collection, listed_set)
+        products, has_more = await fetcher.listing(
             "/products",
             normalize.product_card,
             {"collection": collection_id, "limit": fetcher.settings.page_size},
-            version=fetcher.lists_stamp,  # a collection's products move only with the lists
+            version=lambda listed: listed_version(base, listed, cards),
         )
         observer.item_done("collections")
         return CollectionPage(

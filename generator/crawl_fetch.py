@@ -12,27 +12,40 @@ moved); asks everything else with ``If-None-Match`` when an ETag is known (a 304
 cached body); stores every answer for the next build; and digests the unversioned answers
 (context, lists, sitemap) so phases can version what depends on them (``stamp``). Offline
 (``--from-cache``) every answer comes from the cache, and a missing one is a ``CacheMiss``.
+A cached body is read (decoded and normalized) at most once per build, and what reading it gave
+is kept in the cache with it, so the next build replays it without decoding (``_memo``).
+``listing`` serves the first page of a list whose version depends on what it listed last time
+(``crawl_versions``).
 
 Does NOT: retry 5xx (the client does), decide what to fetch (the crawl phases do).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Generic, TypeVar
+from enum import Enum
+from typing import Final, Generic, TypeVar, cast
 
 import anyio
 
-from generator.cache_crawl import CachedAnswer, CacheMiss, CrawlCache, encode_body
+from generator.cache_crawl import (
+    NO_READING,
+    CachedAnswer,
+    CacheMiss,
+    CrawlCache,
+    encode_body,
+)
 from generator.client import (
     ApiClient,
     ApiResponse,
+    Page,
     Params,
     describe_endpoint,
     parse_page,
-    walk_pages,
+    walk_parsed_pages,
 )
 from generator.crawl_settings import CrawlSettings
 from generator.errors import ApiPayloadError, ApiStatusError, RateLimited, StorefrontError
@@ -40,6 +53,15 @@ from generator.normalize import WireValueError
 
 T = TypeVar("T")
 R = TypeVar("R")
+
+
+class Missing(Enum):
+    """``replayed`` found nothing it could replay without asking."""
+
+    MISSING = "missing"
+
+
+MISSING: Final = Missing.MISSING
 
 #: Statuses by which an implementation says it does not offer something.
 ABSENT_STATUSES = frozenset({404, 405, 410})
@@ -73,6 +95,8 @@ class Fetcher:
         #: ``stamp()`` once the lists are read: the version of what derives from them.
         self.lists_stamp: str | None = None
         self._unversioned: dict[str, str] = {}
+        #: (key, reading name) -> (the body read, what reading it gave).
+        self._values: dict[tuple[str, str], tuple[bytes, object]] = {}
 
     @property
     def max_pages(self) -> int:
@@ -97,6 +121,15 @@ class Fetcher:
         if self.cache is None:
             assert self.client is not None  # no cache means a live crawl
             return await self._ask(path, params, None)
+        key, answer = await self._cached(path, params, version)
+        return ApiResponse(key, answer.status, answer.data, answer.etag)
+
+    async def _cached(
+        self, path: str, params: Params | None, version: str | None
+    ) -> tuple[str, CachedAnswer]:
+        """The answer as the cache keeps it: the cached one when ``version`` has not moved
+        (or offline), else asked again (with ``If-None-Match``) and stored."""
+        assert self.cache is not None
         key = describe_endpoint(path, params)
         known = self.cache.lookup(key)
         if self.client is None or (
@@ -111,7 +144,7 @@ class Fetcher:
                     "run a build with the API first"
                 )
             self.cache.keep(key)
-            return self._remember(key, version, known)
+            return key, self._remember(key, version, known)
         headers = {"If-None-Match": known.etag} if known is not None and known.etag else None
         try:
             answer = await self._ask(path, params, headers)
@@ -124,14 +157,81 @@ class Fetcher:
         else:
             cached = CachedAnswer(answer.status, version, answer.etag, encode_body(answer.data))
         self.cache.store(key, cached)
-        return self._remember(key, version, cached)
+        return key, self._remember(key, version, cached)
 
-    def _remember(self, key: str, version: str | None, answer: CachedAnswer) -> ApiResponse:
+    def _remember(self, key: str, version: str | None, answer: CachedAnswer) -> CachedAnswer:
         if answer.status != 200:  # an absent answer replayed offline
             raise ApiStatusError("not offered (cached answer)", endpoint=key, status=answer.status)
         if version is None:
             self._unversioned[key] = answer.digest
-        return ApiResponse(key, answer.status, answer.data, answer.etag)
+        return answer
+
+    async def _read(
+        self,
+        path: str,
+        params: Params | None,
+        version: str | None,
+        name: str | None,
+        read: Callable[[str, object], R],
+    ) -> R:
+        """``read(endpoint, data)`` of one answer. A cached body is decoded and read at most
+        once per build and ``name`` (the reading's stable name; None: not memoized)."""
+        if self.cache is None:
+            assert self.client is not None
+            response = await self._ask(path, params, None)
+            return read(response.endpoint, response.data)
+        key, answer = await self._cached(path, params, version)
+        return self._memo(key, answer, name, read)
+
+    def _memo(
+        self, key: str, answer: CachedAnswer, name: str | None, read: Callable[[str, object], R]
+    ) -> R:
+        if name is None:
+            return read(key, answer.data)
+        slot = (key, name)
+        found = self._values.get(slot)
+        if found is not None and (found[0] is answer.body or found[0] == answer.body):
+            return cast(R, found[1])
+        stored = NO_READING if self.cache is None else self.cache.reading(key, answer, name)
+        if stored is not NO_READING:
+            value = cast(R, stored)
+        else:
+            value = read(key, answer.data)
+            if self.cache is not None:
+                self.cache.add_reading(key, answer.body, name, value)
+        self._values[slot] = (answer.body, value)
+        return value
+
+    async def listing(
+        self,
+        path: str,
+        parse: Callable[[object], T],
+        params: Params,
+        *,
+        version: Callable[[list[T] | None], str],
+    ) -> tuple[list[T], bool]:
+        """The first page of a list whose version depends on what it lists.
+
+        ``version(items)`` is its version given the items it held (None: none known). The
+        cached page is replayed while ``version`` of its own items still matches the version
+        stored with it; a page asked again is stored with ``version`` of its new items."""
+        if self.cache is None:
+            return await self.first_page(path, parse, params)
+        key = describe_endpoint(path, params)
+        read = _first_page_of(parse)
+        name = _reading_name("first", parse)
+        known = self.cache.lookup(key)
+        before = version(
+            self._memo(key, known, name, read)[0]
+            if known is not None and known.status == 200
+            else None
+        )
+        items, has_more = await self._read(path, params, before, name, read)
+        after = version(items)
+        stored = self.cache.lookup(key)
+        if after != before and stored is not None:
+            self.cache.store(key, dataclasses.replace(stored, version=after))
+        return items, has_more
 
     async def _ask(
         self, path: str, params: Params | None, headers: dict[str, str] | None
@@ -157,6 +257,69 @@ class Fetcher:
                 # this answer, so the next attempt (and every other task's request) waits in
                 # the limiter until the window has passed.
 
+    def replayed(
+        self,
+        path: str,
+        parse: Callable[[object], T],
+        params: Params | None = None,
+        *,
+        version: str | None,
+    ) -> T | Missing:
+        """``one`` of an answer the cache can replay as it is (its version has not moved, or
+        offline), without a task switch; ``MISSING`` when it would have to be asked."""
+        found = self._replayable(describe_endpoint(path, params), version)
+        if found is None:
+            return MISSING
+
+        def read(endpoint: str, data: object) -> T:
+            with reading(endpoint):
+                return parse(data)
+
+        return self._memo(found[0], found[1], _reading_name("one", parse), read)
+
+    def replayed_all(
+        self,
+        path: str,
+        parse: Callable[[object], T],
+        params: Params | None = None,
+        *,
+        version: str | None,
+    ) -> list[T] | Missing:
+        """``all`` of a list the cache can replay page after page as it is; ``MISSING`` when a
+        page would have to be asked."""
+        name = _reading_name("page", parse)
+        base = dict(params or {})
+        items: list[T] = []
+        sent: set[str] = set()
+        cursor: str | None = None
+        for _ in range(self.max_pages):
+            found = self._replayable(
+                describe_endpoint(path, base if cursor is None else {**base, "cursor": cursor}),
+                version,
+            )
+            if found is None:
+                return MISSING
+            _, page = self._memo(found[0], found[1], name, _page_of(parse))
+            items.extend(cast(tuple[T, ...], page.items))
+            if not page.has_more or page.next_cursor is None:
+                return items
+            if page.next_cursor in sent:
+                return MISSING  # the asking walk reports the loop
+            sent.add(page.next_cursor)
+            cursor = page.next_cursor
+        return MISSING
+
+    def _replayable(self, key: str, version: str | None) -> tuple[str, CachedAnswer] | None:
+        if self.cache is None:
+            return None
+        known = self.cache.lookup(key)
+        if known is None or known.status != 200:
+            return None
+        if self.client is not None and (version is None or known.version != version):
+            return None
+        self.cache.keep(key)
+        return key, self._remember(key, version, known)
+
     async def one(
         self,
         path: str,
@@ -165,9 +328,11 @@ class Fetcher:
         *,
         version: str | None = None,
     ) -> T:
-        response = await self.response(path, params, version=version)
-        with reading(response.endpoint):
-            return parse(response.data)
+        def read(endpoint: str, data: object) -> T:
+            with reading(endpoint):
+                return parse(data)
+
+        return await self._read(path, params, version, _reading_name("one", parse), read)
 
     async def optional(
         self,
@@ -189,14 +354,15 @@ class Fetcher:
         version: str | None = None,
     ) -> list[T]:
         """Every item of a list endpoint, cursor after cursor, each decoded by ``parse``."""
+        name = _reading_name("page", parse)
+        read = _page_of(parse)
+
+        async def fetch_page(page_params: Params) -> tuple[str, Page]:
+            return await self._read(path, page_params, version, name, read)
+
         items: list[T] = []
-        async for page in walk_pages(
-            lambda page_params: self.response(path, page_params, version=version),
-            params,
-            max_pages=self.max_pages,
-        ):
-            with reading(describe_endpoint(path, params)):
-                items.extend(parse(item) for item in page.items)
+        async for page in walk_parsed_pages(fetch_page, params, max_pages=self.max_pages):
+            items.extend(cast(tuple[T, ...], page.items))
         return items
 
     async def optional_all(
@@ -228,10 +394,39 @@ class Fetcher:
         version: str | None = None,
     ) -> tuple[list[T], bool]:
         """The items of the first page only, and whether the list has more."""
-        response = await self.response(path, params, version=version)
-        page = parse_page(response.data, endpoint=response.endpoint)
-        with reading(response.endpoint):
+        return await self._read(
+            path, params, version, _reading_name("first", parse), _first_page_of(parse)
+        )
+
+
+def _page_of(parse: Callable[[object], object]) -> Callable[[str, object], tuple[str, Page]]:
+    """Reads one page of a walk: (endpoint, the page with its items decoded by ``parse``)."""
+
+    def read(endpoint: str, data: object) -> tuple[str, Page]:
+        page = parse_page(data, endpoint=endpoint)
+        with reading(endpoint):
+            parsed = tuple(parse(item) for item in page.items)
+        return endpoint, Page(parsed, page.next_cursor, page.has_more)
+
+    return read
+
+
+def _first_page_of(parse: Callable[[object], T]) -> Callable[[str, object], tuple[list[T], bool]]:
+    def read(endpoint: str, data: object) -> tuple[list[T], bool]:
+        page = parse_page(data, endpoint=endpoint)
+        with reading(endpoint):
             return [parse(item) for item in page.items], page.has_more
+
+    return read
+
+
+def _reading_name(kind: str, parse: Callable[[object], object]) -> str | None:
+    """A stable name for reading an answer with ``parse`` (None for a lambda or a local
+    function, which two readings could share by name)."""
+    qualname = getattr(parse, "__qualname__", "<")
+    if "<" in qualname:
+        return None
+    return f"{kind} {parse.__module__}.{qualname}"
 
 
 def entity_version(entry: object, lists_stamp: str | None = None) -> str:

@@ -92,13 +92,15 @@ def route_or_type(data: object) -> tuple[EntityType, int] | str:
 
 
 async def resolve_paths(
-    fetcher: Fetcher, paths: list[str], *, observer: CrawlObserver
+    fetcher: Fetcher, paths: list[str], *, version: str | None, observer: CrawlObserver
 ) -> list[Resolution]:
+    """Each path's resolution; a cached one is reused while ``version`` (what can change a
+    path's meaning, see ``crawl_versions.paths_version``) has not moved."""
     observer.phase_started("resolve", len(paths))
 
     async def resolve(path: str) -> Resolution:
         found = await fetcher.optional(
-            "/routes/resolve", route_or_type, {"path": path}, version=fetcher.lists_stamp
+            "/routes/resolve", route_or_type, {"path": path}, version=version
         )
         observer.item_done("resolve")
         if isinstance(found, str):

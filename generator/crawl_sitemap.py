@@ -14,8 +14,11 @@ from generator.crawl_fetch import Fetcher, gather_limited
 from generator.crawl_observer import CrawlObserver, SkipLog
 
 
-async def sitemap_paths(fetcher: Fetcher, *, skips: SkipLog, observer: CrawlObserver) -> list[str]:
-    """Every path of every sitemap section, in section order; [] without a sitemap."""
+async def sitemap_paths(
+    fetcher: Fetcher, *, skips: SkipLog, observer: CrawlObserver
+) -> list[tuple[str, str | None]]:
+    """Every path of every sitemap section, in section order, with what its item says of the
+    row's last change (see ``normalize.sitemap_entry``); [] without a sitemap."""
     sections = await fetcher.optional("/sitemap", normalize.sitemap_sections)
     if sections is None:
         skips.add("sitemap (/sitemap)", "the API does not offer it (404)")
@@ -23,16 +26,16 @@ async def sitemap_paths(fetcher: Fetcher, *, skips: SkipLog, observer: CrawlObse
     names = list(dict.fromkeys(name for name, _ in sections))
     observer.phase_started("sitemap", len(names))
 
-    async def walk(name: str) -> list[str]:
+    async def walk(name: str) -> list[tuple[str, str | None]]:
         path = f"/sitemap/{quote(name, safe='')}"
         found = await fetcher.optional_all(
-            path, normalize.sitemap_path, {"limit": fetcher.settings.page_size}
+            path, normalize.sitemap_entry, {"limit": fetcher.settings.page_size}
         )
         observer.item_done("sitemap")
         if found is None:
             skips.add(f"sitemap section {name}", f"GET {path} answered 404")
             return []
-        return [item for item in found if item is not None]
+        return [(item, changed) for item, changed in found if item is not None]
 
     per_section = await gather_limited(names, walk, limit=fetcher.settings.concurrency)
-    return [path for paths in per_section for path in paths]
+    return [entry for entries in per_section for entry in entries]

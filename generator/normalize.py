@@ -90,6 +90,16 @@ def sitemap_path(item: object) -> str | None:
     raise WireValueError(f"sitemap item: {show(item)} is neither a path nor an object")
 
 
+def sitemap_entry(item: object) -> tuple[str | None, str | None]:
+    """The path of one /sitemap/{section} item and what it says of the row's last change
+    (``updated_at``, else ``lastmod``, as sent; None when it says nothing)."""
+    changed = None
+    if isinstance(item, Mapping):
+        value = item.get("updated_at", item.get("lastmod"))
+        changed = None if value is None else str(value)
+    return sitemap_path(item), changed
+
+
 def sitemap_sections(data: object) -> tuple[tuple[str, int], ...]:
     """(name, count) of every section in the /sitemap answer ``{sections: [{name, count}]}``."""
     sections = data.get("sections") if isinstance(data, Mapping) else data

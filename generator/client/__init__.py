@@ -11,7 +11,14 @@ from __future__ import annotations
 from generator.client.api import ApiClient
 from generator.client.limiter import RateLimiter, RateWindow
 from generator.client.observer import ClientObserver, NullObserver, WaitReason
-from generator.client.paging import FetchPage, Page, parse_page, walk_items, walk_pages
+from generator.client.paging import (
+    FetchPage,
+    Page,
+    parse_page,
+    walk_items,
+    walk_pages,
+    walk_parsed_pages,
+)
 from generator.client.request import ApiResponse, Params, describe_endpoint
 from generator.client.retry import RetryPolicy
 from generator.client.settings import ClientSettings
@@ -40,4 +47,5 @@ __all__ = [
     "parse_page",
     "walk_items",
     "walk_pages",
+    "walk_parsed_pages",
 ]

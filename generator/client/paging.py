@@ -58,17 +58,35 @@ def parse_page(data: object, *, endpoint: str) -> Page:
     return Page(tuple(items), next_cursor, has_more)
 
 
+#: Fetches one page of the walk and reads its envelope: (endpoint, page).
+FetchParsedPage = Callable[[Params], Awaitable[tuple[str, Page]]]
+
+
 async def walk_pages(
     fetch: FetchPage, params: Params | None = None, *, max_pages: int = 100_000
 ) -> AsyncIterator[Page]:
     """Every page of one list, first to last."""
+
+    async def parsed(page_params: Params) -> tuple[str, Page]:
+        response = await fetch(page_params)
+        return response.endpoint, parse_page(response.data, endpoint=response.endpoint)
+
+    async for page in walk_parsed_pages(parsed, params, max_pages=max_pages):
+        yield page
+
+
+async def walk_parsed_pages(
+    fetch: FetchParsedPage, params: Params | None = None, *, max_pages: int = 100_000
+) -> AsyncIterator[Page]:
+    """Every page of one list, first to last, for a ``fetch`` that reads each envelope itself
+    (the crawler does, so that it can reuse what it read from a cached answer)."""
     base = dict(params or {})
     sent: set[str] = set()
     cursor: str | None = None
+    endpoint = ""
     for _ in range(max_pages):
         page_params = base if cursor is None else {**base, "cursor": cursor}
-        response = await fetch(page_params)
-        page = parse_page(response.data, endpoint=response.endpoint)
+        endpoint, page = await fetch(page_params)
         yield page
         if not page.has_more or page.next_cursor is None:
             return
@@ -78,12 +96,12 @@ async def walk_pages(
             raise ApiPayloadError(
                 f"next_cursor {page.next_cursor!r} repeats an earlier cursor; "
                 "stopped instead of looping",
-                endpoint=response.endpoint,
+                endpoint=endpoint,
             )
         cursor = page.next_cursor
     raise ApiPayloadError(
         f"the list did not end after {max_pages} pages; stopped instead of looping",
-        endpoint=response.endpoint,
+        endpoint=endpoint,
     )
 
 

@@ -17,7 +17,7 @@ from typing import Any
 import anyio
 import httpx
 from rich.console import Console
-from sqlalchemy import select
+from sqlalchemy import delete, insert, select
 
 from companion.app import create_app
 from companion.catalog_admin import create_entity, delete_entity, set_product_price, update_entity
@@ -95,6 +95,33 @@ class DemoStore:
     def delete(self, entity: Entity, entity_id: int) -> None:
         with self.engine.begin() as conn:
             delete_entity(conn, entity, entity_id, store_id=self.store_id, now=self._tick())
+
+    def link(self, table: str, *, owner: Entity, owner_id: int, row: dict[str, Any]) -> None:
+        """Add a membership row (``collection_products``, ``product_categories``) if missing,
+        and save ``owner`` (its updated_at moves), as the merchant's admin would."""
+        links = getattr(schema, table)
+        with self.engine.begin() as conn:
+            present = conn.execute(select(links).filter_by(store_id=self.store_id, **row)).first()
+            if present is None:
+                conn.execute(insert(links).values(store_id=self.store_id, **row))
+        self.update(owner, owner_id, {})
+
+    def unlink(self, table: str, *, owner: Entity, owner_id: int, row: dict[str, Any]) -> None:
+        """Remove a membership row if present, and save ``owner``."""
+        links = getattr(schema, table)
+        with self.engine.begin() as conn:
+            conn.execute(delete(links).filter_by(store_id=self.store_id, **row))
+        self.update(owner, owner_id, {})
+
+    def root_categories(self) -> list[int]:
+        with self.engine.connect() as conn:
+            return list(
+                conn.scalars(
+                    select(schema.categories.c.id)
+                    .where(schema.categories.c.parent_id.is_(None))
+                    .order_by(schema.categories.c.id)
+                )
+            )
 
     def create(self, entity: Entity, values: dict[str, Any]) -> int:
         with self.engine.begin() as conn:

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 import anyio
 import httpx
 import pytest
 
-from generator.cache_crawl import CacheMiss, CrawlCache
+from generator import normalize
+from generator.cache_crawl import CACHE_FILE, CachedAnswer, CacheMiss, CrawlCache
 from generator.client import ApiClient
 from generator.crawl_fetch import Fetcher
 from generator.crawl_settings import CrawlSettings
+from generator.model import Tag
 
 BASE = "http://api.test/public/v1"
 
@@ -86,3 +89,105 @@ def test_offline_miss_is_a_one_line_error(tmp_path: Path) -> None:
 def test_damaged_cache_file_means_an_empty_cache(tmp_path: Path) -> None:
     (tmp_path / "crawl.sqlite3").write_bytes(b"not a database")
     assert len(CrawlCache.open(tmp_path)) == 0
+
+
+def _rows(path: Path) -> dict[str, tuple[int, bytes]]:
+    """key -> (SQLite rowid, body) of every stored answer."""
+    db = sqlite3.connect(path / CACHE_FILE)
+    try:
+        rows = db.execute("SELECT key, rowid, body FROM answers").fetchall()
+    finally:
+        db.close()
+    return {key: (rowid, bytes(body)) for key, rowid, body in rows}
+
+
+def test_save_writes_only_what_changed_and_drops_what_went_unused(tmp_path: Path) -> None:
+    cache = CrawlCache.open(tmp_path)
+    for key in ("kept", "changed", "unused"):
+        cache.store(key, CachedAnswer(200, "v1", None, f'"{key}"'.encode()))
+    cache.save()
+    before = _rows(tmp_path)
+
+    cache = CrawlCache.open(tmp_path)
+    cache.keep("kept")
+    cache.store("changed", CachedAnswer(200, "v2", None, b'"new"'))
+    cache.store("added", CachedAnswer(200, "v1", None, b'"added"'))
+    cache.save()
+    after = _rows(tmp_path)
+
+    assert sorted(after) == ["added", "changed", "kept"]
+    assert after["kept"] == before["kept"]  # the same row: not written again
+    assert after["changed"][1] == b'"new"'
+    assert CrawlCache.open(tmp_path).lookup("changed") == CachedAnswer(200, "v2", None, b'"new"')
+
+
+def test_a_save_that_fails_leaves_the_previous_cache_as_it_was(tmp_path: Path) -> None:
+    cache = CrawlCache.open(tmp_path)
+    cache.store("a", CachedAnswer(200, "v1", None, b'"a"'))
+    cache.store("b", CachedAnswer(200, "v1", None, b'"b"'))
+    cache.save()
+    before = _rows(tmp_path)
+
+    cache = CrawlCache.open(tmp_path)
+    cache.store("a", CachedAnswer(200, "v2", None, b'"a2"'))
+    # A body SQLite cannot store: the write fails after the first statements ran.
+    cache.store("c", CachedAnswer(200, "v1", None, object()))  # type: ignore[arg-type]
+    with pytest.raises(sqlite3.Error):
+        cache.save()
+    assert _rows(tmp_path) == before
+
+
+READS: list[object] = []
+
+
+def counted_tag(data: object) -> Tag:
+    """``normalize.tag``, noting each call."""
+    READS.append(data)
+    return normalize.tag(data)
+
+
+def _tag_fetcher(cache: CrawlCache, seen: list[httpx.Request]) -> Fetcher:
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return httpx.Response(200, json={"name": "Áo <b>mới</b>", "slug": "ao-moi"})
+
+    http = httpx.AsyncClient(transport=httpx.MockTransport(handler), base_url=BASE)
+    return Fetcher(ApiClient(http, key="pk_live_x"), CrawlSettings(), cache=cache)
+
+
+def _tag(fetcher: Fetcher) -> Tag:
+    return anyio.run(lambda: fetcher.one("/tags/1", counted_tag, version="v"))
+
+
+def test_a_replayed_answer_gives_what_the_last_build_read_without_reading_again(
+    tmp_path: Path,
+) -> None:
+    READS.clear()
+    cache = CrawlCache.open(tmp_path)
+    first = _tag(_tag_fetcher(cache, []))
+    cache.save()
+    assert len(READS) == 1
+
+    seen: list[httpx.Request] = []
+    again = _tag(_tag_fetcher(CrawlCache.open(tmp_path), seen))
+    assert seen == []  # replayed from the cache
+    assert len(READS) == 1  # and not decoded again
+    assert again == first == normalize.tag({"name": "Áo <b>mới</b>", "slug": "ao-moi"})
+
+
+def test_readings_written_by_other_code_are_read_again(tmp_path: Path) -> None:
+    READS.clear()
+    cache = CrawlCache.open(tmp_path)
+    first = _tag(_tag_fetcher(cache, []))
+    cache.save()
+    db = sqlite3.connect(tmp_path / CACHE_FILE)
+    with db:
+        db.execute("UPDATE meta SET code = 'an older generator'")
+    db.close()
+
+    cache = CrawlCache.open(tmp_path)
+    assert _tag(_tag_fetcher(cache, [])) == first
+    assert len(READS) == 2  # the stored reading was ignored
+    cache.save()  # written anew, with this code's readings
+    assert _tag(_tag_fetcher(CrawlCache.open(tmp_path), [])) == first
+    assert len(READS) == 2

@@ -31,6 +31,16 @@ changes = st.one_of(
     st.tuples(st.just("rename_article"), st.integers(0, 40), st.just("Tin mới")),
     st.tuples(st.just("delete_product"), st.integers(0, 40), st.none()),
     st.tuples(st.just("create_product"), st.integers(0, 40), st.sampled_from(["Sản phẩm X", "Y"])),
+    # Membership: which category or collection lists a product, and the category tree.
+    st.tuples(st.just("move_product"), st.integers(0, 40), st.integers(0, 40)),
+    st.tuples(st.just("file_under"), st.integers(0, 40), st.integers(0, 40)),
+    st.tuples(st.just("collect"), st.integers(0, 40), st.integers(0, 40)),
+    st.tuples(st.just("uncollect"), st.integers(0, 40), st.integers(0, 40)),
+    st.tuples(st.just("unpublish_product"), st.integers(0, 40), st.none()),
+    st.tuples(st.just("move_category"), st.integers(0, 40), st.integers(0, 40)),
+    st.tuples(
+        st.just("rename_collection"), st.integers(0, 40), st.sampled_from(["Bộ sưu tập Z", "Q"])
+    ),
 )
 
 
@@ -51,6 +61,36 @@ def apply(store: DemoStore, change: Change) -> None:
     elif operation == "delete_product":
         products = store.ids(Entity.PRODUCT)
         store.delete(Entity.PRODUCT, products[index % len(products)])
+    elif operation in ("move_product", "file_under", "collect", "uncollect"):
+        products = store.ids(Entity.PRODUCT)
+        product = products[index % len(products)]
+        if operation in ("move_product", "file_under"):
+            categories = store.ids(Entity.CATEGORY)
+            category = categories[value % len(categories)]
+            if operation == "move_product":
+                store.update(Entity.PRODUCT, product, {"category_id": category})
+            else:
+                row = {"product_id": product, "category_id": category}
+                store.link("product_categories", owner=Entity.PRODUCT, owner_id=product, row=row)
+        else:
+            collections = store.ids(Entity.COLLECTION)
+            collection = collections[value % len(collections)]
+            row = {"collection_id": collection, "product_id": product}
+            change = store.link if operation == "collect" else store.unlink
+            change("collection_products", owner=Entity.COLLECTION, owner_id=collection, row=row)
+    elif operation == "unpublish_product":
+        products = store.ids(Entity.PRODUCT)
+        store.update(Entity.PRODUCT, products[index % len(products)], {"status": "draft"})
+    elif operation == "move_category":
+        categories = store.ids(Entity.CATEGORY)
+        category = categories[index % len(categories)]
+        # Under a top-level category (or to the top level): never a cycle.
+        roots = [root for root in store.root_categories() if root != category]
+        parent = roots[value % len(roots)] if roots and value % 3 else None
+        store.update(Entity.CATEGORY, category, {"parent_id": parent})
+    elif operation == "rename_collection":
+        collections = store.ids(Entity.COLLECTION)
+        store.update(Entity.COLLECTION, collections[index % len(collections)], {"name": value})
     elif operation == "create_product":
         categories = store.ids(Entity.CATEGORY)
         store.create(
@@ -68,7 +108,7 @@ def apply(store: DemoStore, change: Change) -> None:
 
 
 @settings(
-    max_examples=4,
+    max_examples=6,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )

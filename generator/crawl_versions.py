@@ -1,0 +1,125 @@
+"""The versions of what a crawl derives from its lists: which answers a change can reach.
+
+A cached answer is replayed without a request while its version holds (see ``crawl_fetch``).
+These functions give the derived answers - category and collection product pages, the newest
+products, route resolutions - versions built from exactly what can change them, so that a
+one-product change asks only the list walk and what that product reaches:
+
+- **a category's products** (``?category=X`` includes X's subcategories) can move only when
+  X's record or subtree moved, when a product it listed last time changed or vanished, or when
+  a product that now claims X or a category below it (its card's ``category_id`` or its
+  detail's ``category_ids``) changed, appeared or stopped claiming it. The version digests
+  those claimants with their cards, so a claimant leaving changes it as well; a product
+  without a detail (no url) may belong to more categories than its card says, so every
+  category's version includes them all.
+- **a collection's products**: which products a collection holds is not visible in product
+  data. Its version moves with the collection's record (``updated_at``), with any product it
+  listed last time changing or vanishing, and with the set of products the store lists (a
+  product added or removed anywhere). A merchant adding an existing, unchanged product to a
+  collection is seen once the collection's ``updated_at`` moves (or by a ``--full`` build).
+- **the newest products** move with the products they listed last time and with the set of
+  listed products.
+- **route resolutions** move with what can change a path's meaning: the sitemap's paths,
+  the links of menus, banners and promotions, and every url, slug and id the lists name -
+  never with a price.
+
+Pure functions; digests are SHA-1 of ``repr`` of frozen dataclasses (stable within a
+generator version, and the crawl cache is keyed by that version).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Mapping, Sequence
+
+from generator.model import (
+    ArticleSummary,
+    Category,
+    Collection,
+    Product,
+    ProductCard,
+)
+
+
+def digest(*parts: object) -> str:
+    text = "\0".join(part if isinstance(part, str) else repr(part) for part in parts)
+    return hashlib.sha1(text.encode("utf-8"), usedforsecurity=False).hexdigest()
+
+
+def card_versions(cards: Iterable[ProductCard]) -> dict[int, str]:
+    """The version of every listed product: a digest of its card (``updated_at``, prices...)."""
+    return {card.id: digest(card) for card in cards}
+
+
+def listed_version(
+    base: str, previous: Sequence[ProductCard] | None, cards: Mapping[int, str]
+) -> str:
+    """``base``, moved as well by any product the last answer listed that changed since
+    (its card's version now, or gone)."""
+    if previous is None:
+        return digest(base, "new")
+    return digest(base, *(f"{card.id}:{cards.get(card.id, '-')}" for card in previous))
+
+
+def listed_set_version(cards: Mapping[int, str]) -> str:
+    """A digest of which products the store lists (not of their cards)."""
+    return digest(*sorted(cards))
+
+
+class CategoryClaims:
+    """Which products claim each category, counting the categories below it."""
+
+    def __init__(
+        self,
+        cards: Sequence[ProductCard],
+        products: Iterable[Product],
+        parent_of: Mapping[int, int | None],
+        versions: Mapping[int, str],
+    ) -> None:
+        details = {product.card.id: product.category_ids for product in products}
+        claims: dict[int, list[str]] = {}
+        unknown: list[str] = []
+        for card in cards:
+            entry = f"{card.id}:{versions[card.id]}"
+            if card.id not in details:
+                unknown.append(entry)
+            own = {card.category_id, *details.get(card.id, ())}
+            reached: set[int] = set()
+            for category_id in own:
+                current = category_id
+                while current is not None and current not in reached:
+                    reached.add(current)
+                    current = parent_of.get(current)
+            for category_id in reached:
+                claims.setdefault(category_id, []).append(entry)
+        self._claims = {cid: digest(*sorted(entries)) for cid, entries in claims.items()}
+        self._unknown = digest(*sorted(unknown))
+
+    def version(self, category: Category) -> str:
+        """What ``?category=<id>`` depends on: the category with its subtree, the products that
+        claim it or a category below it, and the products whose categories are not known."""
+        return digest(category, self._claims.get(category.id, "none"), self._unknown)
+
+
+def collection_version(collection: Collection | None, listed_set: str) -> str:
+    return digest(collection, listed_set)
+
+
+def paths_version(
+    *,
+    sitemap: Sequence[str],
+    links: Sequence[str],
+    categories: Iterable[Category],
+    collections: Sequence[Collection],
+    cards: Sequence[ProductCard],
+    summaries: Sequence[ArticleSummary],
+) -> str:
+    """What the meaning of a merchant-chosen path can depend on, as the lists show it."""
+    return digest(
+        sorted(sitemap),
+        sorted(links),
+        sorted((c.id, c.parent_id, c.slug, c.url) for c in categories),
+        sorted((c.id, c.slug, c.updated_at) for c in collections),
+        sorted((card.id, card.slug, card.url) for card in cards),
+        sorted((s.id, s.slug) for s in summaries),
+    )
