@@ -23,7 +23,8 @@ from __future__ import annotations
 import hashlib
 import pickle
 from array import array
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,6 +32,7 @@ import jinja2
 import jinja2.meta
 
 from generator.links import Links
+from generator.model_bytes import model_bytes
 from generator.site_plan import Page, SitePlan
 from generator.theme import asset_files
 
@@ -102,22 +104,47 @@ class UrlTable:
 
 
 class RecordingLinks(Links):
-    """``Links`` that remembers every url it was asked about (one per page render)."""
+    """``Links`` that remembers every url it was asked about (one per page render).
 
-    __slots__ = ("_inner", "asked")
+    ``capture()`` also collects the urls asked inside a block (a fragment being rendered for
+    the first time), and ``replay(urls)`` records them again for a page that reuses the block's
+    output without asking (see ``fragments``)."""
+
+    __slots__ = ("_inner", "asked", "_captures")
 
     def __init__(self, inner: Links) -> None:  # no super().__init__: it delegates
         self._inner = inner
         self.asked: dict[str, None] = {}
+        self._captures: list[dict[str, None]] = []
 
     def href(self, url: str | None) -> str | None:
         if url:
-            self.asked[url] = None
+            self._ask(url)
         return self._inner.href(url)
 
     def is_page(self, url_path: str) -> bool:
-        self.asked[url_path] = None
+        self._ask(url_path)
         return self._inner.is_page(url_path)
+
+    def _ask(self, url: str) -> None:
+        self.asked[url] = None
+        for captured in self._captures:
+            captured[url] = None
+
+    @contextmanager
+    def capture(self) -> Iterator[dict[str, None]]:
+        """The urls asked inside the block, in the order first asked."""
+        captured: dict[str, None] = {}
+        self._captures.append(captured)
+        try:
+            yield captured
+        finally:
+            self._captures.pop()  # blocks nest, so the last one opened closes first
+
+    def replay(self, urls: Iterable[str]) -> None:
+        """Record ``urls`` as if asked now, in their order."""
+        for url in urls:
+            self._ask(url)
 
 
 def moved_urls(state: BuildState, links: Links) -> frozenset[int]:
@@ -149,20 +176,21 @@ class RenderInputs:
     def of(plan: SitePlan, env: jinja2.Environment, theme_dir: Path) -> RenderInputs:
         shared = _sha1()
         shared.update(plan.site_url.encode("utf-8"))
-        shared.update(pickle.dumps(plan.site, protocol=pickle.HIGHEST_PROTOCOL))
+        shared.update(model_bytes(plan.site))
         shared.update(code_digest().encode())
         shared.update(assets_digest(theme_dir).encode())
         names = {page.template for page in plan.pages}
+        references: dict[str, list[str | None]] = {}
         return RenderInputs(
             shared=shared.digest(),
-            by_template={name: template_digest(env, name).encode() for name in names},
+            by_template={name: template_digest(env, name, references).encode() for name in names},
         )
 
     def fingerprint(self, page: Page) -> str:
         digest = _sha1()
         digest.update(self.shared)
         digest.update(self.by_template[page.template])
-        digest.update(pickle.dumps(page, protocol=pickle.HIGHEST_PROTOCOL))
+        digest.update(model_bytes(page))
         return digest.hexdigest()
 
 
@@ -183,20 +211,24 @@ def assets_digest(theme_dir: Path) -> str:
     return digest.hexdigest()
 
 
-def template_digest(env: jinja2.Environment, name: str) -> str:
+def template_digest(
+    env: jinja2.Environment, name: str, references: dict[str, list[str | None]] | None = None
+) -> str:
     """The sources of ``name`` and every template it reaches; a dynamic name (a variable in
-    ``include``) makes it depend on the whole theme."""
+    ``include``) makes it depend on the whole theme. ``references`` keeps what each template
+    refers to across calls, so a theme's partials are parsed once per build."""
     digest = _sha1()
-    for used in sorted(templates_reached(env, name)):
-        try:
-            source, _, _ = env.loader.get_source(env, used) if env.loader else ("", None, None)
-        except jinja2.TemplateNotFound:
-            source = "\0missing"
-        digest.update(f"{used}\0{source}\0".encode())
+    for used in sorted(templates_reached(env, name, references)):
+        source = _source(env, used)
+        text = "\0missing" if source is None else source
+        digest.update(f"{used}\0{text}\0".encode())
     return digest.hexdigest()
 
 
-def templates_reached(env: jinja2.Environment, name: str) -> set[str]:
+def templates_reached(
+    env: jinja2.Environment, name: str, references: dict[str, list[str | None]] | None = None
+) -> set[str]:
+    known = references if references is not None else {}
     seen: set[str] = set()
     pending = [name]
     while pending:
@@ -204,12 +236,28 @@ def templates_reached(env: jinja2.Environment, name: str) -> set[str]:
         if current in seen:
             continue
         seen.add(current)
-        try:
-            source, _, _ = env.loader.get_source(env, current) if env.loader else ("", None, None)
-            found = list(jinja2.meta.find_referenced_templates(env.parse(source)))
-        except (jinja2.TemplateNotFound, jinja2.TemplateSyntaxError):
-            continue  # rendering reports it; the digest covers the missing/broken file
+        found = known.get(current)
+        if found is None:
+            found = known[current] = _references(env, current)
         if any(ref is None for ref in found):
             return set(env.list_templates())
         pending.extend(ref for ref in found if ref is not None)
     return seen
+
+
+def _references(env: jinja2.Environment, name: str) -> list[str | None]:
+    """The templates ``name`` names (None for a dynamic name); none when missing or broken."""
+    source = _source(env, name)
+    if source is None:
+        return []
+    try:
+        return list(jinja2.meta.find_referenced_templates(env.parse(source)))
+    except jinja2.TemplateSyntaxError:
+        return []  # rendering reports it; the digest covers the broken file
+
+
+def _source(env: jinja2.Environment, name: str) -> str | None:
+    try:
+        return env.loader.get_source(env, name)[0] if env.loader else ""
+    except jinja2.TemplateNotFound:
+        return None

@@ -3,11 +3,13 @@
 Same staging folder and swap as ``write.write_site`` (a failed build leaves the previous output
 intact). Each page of the plan either takes over its file from the previous output (a hard link:
 its record in ``BuildState`` matches - see ``incremental``) or is rendered anew, across processes
-when there are many (``render_parallel``). Pages the plan no longer has are simply not carried
-over, so a deleted product loses its page, and - the sitemap being written from the pages of this
-plan - its sitemap entry. Assets, sitemap, host files and the marker are written as in a full
-build. With no usable state (first build, ``--full``, another output folder) every page renders,
-which is the full build: one code path, so both give the same bytes.
+when there are many (``render_parallel``: the workers write the files themselves). A full build
+fingerprints its pages in those workers too; an incremental one first, here, to choose. Pages
+the plan no longer has are simply not carried over, so a deleted product loses its page, and -
+the sitemap being written from the pages of this plan - its sitemap entry. Assets, sitemap, host
+files and the marker are written as in a full build. With no usable state (first build,
+``--full``, another output folder) every page renders, which is the full build: one code path,
+so both give the same bytes.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from generator.incremental import (
     asks_about,
     moved_urls,
 )
-from generator.render_parallel import render_many
+from generator.render_parallel import write_many
 from generator.site_plan import SitePlan
 from generator.sitemap import SitemapLimits
 from generator.write import (
@@ -37,7 +39,6 @@ from generator.write import (
     finish_output,
     link_previous,
     staged_output,
-    write_page,
 )
 
 
@@ -70,29 +71,37 @@ def write_incremental(
 ) -> IncrementalResult:
     started = time.perf_counter()
     inputs = RenderInputs.of(plan, env, theme_dir)
-    fingerprints = [inputs.fingerprint(page) for page in plan.pages]
     previous_out = out_dir.resolve()
     state = _usable(previous, previous_out)
-    moved = moved_urls(state, plan.links) if state is not None else frozenset()
+    fingerprints: list[str] | None = None  # None: every page renders, fingerprinted as it does
+    reused: list[PageRecord | None] = [None] * len(plan.pages)
     table = UrlTable(state.urls if state is not None else ())
-
-    reused: list[PageRecord | None] = []
-    for page, fingerprint in zip(plan.pages, fingerprints, strict=True):
-        record = state.pages.get(page.path) if state is not None else None
-        keep = (
-            record is not None
-            and record.fingerprint == fingerprint
-            and not asks_about(record, moved)
-            and previous_out.joinpath(*page.file.parts).is_file()
-        )
-        reused.append(record if keep else None)
+    if state is not None:
+        fingerprints = [inputs.fingerprint(page) for page in plan.pages]
+        moved = moved_urls(state, plan.links)
+        for index, (page, fingerprint) in enumerate(zip(plan.pages, fingerprints, strict=True)):
+            record = state.pages.get(page.path)
+            if (
+                record is not None
+                and record.fingerprint == fingerprint
+                and not asks_about(record, moved)
+                and previous_out.joinpath(*page.file.parts).is_file()
+            ):
+                reused[index] = record
     to_render = [page for page, record in zip(plan.pages, reused, strict=True) if record is None]
 
     records: dict[str, PageRecord] = {}
     written: list[WrittenPage] = []
     with staged_output(out_dir) as staging:
-        rendered = render_many(plan, to_render, env, workers=workers)
-        for page, fingerprint, record in zip(plan.pages, fingerprints, reused, strict=True):
+        outputs = write_many(
+            plan,
+            to_render,
+            env,
+            staging,
+            workers=workers,
+            fingerprint=inputs.fingerprint if fingerprints is None else None,
+        )
+        for index, (page, record) in enumerate(zip(plan.pages, reused, strict=True)):
             if record is not None:
                 link_previous(staging, previous_out, page.file)
                 written.append(
@@ -100,10 +109,12 @@ def write_incremental(
                 )
                 records[page.path] = record
             else:
-                result, urls = next(rendered)
-                done = write_page(staging, result)
+                output = next(outputs)
+                done = output.written
+                digest = output.fingerprint if fingerprints is None else fingerprints[index]
+                assert digest is not None
                 written.append(done)
-                records[page.path] = PageRecord(fingerprint, table.ids(urls), done.bytes)
+                records[page.path] = PageRecord(digest, table.ids(output.urls), done.bytes)
             if on_page is not None:
                 on_page()
         report = finish_output(

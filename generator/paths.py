@@ -38,10 +38,11 @@ MAX_NAME_BYTES = 255
 _SEGMENT_SAFE = "!$&'()*+,;=:@"
 _ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
 _BAD_ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})")
-
-
-def _is_control(ch: str) -> bool:
-    return unicodedata.category(ch) == "Cc"
+# The Unicode control characters (general category Cc): C0, DEL and C1.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+# A path of plain ASCII letters, digits and characters kept raw in a url (no "%", "?", "#",
+# "\\" or controls): decoding and NFC change nothing, so only the segment checks remain.
+_PLAIN = re.compile(r"/[A-Za-z0-9\-._~!$&'()*+,;=:@/]*")
 
 
 def decoded_segments(url_path: str) -> tuple[str, ...]:
@@ -53,12 +54,19 @@ def decoded_segments(url_path: str) -> tuple[str, ...]:
         raise UnsafePath(f"empty page path {url_path!r}")
     if not url_path.startswith("/") or url_path.startswith("//"):
         raise UnsafePath(f"page path {url_path!r} must start with exactly one '/'")
+    if _PLAIN.fullmatch(url_path):  # the common case, many times per page: no decoding
+        return _checked(url_path, tuple(url_path[1:].split("/")))
     if "?" in url_path or "#" in url_path:
         raise UnsafePath(f"page path {url_path!r} carries a query or fragment")
     if _BAD_ESCAPE.search(url_path):
         raise UnsafePath(f"page path {url_path!r} has a '%' that is not a percent-escape")
     raw_segments = url_path[1:].split("/")
-    segments = tuple(_decode_segment(url_path, raw) for raw in raw_segments)
+    return _checked(url_path, tuple(_decode_segment(url_path, raw) for raw in raw_segments))
+
+
+def _checked(url_path: str, segments: tuple[str, ...]) -> tuple[str, ...]:
+    """The decoded segments, once none is empty (but the last), a dot segment, hidden or too
+    long for a file name."""
     for index, segment in enumerate(segments):
         last = index == len(segments) - 1
         if segment == "" and not last:
@@ -85,7 +93,7 @@ def _decode_segment(url_path: str, raw: str) -> str:
         raise UnsafePath(f"page path {url_path!r} has an encoded slash inside a segment")
     if "\\" in text:
         raise UnsafePath(f"page path {url_path!r} contains a backslash")
-    if any(_is_control(ch) for ch in text):
+    if _CONTROL.search(text):
         raise UnsafePath(f"page path {url_path!r} contains a NUL or control character")
     return unicodedata.normalize("NFC", text)
 
@@ -113,7 +121,10 @@ def public_path(url_path: str) -> str:
     Escapes the API already used stay escapes (with upper-case hex); characters that may not
     appear raw in a url (non-ASCII, spaces, quotes, ``<>``...) are encoded as UTF-8.
     """
-    return "/" + "/".join(quote(s, safe=_SEGMENT_SAFE) for s in decoded_segments(url_path))
+    segments = decoded_segments(url_path)
+    if _PLAIN.fullmatch(url_path):
+        return url_path  # every character is one quote keeps as it is
+    return "/" + "/".join(quote(s, safe=_SEGMENT_SAFE) for s in segments)
 
 
 def output_file(url_path: str) -> PurePosixPath:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import lxml.etree
 import lxml.html
 
@@ -13,10 +15,29 @@ BLOCKS = frozenset(
 )
 
 
+# Tags whose text needs no parser to read: text is what lies between them, a block tag ends a
+# line. Anything else (entities, comments, scripts, tables, tags the parser may move, a stray
+# "<" or ">", control characters) goes through lxml.
+_SIMPLE_TAGS = BLOCKS - {"table", "td", "th", "tr"} | frozenset(
+    "a abbr b bdi cite code del em i ins kbd mark q s small span strong sub sup time u".split()
+)
+_VOID = frozenset({"br", "hr"})
+# Elements that may hold no block: a block start inside one makes the parser close or move them.
+_INLINE_ONLY = _SIMPLE_TAGS - BLOCKS | {"p", "h1", "h2", "h3", "h4", "h5", "h6", "dt", "pre"}
+_TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9]*)(?:\s[^<>]*)?/?>")
+_NOT_SIMPLE = re.compile("[&<>\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+
+
 def html_to_text(html: str | None) -> str:
     """The visible text of an HTML fragment, white space collapsed; '' for None or no text."""
     if not html or not html.strip():
         return ""
+    simple = _simple_text(html)
+    return simple if simple is not None else _parsed_text(html)
+
+
+def _parsed_text(html: str) -> str:
+    """``html_to_text`` through lxml's HTML parser, for any fragment."""
     try:
         root = lxml.html.fragment_fromstring(html, create_parent="div")
     except (lxml.etree.ParserError, ValueError):
@@ -28,6 +49,38 @@ def html_to_text(html: str | None) -> str:
             element.text = " " + (element.text or "")
             element.tail = " " + (element.tail or "")
     return " ".join(root.text_content().split())
+
+
+def _simple_text(html: str) -> str | None:
+    """``html_to_text`` without a parser, for well-nested fragments of common tags; None for
+    anything a parser might read differently (then lxml decides)."""
+    pieces: list[str] = []
+    open_tags: list[str] = []
+    position = 0
+    for tag in _TAG.finditer(html):
+        text = html[position : tag.start()]
+        if _NOT_SIMPLE.search(text):
+            return None
+        name = tag.group(2).lower()
+        if name not in _SIMPLE_TAGS:
+            return None
+        if tag.group(1):  # an end tag must close the innermost open element
+            if not open_tags or open_tags.pop() != name:
+                return None
+        elif name not in _VOID and not tag.group(0).endswith("/>"):
+            if name in BLOCKS and any(t in _INLINE_ONLY for t in open_tags):
+                return None  # the parser would close or move things around it
+            open_tags.append(name)
+        elif name in BLOCKS and "p" in open_tags:
+            return None
+        pieces.append(text)
+        pieces.append(" " if name in BLOCKS else "")
+        position = tag.end()
+    rest = html[position:]
+    if _NOT_SIMPLE.search(rest):
+        return None
+    pieces.append(rest)
+    return " ".join("".join(pieces).split())
 
 
 def shorten(text: str, limit: int) -> str:

@@ -1,25 +1,37 @@
-"""Render many pages across processes, in order: ``render_many(plan, pages, env, workers)``.
+"""Render (and write) many pages across processes, in order.
 
-Rendering is pure CPU (Jinja), so threads do not help; a pool of forked processes does. The plan
-and the Jinja environment (templates already compiled) are handed to the workers by ``fork``
-itself - set in ``_shared`` just before the pool starts and cleared after - so nothing large is
-pickled per task: a task is a range of indexes, its answer the rendered pages. Results come back
-in input order, so the output is byte-for-byte the single-process output.
+    render_many(plan, pages, env, workers=2)          -> (RenderedPage, urls asked) per page
+    write_many(plan, pages, env, folder, workers=2)   -> PageOutput per page (file written)
 
-Small jobs render in this process: starting workers costs more than it saves.
+Rendering is pure CPU (Jinja), so threads do not help; a pool of forked processes does. The work
+(the plan, the Jinja environment with its templates compiled, the pages) is handed to the workers
+by ``fork`` itself - set in ``_shared`` just before the pool starts and cleared after - so nothing
+large is pickled per task: a task is a range of indexes. ``write_many``'s workers write each page
+into the staging folder themselves and answer only what the build records (the file's size, the
+urls the page asked about, its fingerprint when asked for), not the HTML. Results come back in
+input order, so the output is byte-for-byte the single-process output.
+
+Each process keeps its own ``{% fragment %}`` outputs (``fragments``) for the pages it renders.
+Small jobs run in this process: starting workers costs more than it saves.
 """
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
 
 import jinja2
 
+from generator.fragments import FragmentCache
 from generator.render import RenderedPage, render_recorded
 from generator.site_plan import Page, SitePlan
+from generator.write import WrittenPage, write_page
 
 #: Fewer pages than this render in-process.
 PARALLEL_MIN_PAGES = 1_000
@@ -27,9 +39,19 @@ PARALLEL_MIN_PAGES = 1_000
 CHUNK_PAGES = 250
 
 Rendered = tuple[RenderedPage, tuple[str, ...]]
+T = TypeVar("T")
 
 # Set by the parent just before forking, read by the forked workers; never set at import time.
-_shared: tuple[SitePlan, Sequence[Page], jinja2.Environment] | None = None
+_shared: Callable[[int], Any] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PageOutput:
+    """One page written: its file, the urls whose href it asked, its fingerprint if asked."""
+
+    written: WrittenPage
+    urls: tuple[str, ...]
+    fingerprint: str | None
 
 
 def default_workers() -> int:
@@ -46,29 +68,76 @@ def render_many(
     chunk: int = CHUNK_PAGES,
 ) -> Iterator[Rendered]:
     """Each page rendered with its link dependencies, in the order given."""
+    fragments = FragmentCache()
+
+    def one(index: int) -> Rendered:
+        return render_recorded(plan, pages[index], env, fragments)
+
+    return _in_order(one, len(pages), _prepared(env, pages, workers, min_pages), chunk)
+
+
+def write_many(
+    plan: SitePlan,
+    pages: Sequence[Page],
+    env: jinja2.Environment,
+    folder: Path,
+    *,
+    workers: int,
+    fingerprint: Callable[[Page], str] | None = None,
+    min_pages: int = PARALLEL_MIN_PAGES,
+    chunk: int = CHUNK_PAGES,
+) -> Iterator[PageOutput]:
+    """Each page rendered and written under ``folder``, in the order given; with
+    ``fingerprint``, each page's fingerprint is computed in the same worker."""
+    fragments = FragmentCache()
+    folders: set[str] = set()  # folders this process already made
+
+    def one(index: int) -> PageOutput:
+        page = pages[index]
+        rendered, urls = render_recorded(plan, page, env, fragments)
+        written = write_page(folder, rendered, made=folders)
+        return PageOutput(written, urls, fingerprint(page) if fingerprint is not None else None)
+
+    return _in_order(one, len(pages), _prepared(env, pages, workers, min_pages), chunk)
+
+
+def _prepared(env: jinja2.Environment, pages: Sequence[Page], workers: int, min_pages: int) -> int:
+    """The number of processes to use; templates compiled first when there are several."""
     if workers <= 1 or len(pages) < min_pages or not _can_fork():
-        for page in pages:
-            yield render_recorded(plan, page, env)
-        return
+        return 1
     for name in {page.template for page in pages}:
         env.get_template(name)  # compile once here; every worker inherits the compiled code
+    return workers
+
+
+def _in_order(one: Callable[[int], T], count: int, workers: int, chunk: int) -> Iterator[T]:
+    if workers <= 1:
+        for index in range(count):
+            yield one(index)
+        return
     global _shared
-    _shared = (plan, pages, env)
+    _shared = one
+    # The workers share the parent's memory until they write to it; the garbage collector
+    # would write to every object it scans (and so copy the whole heap into each worker).
+    # Frozen objects are never scanned.
+    gc.freeze()
     try:
         context = multiprocessing.get_context("fork")
         with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-            spans = [(start, start + chunk) for start in range(0, len(pages), chunk)]
-            for rendered in pool.map(_render_chunk, spans):
-                yield from rendered
+            spans = [(start, min(start + chunk, count)) for start in range(0, count, chunk)]
+            results = pool.map(_run_span, spans)  # every worker is forked by now
+            gc.unfreeze()
+            for done in results:
+                yield from done
     finally:
+        gc.unfreeze()
         _shared = None
 
 
-def _render_chunk(span: tuple[int, int]) -> list[Rendered]:
-    assert _shared is not None, "render workers must be forked by render_many"
-    plan, pages, env = _shared
-    start, stop = span
-    return [render_recorded(plan, page, env) for page in pages[start:stop]]
+def _run_span(span: tuple[int, int]) -> list[Any]:
+    assert _shared is not None, "render workers must be forked by render_many or write_many"
+    one = _shared
+    return [one(index) for index in range(*span)]
 
 
 def _can_fork() -> bool:

@@ -80,10 +80,15 @@ def sitemap_files(
     entries = sitemap_entries(pages, origin)
     if not entries:
         return [(ROBOTS_FILE, robots_txt(None))]
-    chunks = _chunks(entries, limits)
+    whole = _urlset(entries) if len(entries) <= limits.max_urls else None
+    if whole is not None and len(whole) <= limits.max_bytes:
+        chunks = [entries]  # what _chunks decides when all fits, without sizing each entry
+    else:
+        whole = None
+        chunks = _chunks(entries, limits)
     files: list[tuple[str, bytes]]
     if len(chunks) == 1:
-        files = [(SITEMAP_FILE, _urlset(chunks[0]))]
+        files = [(SITEMAP_FILE, whole or _urlset(chunks[0]))]
     else:
         if len(chunks) > limits.max_urls:
             raise WriteError(f"{len(chunks)} sitemap files are more than one index can list")

@@ -123,10 +123,11 @@ def finish_output(
     )
 
 
-def write_page(folder: Path, page: RenderedPage) -> WrittenPage:
-    """One rendered page at its file under ``folder`` (never overwriting)."""
+def write_page(folder: Path, page: RenderedPage, *, made: set[str] | None = None) -> WrittenPage:
+    """One rendered page at its file under ``folder`` (never overwriting); ``made`` remembers
+    the folders already created, so a writer of many pages does not ask again for each."""
     try:
-        size = _write_new(folder, page.file, page.html.encode("utf-8"))
+        size = _write_new(folder, page.file, page.html.encode("utf-8"), made)
     except PathCollision as exc:
         raise PathCollision(f"{page.path}: {exc}") from None
     return WrittenPage(page.path, page.file, page.in_sitemap, page.lastmod, size)
@@ -254,14 +255,24 @@ def _swap(staging: Path, target: Path) -> None:
     shutil.rmtree(aside, ignore_errors=True)
 
 
-def _write_new(folder: Path, relative: PurePosixPath, content: bytes) -> int:
-    """Create ``folder/relative`` (never overwriting); returns the byte count."""
-    if relative.is_absolute() or any(part in ("", ".", "..") for part in relative.parts):
+def _write_new(
+    folder: Path, relative: PurePosixPath, content: bytes, made: set[str] | None = None
+) -> int:
+    """Create ``folder/relative`` (never overwriting); returns the byte count.
+
+    Plain ``os`` calls on strings: this runs once per page, where pathlib's objects cost more
+    than the file system does."""
+    parts = relative.parts
+    if relative.is_absolute() or any(part in ("", ".", "..") for part in parts):
         raise UnsafePath(f"{relative} is not a plain relative file path")
-    destination = folder.joinpath(*relative.parts)
+    destination = os.path.join(folder, *parts)
     try:
-        destination.parent.mkdir(parents=True, exist_ok=True)
-        with destination.open("xb") as handle:
+        parent = os.path.dirname(destination)
+        if made is None or parent not in made:
+            os.makedirs(parent, exist_ok=True)
+            if made is not None:
+                made.add(parent)
+        with open(destination, "xb") as handle:
             handle.write(content)
     except (FileExistsError, IsADirectoryError, NotADirectoryError) as exc:
         raise PathCollision(f"{relative} clashes with a file or folder already written") from exc

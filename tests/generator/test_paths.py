@@ -120,3 +120,32 @@ def test_any_accepted_path_stays_inside_the_output_folder(tail: str) -> None:
     resolved = (root / file).resolve()
     assert resolved.is_relative_to(root)
     assert file.suffix == ".html"
+
+
+_PLAIN_CHARS = "abcXYZ019-._~!$&'()*+,;=:@"
+
+
+@given(
+    st.lists(st.text(alphabet=_PLAIN_CHARS, min_size=1, max_size=8), min_size=1, max_size=4),
+    st.data(),
+)
+def test_plain_paths_read_like_their_percent_encoded_spellings(
+    segments: list[str], data: st.DataObject
+) -> None:
+    """A plain ASCII path skips decoding; spelt with escapes, it must name the same page."""
+    plain = "/" + "/".join(segments)
+    encoded = "/" + "/".join(
+        "".join(
+            f"%{ord(ch):02X}" if data.draw(st.booleans(), label=f"encode {ch!r}") else ch
+            for ch in segment
+        )
+        for segment in segments
+    )
+    try:
+        expected = (page_key(encoded), public_path(encoded), output_file(encoded))
+    except UnsafePath:
+        with pytest.raises(UnsafePath):
+            output_file(plain)
+        return
+    assert (page_key(plain), public_path(plain), output_file(plain)) == expected
+    assert public_path(plain) == plain

@@ -1,4 +1,7 @@
-from generator.plain_text import html_to_text, shorten
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from generator.plain_text import BLOCKS, _parsed_text, _simple_text, html_to_text, shorten
 
 
 def test_block_elements_do_not_run_together() -> None:
@@ -22,3 +25,29 @@ def test_empty_or_missing_html_is_empty_text() -> None:
 def test_shorten_cuts_at_a_word_with_an_ellipsis() -> None:
     assert shorten("một hai ba bốn năm", 12) == "một hai ba…"
     assert shorten("ngắn", 12) == "ngắn"
+
+
+_TAGS = sorted(BLOCKS | {"a", "b", "em", "i", "span", "strong", "script", "title", "img", "td"})
+_PIECES = st.one_of(
+    st.sampled_from(_TAGS).map(lambda tag: f"<{tag}>"),
+    st.sampled_from(_TAGS).map(lambda tag: f"</{tag}>"),
+    st.sampled_from(_TAGS).map(lambda tag: f'<{tag} class="x">'),
+    st.sampled_from(["<br/>", "<P>", "</P>", "<p/>", "</br>", " ", "\n", "&amp;", "<", ">"]),
+    st.sampled_from(["a", "bc", "Áo", "x y", "\x0c", "\r"]),
+    st.text(max_size=4),
+)
+
+
+@settings(max_examples=500)
+@given(st.lists(_PIECES, max_size=12).map("".join))
+def test_text_read_without_the_parser_is_what_the_parser_reads(html: str) -> None:
+    """Simple fragments skip lxml; whatever they give must equal lxml's reading."""
+    simple = _simple_text(html)
+    if simple is not None:
+        assert simple == _parsed_text(html)
+
+
+def test_common_merchant_html_is_read_without_the_parser() -> None:
+    html = "<p>Áo <strong>thun</strong></p><ul><li>Chất liệu: cotton</li></ul>"
+    assert _simple_text(html) == "Áo thun Chất liệu: cotton"
+    assert _simple_text("<p>a &amp; b</p>") is None  # entities: the parser decides

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from generator.config import BUNDLED_THEME
+from generator.incremental import RenderInputs
 from generator.render import build_environment
-from generator.render_parallel import render_many
+from generator.render_parallel import render_many, write_many
 from tests.generator.fixture_site import fixture_plan
 
 
@@ -25,3 +28,33 @@ def test_each_page_records_the_urls_it_linked() -> None:
     [(_, urls)] = render_many(plan, [home], build_environment(BUNDLED_THEME), workers=1)
     assert urls  # the menus alone link somewhere
     assert all(isinstance(url, str) and url for url in urls)
+
+
+def test_workers_write_the_files_the_single_process_writes(tmp_path: Path) -> None:
+    plan = fixture_plan()
+    pages = list(plan.pages)
+    env = build_environment(BUNDLED_THEME)
+    inputs = RenderInputs.of(plan, env, BUNDLED_THEME)
+    outputs = {}
+    for workers in (1, 2):
+        folder = tmp_path / str(workers)
+        folder.mkdir()
+        done = list(
+            write_many(
+                plan,
+                pages,
+                env,
+                folder,
+                workers=workers,
+                fingerprint=inputs.fingerprint,
+                min_pages=1,
+                chunk=3,
+            )
+        )
+        files = {p.relative_to(folder): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+        outputs[workers] = (done, files)
+    single, parallel = outputs[1], outputs[2]
+    assert [output.written.path for output in parallel[0]] == [page.path for page in pages]
+    assert parallel == single
+    assert [output.fingerprint for output in single[0]] == [inputs.fingerprint(p) for p in pages]
+    assert sum(output.written.bytes for output in single[0]) == sum(map(len, single[1].values()))
