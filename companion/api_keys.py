@@ -1,7 +1,9 @@
 """Publishable keys of a store: create (the full key is returned once), list, revoke.
 
-Only a digest is stored (``keys.hash_key``); revocation is a timestamp, and the tenancy
-middleware looks keys up on every request, so a revoked key stops working at once.
+Only a digest is stored (``keys.hash_key``); revocation is a timestamp. Workers cache a key's
+store for a few seconds (``companion.key_cache``): a revocation in this process moves
+``revocations``, which empties those caches at once; one made by another process takes effect
+when the cached entry expires.
 """
 
 from __future__ import annotations
@@ -9,10 +11,24 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import Connection, insert, select, update
+from sqlalchemy import Connection, event, insert, select, update
 
 from companion.db.schema import api_keys
 from companion.keys import display_prefix, hash_key, new_publishable_key
+
+
+class Generation:
+    """A number that only moves forward; read ``value``, move it with ``bump``."""
+
+    def __init__(self) -> None:
+        self.value = 0
+
+    def bump(self, *_args: object) -> None:
+        self.value += 1
+
+
+#: Moves on every revocation made in this process (and again when its transaction commits).
+revocations = Generation()
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,4 +81,6 @@ def revoke_key(
         return False
     if row.revoked_at is None:
         conn.execute(update(api_keys).where(api_keys.c.id == key_id).values(revoked_at=now))
+        revocations.bump()  # caches drop the key now, and again once the revocation is visible
+        event.listen(conn, "commit", revocations.bump, once=True)
     return True

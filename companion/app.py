@@ -31,6 +31,7 @@ from companion.openapi import DOCS_PATH, OPENAPI_PATH, description, install_open
 from companion.ratelimit import Window
 from companion.ratelimit_db import make_limiter
 from companion.ratelimit_http import RateLimitMiddleware
+from companion.routes.merge import add_routes
 from companion.settings import CompanionSettings
 from companion.tenancy import TenancyMiddleware
 
@@ -73,12 +74,14 @@ def create_app(settings: CompanionSettings | None = None, *, clock: Clock | None
     app.state.migration_heads = migration_heads()
     install_error_handling(app)
     install_openapi(app)
-    app.include_router(read_router, prefix=API_PREFIX)
-    app.include_router(commerce_router, prefix=API_PREFIX)
-    app.include_router(commerce_router, prefix=ALIAS_PREFIX, include_in_schema=False)
+    # One flat list of routes (companion.routes.merge), matched in order: the few routes outside
+    # /public first, so that they are found without trying every API route.
+    add_routes(app.router, health_router)  # /health/live, /health/ready: for the load balancer
     # The sandbox gateway's pages and its IPN endpoint: the gateway's side, not the public API.
-    app.include_router(gateway_router, include_in_schema=False)
-    app.include_router(health_router)  # /health/live, /health/ready: for the load balancer
+    add_routes(app.router, gateway_router, include_in_schema=False)
+    add_routes(app.router, read_router, prefix=API_PREFIX)
+    add_routes(app.router, commerce_router, prefix=API_PREFIX)
+    add_routes(app.router, commerce_router, prefix=ALIAS_PREFIX, include_in_schema=False)
 
     # add_middleware wraps what is there: add innermost first.
     app.add_middleware(ETagMiddleware, prefix=f"{API_PREFIX}/")

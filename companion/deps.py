@@ -35,18 +35,23 @@ class Tenant:
     key_id: int | None  # None: unkeyed request, store chosen by the Host header
 
 
-def get_services(request: Request) -> Services:
+async def get_services(request: Request) -> Services:
+    # async, like get_tenant: FastAPI runs plain functions in a worker thread, a wasted hop here.
+    return services_of(request)
+
+
+def services_of(request: Request) -> Services:
     services: Services = request.app.state.services
     return services
 
 
 def get_db(request: Request) -> Iterator[Connection]:
     """One transaction per request: committed when the handler returns, rolled back on error."""
-    with get_services(request).engine.begin() as conn:
+    with services_of(request).engine.begin() as conn:
         yield conn
 
 
-def get_tenant(request: Request) -> Tenant:
+async def get_tenant(request: Request) -> Tenant:
     tenant: Tenant = request.state.tenant
     return tenant
 

@@ -1,90 +1,152 @@
 """A rate limiter whose counts live in the database, so several worker processes share them.
 
-One transaction per request: a single upsert adds one to the bucket's counter of every window
-(rows always in the same order, so two requests never wait on each other crosswise), resetting a
-counter when a new window began, and returns the new counts. If any window overflowed, the
-transaction is rolled back: a refused request is not counted, exactly as in
-``InMemoryRateLimiter``. The upsert's row lock (PostgreSQL) or the write lock (SQLite) makes
-concurrent requests take turns on a bucket, so no two workers ever see the same count and a
-limit of N lets exactly N requests through.
+Workers do not write per request: each leases a few units at a time from the shared counters
+and spends them from memory (``companion.ratelimit_leases``). A lease is one statement: an upsert
+that adds the units to the bucket's counter of every window (rows always in the same order, so
+two workers never wait on each other crosswise), resetting a counter when a new window began,
+but only where the units still fit under that window's limit. Unless every window took them, the
+transaction is rolled back and nothing is counted. The upsert's row lock (PostgreSQL) or the
+write lock (SQLite) makes workers take turns on a bucket, so the counters only ever hold units
+that fit: all workers together let at most the limit through.
 
-The counting is blocking database work; it runs on a worker thread so the event loop goes on
-serving other requests meanwhile.
+When a full lease no longer fits, a worker leases one unit per request, so near the limit every
+request is counted in the database as it comes, exactly as with no leases, and a refused request
+is never counted. Small limits lease one unit at a time from the start (see ``lease_size``).
+
+The database work is blocking; it runs on a worker thread (one per lease, not per request), and
+requests of one bucket arriving while its lease is being renewed wait for that renewal.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
+import anyio
 import anyio.to_thread
-from sqlalchemy import Connection, Engine, case
-from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy import Connection, Engine, TextClause, text
 
 from companion.clock import Clock, epoch_seconds
-from companion.db.ratelimit_schema import rate_limit_counts as counts
-from companion.ratelimit import (
-    InMemoryRateLimiter,
-    RateDecision,
-    RateLimiter,
-    Window,
-    decide,
-    window_index,
-)
+from companion.ratelimit import InMemoryRateLimiter, RateDecision, RateLimiter, Window, decide
+from companion.ratelimit_leases import LeaseBook, lease_size
 from companion.settings import CompanionSettings
+
+
+def lease_statement(windows: Sequence[Window]) -> TextClause:
+    """The upsert that leases ``:units`` in every window (one VALUES row per window, in order of
+    window length); it returns the count of every window that took them. Plain SQL that
+    PostgreSQL and SQLite (3.35+) both read; the policy's lengths and limits are integers."""
+    ordered = sorted(windows, key=lambda w: w.seconds)
+    rows = ", ".join(
+        f"(:bucket, {int(w.seconds)}, :index_{int(w.seconds)}, :units)" for w in ordered
+    )
+    limits = " ".join(f"WHEN {int(w.seconds)} THEN {int(w.limit)}" for w in ordered)
+    table = "rate_limit_counts"
+    return text(
+        f"INSERT INTO {table} (bucket, window_seconds, window_index, count) VALUES {rows} "
+        "ON CONFLICT (bucket, window_seconds) DO UPDATE SET "
+        f"count = CASE WHEN {table}.window_index = excluded.window_index "
+        f"THEN {table}.count + excluded.count ELSE excluded.count END, "
+        "window_index = excluded.window_index "
+        f"WHERE {table}.window_index <> excluded.window_index "
+        f"OR {table}.count + excluded.count <= CASE {table}.window_seconds {limits} END "
+        "RETURNING window_seconds, count"
+    )
 
 
 class DatabaseRateLimiter:
     """Counts in the ``rate_limit_counts`` table: right for several workers on one database."""
 
-    def __init__(self, engine: Engine, clock: Clock, windows: Sequence[Window]) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        clock: Clock,
+        windows: Sequence[Window],
+        *,
+        lease: int | None = None,
+    ) -> None:
+        if engine.dialect.name not in ("postgresql", "sqlite"):
+            raise ValueError(
+                f"shared rate limits need SQLite or PostgreSQL, not {engine.dialect.name}"
+            )
         self._engine = engine
         self._clock = clock
         self._windows = tuple(windows)
+        self._book = LeaseBook(self._windows)
+        #: Units leased at once (at most the smallest limit).
+        self.lease = max(1, min(lease or lease_size(self._windows), *(w.limit for w in windows)))
+        self._statement = lease_statement(self._windows)
+        self._renewing: dict[str, anyio.Lock] = {}
 
     async def hit(self, bucket: str) -> RateDecision:
-        return await anyio.to_thread.run_sync(self.hit_now, bucket)
+        now_seconds = epoch_seconds(self._clock.now())
+        decision = self._book.spend(bucket, now_seconds)
+        if decision is not None:
+            return decision
+        lock = self._renewing.setdefault(bucket, anyio.Lock())
+        try:
+            async with lock:
+                now_seconds = epoch_seconds(self._clock.now())
+                decision = self._book.spend(bucket, now_seconds)
+                if decision is None:  # nobody renewed it meanwhile
+                    decision = await anyio.to_thread.run_sync(self._renew, bucket, now_seconds)
+        finally:
+            if not lock.locked() and lock.statistics().tasks_waiting == 0:
+                self._renewing.pop(bucket, None)
+        return decision
 
     def hit_now(self, bucket: str) -> RateDecision:
         """The blocking form of ``hit``, for callers already off the event loop."""
         now_seconds = epoch_seconds(self._clock.now())
-        indexes = {w.seconds: window_index(w, now_seconds) for w in self._windows}
-        with self._engine.connect() as conn:
-            transaction = conn.begin()
-            try:
-                counted = count_one(conn, bucket, indexes)
-                used = [counted[w.seconds] - 1 for w in self._windows]
-                decision = decide(self._windows, used, now_seconds)
-                if decision.allowed:
-                    transaction.commit()
+        decision = self._book.spend(bucket, now_seconds)
+        return decision if decision is not None else self._renew(bucket, now_seconds)
+
+    def unspent(self, bucket: str) -> int:
+        """Units this worker holds for ``bucket`` in the current windows."""
+        return self._book.unspent(bucket, epoch_seconds(self._clock.now()))
+
+    def _renew(self, bucket: str, now_seconds: float) -> RateDecision:
+        """Lease more units (a full lease, else one) and spend one; or refuse the request."""
+        indexes = self._book.indexes(now_seconds)
+        while True:
+            sizes = (self.lease, 1) if self.lease > 1 else (1,)
+            with self._engine.connect() as conn:
+                for units in sizes:
+                    counts = self._lease(conn, bucket, indexes, units)
+                    if len(counts) == len(self._windows):
+                        break
                 else:
-                    transaction.rollback()  # a refused request is not counted
-            except BaseException:
-                transaction.rollback()
-                raise
-        return decision
+                    return self._refusal(counts, now_seconds)
+            self._book.grant(bucket, indexes, units, [counts[w.seconds] for w in self._windows])
+            decision = self._book.spend(bucket, now_seconds)
+            if decision is not None:
+                return decision
+            # Other threads of this worker spent the new units first: lease again.
 
+    def _lease(
+        self, conn: Connection, bucket: str, indexes: Sequence[int], units: int
+    ) -> dict[int, int]:
+        """Lease ``units`` in every window, or in none: the counts (window seconds -> count)
+        of the windows that took them; every window on success (committed), fewer otherwise
+        (rolled back)."""
+        params: dict[str, object] = {"bucket": bucket, "units": units}
+        for window, index in zip(self._windows, indexes, strict=True):
+            params[f"index_{window.seconds}"] = index
+        limits = {w.seconds: w.limit for w in self._windows}
+        with conn.begin() as transaction:
+            rows = conn.execute(self._statement, params).all()
+            counts = {int(seconds): int(count) for seconds, count in rows}
+            if len(counts) == len(self._windows) and all(
+                count <= limits[seconds] for seconds, count in counts.items()
+            ):
+                return counts  # committed as the block ends
+            transaction.rollback()  # not every window had room: nothing is counted
+        return {s: c for s, c in counts.items() if c <= limits[s]}
 
-def count_one(conn: Connection, bucket: str, indexes: Mapping[int, int]) -> dict[int, int]:
-    """Add one request to the bucket's counter of each window (window seconds -> current
-    index), in one statement; the counts including it, by window seconds."""
-    if conn.dialect.name not in ("postgresql", "sqlite"):
-        raise ValueError(f"shared rate limits need SQLite or PostgreSQL, not {conn.dialect.name}")
-    dialect = postgresql if conn.dialect.name == "postgresql" else sqlite
-    insert = dialect.insert(counts).values(
-        [
-            {"bucket": bucket, "window_seconds": seconds, "window_index": index, "count": 1}
-            for seconds, index in sorted(indexes.items())  # one lock order for every request
-        ]
-    )
-    same_window = counts.c.window_index == insert.excluded.window_index
-    upsert = insert.on_conflict_do_update(
-        index_elements=[counts.c.bucket, counts.c.window_seconds],
-        set_={
-            "count": case((same_window, counts.c.count + 1), else_=1),
-            "window_index": insert.excluded.window_index,
-        },
-    ).returning(counts.c.window_seconds, counts.c.count)
-    return {int(seconds): int(count) for seconds, count in conn.execute(upsert).all()}
+    def _refusal(self, room: dict[int, int], now_seconds: float) -> RateDecision:
+        """The refusal of a request one unit did not fit: ``room`` holds the windows that had
+        room (their count with the unit); the others are full."""
+        used = [room[w.seconds] - 1 if w.seconds in room else w.limit for w in self._windows]
+        return decide(self._windows, used, now_seconds)
 
 
 def uses_shared_limits(settings: CompanionSettings, backend: str) -> bool:

@@ -2,14 +2,15 @@
 
 Rules, in order:
 1. ``X-Service-Key: pk_live_...`` present: the key's store. An unknown or revoked key is a 401
-   at once; keys are looked up on every request (no cache), so revocation takes effect
-   immediately.
+   at once. A worker keeps the store of a key it has seen for a few seconds
+   (``companion.key_cache``, which says how fast a revocation takes effect); unknown keys are
+   looked up every time.
 2. No key: the store linked to the Host header in ``store_hosts`` (lower case, port stripped).
 3. No key and an unknown host: if the database holds exactly one store, that store (so a local
    companion answers unkeyed calls from any host name); otherwise a 401 asking for a key.
 
 The resolved ``Tenant`` is put on ``request.state.tenant`` (``deps.CurrentTenant`` reads it).
-Database work runs in a worker thread, off the event loop.
+A cached key is resolved on the event loop; database work runs in a worker thread.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from companion.db.schema import api_keys, store_hosts, stores
 from companion.deps import Tenant
 from companion.errors_http import problem_response
+from companion.key_cache import KeyCache
 from companion.keys import PUBLISHABLE_PREFIX, hash_key
 from companion.problems import Problem, unauthorized
 
@@ -55,11 +57,14 @@ def key_required(host: str) -> Problem:
     )
 
 
-def tenant_for_key(engine: Engine, key: str) -> Tenant:
-    if not key.startswith(PUBLISHABLE_PREFIX) or len(key) > MAX_KEY_LENGTH:
-        raise invalid_key()
+def well_formed(key: str) -> bool:
+    return key.startswith(PUBLISHABLE_PREFIX) and len(key) <= MAX_KEY_LENGTH
+
+
+def tenant_for_digest(engine: Engine, digest: str) -> Tenant:
+    """The tenant of the active key with this digest; a 401 ``Problem`` if there is none."""
     query = select(api_keys.c.id, api_keys.c.store_id).where(
-        api_keys.c.key_hash == hash_key(key), api_keys.c.revoked_at.is_(None)
+        api_keys.c.key_hash == digest, api_keys.c.revoked_at.is_(None)
     )
     with engine.connect() as conn:
         row = conn.execute(query).first()
@@ -81,13 +86,6 @@ def tenant_for_host(engine: Engine, host: str) -> Tenant:
     return Tenant(store_id=store_id, key_id=None)
 
 
-def find_tenant(engine: Engine, key: str, host: str) -> Tenant:
-    """The tenant of a request (key wins over host); raises a 401 ``Problem``."""
-    if key:
-        return tenant_for_key(engine, key)
-    return tenant_for_host(engine, host_name(host))
-
-
 class TenancyMiddleware:
     """Resolves the tenant of every request under ``prefixes`` except ``open_paths``."""
 
@@ -98,11 +96,13 @@ class TenancyMiddleware:
         engine: Engine,
         prefixes: tuple[str, ...],
         open_paths: Collection[str],
+        keys: KeyCache | None = None,
     ) -> None:
         self.app = app
         self.engine = engine
         self.prefixes = prefixes
         self.open_paths = frozenset(open_paths)
+        self.keys = keys or KeyCache()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         path = scope.get("path", "") if scope["type"] == "http" else ""
@@ -113,9 +113,22 @@ class TenancyMiddleware:
         key = headers.get(SERVICE_KEY_HEADER, "").strip()
         host = headers.get("host", "")
         try:
-            tenant = await anyio.to_thread.run_sync(find_tenant, self.engine, key, host)
+            tenant = await self.tenant(key, host)
         except Problem as problem:
             await problem_response(problem)(scope, receive, send)
             return
         scope.setdefault("state", {})["tenant"] = tenant
         await self.app(scope, receive, send)
+
+    async def tenant(self, key: str, host: str) -> Tenant:
+        if not key:
+            return await anyio.to_thread.run_sync(tenant_for_host, self.engine, host_name(host))
+        if not well_formed(key):
+            raise invalid_key()
+        digest = hash_key(key)
+        tenant = self.keys.get(digest)
+        if tenant is None:
+            generation = self.keys.generation()
+            tenant = await anyio.to_thread.run_sync(tenant_for_digest, self.engine, digest)
+            self.keys.put(digest, tenant, generation)
+        return tenant

@@ -115,9 +115,11 @@ def test_two_workers_serve_log_and_stop_gracefully(tmp_path: Path) -> None:
         ]
         assert [a.status_code for a in answers] == [200] * 4
         assert [a.headers["X-Request-Id"] for a in answers] == [f"t-{i}" for i in range(4)]
-        # Both workers count in the database: one budget, whichever worker answered.
+        # Both workers count in the database: one budget, whichever worker answered. Each
+        # reports its own view (its lease and the leases it saw, docs/companion-api.md), so the
+        # values need not fall in order across workers; separate budgets would repeat 599.
         left = [int(a.headers["RateLimit-Remaining"]) for a in answers]
-        assert left == sorted(left, reverse=True) and len(set(left)) == 4
+        assert len(set(left)) == 4 and max(left) == 599
         server.send_signal(signal.SIGTERM)
         assert server.wait(timeout=45) == 0
     text = (tmp_path / "server.log").read_text()

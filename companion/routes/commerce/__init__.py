@@ -27,6 +27,7 @@ from companion.routes.commerce import (
     tracking,
 )
 from companion.routes.commerce.gateway import router as gateway_router
+from companion.routes.merge import add_routes
 
 COMMERCE_RESPONSES: dict[int | str, dict[str, Any]] = {
     **PROBLEM_RESPONSES,
@@ -58,6 +59,6 @@ for _module in (
     tracking,
     storefront,
 ):
-    router.include_router(_module.router)
+    add_routes(router, _module.router)
 
 __all__ = ["gateway_router", "router"]

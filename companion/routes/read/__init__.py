@@ -4,6 +4,7 @@
 from fastapi import APIRouter, Security
 
 from companion.openapi import PROBLEM_RESPONSES, service_key_scheme
+from companion.routes.merge import add_routes
 from companion.routes.read import (
     articles,
     categories,
@@ -37,4 +38,4 @@ for _tag, _module in (
     ("sitemap", sitemap),
     ("routes", resolve),
 ):
-    router.include_router(_module.router, tags=[_tag])
+    add_routes(router, _module.router, tags=[_tag])

@@ -1,7 +1,9 @@
 """Categories as a tree: descendants of a category and the products filed under them.
 
-The tree is loaded whole (id, parent) per request: a store has tens or hundreds of categories,
-and walking it in Python keeps the SQL portable (no recursive CTE dialects).
+For filters, the tree is loaded whole (id, parent) and walked in Python: a store has tens or
+hundreds of categories. Product counts of several categories are one query: a recursive CTE
+(PostgreSQL and SQLite both have ``WITH RECURSIVE``) pairs each category with everything below
+it, and the products filed there are counted once per category.
 """
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Collection, Mapping
 
-from sqlalchemy import ColumnElement, Connection, func, or_, select
+from sqlalchemy import ColumnElement, Connection, func, or_, select, union_all
 
 from companion.db.schema import categories, product_categories, products
 
@@ -46,14 +48,30 @@ def filed_under(category_ids: Collection[int]) -> ColumnElement[bool]:
 def product_counts(
     conn: Connection, store_id: int, category_ids: Collection[int]
 ) -> dict[int, int]:
-    """category id -> published products in it or in its subcategories."""
-    parents = category_parents(conn, store_id)
-    counts: dict[int, int] = {}
-    for cid in category_ids:
-        query = select(func.count()).where(
-            products.c.store_id == store_id,
-            products.c.status == "published",
-            filed_under(descendants(parents, cid)),
-        )
-        counts[cid] = int(conn.execute(query).scalar_one())
+    """category id -> published products in it or in its subcategories (a product filed in
+    several of them counts once). UNION (not UNION ALL) keeps the walk finite on a cycle."""
+    if not category_ids:
+        return {}
+    start = select(categories.c.id.label("root"), categories.c.id.label("category_id")).where(
+        categories.c.store_id == store_id, categories.c.id.in_(sorted(set(category_ids)))
+    )
+    tree = start.cte("tree", recursive=True)
+    below = select(tree.c.root, categories.c.id).where(
+        categories.c.parent_id == tree.c.category_id, categories.c.store_id == store_id
+    )
+    tree = tree.union(below)
+    published = [products.c.store_id == store_id, products.c.status == "published"]
+    filed = union_all(
+        select(products.c.id.label("product_id"), products.c.category_id).where(*published),
+        select(product_categories.c.product_id, product_categories.c.category_id)
+        .join(products, products.c.id == product_categories.c.product_id)
+        .where(*published),
+    ).subquery("filed")
+    query = (
+        select(tree.c.root, func.count(filed.c.product_id.distinct()))
+        .join(filed, filed.c.category_id == tree.c.category_id)
+        .group_by(tree.c.root)
+    )
+    counts = {cid: 0 for cid in category_ids}
+    counts.update({int(root): int(n) for root, n in conn.execute(query)})
     return counts

@@ -1,6 +1,11 @@
-"""Product rows to ProductCards: the running flash-sale price and stock, loaded per page.
+"""Product rows to ProductCards: the running flash-sale price and stock.
 
-Two batched queries per page (discounts, variant stock), never one per product.
+Two ways, one result:
+- ``card_select``: one query whose rows carry the discount and the stock flag as columns
+  (correlated subqueries, evaluated for the rows returned only); ``card_of`` turns a row into
+  the card's fields. The hot read routes use it: one round trip per page.
+- ``build_cards`` / ``card_values``: cards of rows already loaded, with two batched queries per
+  page (discounts, variant stock), never one per product.
 """
 
 from __future__ import annotations
@@ -10,7 +15,8 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, func, select
+from sqlalchemy import Boolean, ColumnElement, Connection, Select, case, func, or_, select
+from sqlalchemy import type_coerce as as_type
 
 from companion.db.schema import flash_sale_products, flash_sales, products, variants
 from companion.pricing import discounted, product_in_stock
@@ -32,6 +38,58 @@ CARD_COLUMNS = (
 )
 
 PUBLISHED = products.c.status == "published"
+
+
+def discount_column(store_id: int, now: datetime) -> ColumnElement[Any]:
+    """The largest discount among the flash sales running now that include the row's product
+    (NULL when none does); correlated to ``products``."""
+    return (
+        select(func.max(flash_sales.c.discount_percent))
+        .select_from(
+            flash_sale_products.join(
+                flash_sales, flash_sales.c.id == flash_sale_products.c.flash_sale_id
+            )
+        )
+        .where(
+            flash_sale_products.c.product_id == products.c.id,
+            flash_sales.c.store_id == store_id,
+            flash_sales.c.starts_at <= now,
+            flash_sales.c.ends_at > now,
+        )
+        .scalar_subquery()
+    )
+
+
+def in_stock_column(store_id: int) -> ColumnElement[bool]:
+    """``product_in_stock`` in SQL: no variant on sale, or one on sale that is in stock.
+    One correlated aggregate (not EXISTS, which PostgreSQL turns into a scan of every variant
+    of the store): the product's variants are read through their index, for the rows returned."""
+    available = func.count(case((or_(variants.c.stock.is_(None), variants.c.stock > 0), 1)))
+    flag = (
+        select(or_(func.count() == 0, available > 0))
+        .where(
+            variants.c.product_id == products.c.id,
+            variants.c.store_id == store_id,
+            variants.c.on_sale.is_(True),
+        )
+        .scalar_subquery()
+    )
+    return as_type(flag, Boolean)
+
+
+def card_select(store_id: int, now: datetime, *columns: Any) -> Select[Any]:
+    """Card columns (then ``columns``) of products, with ``discount`` and ``in_stock``."""
+    return select(
+        *CARD_COLUMNS,
+        *columns,
+        discount_column(store_id, now).label("discount"),
+        in_stock_column(store_id).label("in_stock"),
+    )
+
+
+def card_of(row: Any) -> dict[str, Any]:
+    """The card fields of a ``card_select`` row."""
+    return card_fields(row, row.discount, bool(row.in_stock))
 
 
 def running_discounts(

@@ -12,11 +12,13 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query
 from sqlalchemy import ColumnElement, Connection, Select, select
+from starlette.responses import JSONResponse
 
 from companion.cursors import clamp_limit
 from companion.db.schema import categories, collection_products, collections, products
 from companion.deps import CurrentTenant, Db, ServicesDep
 from companion.problems import unprocessable
+from companion.routes.read.answers import page as page_answer
 from companion.routes.read.category_index import category_parents, descendants, filed_under
 from companion.routes.read.paging import (
     after_desc,
@@ -28,7 +30,7 @@ from companion.routes.read.paging import (
     time_key,
 )
 from companion.routes.read.params import MAX_ID, Cursor, Limit, Ref
-from companion.routes.read.product_cards import CARD_COLUMNS, PUBLISHED, build_cards
+from companion.routes.read.product_cards import PUBLISHED, card_of, card_select
 from companion.routes.read.refs import ref_id
 from companion.schemas.envelope import Envelope
 from companion.schemas.read import ProductCard
@@ -98,7 +100,11 @@ def ordered(query: Select[Any], sort: Sort, cursor: str | None) -> tuple[Select[
     return query, lambda row: money_key(row.price, row.id)
 
 
-@router.get("/products", summary="Products, filtered, sorted and paginated")
+@router.get(
+    "/products",
+    summary="Products, filtered, sorted and paginated",
+    response_model=Envelope[ProductCard],
+)
 def list_products(
     db: Db,
     tenant: CurrentTenant,
@@ -114,12 +120,12 @@ def list_products(
         str | None, Query(max_length=200, description="Name search, accent-insensitive")
     ] = None,
     sort: Sort = "newest",
-) -> Envelope[ProductCard]:
+) -> JSONResponse:
     settings = services.settings
     size = clamp_limit(limit, default=settings.default_limit, maximum=settings.max_limit)
     conds = filters(db, tenant.store_id, category=category, collection=collection, ids=ids, q=q)
-    query, cursor_of = ordered(select(*CARD_COLUMNS).where(*conds), sort, cursor)
+    cards = card_select(tenant.store_id, services.clock.now())
+    query, cursor_of = ordered(cards.where(*conds), sort, cursor)
     rows = db.execute(query.limit(size + 1)).all()
     page, next_cursor, has_more = cut_page(rows, size, cursor_of)
-    cards = build_cards(db, tenant.store_id, page, services.clock.now())
-    return Envelope[ProductCard](items=cards, next_cursor=next_cursor, has_more=has_more)
+    return page_answer([card_of(row) for row in page], next_cursor, has_more)

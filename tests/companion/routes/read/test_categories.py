@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from companion.db.schema import categories
 from tests.companion.conftest import Api
 
 pytestmark = pytest.mark.anyio
@@ -76,3 +77,28 @@ async def test_unknown_or_draft_category_is_404(api: Api) -> None:
     for path in (f"/categories/{draft}", "/categories/by-slug/an", "/categories/999/breadcrumb"):
         assert (await api.get(path)).status_code == 404, path
     assert (await api.get("/categories/999/subcategories")).status_code == 404
+
+
+async def test_a_product_filed_under_two_subcategories_counts_once(api: Api) -> None:
+    shop = api.shop
+    top = shop.category("Nam", slug="nam")
+    shirts = shop.category("Áo nam", slug="ao-nam", parent_id=top)
+    tees = shop.category("Áo thun nam", slug="ao-thun-nam", parent_id=top)
+    both = shop.product("Áo 1", category_id=shirts)
+    shop.file_under(both, tees)
+    shop.product("Áo 2", category_id=tees)
+    counts = {c["id"]: c["product_count"] for c in (await api.ok("/categories/tree"))["items"]}
+    assert counts[top] == 2
+    children = await api.ok(f"/categories/{top}/subcategories")
+    assert {c["id"]: c["product_count"] for c in children["items"]} == {shirts: 1, tees: 2}
+
+
+async def test_counts_end_on_a_cycle_in_the_tree(api: Api) -> None:
+    shop = api.shop
+    first = shop.category("A", slug="a")
+    second = shop.category("B", slug="b", parent_id=first)
+    with shop.engine.begin() as conn:  # bad data: A under B under A
+        conn.execute(categories.update().where(categories.c.id == first).values(parent_id=second))
+    shop.product("Áo", category_id=second)
+    body = await api.ok(f"/categories/{first}")
+    assert body["product_count"] == 1

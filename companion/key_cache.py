@@ -1,0 +1,64 @@
+"""The tenants of recently used publishable keys, kept in one worker for a few seconds.
+
+A hot key then costs no database round trip. How fast a revocation takes effect:
+- revoked in this process (``api_keys.revoke_key`` on any engine): at once. Every revocation
+  moves a process-wide generation (``api_keys.revocations``), and a cache that sees it move
+  forgets every key; a lookup that started before the revocation is not kept;
+- revoked by another process (the ``keys revoke`` command, another worker): within
+  ``KEY_TTL_SECONDS``, when the cached entry expires and the key is looked up again.
+Unknown and revoked keys are never cached: a new key works at once, and each use of a bad key is
+looked up again.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from companion.api_keys import revocations
+from companion.deps import Tenant
+
+#: Seconds a key's tenant is reused before the key is looked up again.
+KEY_TTL_SECONDS = 5.0
+#: Keys kept per worker; past this, the oldest entries make room.
+MAX_KEYS = 10_000
+
+
+class KeyCache:
+    def __init__(
+        self,
+        *,
+        ttl: float = KEY_TTL_SECONDS,
+        max_keys: int = MAX_KEYS,
+        monotonic: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.ttl = ttl
+        self.max_keys = max_keys
+        self._monotonic = monotonic
+        self._tenants: dict[str, tuple[Tenant, float]] = {}  # key digest -> (tenant, expiry)
+        self._generation = revocations.value
+
+    def generation(self) -> int:
+        """Pass to ``put``: taken before a lookup, it keeps a revocation during the lookup out."""
+        return revocations.value
+
+    def get(self, digest: str) -> Tenant | None:
+        if revocations.value != self._generation:
+            self._tenants.clear()
+            self._generation = revocations.value
+        entry = self._tenants.get(digest)
+        if entry is None:
+            return None
+        tenant, expiry = entry
+        if self._monotonic() >= expiry:
+            del self._tenants[digest]
+            return None
+        return tenant
+
+    def put(self, digest: str, tenant: Tenant, generation: int) -> None:
+        if generation != revocations.value:
+            return  # a key was revoked while this one was looked up: it may have been this one
+        if len(self._tenants) >= self.max_keys:
+            for oldest in list(self._tenants)[: max(1, self.max_keys // 10)]:
+                del self._tenants[oldest]
+        self._tenants[digest] = (tenant, self._monotonic() + self.ttl)

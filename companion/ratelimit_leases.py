@@ -1,0 +1,92 @@
+"""Units of a shared rate limit that one worker has leased, spent from memory.
+
+A worker serving a bucket takes a lease of a few units in every window of the policy from the
+shared counters (``companion.ratelimit_db``), then lets that many requests of the bucket through
+without touching the database. The shared counter holds every unit any worker leased, and a lease
+is granted only while it fits under the limit, so all workers together never let more than the
+limit through. Units still unspent when their window ends expire with it.
+
+What a worker reports (``RateLimit-Remaining``) is its own view: the shared count it saw when it
+last leased (which includes the other workers' leases, spent or not), less its own unspent units.
+With one worker that is exact.
+
+``LeaseBook`` is the bookkeeping only; it is safe to call from several threads.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from companion.ratelimit import RateDecision, Window, decide, window_index
+
+#: A lease is at most this share of the tightest limit (1/50: 12 units of 600 per minute) ...
+LEASE_SHARE = 50
+#: ... and at most this many units.
+MAX_LEASE = 32
+#: Buckets remembered per worker; past this, leases of ended windows are dropped.
+MAX_BUCKETS = 10_000
+
+
+def lease_size(windows: Sequence[Window]) -> int:
+    """Units a worker leases at once: a small share of the tightest limit, at least one.
+
+    Small limits (tests, strict policies) lease one unit at a time: every request is counted in
+    the database as it comes, exactly as without leases."""
+    tightest = min((w.limit for w in windows), default=1)
+    return max(1, min(MAX_LEASE, tightest // LEASE_SHARE))
+
+
+@dataclass(slots=True)
+class Lease:
+    indexes: tuple[int, ...]  # the window (per policy window) its units belong to
+    left: int  # units not spent yet
+    shared: tuple[int, ...]  # the shared counts when last leased, every worker's units included
+
+
+class LeaseBook:
+    def __init__(self, windows: Sequence[Window]) -> None:
+        self.windows = tuple(windows)
+        self._leases: dict[str, Lease] = {}
+        self._lock = threading.Lock()
+
+    def indexes(self, now_seconds: float) -> tuple[int, ...]:
+        return tuple(window_index(w, now_seconds) for w in self.windows)
+
+    def spend(self, bucket: str, now_seconds: float) -> RateDecision | None:
+        """Let one request through on a unit leased earlier; None when there is none left."""
+        indexes = self.indexes(now_seconds)
+        with self._lock:
+            lease = self._leases.get(bucket)
+            if lease is None or lease.indexes != indexes or lease.left <= 0:
+                return None
+            lease.left -= 1
+            used = [count - lease.left - 1 for count in lease.shared]
+        return decide(self.windows, used, now_seconds)
+
+    def grant(
+        self, bucket: str, indexes: tuple[int, ...], units: int, shared: Sequence[int]
+    ) -> None:
+        """Add ``units`` leased in the windows ``indexes``; ``shared``: the counts after it."""
+        with self._lock:
+            lease = self._leases.get(bucket)
+            if lease is not None and lease.indexes == indexes:
+                lease.left += units
+                lease.shared = tuple(max(a, b) for a, b in zip(lease.shared, shared, strict=True))
+                return
+            if len(self._leases) >= MAX_BUCKETS:
+                self._forget_ended(indexes)
+            self._leases[bucket] = Lease(indexes, units, tuple(shared))
+
+    def unspent(self, bucket: str, now_seconds: float) -> int:
+        """Units of the current windows this worker holds for ``bucket`` (for tests, reports)."""
+        with self._lock:
+            lease = self._leases.get(bucket)
+            current = lease is not None and lease.indexes == self.indexes(now_seconds)
+            return lease.left if lease is not None and current else 0
+
+    def _forget_ended(self, indexes: tuple[int, ...]) -> None:
+        ended = [b for b, lease in self._leases.items() if lease.indexes != indexes]
+        for bucket in ended or list(self._leases)[: MAX_BUCKETS // 10]:
+            del self._leases[bucket]

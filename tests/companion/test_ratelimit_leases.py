@@ -1,0 +1,115 @@
+"""Leased rate-limit units: workers spend from memory what they leased from the shared count.
+
+Runs on a real SQLite file, or on PostgreSQL when the suite does (STOREFRONT_TEST_POSTGRES).
+Two engines stand in for two worker processes.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Engine, select
+
+from companion.clock import ManualClock
+from companion.db.engine import make_engine
+from companion.db.migrate import upgrade
+from companion.db.ratelimit_schema import rate_limit_counts
+from companion.ratelimit import Window
+from companion.ratelimit_db import DatabaseRateLimiter
+from companion.ratelimit_leases import lease_size
+from tests.companion.databases import fresh_database
+
+pytestmark = pytest.mark.anyio
+
+MINUTE = Window(60, 200)  # leases of 4 units
+HOUR = Window(3600, 10_000)
+
+
+@pytest.fixture
+def engines(tmp_path: Path) -> Iterator[list[Engine]]:
+    with fresh_database(tmp_path) as url:
+        first = make_engine(url)
+        upgrade(first)
+        made = [first, make_engine(url)]
+        yield made
+        for engine in made:
+            engine.dispose()
+
+
+def counted(engine: Engine) -> dict[int, int]:
+    with engine.connect() as conn:
+        rows = conn.execute(select(rate_limit_counts.c.window_seconds, rate_limit_counts.c.count))
+        return {seconds: count for seconds, count in rows}
+
+
+def test_a_lease_is_a_small_share_of_the_tightest_limit() -> None:
+    assert lease_size((Window(60, 600), Window(3600, 20_000))) == 12
+    assert lease_size((Window(60, 1200),)) == 24
+    assert lease_size((Window(60, 100_000),)) == 32  # capped
+    assert lease_size((Window(60, 3), Window(3600, 5))) == 1  # small limits: no leasing
+
+
+async def test_requests_are_served_from_the_lease_without_counting_each(
+    engines: list[Engine], clock: ManualClock
+) -> None:
+    limiter = DatabaseRateLimiter(engines[0], clock, (MINUTE, HOUR))
+    assert limiter.lease == 4
+    decisions = [await limiter.hit("key:1") for _ in range(5)]
+    assert all(d.allowed for d in decisions)
+    assert counted(engines[0]) == {60: 8, 3600: 8}  # two leases of 4, not five writes
+    assert limiter.unspent("key:1") == 3
+    # With one worker the headers are exact: what was let through, not what was leased.
+    assert [d.tightest.remaining for d in decisions] == [199, 198, 197, 196, 195]
+
+
+async def test_two_workers_never_let_more_than_the_limit_through(
+    engines: list[Engine], clock: ManualClock
+) -> None:
+    first, second = (DatabaseRateLimiter(e, clock, (MINUTE, HOUR)) for e in engines)
+    allowed = [(await w.hit("key:7")).allowed for _ in range(125) for w in (first, second)]
+    assert allowed.count(True) == MINUTE.limit  # exactly: near the limit, one unit at a time
+    assert allowed[-10:] == [False] * 10
+    assert counted(engines[0])[60] == MINUTE.limit
+    refused = await first.hit("key:7")
+    assert refused.retry_after == 50 and refused.tightest.remaining == 0  # START is 03:00:10
+
+
+async def test_leases_expire_with_their_window(engines: list[Engine], clock: ManualClock) -> None:
+    limiter = DatabaseRateLimiter(engines[0], clock, (MINUTE, HOUR))
+    await limiter.hit("key:1")
+    assert limiter.unspent("key:1") == 3
+    clock.advance(50)  # 03:01:00: a new minute
+    assert limiter.unspent("key:1") == 0
+    decision = await limiter.hit("key:1")
+    assert decision.allowed and decision.tightest.remaining == 199
+    assert counted(engines[0]) == {60: 4, 3600: 8}
+
+
+def test_threads_of_two_workers_with_leases_never_exceed_the_limit(
+    engines: list[Engine], clock: ManualClock
+) -> None:
+    window = Window(60, 100)  # leases of 2
+    workers = [DatabaseRateLimiter(e, clock, (window,)) for e in engines]
+    results: list[bool] = []
+    lock = threading.Lock()
+
+    def shopper(index: int) -> None:
+        limiter = workers[index % 2]
+        for _ in range(25):
+            allowed = limiter.hit_now("key:9").allowed
+            with lock:
+                results.append(allowed)
+
+    threads = [threading.Thread(target=shopper, args=(i,)) for i in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(results) == 150
+    assert results.count(True) <= window.limit
+    assert counted(engines[0])[60] <= window.limit
+    unspent = sum(w.unspent("key:9") for w in workers)
+    assert results.count(True) + unspent == counted(engines[0])[60]  # every leased unit accounted
