@@ -21,6 +21,7 @@ with its output and reported again for every page that shows it (see
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
+from contextvars import ContextVar
 from typing import TYPE_CHECKING
 
 from jinja2 import nodes
@@ -32,8 +33,11 @@ from markupsafe import Markup
 if TYPE_CHECKING:
     from generator.incremental import RecordingLinks
 
-#: The context variable through which the tag reaches the page being rendered.
+#: The template variable through which the tag reaches the page being rendered ...
 CONTEXT_NAME = "_fragments"
+#: ... or, for a macro of a partial imported without context (which does not see the page's
+#: variables), the fragments of the page this thread is rendering (set by ``render.render_page``).
+page_fragments: ContextVar[PageFragments | None] = ContextVar("page_fragments", default=None)
 
 Kept = tuple[Markup, tuple[str, ...]]
 
@@ -95,7 +99,8 @@ class FragmentExtension(Extension):
     def _fragment(
         self, key: tuple[Hashable, ...], context: Context, caller: Callable[[], str]
     ) -> str:
-        fragments = context.get(CONTEXT_NAME)
-        if not isinstance(fragments, PageFragments):
+        in_context = context.get(CONTEXT_NAME)
+        fragments = in_context if isinstance(in_context, PageFragments) else page_fragments.get()
+        if fragments is None:
             return caller()  # rendered outside a build (no cache): just the body
         return fragments.render(key, caller)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 
 import lxml.etree
@@ -28,8 +29,12 @@ _TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9]*)(?:\s[^<>]*)?/?>")
 _NOT_SIMPLE = re.compile("[&<>\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 
 
+@functools.lru_cache(maxsize=1 << 17)
 def html_to_text(html: str | None) -> str:
-    """The visible text of an HTML fragment, white space collapsed; '' for None or no text."""
+    """The visible text of an HTML fragment, white space collapsed; '' for None or no text.
+
+    Remembered: the plan reads each description once for the page's meta description, its
+    structured data (in a render worker, which inherits what the plan read) again."""
     if not html or not html.strip():
         return ""
     simple = _simple_text(html)

@@ -19,20 +19,23 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import re
 import types
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, MutableMapping
+from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path, PurePosixPath
-from typing import Protocol
+from typing import Any, Protocol
 
 import jinja2
 from markupsafe import Markup
 
 from generator.errors import TemplateError
 from generator.fragments import CONTEXT_NAME as FRAGMENTS
-from generator.fragments import FragmentCache, FragmentExtension, PageFragments
+from generator.fragments import FragmentCache, FragmentExtension, PageFragments, page_fragments
 from generator.incremental import RecordingLinks
+from generator.links import Links
 from generator.model import Menu
 from generator.normalize import format_vnd
 from generator.paths import output_file
@@ -43,6 +46,8 @@ from generator.theme import ASSETS_URL_PREFIX, asset_source
 # Vietnam keeps one offset all year (no daylight saving), so a fixed zone is exact.
 VIETNAM_TIME = timezone(timedelta(hours=7), "ICT")
 # JSON inside <script> must not close the element or open a comment.
+# White space inside a url (str.isspace's characters): the url is not usable as it is.
+_SPACE = re.compile(r"\s")
 _SCRIPT_ESCAPES = (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"))
 
 
@@ -78,9 +83,18 @@ class PriceView:
     was: int | None
 
 
+class _BuildEnvironment(jinja2.Environment):
+    """An Environment whose templates see its globals as one plain dict, taken when each
+    template loads (Jinja's default is a ChainMap over them, whose look-ups cost more on every
+    import and name a page resolves). A build sets its globals before it renders anything."""
+
+    def make_globals(self, d: MutableMapping[str, Any] | None) -> MutableMapping[str, Any]:
+        return {**self.globals, **(d or {})}
+
+
 def build_environment(theme_dir: Path) -> jinja2.Environment:
     """The build's one Environment over ``theme_dir`` (templates, ``assets/``)."""
-    env = jinja2.Environment(
+    env = _BuildEnvironment(
         loader=jinja2.FileSystemLoader(theme_dir),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
@@ -99,7 +113,19 @@ def build_environment(theme_dir: Path) -> jinja2.Environment:
     env.globals["price_of"] = price_of
     env.globals["tel_href"] = tel_href
     env.globals["mailto_href"] = mailto_href
+    # Also a global (not only in the page context), so partials imported without context -
+    # compiled once per build instead of once per page - can link.
+    env.globals["href"] = current_href
     return env
+
+
+# The links of the page being rendered in this thread (set by ``render_page``).
+_page_links: ContextVar[Links] = ContextVar("page_links")
+
+
+def current_href(url: str | None) -> str | None:
+    """``href`` of the page being rendered: its Links rule (see ``links``)."""
+    return _page_links.get().href(url)
 
 
 def render_site(plan: SitePlan, env: jinja2.Environment) -> Iterator[RenderedPage]:
@@ -118,7 +144,13 @@ def render_page(
         context = page_context(plan, page)
         if fragments is not None:
             context[FRAGMENTS] = fragments
-        html = template.render(context)
+        links_token = _page_links.set(plan.links)
+        fragments_token = page_fragments.set(fragments)
+        try:
+            html = template.render(context)
+        finally:
+            page_fragments.reset(fragments_token)
+            _page_links.reset(links_token)
     except jinja2.TemplateSyntaxError as exc:
         where = f"{exc.name or exc.filename or page.template}, line {exc.lineno}"
         raise TemplateError(f"{where}: {exc.message} (fix the theme template)") from None
@@ -195,7 +227,7 @@ def jsonld(data: object) -> Markup:
 
 def image_src(url: str | None) -> str | None:
     """An image url usable in src: http(s) or a site path; anything else is dropped."""
-    if not url or any(ch.isspace() for ch in url.strip("\n ")):
+    if not url or _SPACE.search(url.strip("\n ")):
         return None
     if url.startswith(("https://", "http://")):
         return url

@@ -97,3 +97,32 @@ def test_the_theme_renders_the_same_pages_and_links_with_shared_fragments() -> N
     for _ in range(2):
         assert [render_recorded(plan, page, env, shared) for page in plan.pages] == alone
     assert shared.kept  # the header, the footer and the cards were kept
+
+
+def test_a_partial_imported_without_context_links_and_keeps_its_fragments(tmp_path: Path) -> None:
+    """Macros of a partial imported without context see ``href`` and the page's fragments."""
+    plan = fixture_plan()
+    page = plan.pages[0]
+    linked = next(p.path for p in plan.pages if p.kind == "product")
+    (tmp_path / "partial.html").write_text(
+        '{% macro card(url) %}{% fragment "card", url %}'
+        '[{{ href(url) }}|{{ href("/no-such-page") or "text" }}|{{ count() }}]'
+        "{% endfragment %}{% endmacro %}",
+        encoding="utf-8",
+    )
+    target = tmp_path / page.template
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(
+        '{% from "partial.html" import card %}{{ card(url) }}{{ card(url) }}', encoding="utf-8"
+    )
+    env = build_environment(tmp_path)
+    env.globals["count"] = count = Counter()
+    env.globals["url"] = linked
+    cache = FragmentCache()
+    first, first_urls = render_recorded(plan, page, env, cache)
+    second, second_urls = render_recorded(plan, page, env, cache)
+    expected = f"[{plan.links.href(linked)}|text|1]"
+    assert first.html == second.html == expected * 2
+    assert count.calls == 1  # one body render for both calls on both pages
+    assert first_urls == second_urls
+    assert first_urls[-2:] == (linked, "/no-such-page")  # after what the page context asked

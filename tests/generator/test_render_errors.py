@@ -37,7 +37,8 @@ def test_undefined_name_names_the_template_and_line(tmp_path: Path) -> None:
 def test_error_inside_a_partial_names_the_partial(tmp_path: Path) -> None:
     theme = theme_copy(tmp_path)
     breadcrumb = theme / "partials" / "breadcrumb.html"
-    breadcrumb.write_text(breadcrumb.read_text().replace("{{ crumb.name }}", "{{ crumb.title }}", 1))
+    source = breadcrumb.read_text().replace("{{ crumb.name }}", "{{ crumb.title }}", 1)
+    breadcrumb.write_text(source)
     with pytest.raises(TemplateError, match=r"^partials/breadcrumb\.html, line \d+: "):
         render_all(theme)
 
