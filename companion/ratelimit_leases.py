@@ -6,6 +6,11 @@ without touching the database. The shared counter holds every unit any worker le
 is granted only while it fits under the limit, so all workers together never let more than the
 limit through. Units still unspent when their window ends expire with it.
 
+The price of leasing is on the other side: near the limit, a worker may still hold units of its
+last full lease while another worker, with none left, already refuses. If no more requests come
+to the first worker in that window, its units go unused, so a key can get up to one lease per
+worker fewer requests than its limit in a window (24 of 1,200 a minute per worker), never more.
+
 What a worker reports (``RateLimit-Remaining``) is its own view: the shared count it saw when it
 last leased (which includes the other workers' leases, spent or not), less its own unspent units.
 With one worker that is exact.

@@ -59,11 +59,12 @@ test-postgres: install postgres-start
 	exit $$status
 
 ## loadtest: 200 shoppers for 60 s against 2 workers on the private cluster, then the audit
-## (scripts/loadtest.py; loopback only, stops by itself, the cluster stops after)
+## (scripts/loadtest.py; loopback only, stops by itself, the cluster stops after);
+## LOADTEST_ARGS="--think 0.2 0.8" runs the stress pace
 .PHONY: loadtest
 loadtest: install postgres-start
 	@status=0; \
 	timeout 600 $(BIN)/python scripts/loadtest.py --server $(PG_URL) --shoppers 200 \
-		--seconds 60 --workers 2 || status=$$?; \
+		--seconds 60 --workers 2 $(LOADTEST_ARGS) || status=$$?; \
 	$(PG_STOP); \
 	exit $$status

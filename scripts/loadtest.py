@@ -19,8 +19,10 @@ What it does, on loopback only, bounded in time (it stops by itself):
    and exactly what was sold, every IPN applied once, the rate limit held across workers.
 
 Prints throughput, p50/p95/p99 latency per endpoint group, the error count and the audit; exits
-1 if any audit check fails or any answer was a 5xx. Shoppers pause 0.2-0.8 s between actions
-(``--think``), much less than people do; the figures hold for this machine and this pause.
+1 if any audit check fails or any answer was a 5xx. Shoppers pause 1-5 s between actions
+(``--think``): a brisk human pace, each shopper asking for a page every 3 s on average. The
+figures hold for this machine and this pace; ``--think 0.2 0.8`` is a stress pace that asks
+for more than two cores serve, so it measures the machine's capacity and queueing instead.
 """
 
 from __future__ import annotations
@@ -60,6 +62,8 @@ from companion.db.commerce_schema import payments as payments_table  # noqa: E40
 from companion.db.engine import database_url, make_engine  # noqa: E402
 from companion.db.migrate import upgrade  # noqa: E402
 from companion.db.schema import products, variants  # noqa: E402
+from companion.ratelimit import Window  # noqa: E402
+from companion.ratelimit_leases import lease_size  # noqa: E402
 from companion.seed.demo import seed_demo  # noqa: E402
 
 T = TypeVar("T")
@@ -67,6 +71,7 @@ PREFIX = "/public/v1"
 KEYS = 50  # shoppers spread over this many keys
 RATE_PER_MINUTE = 1200  # per key: far above one key's share of the load, tight for the burst
 BURST_EXTRA = 100  # requests beyond the limit in the rate-limit burst
+RATE_PER_HOUR = 10**7
 HOT_VARIANTS = 6
 HOT_STOCK = 25
 ADDRESS = {
@@ -286,7 +291,7 @@ def start_server(url: str, port: int, workers: int, log: Path) -> subprocess.Pop
     settings = {
         "database": url,
         "rate_per_minute": RATE_PER_MINUTE,
-        "rate_per_hour": 10**7,
+        "rate_per_hour": RATE_PER_HOUR,
         "public_url": f"http://127.0.0.1:{port}",
     }
     code = (
@@ -354,7 +359,12 @@ async def run_load(
 
 
 def audit(
-    engine: Engine, store_id: int, tally: Tally, initial: dict[int, int], burst_seen: Counter[int]
+    engine: Engine,
+    store_id: int,
+    tally: Tally,
+    initial: dict[int, int],
+    burst_seen: Counter[int],
+    workers: int,
 ) -> list[tuple[str, bool, str]]:
     checks: list[tuple[str, bool, str]] = []
     with engine.connect() as conn:
@@ -425,13 +435,18 @@ def audit(
             f"{dict(tally.ipn_replay)}",
         )
     )
-    allowed = burst_seen.get(200, 0)
+    allowed, refused = burst_seen.get(200, 0), burst_seen.get(429, 0)
+    # Never more than the limit. Fewer only by units a worker leased and had no request left
+    # to spend them on when the burst ended (companion.ratelimit_leases): at most a lease each.
+    stranded = workers * lease_size([Window(60, RATE_PER_MINUTE), Window(3600, RATE_PER_HOUR)])
     checks.append(
         (
             "rate limit enforced across workers",
-            allowed == RATE_PER_MINUTE and burst_seen.get(429, 0) == BURST_EXTRA,
+            RATE_PER_MINUTE - stranded <= allowed <= RATE_PER_MINUTE
+            and allowed + refused == RATE_PER_MINUTE + BURST_EXTRA,
             f"burst of {RATE_PER_MINUTE + BURST_EXTRA} on one key: {allowed} allowed "
-            f"(limit {RATE_PER_MINUTE}/min), {burst_seen.get(429, 0)} refused with 429",
+            f"(limit {RATE_PER_MINUTE}/min; leased units left unspent: at most {stranded}), "
+            f"{refused} refused with 429",
         )
     )
     return checks
@@ -516,7 +531,7 @@ def load_and_audit(
                 server.kill()
                 server.wait()
     report(tally, elapsed, args)
-    return tally, elapsed, audit(engine, store_id, tally, initial, burst_seen)
+    return tally, elapsed, audit(engine, store_id, tally, initial, burst_seen, args.workers)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -530,9 +545,9 @@ def main(argv: list[str] | None = None) -> int:
         "--think",
         type=float,
         nargs=2,
-        default=(0.2, 0.8),
+        default=(1.0, 5.0),
         metavar=("MIN", "MAX"),
-        help="seconds a shopper pauses between actions (default 0.2 0.8)",
+        help="seconds a shopper pauses between actions (default 1 5)",
     )
     args = parser.parse_args(argv)
     host = make_url(database_url(args.server)).host or ""
