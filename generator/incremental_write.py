@@ -14,10 +14,11 @@ so both give the same bytes.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import jinja2
 
@@ -76,22 +77,26 @@ def write_incremental(
     fingerprints: list[str] | None = None  # None: every page renders, fingerprinted as it does
     reused: list[PageRecord | None] = [None] * len(plan.pages)
     table = UrlTable(state.urls if state is not None else ())
+    files: list[PurePosixPath] = []  # each page's file, worked out once (not cheap, see paths)
     if state is not None:
+        files = [page.file for page in plan.pages]
         fingerprints = [inputs.fingerprint(page) for page in plan.pages]
         moved = moved_urls(state, plan.links)
+        previous_root = str(previous_out)
         for index, (page, fingerprint) in enumerate(zip(plan.pages, fingerprints, strict=True)):
             record = state.pages.get(page.path)
             if (
                 record is not None
                 and record.fingerprint == fingerprint
                 and not asks_about(record, moved)
-                and previous_out.joinpath(*page.file.parts).is_file()
+                and os.path.isfile(os.path.join(previous_root, *files[index].parts))
             ):
                 reused[index] = record
     to_render = [page for page, record in zip(plan.pages, reused, strict=True) if record is None]
 
     records: dict[str, PageRecord] = {}
     written: list[WrittenPage] = []
+    folders: set[str] = set()  # folders of the staging output already made
     with staged_output(out_dir) as staging:
         outputs = write_many(
             plan,
@@ -103,9 +108,10 @@ def write_incremental(
         )
         for index, (page, record) in enumerate(zip(plan.pages, reused, strict=True)):
             if record is not None:
-                link_previous(staging, previous_out, page.file)
+                file = files[index]
+                link_previous(staging, previous_out, file, made=folders)
                 written.append(
-                    WrittenPage(page.path, page.file, page.in_sitemap, page.lastmod, record.bytes)
+                    WrittenPage(page.path, file, page.in_sitemap, page.lastmod, record.bytes)
                 )
                 records[page.path] = record
             else:

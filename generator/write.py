@@ -133,11 +133,21 @@ def write_page(folder: Path, page: RenderedPage, *, made: set[str] | None = None
     return WrittenPage(page.path, page.file, page.in_sitemap, page.lastmod, size)
 
 
-def link_previous(folder: Path, previous: Path, relative: PurePosixPath) -> None:
-    """Take over ``previous/relative`` unchanged: a hard link (a copy across file systems)."""
-    source = previous.joinpath(*relative.parts)
-    destination = folder.joinpath(*relative.parts)
-    destination.parent.mkdir(parents=True, exist_ok=True)
+def link_previous(
+    folder: Path, previous: Path, relative: PurePosixPath, made: set[str] | None = None
+) -> None:
+    """Take over ``previous/relative`` unchanged: a hard link (a copy across file systems).
+
+    ``made``: the folders already created (as for ``write_page``); plain ``os`` calls on strings,
+    as this runs once per unchanged page."""
+    parts = relative.parts
+    source = os.path.join(previous, *parts)
+    destination = os.path.join(folder, *parts)
+    parent = os.path.dirname(destination)
+    if made is None or parent not in made:
+        os.makedirs(parent, exist_ok=True)
+        if made is not None:
+            made.add(parent)
     try:
         os.link(source, destination)
     except FileExistsError as exc:
