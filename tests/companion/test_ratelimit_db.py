@@ -6,7 +6,6 @@ Several engines stand in for several worker processes: each has its own connecti
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -25,6 +24,7 @@ from companion.ratelimit_db import DatabaseRateLimiter, make_limiter
 from companion.settings import CompanionSettings
 from tests.companion.conftest import PREFIX, Api, MakeApi
 from tests.companion.databases import fresh_database
+from tests.companion.ratelimit_threads import hammer
 
 pytestmark = pytest.mark.anyio
 
@@ -88,21 +88,7 @@ def test_concurrent_hits_from_many_connections_never_exceed_the_limit(
 ) -> None:
     limit = 25
     workers = [DatabaseRateLimiter(e, clock, (Window(60, limit),)) for e in engines]
-    results: list[bool] = []
-    lock = threading.Lock()
-
-    def shopper(index: int) -> None:
-        limiter = workers[index % 2]
-        for _ in range(10):
-            allowed = limiter.hit_now("key:9").allowed
-            with lock:
-                results.append(allowed)
-
-    threads = [threading.Thread(target=shopper, args=(i,)) for i in range(6)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    results = hammer(workers, "key:9", threads=6, hits=10)
     assert len(results) == 60
     assert results.count(True) == limit
 

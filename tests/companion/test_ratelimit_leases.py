@@ -6,7 +6,6 @@ Two engines stand in for two worker processes.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,6 +20,7 @@ from companion.ratelimit import Window
 from companion.ratelimit_db import DatabaseRateLimiter
 from companion.ratelimit_leases import lease_size
 from tests.companion.databases import fresh_database
+from tests.companion.ratelimit_threads import hammer
 
 pytestmark = pytest.mark.anyio
 
@@ -93,21 +93,7 @@ def test_threads_of_two_workers_with_leases_never_exceed_the_limit(
 ) -> None:
     window = Window(60, 100)  # leases of 2
     workers = [DatabaseRateLimiter(e, clock, (window,)) for e in engines]
-    results: list[bool] = []
-    lock = threading.Lock()
-
-    def shopper(index: int) -> None:
-        limiter = workers[index % 2]
-        for _ in range(25):
-            allowed = limiter.hit_now("key:9").allowed
-            with lock:
-                results.append(allowed)
-
-    threads = [threading.Thread(target=shopper, args=(i,)) for i in range(6)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    results = hammer(workers, "key:9", threads=6, hits=25)
     assert len(results) == 150
     assert results.count(True) <= window.limit
     assert counted(engines[0])[60] <= window.limit
