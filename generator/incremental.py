@@ -54,6 +54,12 @@ class PageRecord:
     urls: bytes  # array('I') of indexes into BuildState.urls: the urls whose href it asked
     bytes: int
 
+    def __reduce__(self) -> tuple[type[PageRecord], tuple[object, ...]]:
+        # Pickled as a constructor call: the dataclass default (a state dict built through
+        # ``fields()`` per record) made saving and loading the state of a large store take
+        # most of a second.
+        return PageRecord, (self.fingerprint, self.urls, self.bytes)
+
 
 @dataclass(frozen=True, slots=True)
 class BuildState:

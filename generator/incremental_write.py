@@ -4,12 +4,12 @@ Same staging folder and swap as ``write.write_site`` (a failed build leaves the 
 intact). Each page of the plan either takes over its file from the previous output (a hard link:
 its record in ``BuildState`` matches - see ``incremental``) or is rendered anew, across processes
 when there are many (``render_parallel``: the workers write the files themselves). A full build
-fingerprints its pages in those workers too; an incremental one first, here, to choose. Pages
-the plan no longer has are simply not carried over, so a deleted product loses its page, and -
-the sitemap being written from the pages of this plan - its sitemap entry. Assets, sitemap, host
-files and the marker are written as in a full build. With no usable state (first build,
-``--full``, another output folder) every page renders, which is the full build: one code path,
-so both give the same bytes.
+fingerprints its pages in those workers too; an incremental one first, to choose (across
+processes as well). Pages the plan no longer has are simply not carried over, so a deleted
+product loses its page, and - the sitemap being written from the pages of this plan - its
+sitemap entry. Assets, sitemap, host files and the marker are written as in a full build.
+With no usable state (first build, ``--full``, another output folder) every page renders, which
+is the full build: one code path, so both give the same bytes.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from generator.incremental import (
     asks_about,
     moved_urls,
 )
-from generator.render_parallel import write_many
+from generator.render_parallel import map_pages, write_many
 from generator.site_plan import SitePlan
 from generator.sitemap import SitemapLimits
 from generator.write import (
@@ -80,7 +80,7 @@ def write_incremental(
     files: list[PurePosixPath] = []  # each page's file, worked out once (not cheap, see paths)
     if state is not None:
         files = [page.file for page in plan.pages]
-        fingerprints = [inputs.fingerprint(page) for page in plan.pages]
+        fingerprints = map_pages(inputs.fingerprint, plan.pages, workers=workers)
         moved = moved_urls(state, plan.links)
         previous_root = str(previous_out)
         for index, (page, fingerprint) in enumerate(zip(plan.pages, fingerprints, strict=True)):

@@ -132,7 +132,12 @@ def output_file(url_path: str) -> PurePosixPath:
 
     ``/`` -> ``index.html``; ``/a/b`` -> ``a/b.html``; ``/a/b/`` -> ``a/b/index.html``.
     """
+    return PurePosixPath(output_name(url_path))
+
+
+def output_name(url_path: str) -> str:
+    """``output_file`` as a plain string (``a/b.html``): cheaper to make, hash and compare."""
     segments = decoded_segments(url_path)
     *folders, name = segments
     file_name = INDEX_FILE if name == "" else name + PAGE_SUFFIX
-    return PurePosixPath(*folders, file_name)
+    return "/".join((*folders, file_name))

@@ -48,7 +48,7 @@ from generator.model import (
     SiteContext,
     Skip,
 )
-from generator.paths import output_file, page_key, public_path
+from generator.paths import output_file, output_name, page_key, public_path
 from generator.plain_text import html_to_text, shorten
 from generator.shell_pages import SHELLS, Shell
 
@@ -517,9 +517,9 @@ def _draft_for(
 
 
 def _refuse_collisions(pages: Iterable[Page]) -> None:
-    by_file: dict[PurePosixPath, Page] = {}
+    by_file: dict[str, Page] = {}
     for page in pages:
-        file = page.file
+        file = output_name(page.path)
         earlier = by_file.get(file)
         if earlier is not None:
             raise PathCollision(

@@ -126,11 +126,12 @@ def finish_output(
 def write_page(folder: Path, page: RenderedPage, *, made: set[str] | None = None) -> WrittenPage:
     """One rendered page at its file under ``folder`` (never overwriting); ``made`` remembers
     the folders already created, so a writer of many pages does not ask again for each."""
+    file = page.file
     try:
-        size = _write_new(folder, page.file, page.html.encode("utf-8"), made)
+        size = _write_new(folder, file, page.html.encode("utf-8"), made)
     except PathCollision as exc:
         raise PathCollision(f"{page.path}: {exc}") from None
-    return WrittenPage(page.path, page.file, page.in_sitemap, page.lastmod, size)
+    return WrittenPage(page.path, file, page.in_sitemap, page.lastmod, size)
 
 
 def link_previous(

@@ -76,7 +76,7 @@ async def build_site(
     asks no API at all and renders the last crawl. Build state lives in ``--cache-dir``.
     """
     started = time.perf_counter()
-    with BuildProgress(console) as progress:
+    with _collecting_less(), BuildProgress(console) as progress:
         crawled = await crawl_catalog(config, progress, connect or _api)
         plan = plan_site(crawled.catalog, config.site_url)
         env = build_environment(config.templates)
@@ -94,10 +94,10 @@ async def build_site(
                 on_page=progress.rendered,
             )
         )
-    # Saved only once the new output is in place: state always describes what is there.
-    result.state.save(config.cache_dir)
-    if crawled.cache is not None and not config.from_cache:
-        crawled.cache.save()
+        # Saved only once the new output is in place: state always describes what is there.
+        result.state.save(config.cache_dir)
+        if crawled.cache is not None and not config.from_cache:
+            crawled.cache.save()
     counts = result.counts
     console.print(
         f"fetched {crawled.stats.requests} answers from the API "
@@ -131,19 +131,13 @@ class Crawled:
     reused: int  # answers taken from the crawl cache without a request
 
 
-async def crawl_catalog(config: BuildConfig, progress: BuildProgress, connect: Connect) -> Crawled:
-    """The catalog: from the API (reusing the crawl cache unless --full) or, with
-    --from-cache, from the last crawl alone."""
-    with _collecting_less():
-        return await _crawl_catalog(config, progress, connect)
-
-
 @contextmanager
 def _collecting_less() -> Iterator[None]:
-    """A crawl creates hundreds of thousands of small records and frees almost none of them:
-    at Python's default pace (a collection every 700 allocations) the cycle collector scans
-    them again and again, which costs a replay from the cache about half its time. Collect a
-    hundred times less often while crawling."""
+    """A build creates hundreds of thousands of small records (the catalog, then the plan's
+    pages) and frees almost none of them: at Python's default pace (a collection every 700
+    allocations) the cycle collector scans them again and again, which costs a replay from the
+    cache about half its time and the plan about a third of its own. Collect a hundred times
+    less often while building."""
     threshold = gc.get_threshold()
     gc.set_threshold(max(threshold[0], 70_000), *threshold[1:])
     try:
@@ -152,7 +146,9 @@ def _collecting_less() -> Iterator[None]:
         gc.set_threshold(*threshold)
 
 
-async def _crawl_catalog(config: BuildConfig, progress: BuildProgress, connect: Connect) -> Crawled:
+async def crawl_catalog(config: BuildConfig, progress: BuildProgress, connect: Connect) -> Crawled:
+    """The catalog: from the API (reusing the crawl cache unless --full) or, with
+    --from-cache, from the last crawl alone."""
     settings = CrawlSettings(concurrency=config.concurrency)
     if config.from_cache:
         cache = CrawlCache.open(config.cache_dir)

@@ -7,7 +7,7 @@ from pathlib import Path
 from generator.config import BUNDLED_THEME
 from generator.incremental import RenderInputs
 from generator.render import build_environment
-from generator.render_parallel import render_many, write_many
+from generator.render_parallel import map_pages, render_many, write_many
 from tests.generator.fixture_site import fixture_plan
 
 
@@ -58,3 +58,12 @@ def test_workers_write_the_files_the_single_process_writes(tmp_path: Path) -> No
     assert parallel == single
     assert [output.fingerprint for output in single[0]] == [inputs.fingerprint(p) for p in pages]
     assert sum(output.written.bytes for output in single[0]) == sum(map(len, single[1].values()))
+
+
+def test_fingerprints_across_processes_equal_those_of_one_process() -> None:
+    plan = fixture_plan()
+    pages = list(plan.pages) * 3
+    inputs = RenderInputs.of(plan, build_environment(BUNDLED_THEME), BUNDLED_THEME)
+    parallel = map_pages(inputs.fingerprint, pages, workers=2, min_pages=1, chunk=4)
+    assert parallel == [inputs.fingerprint(page) for page in pages]
+    assert len(set(parallel)) == len(plan.pages)  # each page its own; the copies agree
