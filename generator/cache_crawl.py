@@ -3,6 +3,7 @@
     CrawlCache.open(cache_dir) -> CrawlCache      (read once into memory)
     cache.lookup(key) -> CachedAnswer | None      (key: ``describe_endpoint(path, params)``)
     cache.store(key, answer)                      (remembered for the next build)
+    cache.settle()                                (the crawl is done: keep only what save needs)
     cache.save()                                  (after a successful build only)
     cache.reading(key, answer, name) / cache.add_reading(key, name, value)
                                                   (what the crawl read from an answer)
@@ -68,6 +69,17 @@ def encode_body(data: object) -> bytes:
     return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
+#: A stored answer: key, status, version, etag, body, readings.
+Row = tuple[str, int, str | None, str | None, bytes, bytes | None]
+
+
+@dataclass(frozen=True, slots=True)
+class _Changes:
+    whole: bool  # every answer, to a new file; else the difference to the file read
+    rows: list[Row]  # the answers to write
+    gone: list[tuple[str]]  # the keys to delete (the difference only)
+
+
 class CrawlCache:
     def __init__(
         self,
@@ -86,6 +98,7 @@ class CrawlCache:
         self._fresh: dict[str, tuple[bytes, dict[str, object]]] = {}
         self._from_file = from_file
         self._current: dict[str, CachedAnswer] = {}
+        self._settled: _Changes | None = None
         #: Answers of the last crawl used again as they are (no request, or no body sent).
         self.reused = 0
 
@@ -155,48 +168,77 @@ class CrawlCache:
             return self._blobs.get(key)
         return None
 
-    def save(self) -> None:
-        """Replace the stored answers by those of this crawl, in one transaction."""
-        if self._from_file and self.path.is_file():
-            self._save_changes()
-        else:
-            self._save_all()
-        self._previous = dict(self._current)
-        self._blobs = self._saved_blobs
+    def settle(self) -> None:
+        """Work out now what ``save`` will write, and let go of the rest.
+
+        Once the crawl is done the answers it reused as they were - their bodies and stored
+        readings, tens of MB per 10,000 products - are needed by nothing but ``save``, which
+        writes only what changed. A build settles its cache before planning and rendering, so
+        that memory serves them instead. Afterwards the cache answers no lookups: a further
+        crawl opens the file again."""
+        self._settled = self._changes()
+        self._previous = {}
+        self._blobs = {}
         self._loaded = {}
         self._fresh = {}
-        self._from_file = True
+        self._current = {}
 
-    def _save_changes(self) -> None:
-        """Write the difference to the file this cache was read from."""
-        gone = [(key,) for key in self._previous if key not in self._current]
-        changed = [
-            key
-            for key, answer in self._current.items()
-            if key in self._fresh or self._previous.get(key) != answer
-        ]
-        rows = [self._row(key) for key in changed]
-        self._saved_blobs = {key: blob for key, blob in self._blobs.items() if key in self._current}
-        self._saved_blobs.update((row[0], row[5]) for row in rows if row[5] is not None)
-        for row in rows:
-            if row[5] is None:
-                self._saved_blobs.pop(row[0], None)
+    def save(self) -> None:
+        """Replace the stored answers by those of this crawl, in one transaction."""
+        settled = self._settled
+        changes = settled if settled is not None else self._changes()
+        if changes.whole:
+            self._write_all(changes.rows)
+        else:
+            self._write_changes(changes)
+        self._from_file = True
+        if settled is not None:
+            self._settled = None
+            return
+        if changes.whole:
+            blobs = {row[0]: row[5] for row in changes.rows if row[5] is not None}
+        else:
+            blobs = {key: blob for key, blob in self._blobs.items() if key in self._current}
+            for row in changes.rows:
+                if row[5] is None:
+                    blobs.pop(row[0], None)
+                else:
+                    blobs[row[0]] = row[5]
+        self._previous = dict(self._current)
+        self._blobs = blobs
+        self._loaded = {}
+        self._fresh = {}
+
+    def _changes(self) -> _Changes:
+        """What ``save`` writes: the difference to the file this cache was read from, or every
+        answer to a new file (a cache that started empty, or one written by other code)."""
+        if self._from_file and self.path.is_file():
+            gone = [(key,) for key in self._previous if key not in self._current]
+            changed = [
+                key
+                for key, answer in self._current.items()
+                if key in self._fresh or self._previous.get(key) != answer
+            ]
+            return _Changes(False, [self._row(key) for key in changed], gone)
+        return _Changes(True, [self._row(key) for key in sorted(self._current)], [])
+
+    def _write_changes(self, changes: _Changes) -> None:
         db = sqlite3.connect(self.path)
         try:
             with db:  # one transaction: committed whole, or rolled back
                 db.execute("UPDATE meta SET code = ?", (READING_CODE,))
-                db.executemany("DELETE FROM answers WHERE key = ?", gone)
-                db.executemany("INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?, ?, ?)", rows)
+                db.executemany("DELETE FROM answers WHERE key = ?", changes.gone)
+                db.executemany(
+                    "INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?, ?, ?)", changes.rows
+                )
         finally:
             db.close()
 
-    def _save_all(self) -> None:
+    def _write_all(self, rows: list[Row]) -> None:
         """Write every answer to a new file, which then replaces the old one."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.path.with_name(self.path.name + ".tmp")
         tmp.unlink(missing_ok=True)
-        rows = [self._row(key) for key in sorted(self._current)]
-        self._saved_blobs = {row[0]: row[5] for row in rows if row[5] is not None}
         with sqlite3.connect(tmp) as db:
             db.execute("PRAGMA journal_mode=OFF")
             db.execute("CREATE TABLE meta (schema INTEGER, code TEXT)")
@@ -209,7 +251,7 @@ class CrawlCache:
         db.close()
         tmp.replace(self.path)  # atomic: a reader sees the old cache or the new one
 
-    def _row(self, key: str) -> tuple[str, int, str | None, str | None, bytes, bytes | None]:
+    def _row(self, key: str) -> Row:
         a = self._current[key]
         return (key, a.status, a.version, a.etag, a.body, self._blob(key, a))
 

@@ -96,7 +96,7 @@ async def build_site(
         )
         # Saved only once the new output is in place: state always describes what is there.
         result.state.save(config.cache_dir)
-        if crawled.cache is not None and not config.from_cache:
+        if crawled.cache is not None:
             crawled.cache.save()
     counts = result.counts
     console.print(
@@ -127,7 +127,7 @@ async def build_site(
 class Crawled:
     catalog: Catalog
     stats: ClientStats
-    cache: CrawlCache | None
+    cache: CrawlCache | None  # settled, to save once the output is in place; None offline
     reused: int  # answers taken from the crawl cache without a request
 
 
@@ -158,7 +158,7 @@ async def crawl_catalog(config: BuildConfig, progress: BuildProgress, connect: C
                 "run storefront build with the API once first"
             )
         catalog = await crawl(None, observer=progress, settings=settings, cache=cache)
-        return Crawled(catalog, ClientStats(), cache, reused=cache.reused)
+        return Crawled(catalog, ClientStats(), None, reused=cache.reused)
     cache = CrawlCache.empty(config.cache_dir) if config.full else CrawlCache.open(config.cache_dir)
     async with connect(config) as (http, key, windows):
         client = ApiClient(
@@ -168,6 +168,7 @@ async def crawl_catalog(config: BuildConfig, progress: BuildProgress, connect: C
             observer=progress,
         )
         catalog = await crawl(client, observer=progress, settings=settings, cache=cache)
+    cache.settle()  # what it no longer needs is freed for the plan and the render
     return Crawled(catalog, client.stats, cache, reused=cache.reused)
 
 

@@ -191,3 +191,40 @@ def test_readings_written_by_other_code_are_read_again(tmp_path: Path) -> None:
     cache.save()  # written anew, with this code's readings
     assert _tag(_tag_fetcher(CrawlCache.open(tmp_path), [])) == first
     assert len(READS) == 2
+
+
+def _stored(folder: Path) -> list[tuple[object, ...]]:
+    with sqlite3.connect(folder / CACHE_FILE) as db:
+        rows = db.execute("SELECT key, status, version, etag, body FROM answers ORDER BY key")
+        return [tuple(row) for row in rows]
+
+
+@pytest.mark.parametrize("start_empty", [False, True])
+def test_a_settled_cache_saves_what_an_unsettled_one_saves(
+    tmp_path: Path, start_empty: bool
+) -> None:
+    """A build settles its cache after the crawl (freeing the reused answers) and saves it at
+    the end: the file must be the one saving straight away gives, whether the save writes the
+    difference or a whole new file."""
+    first = CrawlCache.open(tmp_path / "seed")
+    fetcher = _fetcher(first, [])
+    for number in (1, 2, 3):
+        _get(fetcher, f"/products/{number}", "a")
+    first.save()
+    results = []
+    for settle in (False, True):
+        folder = tmp_path / str(settle)
+        folder.mkdir()
+        (folder / CACHE_FILE).write_bytes((tmp_path / "seed" / CACHE_FILE).read_bytes())
+        cache = CrawlCache.empty(folder) if start_empty else CrawlCache.open(folder)
+        fetcher = _fetcher(cache, [], etag='"v2"')
+        _get(fetcher, "/products/1", "a")  # reused as it was (unless the cache started empty)
+        _get(fetcher, "/products/2", "b")  # asked again; /products/3 goes away
+        _get(fetcher, "/store")  # new
+        if settle:
+            cache.settle()
+            assert cache.lookup("GET /products/1") is None  # let go of
+        cache.save()
+        results.append(_stored(folder))
+    assert results[0] == results[1]
+    assert [row[0] for row in results[1]] == ["GET /products/1", "GET /products/2", "GET /store"]
