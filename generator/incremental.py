@@ -128,6 +128,9 @@ class RecordingLinks(Links):
             self._ask(url)
         return self._inner.href(url)
 
+    def page_keys(self) -> frozenset[str]:
+        return self._inner.page_keys()
+
     def is_page(self, url_path: str) -> bool:
         self._ask(url_path)
         return self._inner.is_page(url_path)
@@ -154,8 +157,13 @@ class RecordingLinks(Links):
 
 
 def moved_urls(state: BuildState, links: Links) -> frozenset[int]:
-    """Indexes of the recorded urls whose href is not what the last build was told."""
+    """Indexes of the recorded urls whose href is not what the last build was told.
+
+    ``Links`` answers from the set of pages it knows alone: when that set is the last build's
+    (no page came or went, the common rebuild), no answer can have moved."""
     before = Links(state.linkable)
+    if before.same_pages(links):
+        return frozenset()
     return frozenset(
         index
         for index, url in enumerate(state.urls)

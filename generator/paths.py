@@ -22,6 +22,7 @@ file system.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from pathlib import PurePosixPath
@@ -45,10 +46,13 @@ _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 _PLAIN = re.compile(r"/[A-Za-z0-9\-._~!$&'()*+,;=:@/]*")
 
 
+@functools.lru_cache(maxsize=1 << 18)
 def decoded_segments(url_path: str) -> tuple[str, ...]:
     """The path's segments, percent-decoded (UTF-8) and NFC, after every safety check.
 
-    A trailing slash yields a last empty segment; ``/`` yields ``("",)``.
+    A trailing slash yields a last empty segment; ``/`` yields ``("",)``. Remembered (an unsafe
+    path raises again each time): a build asks about every page path several times - the plan,
+    the links, the file names, the sitemap - and a rebuild asks about all of them again.
     """
     if not isinstance(url_path, str) or not url_path:
         raise UnsafePath(f"empty page path {url_path!r}")

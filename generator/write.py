@@ -6,7 +6,8 @@ then replaces the output: rename the old folder aside, rename the new one in, de
 one. A build that fails or is interrupted before that point deletes its temporary folder and
 leaves the previous output as it was. Between the two renames the output path is briefly absent
 (there is no portable atomic exchange of two folders); a crash exactly there leaves the previous
-site in ``<out>.old-*``.
+site in ``<out>.old-*``. The old folder is deleted by a process of its own (``discard``), so the
+build returns as soon as the new output is in place.
 
 The writer re-derives each file from the page's url (``paths.output_file``), so it refuses unsafe
 paths itself, and refuses two pages at one file (``PathCollision``) including collisions only the
@@ -263,7 +264,49 @@ def _swap(staging: Path, target: Path) -> None:
     except OSError as exc:
         aside.rename(target)
         raise WriteError(f"cannot move the new output into {target}: {exc.strerror}") from None
-    shutil.rmtree(aside, ignore_errors=True)
+    discard(aside)
+
+
+_STDIO = (0, 1, 2)
+#: Deleters started by ``discard`` that may still run; reaped by the next call.
+_deleting: list[int] = []
+
+
+def discard(folder: Path) -> None:
+    """Delete ``folder`` in the background: ``rm -rf`` in a process of its own, which goes on
+    after the build exits.
+
+    The replaced output is not part of the site any more, and deleting a large one (tens of
+    thousands of files) takes the kernel seconds: the build need not wait for it. Where no
+    ``rm`` can be started the folder is deleted here, before the build returns."""
+    _reap()
+    rm = shutil.which("rm")
+    if rm is not None and hasattr(os, "posix_spawn"):
+        try:
+            pid = os.posix_spawn(
+                rm,
+                [rm, "-rf", "--", os.fspath(folder)],
+                os.environ,
+                file_actions=[(os.POSIX_SPAWN_OPEN, fd, os.devnull, os.O_RDWR, 0) for fd in _STDIO],
+                setsid=True,  # not stopped by a Ctrl-C meant for the build
+            )
+        except OSError:
+            pass
+        else:
+            _deleting.append(pid)
+            return
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def _reap() -> None:
+    """Collect the deleters that have finished (no zombies in a long ``storefront watch``)."""
+    for pid in list(_deleting):
+        try:
+            done, _ = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            done = pid
+        if done:
+            _deleting.remove(pid)
 
 
 def _write_new(

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import stat
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from generator import write as write_module
 from generator.errors import PathCollision, UnsafePath, WriteError
 from generator.render import RenderedPage
 from generator.write import MARKER_FILE, write_site
@@ -66,6 +68,34 @@ def test_a_rebuild_replaces_the_previous_output(tmp_path: Path) -> None:
     write_site([page("/"), page("/old")], out)
     write_site([page("/"), page("/new")], out)
     assert files_under(out) == {"index.html", "new.html", ".nojekyll", "_headers", MARKER_FILE}
+
+
+def test_the_replaced_output_is_deleted_in_the_background(tmp_path: Path) -> None:
+    """The swap hands the previous output to a deleter process of its own: the build does not
+    wait for it, the new output is complete at once, and the old folder goes away."""
+    out = tmp_path / "out"
+    write_site([page("/", "old"), *(page(f"/p/{n}") for n in range(200))], out)
+    write_site([page("/", "new")], out)
+    assert (out / "index.html").read_text() == "new"
+    assert files_under(out) == {"index.html", ".nojekyll", "_headers", MARKER_FILE}
+    deadline = time.monotonic() + 30
+    while sorted(p.name for p in tmp_path.iterdir()) != ["out"]:
+        assert time.monotonic() < deadline, f"left behind: {list(tmp_path.iterdir())}"
+        time.sleep(0.05)
+    while write_module._deleting:  # the finished deleter is collected: no zombie is kept
+        assert time.monotonic() < deadline, "the deleter did not end"
+        write_module._reap()
+        time.sleep(0.05)
+
+
+def test_without_a_deleter_process_the_old_output_is_deleted_before_returning(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(write_module.shutil, "which", lambda name: None)
+    out = tmp_path / "out"
+    write_site([page("/", "old")], out)
+    write_site([page("/", "new")], out)
+    assert [p.name for p in tmp_path.iterdir()] == ["out"]
 
 
 def test_failed_build_keeps_the_previous_output_intact(tmp_path: Path) -> None:
