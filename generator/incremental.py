@@ -38,7 +38,7 @@ from generator.theme import asset_files
 
 STATE_FILE = "pages.pickle"
 #: Bumped whenever the stored shape changes; another value means a full render.
-STATE_VERSION = 1
+STATE_VERSION = 2
 _GENERATOR_DIR = Path(__file__).resolve().parent
 
 
@@ -69,6 +69,8 @@ class BuildState:
     pages: Mapping[str, PageRecord]  # by page path
     urls: tuple[str, ...]  # every url any page asked ``href`` about
     linkable: tuple[str, ...]  # the page paths of that build (what ``Links`` knew)
+    #: The files it wrote besides pages (assets, sitemap, host and public files, the marker).
+    extra_files: tuple[str, ...] = ()
 
     @staticmethod
     def load(cache_dir: Path) -> BuildState | None:
@@ -81,6 +83,11 @@ class BuildState:
         if version != STATE_VERSION or not isinstance(state, BuildState):
             return None
         return state
+
+    @staticmethod
+    def forget(cache_dir: Path) -> None:
+        """No records: the output is about to change (a build that stops now renders whole)."""
+        (cache_dir / STATE_FILE).unlink(missing_ok=True)
 
     def save(self, cache_dir: Path) -> None:
         cache_dir.mkdir(parents=True, exist_ok=True)

@@ -1,15 +1,21 @@
 """Write the site, re-rendering only pages whose inputs moved: ``write_incremental(...)``.
 
-Same staging folder and swap as ``write.write_site`` (a failed build leaves the previous output
-intact). Each page of the plan either takes over its file from the previous output (a hard link:
-its record in ``BuildState`` matches - see ``incremental``) or is rendered anew, across processes
-when there are many (``render_parallel``: the workers write the files themselves). A full build
-fingerprints its pages in those workers too; an incremental one first, to choose (across
-processes as well). Pages the plan no longer has are simply not carried over, so a deleted
-product loses its page, and - the sitemap being written from the pages of this plan - its
-sitemap entry. Assets, sitemap, host files and the marker are written as in a full build.
-With no usable state (first build, ``--full``, another output folder) every page renders, which
-is the full build: one code path, so both give the same bytes.
+Each page of the plan either keeps its file from the previous output (its record in
+``BuildState`` matches - see ``incremental``) or is rendered anew into a staging folder beside
+the output, across processes when there are many (``render_parallel``: the workers write the
+files themselves). A full build fingerprints its pages in those workers too; an incremental one
+first, to choose (across processes as well). Assets, sitemap, host files and the marker are
+staged as in a full build. Nothing in the output changes until everything is staged: a failed
+build leaves the previous output intact.
+
+Then, when the previous output is the one the records describe, the staged files replace their
+old versions in place and the files this build no longer writes are deleted (``write_in_place``:
+a deleted product loses its page, and - the sitemap being written from the pages of this plan -
+its sitemap entry), so a rebuild's writing costs what changed, not the store. Otherwise (first
+build, ``--full``, another output folder, a staged file that cannot take its place) the staging
+folder becomes the whole new output, taking over unchanged pages by hard link, and is swapped in
+(``write``). Every page renders when there is no usable state, which is the full build: one code
+path, so both give the same bytes.
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ from generator.incremental import (
     asks_about,
     moved_urls,
 )
+from generator.paths import output_name
 from generator.render_parallel import map_pages, write_many
 from generator.site_plan import SitePlan
 from generator.sitemap import SitemapLimits
@@ -39,8 +46,10 @@ from generator.write import (
     WrittenPage,
     finish_output,
     link_previous,
-    staged_output,
+    staging_beside,
+    swap_in,
 )
+from generator.write_in_place import commit_in_place, fits, staged_files
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +78,10 @@ def write_incremental(
     public_dir: Path | None = None,
     sitemap_limits: SitemapLimits | None = None,
     on_page: Callable[[], None] | None = None,
+    before_commit: Callable[[], None] | None = None,
 ) -> IncrementalResult:
+    """Render what moved and put the output in place; ``before_commit`` runs just before an
+    in-place update starts changing the output (the build forgets its page records then)."""
     started = time.perf_counter()
     inputs = RenderInputs.of(plan, env, theme_dir)
     previous_out = out_dir.resolve()
@@ -96,8 +108,8 @@ def write_incremental(
 
     records: dict[str, PageRecord] = {}
     written: list[WrittenPage] = []
-    folders: set[str] = set()  # folders of the staging output already made
-    with staged_output(out_dir) as staging:
+    with staging_beside(out_dir) as (staging, target):
+        # The pages that moved, staged; those taken over stay where they are for now.
         outputs = write_many(
             plan,
             to_render,
@@ -109,7 +121,6 @@ def write_incremental(
         for index, (page, record) in enumerate(zip(plan.pages, reused, strict=True)):
             if record is not None:
                 file = files[index]
-                link_previous(staging, previous_out, file, made=folders)
                 written.append(
                     WrittenPage(page.path, file, page.in_sitemap, page.lastmod, record.bytes)
                 )
@@ -132,11 +143,13 @@ def write_incremental(
             site_url=plan.site_url,
             sitemap_limits=sitemap_limits,
         )
+        _replace(staging, target, state, written, report, before_commit=before_commit)
     new_state = BuildState(
         out_dir=str(previous_out),
         pages=records,
         urls=tuple(table.urls),
         linkable=tuple(p.path for p in plan.pages if p.kind != "not_found"),
+        extra_files=report.extra_files,
     )
     removed = len(set(state.pages) - set(records)) if state is not None else 0
     counts = RenderCounts(
@@ -146,6 +159,36 @@ def write_incremental(
         seconds=time.perf_counter() - started,
     )
     return IncrementalResult(report=report, state=new_state, counts=counts)
+
+
+def _replace(
+    staging: Path,
+    target: Path,
+    state: BuildState | None,
+    written: list[WrittenPage],
+    report: WriteReport,
+    *,
+    before_commit: Callable[[], None] | None,
+) -> None:
+    """Put ``staging`` in place: in place of the changed files when the last build's output is
+    there (``write_in_place``), else as a whole new output that takes over the unchanged pages
+    by hard link."""
+    staged = staged_files(staging)
+    if state is not None:
+        now = {page.file.as_posix() for page in written} | set(report.extra_files)
+        before = {output_name(path) for path in state.pages} | set(state.extra_files)
+        gone = before - now
+        if fits(target, staged, gone):
+            if before_commit is not None:
+                before_commit()
+            commit_in_place(staging, target, staged, gone)
+            return
+    staged_set = set(staged)
+    folders: set[str] = set()  # folders of the staging output already made
+    for page in written:
+        if page.file.as_posix() not in staged_set:
+            link_previous(staging, target, page.file, made=folders)
+    swap_in(staging, target)
 
 
 def _usable(state: BuildState | None, previous_out: Path) -> BuildState | None:

@@ -57,6 +57,9 @@ class WriteReport:
     files: int  # every file written: pages, assets, sitemap files, robots.txt, markers
     bytes: int
     sitemap_files: tuple[str, ...]
+    #: Every file besides the pages (assets, public files, sitemap, host files, the marker),
+    #: relative to the output, in POSIX form.
+    extra_files: tuple[str, ...] = ()
 
 
 def write_site(
@@ -103,10 +106,11 @@ def finish_output(
     Shared by the full writer and the incremental one (``incremental_write``), so both
     produce the same files from the same pages."""
     sizes = [p.bytes for p in written]
+    extras: list[str] = []
     if theme_dir is not None:
-        sizes += copy_assets(staging, theme_dir)
+        sizes += copy_assets(staging, theme_dir, extras)
     if public_dir is not None:
-        sizes += copy_public(staging, public_dir)
+        sizes += copy_public(staging, public_dir, extras)
     sitemap_names: list[str] = []
     if site_url is not None:
         for name, content in sitemap_files(written, site_url, sitemap_limits):
@@ -114,13 +118,16 @@ def finish_output(
             sitemap_names.append(name)
     for name, content in host_files():
         sizes.append(_write_new(staging, PurePosixPath(name), content))
+        extras.append(name)
     sizes.append(_write_new(staging, PurePosixPath(MARKER_FILE), MARKER_TEXT))
+    extras += [*sitemap_names, MARKER_FILE]
     return WriteReport(
         out_dir=out_dir,
         pages=written,
         files=len(sizes),
         bytes=sum(sizes),
         sitemap_files=tuple(sitemap_names),
+        extra_files=tuple(extras),
     )
 
 
@@ -179,15 +186,19 @@ def write_pages(folder: Path, pages: Iterable[RenderedPage]) -> tuple[WrittenPag
     return tuple(written)
 
 
-def copy_assets(folder: Path, theme_dir: Path) -> list[int]:
-    """The theme's static files under ``folder/_assets/``; returns their sizes."""
-    return [
-        _write_new(folder, PurePosixPath(ASSETS_OUTPUT_FOLDER) / published, source.read_bytes())
-        for published, source in asset_files(theme_dir)
-    ]
+def copy_assets(folder: Path, theme_dir: Path, names: list[str] | None = None) -> list[int]:
+    """The theme's static files under ``folder/_assets/``; returns their sizes (and adds their
+    relative names to ``names``)."""
+    sizes: list[int] = []
+    for published, source in asset_files(theme_dir):
+        relative = PurePosixPath(ASSETS_OUTPUT_FOLDER) / published
+        sizes.append(_write_new(folder, relative, source.read_bytes()))
+        if names is not None:
+            names.append(relative.as_posix())
+    return sizes
 
 
-def copy_public(folder: Path, public_dir: Path) -> list[int]:
+def copy_public(folder: Path, public_dir: Path, names: list[str] | None = None) -> list[int]:
     """Every file of ``public_dir`` at the same relative path under ``folder`` (favicon.ico,
     .well-known/...); a file that a page, an asset or another file already took is refused."""
     sizes: list[int] = []
@@ -198,23 +209,40 @@ def copy_public(folder: Path, public_dir: Path) -> list[int]:
                 sizes.append(_write_new(folder, relative, source.read_bytes()))
             except PathCollision as exc:
                 raise PathCollision(f"publicDir {public_dir}: {exc}") from None
+            if names is not None:
+                names.append(relative.as_posix())
     return sizes
 
 
 @contextmanager
 def staged_output(out_dir: Path) -> Iterator[Path]:
     """A fresh folder beside ``out_dir`` that replaces it when the block ends without error."""
+    with staging_beside(out_dir) as (staging, target):
+        yield staging
+        swap_in(staging, target)
+
+
+@contextmanager
+def staging_beside(out_dir: Path) -> Iterator[tuple[Path, Path]]:
+    """(a fresh folder beside ``out_dir``, the real output folder), the output checked to be
+    safe to replace; the fresh folder is deleted when the block raises, and afterwards unless
+    the block moved it away (``swap_in``)."""
     target = _usable_target(out_dir)
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f"{target.name}.tmp-", dir=target.parent))
     try:
         staging.chmod(_FOLDER_MODE)  # mkdtemp makes it private; a web server must read it
-        yield staging
-        _carry_over_hidden(target, staging)
-        _swap(staging, target)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
+        yield staging, target
+    finally:
+        if staging.exists():
+            shutil.rmtree(staging, ignore_errors=True)
+
+
+def swap_in(staging: Path, target: Path) -> None:
+    """``staging`` becomes the output ``target``; the previous output goes (hidden entries of
+    its root are carried over)."""
+    _carry_over_hidden(target, staging)
+    _swap(staging, target)
 
 
 def _usable_target(out_dir: Path) -> Path:

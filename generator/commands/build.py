@@ -92,6 +92,7 @@ async def build_site(
                 workers=config.workers,
                 public_dir=_public_dir(config),
                 on_page=progress.rendered,
+                before_commit=lambda: BuildState.forget(config.cache_dir),
             )
         )
         # Saved only once the new output is in place: state always describes what is there.

@@ -174,10 +174,10 @@ def build(store: DemoStore | None, config: BuildConfig) -> tuple[BuildSummary, s
     return summary, printed.getvalue()
 
 
-def folder_bytes(root: Path) -> dict[str, bytes]:
-    """Every file under ``root`` by relative path, with its bytes."""
+def folder_bytes(root: Path) -> dict[str, bytes | None]:
+    """Every file under ``root`` by relative path, with its bytes; every folder, with None (so
+    a folder left empty by a rebuild, which a full build would not make, shows)."""
     return {
-        path.relative_to(root).as_posix(): path.read_bytes()
+        path.relative_to(root).as_posix(): path.read_bytes() if path.is_file() else None
         for path in sorted(root.rglob("*"))
-        if path.is_file()
     }
