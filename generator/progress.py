@@ -3,10 +3,15 @@
 ``BuildProgress`` implements the client's and the crawl's observer protocols, so the crawl layers
 never know how (or whether) progress is displayed. On a terminal it draws rich progress bars; in
 CI (no terminal) it prints a line per phase and per wait instead of redrawing.
+
+Counting is local: a large build reports hundreds of thousands of items, and each rich update
+takes a lock and records a speed sample. The bars are brought up to date at most every
+``REFRESH_SECONDS`` (rich redraws ten times a second anyway) and once more at the end.
 """
 
 from __future__ import annotations
 
+import time
 from types import TracebackType
 
 from rich.console import Console
@@ -22,6 +27,8 @@ from rich.progress import (
 
 from generator.client.observer import WaitReason
 from generator.model import Skip
+
+REFRESH_SECONDS = 0.05
 
 
 class BuildProgress:
@@ -45,6 +52,8 @@ class BuildProgress:
         self._phases: dict[str, TaskID] = {}
         self._request_count = 0
         self._errors = 0
+        self._done: dict[TaskID, int] = {}  # items done per phase, not yet shown
+        self._shown_at = 0.0
 
     def __enter__(self) -> BuildProgress:
         self._progress.__enter__()
@@ -57,15 +66,34 @@ class BuildProgress:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
+        self._show()
         self._progress.__exit__(exc_type, exc, tb)
+
+    def _due(self) -> bool:
+        """Whether the bars should be brought up to date now (never when nothing is drawn)."""
+        if not self._live:
+            return False
+        now = time.monotonic()
+        if now - self._shown_at < REFRESH_SECONDS:
+            return False
+        self._shown_at = now
+        return True
+
+    def _show(self) -> None:
+        if not self._live:
+            return
+        note = f"{self._errors} failed" if self._errors else ""
+        self._progress.update(self._requests, completed=self._request_count, note=note)
+        for task, count in self._done.items():
+            self._progress.update(task, completed=count)
 
     # ClientObserver
     def request_done(self, endpoint: str, status: int, seconds: float) -> None:
         self._request_count += 1
         if status == 0 or status >= 400:
             self._errors += 1
-        note = f"{self._errors} failed" if self._errors else ""
-        self._progress.update(self._requests, completed=self._request_count, note=note)
+        if self._due():
+            self._show()
 
     def waiting(self, seconds: float, reason: WaitReason) -> None:
         if seconds < 1:
@@ -85,7 +113,8 @@ class BuildProgress:
             size = f" ({total})" if total is not None else ""
             self.console.print(f"{phase}{size}…")
         if phase not in self._phases:
-            self._phases[phase] = self._progress.add_task(phase, total=total, note="")
+            task = self._phases[phase] = self._progress.add_task(phase, total=total, note="")
+            self._done[task] = 0
         else:
             self._progress.update(self._phases[phase], total=total)
 
@@ -94,7 +123,9 @@ class BuildProgress:
         if task is None:
             self.phase_started(phase, None)
             task = self._phases[phase]
-        self._progress.advance(task)
+        self._done[task] += 1
+        if self._due():
+            self._show()
 
     def skipped(self, skip: Skip) -> None:
         return None  # listed once in the summary, not twice
