@@ -37,7 +37,14 @@ from generator.client import paging
 _PACKAGE = Path(__file__).resolve().parent
 #: The modules whose code shapes a reading: the records, their decoding, the list envelope and
 #: how the fetcher reads answers.
-_SHAPING = ("model.py", "normalize.py", "wire_values.py", "client/paging.py", "crawl_fetch.py")
+_SHAPING = (
+    "model.py",
+    "normalize.py",
+    "plain_text.py",
+    "wire_values.py",
+    "client/paging.py",
+    "crawl_fetch.py",
+)
 
 
 def _code_digest() -> str:

@@ -74,6 +74,9 @@ class Product:
     published_at: datetime | None
     variants: tuple[Variant, ...] = ()
     related: tuple[ProductCard, ...] = ()
+    #: The visible text of ``description_html``, worked out once when the answer is read (and
+    #: kept with it in the crawl cache); None when not worked out.
+    description_text: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -43,6 +43,7 @@ from generator.model import (
     Tag,
     Variant,
 )
+from generator.plain_text import html_to_text
 from generator.wire_values import (
     Wire,
     array,
@@ -167,9 +168,10 @@ def product(
     category_ids = int_array(record, "category_ids", what)
     if not category_ids and card.category_id is not None:
         category_ids = (card.category_id,)
+    description_html = opt_str(record, "description_html", what)
     return Product(
         card=card,
-        description_html=opt_str(record, "description_html", what),
+        description_html=description_html,
         images=_images(record.get("images"), what),
         category_ids=category_ids,
         brand=brand,
@@ -179,6 +181,7 @@ def product(
         published_at=timestamp(record.get("published_at"), f"{what}: published_at"),
         variants=variants,
         related=related,
+        description_text=html_to_text(description_html),
     )
 
 

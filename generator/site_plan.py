@@ -289,7 +289,7 @@ class _Drafts:
             product,
             name=card.name,
             meta_title=product.meta_title,
-            descriptions=[product.meta_description, html_to_text(product.description_html)],
+            descriptions=[product.meta_description, product_text(product)],
             lastmod=card.updated_at,
             breadcrumb=(_home_crumb(), *trail, BreadcrumbItem(card.name, path)),
             image_url=next(iter(product_image_urls(product)), None),
@@ -449,6 +449,13 @@ class _Drafts:
             trail.insert(0, BreadcrumbItem(current.name, current.url))
             current = self.categories.get(current.parent_id) if current.parent_id else None
         return tuple(trail)
+
+
+def product_text(product: Product) -> str:
+    """The visible text of the product's description (worked out when its answer was read)."""
+    if product.description_text is not None:
+        return product.description_text
+    return html_to_text(product.description_html)
 
 
 def product_image_urls(product: Product) -> list[str]:

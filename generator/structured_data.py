@@ -14,8 +14,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from generator.model import Article, Product, Store
-from generator.plain_text import html_to_text, shorten
-from generator.site_plan import Page, SitePlan, product_image_urls
+from generator.plain_text import shorten
+from generator.site_plan import Page, SitePlan, product_image_urls, product_text
 
 JsonObject = dict[str, object]
 
@@ -81,7 +81,7 @@ def product(plan: SitePlan, page: Page, item: Product) -> JsonObject:
     images = [_absolute_image(plan, url) for url in product_image_urls(item)]
     if any(images):
         data["image"] = [i for i in images if i]
-    description = html_to_text(item.description_html) or (item.meta_description or "")
+    description = product_text(item) or (item.meta_description or "")
     if description:
         data["description"] = shorten(description, DESCRIPTION_LENGTH)
     if item.sku:

@@ -154,6 +154,14 @@ def test_product_detail_reads_nested_fields() -> None:
     assert product.category_ids == (3,)  # the card's category when the list is absent
 
 
+def test_product_detail_carries_the_visible_text_of_its_description() -> None:
+    product = normalize.product(
+        {"id": 1, "name": "Áo", "description_html": "<p>Vải <b>cotton</b></p><p>Mềm &amp; mát</p>"}
+    )
+    assert product.description_text == "Vải cotton Mềm & mát"
+    assert normalize.product({"id": 2, "name": "Quần"}).description_text == ""
+
+
 def test_variant_options_keep_wire_order() -> None:
     variant = normalize.variant(
         {"id": 1, "product_id": 2, "options": {"Màu": "Đỏ", "Size": "M"}, "price": "1000"}
