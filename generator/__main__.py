@@ -1,5 +1,5 @@
 """`python -m generator ...` is the `storefront` command."""
 
-from generator.cli import main
+from generator.cli import entry
 
-raise SystemExit(main())
+entry()

@@ -213,4 +213,7 @@ def _float_after(text: str, marker: str) -> float:
 
 
 if __name__ == "__main__":
+    from generator.cli import quick_exit
+
     print(json.dumps(run_build(json.loads(sys.argv[1]))))
+    quick_exit(0)  # as `storefront build` ends
