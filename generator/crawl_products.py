@@ -10,11 +10,16 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping, Sequence
 
+import anyio.lowlevel
+
 from generator import normalize
 from generator.crawl_fetch import MISSING, Fetcher, gather_limited
 from generator.crawl_observer import CrawlObserver, SkipLog
 from generator.crawl_related import cards_by_category, related_products
 from generator.model import Product, ProductCard, Variant
+
+#: Products replayed between two turns of the other crawl jobs.
+REPLAY_SLICE = 250
 
 
 async def product_details(
@@ -49,9 +54,13 @@ async def product_details(
         observer.item_done("products")
         return product, tuple(variants or ())
 
-    # Details the cache replays as they are need no task each: the bulk of a rebuild.
+    # Details the cache replays as they are need no task each: the bulk of a rebuild. The replay
+    # is plain CPU work; it gives way now and then, so that the crawl's other jobs send their
+    # requests and read their answers meanwhile instead of waiting for all of it.
     replayed: dict[int, tuple[Product, tuple[Variant, ...]]] = {}
-    for product_id in ids:
+    for position, product_id in enumerate(ids):
+        if position % REPLAY_SLICE == 0:
+            await anyio.lowlevel.checkpoint()
         version = versions.get(product_id)
         cached = fetcher.replayed(f"/products/{product_id}", normalize.product, version=version)
         if cached is MISSING:
@@ -81,3 +90,4 @@ async def product_details(
         )
         for product, variants in (entry for entry in found if entry is not None)
     ]
+
