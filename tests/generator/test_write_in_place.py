@@ -56,6 +56,12 @@ def _price_change(store: DemoStore) -> None:
     store.set_price(store.ids(Entity.PRODUCT)[0], 654_000)
 
 
+def _full_build(store: DemoStore, folder: Path) -> dict[str, bytes | None]:
+    """What a --full build of the store's data now writes (beside the incremental output)."""
+    build(store, config_for(folder, out="full", cache="full-cache", full=True))
+    return folder_bytes(folder / "full")
+
+
 def test_a_rebuild_keeps_the_output_folder_and_its_unchanged_files(tmp_path: Path) -> None:
     store = DemoStore(tmp_path, products=8)
     try:
@@ -66,12 +72,12 @@ def test_a_rebuild_keeps_the_output_folder_and_its_unchanged_files(tmp_path: Pat
         before = folder_bytes(out)
         _price_change(store)
         build(store, config_for(tmp_path))
-        build(store, config_for(tmp_path, out="full", cache="full-cache", full=True))
+        full = _full_build(store, tmp_path)
     finally:
         store.close()
     assert out.stat().st_ino == folder_inode  # updated in place, not swapped
     after = folder_bytes(out)
-    assert after == folder_bytes(tmp_path / "full")
+    assert after == full
     changed = {name for name in after if before.get(name) != after[name]}
     assert changed and "sitemap.xml" in changed
     for path, inode in inodes.items():
@@ -120,11 +126,11 @@ def test_an_interrupted_update_is_followed_by_a_whole_build(
                 build(store, config_for(tmp_path))
         assert not (tmp_path / "cache" / STATE_FILE).exists()  # forgotten before the update
         _, printed = build(store, config_for(tmp_path))
-        build(store, config_for(tmp_path, out="full", cache="full-cache", full=True))
+        full = _full_build(store, tmp_path)
     finally:
         store.close()
     assert "kept 0" in printed  # no records: every page rendered again
-    assert folder_bytes(tmp_path / "out") == folder_bytes(tmp_path / "full")
+    assert folder_bytes(tmp_path / "out") == full
 
 
 def test_a_file_that_cannot_be_updated_in_place_makes_a_whole_new_output(tmp_path: Path) -> None:
@@ -137,8 +143,8 @@ def test_a_file_that_cannot_be_updated_in_place_makes_a_whole_new_output(tmp_pat
         (out / "sitemap.xml").unlink()
         (out / "sitemap.xml").mkdir()  # a folder where the build writes a file
         build(store, config_for(tmp_path))
-        build(store, config_for(tmp_path, out="full", cache="full-cache", full=True))
+        full = _full_build(store, tmp_path)
     finally:
         store.close()
     assert out.stat().st_ino != folder_inode  # swapped in whole
-    assert folder_bytes(out) == folder_bytes(tmp_path / "full")
+    assert folder_bytes(out) == full
