@@ -90,4 +90,3 @@ async def product_details(
         )
         for product, variants in (entry for entry in found if entry is not None)
     ]
-

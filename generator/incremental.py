@@ -173,7 +173,7 @@ def moved_urls(state: BuildState, links: Links) -> frozenset[int]:
     ``Links`` answers from the set of pages it knows alone: when that set is the last build's
     (no page came or went, the common rebuild), no answer can have moved."""
     before = Links(state.linkable)
-    if before.same_pages(links):
+    if before.page_keys() == links.page_keys():
         return frozenset()
     return frozenset(
         index

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -49,7 +49,7 @@ from generator.write import (
     staging_beside,
     swap_in,
 )
-from generator.write_in_place import commit_in_place, fits, staged_files
+from generator.write_in_place import commit_in_place, fits
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,7 +143,26 @@ def write_incremental(
             site_url=plan.site_url,
             sitemap_limits=sitemap_limits,
         )
-        _replace(staging, target, state, written, report, before_commit=before_commit)
+        # Staged: the pages rendered now and the files besides pages. They replace their old
+        # versions in place when the last build's output is there (``write_in_place``); else the
+        # staging folder, given the unchanged pages, becomes the whole new output.
+        staged = [
+            done.file.as_posix()
+            for done, record in zip(written, reused, strict=True)
+            if record is None
+        ]
+        staged += report.extra_files
+        gone = _gone(state, written, records, report.extra_files) if state is not None else set()
+        if state is not None and fits(target, staged, gone):
+            if before_commit is not None:
+                before_commit()
+            commit_in_place(staging, target, staged, gone)
+        else:
+            folders: set[str] = set()  # folders of the staging output already made
+            for done, record in zip(written, reused, strict=True):
+                if record is not None:  # taken over unchanged: a hard link
+                    link_previous(staging, target, done.file, made=folders)
+            swap_in(staging, target)
     new_state = BuildState(
         out_dir=str(previous_out),
         pages=records,
@@ -161,34 +180,21 @@ def write_incremental(
     return IncrementalResult(report=report, state=new_state, counts=counts)
 
 
-def _replace(
-    staging: Path,
-    target: Path,
-    state: BuildState | None,
+def _gone(
+    state: BuildState,
     written: list[WrittenPage],
-    report: WriteReport,
-    *,
-    before_commit: Callable[[], None] | None,
-) -> None:
-    """Put ``staging`` in place: in place of the changed files when the last build's output is
-    there (``write_in_place``), else as a whole new output that takes over the unchanged pages
-    by hard link."""
-    staged = staged_files(staging)
-    if state is not None:
-        now = {page.file.as_posix() for page in written} | set(report.extra_files)
-        before = {output_name(path) for path in state.pages} | set(state.extra_files)
-        gone = before - now
-        if fits(target, staged, gone):
-            if before_commit is not None:
-                before_commit()
-            commit_in_place(staging, target, staged, gone)
-            return
-    staged_set = set(staged)
-    folders: set[str] = set()  # folders of the staging output already made
-    for page in written:
-        if page.file.as_posix() not in staged_set:
-            link_previous(staging, target, page.file, made=folders)
-    swap_in(staging, target)
+    records: Mapping[str, PageRecord],
+    extra_files: tuple[str, ...],
+) -> set[str]:
+    """The files the last build wrote that this one does not: pages that went away (unless a
+    page of this build, spelt otherwise, has the same file) and files besides pages."""
+    extras = set(extra_files)
+    removed = [output_name(path) for path in state.pages.keys() - records.keys()]
+    removed += [name for name in state.extra_files if name not in extras]
+    if not removed:
+        return set()
+    now = {page.file.as_posix() for page in written} | extras
+    return {name for name in removed if name not in now}
 
 
 def _usable(state: BuildState | None, previous_out: Path) -> BuildState | None:

@@ -46,10 +46,6 @@ class Links:
         self._hrefs[url] = found
         return found
 
-    def same_pages(self, other: Links) -> bool:
-        """Whether ``other`` knows exactly these pages (and so answers every url alike)."""
-        return self.page_keys() == other.page_keys()
-
     def page_keys(self) -> frozenset[str]:
         """The ``page_key`` of every page this build writes."""
         return self._keys

@@ -1,4 +1,4 @@
-"""Update an output in place: ``commit_in_place(staging, out, gone=...)``.
+"""Update an output in place: ``fits(out, files, gone)``, then ``commit_in_place(...)``.
 
 An incremental build renders only the pages whose inputs moved. Building a whole new output to
 swap in would still cost it work in proportion to the store (a link for every unchanged page,
@@ -28,16 +28,6 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from generator.errors import WriteError
-
-
-def staged_files(staging: Path) -> list[str]:
-    """Every file under ``staging``, relative, in POSIX form (the build writes no symlinks)."""
-    found: list[str] = []
-    for root, _folders, files in os.walk(staging):
-        relative = os.path.relpath(root, staging)
-        prefix = "" if relative == "." else relative.replace(os.sep, "/") + "/"
-        found += [prefix + name for name in files]
-    return found
 
 
 def fits(out: Path, files: Iterable[str], gone: Iterable[str] = ()) -> bool:
