@@ -186,21 +186,21 @@ def write_pages(folder: Path, pages: Iterable[RenderedPage]) -> tuple[WrittenPag
     return tuple(written)
 
 
-def copy_assets(folder: Path, theme_dir: Path, names: list[str] | None = None) -> list[int]:
-    """The theme's static files under ``folder/_assets/``; returns their sizes (and adds their
-    relative names to ``names``)."""
+def copy_assets(folder: Path, theme_dir: Path, names: list[str]) -> list[int]:
+    """The theme's static files under ``folder/_assets/``; returns their sizes and adds their
+    relative names to ``names``."""
     sizes: list[int] = []
     for published, source in asset_files(theme_dir):
         relative = PurePosixPath(ASSETS_OUTPUT_FOLDER) / published
         sizes.append(_write_new(folder, relative, source.read_bytes()))
-        if names is not None:
-            names.append(relative.as_posix())
+        names.append(relative.as_posix())
     return sizes
 
 
-def copy_public(folder: Path, public_dir: Path, names: list[str] | None = None) -> list[int]:
+def copy_public(folder: Path, public_dir: Path, names: list[str]) -> list[int]:
     """Every file of ``public_dir`` at the same relative path under ``folder`` (favicon.ico,
-    .well-known/...); a file that a page, an asset or another file already took is refused."""
+    .well-known/...), its name added to ``names``; a file that a page, an asset or another file
+    already took is refused."""
     sizes: list[int] = []
     for source in sorted(public_dir.rglob("*")):
         if source.is_file():
@@ -209,8 +209,7 @@ def copy_public(folder: Path, public_dir: Path, names: list[str] | None = None) 
                 sizes.append(_write_new(folder, relative, source.read_bytes()))
             except PathCollision as exc:
                 raise PathCollision(f"publicDir {public_dir}: {exc}") from None
-            if names is not None:
-                names.append(relative.as_posix())
+            names.append(relative.as_posix())
     return sizes
 
 
