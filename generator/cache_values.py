@@ -44,6 +44,8 @@ _SHAPING = (
     "wire_values.py",
     "client/paging.py",
     "crawl_fetch.py",
+    "crawl_products.py",
+    "product_pack.py",
 )
 
 
@@ -84,18 +86,27 @@ _DISPATCH: Mapping[type, Callable[[Any], Any]] = {
 }
 
 
-def dump_readings(readings: Mapping[str, object]) -> bytes:
+def dump_records(value: object) -> bytes:
+    """``value`` pickled, its model records as calls of their classes."""
     buffer = io.BytesIO()
     pickler = pickle.Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL)
     pickler.dispatch_table = _DISPATCH
-    pickler.dump(dict(readings))
+    pickler.dump(value)
     return buffer.getvalue()
+
+
+def load_records(blob: bytes) -> object:
+    return pickle.loads(blob)
+
+
+def dump_readings(readings: Mapping[str, object]) -> bytes:
+    return dump_records(dict(readings))
 
 
 def load_readings(blob: bytes) -> dict[str, object]:
     """The readings of ``blob``; {} when it cannot be read (it is only a shortcut)."""
     try:
-        found = pickle.loads(blob)
+        found = load_records(blob)
     except Exception:  # noqa: BLE001 - a damaged blob means reading the body again
         return {}
     return found if isinstance(found, dict) else {}

@@ -61,7 +61,7 @@ from generator.model import (
     CmsPage,
     EntityType,
     FlashSale,
-    Product,
+    PackedProduct,
     ProductCard,
     SiteContext,
 )
@@ -140,7 +140,7 @@ async def crawl(
     targets = _targets(resolutions)
     listed_set = listed_set_version(versions)
 
-    products = Later[list[Product]]()
+    products = Later[list[PackedProduct]]()
     articles = Later[list[Article]]()
     pages = Later[list[CmsPage]]()
     collections = Later[CollectionResult]()

@@ -309,6 +309,27 @@ class Fetcher:
             cursor = page.next_cursor
         return MISSING
 
+    def replayed_reading(self, path: str, name: str, *, version: str | None) -> object:
+        """What this crawl cache keeps as ``name`` with the answer of ``path``, when it can be
+        replayed as it is (see ``replayed``); ``MISSING`` when it cannot or has no such reading.
+        The body is not read."""
+        found = self._replayable(describe_endpoint(path, None), version)
+        if found is None or self.cache is None:
+            return MISSING
+        stored = self.cache.reading(found[0], found[1], name)
+        return MISSING if stored is NO_READING else stored
+
+    def keep_replayable(self, key: str, version: str | None) -> bool:
+        """Keep the answer of ``key`` as it is when it can be replayed; False when it cannot."""
+        return self._replayable(key, version) is not None
+
+    def add_reading(self, path: str, name: str, value: object) -> None:
+        """Keep ``value`` as reading ``name`` of the answer this crawl has for ``path``."""
+        key = describe_endpoint(path, None)
+        answer = self.cache.lookup(key) if self.cache is not None else None
+        if self.cache is not None and answer is not None:
+            self.cache.add_reading(key, answer.body, name, value)
+
     def _replayable(self, key: str, version: str | None) -> tuple[str, CachedAnswer] | None:
         if self.cache is None:
             return None
@@ -327,12 +348,17 @@ class Fetcher:
         params: Params | None = None,
         *,
         version: str | None = None,
+        keep_reading: bool = True,
     ) -> T:
+        """One record; ``keep_reading`` False: what it gave is not kept in the crawl cache (the
+        caller keeps a reading of its own)."""
+
         def read(endpoint: str, data: object) -> T:
             with reading(endpoint):
                 return parse(data)
 
-        return await self._read(path, params, version, _reading_name("one", parse), read)
+        name = _reading_name("one", parse) if keep_reading else None
+        return await self._read(path, params, version, name, read)
 
     async def optional(
         self,
@@ -341,9 +367,12 @@ class Fetcher:
         params: Params | None = None,
         *,
         version: str | None = None,
+        keep_reading: bool = True,
     ) -> T | None:
         """Like ``one``, but None when the implementation answers 404/405/410."""
-        return await _unless_absent(self.one(path, parse, params, version=version))
+        return await _unless_absent(
+            self.one(path, parse, params, version=version, keep_reading=keep_reading)
+        )
 
     async def all(
         self,
@@ -354,16 +383,44 @@ class Fetcher:
         version: str | None = None,
     ) -> list[T]:
         """Every item of a list endpoint, cursor after cursor, each decoded by ``parse``."""
-        name = _reading_name("page", parse)
+        return (await self.walk(path, parse, params, version=version))[0]
+
+    async def walk(
+        self,
+        path: str,
+        parse: Callable[[object], T],
+        params: Params | None = None,
+        *,
+        version: str | None = None,
+        keep_reading: bool = True,
+    ) -> tuple[list[T], tuple[str, ...]]:
+        """``all``, with the keys of the pages it read (``keep_replayable`` keeps them);
+        ``keep_reading`` as in ``one``."""
+        name = _reading_name("page", parse) if keep_reading else None
         read = _page_of(parse)
+        keys: list[str] = []
 
         async def fetch_page(page_params: Params) -> tuple[str, Page]:
+            keys.append(describe_endpoint(path, page_params))
             return await self._read(path, page_params, version, name, read)
 
         items: list[T] = []
         async for page in walk_parsed_pages(fetch_page, params, max_pages=self.max_pages):
             items.extend(cast(tuple[T, ...], page.items))
-        return items
+        return items, tuple(keys)
+
+    async def optional_walk(
+        self,
+        path: str,
+        parse: Callable[[object], T],
+        params: Params | None = None,
+        *,
+        version: str | None = None,
+        keep_reading: bool = True,
+    ) -> tuple[list[T], tuple[str, ...]] | None:
+        return await _unless_absent(
+            self.walk(path, parse, params, version=version, keep_reading=keep_reading)
+        )
 
     async def optional_all(
         self,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from generator.model import ArticleSummary, Product, ProductCard
+from generator.model import ArticleSummary, ProductCard, ProductEntry, ProductHead
 
 #: Cards (or summaries) by category id, in list order.
 CardsByCategory = Mapping[int, Sequence[ProductCard]]
@@ -34,7 +34,7 @@ def articles_by_category(summaries: Iterable[ArticleSummary]) -> ArticlesByCateg
 
 
 def related_products(
-    product: Product, by_category: CardsByCategory, count: int
+    product: ProductEntry | ProductHead, by_category: CardsByCategory, count: int
 ) -> tuple[ProductCard, ...]:
     """Up to ``count`` other products of the same category, in list order, those with a page
     first; the product's main category before its other categories."""

@@ -36,8 +36,8 @@ from generator.model import (
     ArticleSummary,
     Category,
     Collection,
-    Product,
     ProductCard,
+    ProductEntry,
 )
 
 
@@ -72,7 +72,7 @@ class CategoryClaims:
     def __init__(
         self,
         cards: Sequence[ProductCard],
-        products: Iterable[Product],
+        products: Iterable[ProductEntry],
         parent_of: Mapping[int, int | None],
         versions: Mapping[int, str],
     ) -> None:

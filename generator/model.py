@@ -80,6 +80,41 @@ class Product:
 
 
 @dataclass(frozen=True, slots=True)
+class ProductHead:
+    """What the plan and the crawl read of a product: everything but what only its page shows."""
+
+    card: ProductCard
+    category_ids: tuple[int, ...]
+    meta_title: str | None
+    meta_description: str | None
+    summary: str  # the visible text of its description, shortened for a meta description
+    image_url: str | None  # its first image: of the gallery, else the card's, else a variant's
+
+
+@dataclass(frozen=True, slots=True)
+class PackedProduct:
+    """A product as a build holds it between the crawl and its page's render: the head the plan
+    reads, and the rest pickled (``product_pack``), a few KB of bytes instead of some hundred
+    objects. Unpacked only by the render of a page that shows it."""
+
+    head: ProductHead
+    blob: bytes  # the Product with its variants, without ``related``
+    related: tuple[ProductCard, ...] = ()
+
+    @property
+    def card(self) -> ProductCard:
+        return self.head.card
+
+    @property
+    def category_ids(self) -> tuple[int, ...]:
+        return self.head.category_ids
+
+
+#: A product of the catalog: packed by the crawl, plain when built by hand.
+ProductEntry = Product | PackedProduct
+
+
+@dataclass(frozen=True, slots=True)
 class Crumb:
     id: int
     name: str
@@ -273,7 +308,7 @@ class Catalog:
     """
 
     site: SiteContext
-    products: tuple[Product, ...]
+    products: tuple[ProductEntry, ...]
     categories: tuple[CategoryPage, ...]
     collections: tuple[CollectionPage, ...]
     articles: tuple[Article, ...]

@@ -88,6 +88,10 @@ def _simple_text(html: str) -> str | None:
     return " ".join("".join(pieces).split())
 
 
+#: The longest meta description a page gets.
+META_DESCRIPTION_LENGTH = 160
+
+
 def shorten(text: str, limit: int) -> str:
     """At most ``limit`` characters, cut at a word boundary with an ellipsis when cut."""
     text = " ".join(text.split())

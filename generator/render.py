@@ -36,9 +36,10 @@ from generator.fragments import CONTEXT_NAME as FRAGMENTS
 from generator.fragments import FragmentCache, FragmentExtension, PageFragments, page_fragments
 from generator.incremental import RecordingLinks
 from generator.links import Links
-from generator.model import Menu
+from generator.model import Menu, PackedProduct
 from generator.normalize import format_vnd
 from generator.paths import output_file
+from generator.product_pack import unpack
 from generator.site_plan import Page, PageKind, SitePlan
 from generator.structured_data import structured_data
 from generator.theme import ASSETS_URL_PREFIX, asset_source
@@ -139,6 +140,8 @@ def render_page(
     plan: SitePlan, page: Page, env: jinja2.Environment, fragments: PageFragments | None = None
 ) -> RenderedPage:
     """One page; ``fragments`` keeps the ``{% fragment %}`` outputs it shares with others."""
+    if isinstance(page.subject, PackedProduct):
+        page = dataclasses.replace(page, subject=unpack(page.subject))
     try:
         template = env.get_template(page.template)
         context = page_context(plan, page)

@@ -42,14 +42,17 @@ from generator.model import (
     CollectionPage,
     EntityType,
     FlashSale,
+    PackedProduct,
     Product,
     ProductCard,
+    ProductEntry,
     Promotion,
     SiteContext,
     Skip,
 )
 from generator.paths import output_file, output_name, page_key, public_path
-from generator.plain_text import html_to_text, shorten
+from generator.plain_text import META_DESCRIPTION_LENGTH, html_to_text, shorten
+from generator.product_pack import head_of
 from generator.shell_pages import SHELLS, Shell
 
 PageKind = Literal[
@@ -86,7 +89,7 @@ NOT_FOUND_PATH = "/404"
 ASSETS_PREFIX = "/_assets/"
 ARTICLES_PER_PAGE = 12
 LATEST_ARTICLES_ON_HOME = 4
-DESCRIPTION_LENGTH = 160
+DESCRIPTION_LENGTH = META_DESCRIPTION_LENGTH
 HOME_LABEL = "Trang chủ"
 ARTICLES_LABEL = "Tin tức"
 NOT_FOUND_TITLE = "Không tìm thấy trang"
@@ -122,7 +125,9 @@ class ArticleListing:
     next_path: str | None
 
 
-Subject = Home | Product | CategoryPage | CollectionPage | Article | ArticleListing | CmsPage | None
+Subject = (
+    Home | ProductEntry | CategoryPage | CollectionPage | Article | ArticleListing | CmsPage | None
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -279,20 +284,21 @@ class _Drafts:
             image_url=site.store.logo_url,
         )
 
-    def product(self, product: Product, path: str) -> Page:
-        card = product.card
-        trail = self._category_trail(card.category_id or next(iter(product.category_ids), None))
+    def product(self, product: ProductEntry, path: str) -> Page:
+        head = head_of(product)
+        card = head.card
+        trail = self._category_trail(card.category_id or next(iter(head.category_ids), None))
         return self._page(
             f"product {card.id}",
             path,
             "product",
             product,
             name=card.name,
-            meta_title=product.meta_title,
-            descriptions=[product.meta_description, product_text(product)],
+            meta_title=head.meta_title,
+            descriptions=[head.meta_description, head.summary],
             lastmod=card.updated_at,
             breadcrumb=(_home_crumb(), *trail, BreadcrumbItem(card.name, path)),
-            image_url=next(iter(product_image_urls(product)), None),
+            image_url=head.image_url,
         )
 
     def category(self, page: CategoryPage, path: str) -> Page:
@@ -451,23 +457,6 @@ class _Drafts:
         return tuple(trail)
 
 
-def product_text(product: Product) -> str:
-    """The visible text of the product's description (worked out when its answer was read)."""
-    if product.description_text is not None:
-        return product.description_text
-    return html_to_text(product.description_html)
-
-
-def product_image_urls(product: Product) -> list[str]:
-    """The gallery, else the card's image, else the variants' (some stores only have those)."""
-    gallery = [image.url for image in product.images]
-    if gallery:
-        return gallery
-    if product.card.image_url:
-        return [product.card.image_url]
-    return list(dict.fromkeys(v.image_url for v in product.variants if v.image_url))
-
-
 def _custom_pages(
     catalog: Catalog, drafts: _Drafts, pages: list[Page]
 ) -> tuple[list[Page], list[Skip]]:
@@ -538,7 +527,7 @@ def _refuse_collisions(pages: Iterable[Page]) -> None:
 
 def _describe(page: Page) -> str:
     subject = page.subject
-    if isinstance(subject, Product):
+    if isinstance(subject, (Product, PackedProduct)):
         return f"product {subject.card.id}"
     if isinstance(subject, CategoryPage):
         return f"category {subject.category.id}"

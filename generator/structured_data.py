@@ -15,7 +15,8 @@ from datetime import UTC, datetime
 
 from generator.model import Article, Product, Store
 from generator.plain_text import shorten
-from generator.site_plan import Page, SitePlan, product_image_urls, product_text
+from generator.product_pack import product_image_urls, product_text
+from generator.site_plan import Page, SitePlan
 
 JsonObject = dict[str, object]
 

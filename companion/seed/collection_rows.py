@@ -64,9 +64,7 @@ def draft_collections(rng: random.Random, store_id: int) -> list[CollectionDraft
                 if rng.random() < 0.7
                 else None
             ),
-            "image_url": (
-                demo_image("category", slug) if rng.random() < 0.8 else None
-            ),
+            "image_url": (demo_image("category", slug) if rng.random() < 0.8 else None),
             "visible": position not in HIDDEN,
             "position": position,
             "created_at": created,

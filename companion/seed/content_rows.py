@@ -97,9 +97,7 @@ def draft_articles(rng: random.Random, store_id: int, products: int) -> list[Art
             "search_title": fold(title),
             "slug": slug,
             "excerpt": excerpt,
-            "cover_image_url": (
-                demo_image("article", slug) if rng.random() < 0.85 else None
-            ),
+            "cover_image_url": (demo_image("article", slug) if rng.random() < 0.85 else None),
             "content_html": _article_html(rng),
             "author_name": rng.choice(AUTHORS) if rng.random() < 0.75 else None,
             "meta_title": f"{title} | {STORE_NAME}" if rng.random() < 0.4 else None,

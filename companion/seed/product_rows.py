@@ -67,6 +67,7 @@ RANDOM_QUIRKS = (
     ("no_images", 0.005),
 )
 
+
 @dataclass(frozen=True, slots=True)
 class ProductDraft:
     """A products row (no id yet) and what its child rows are made from."""

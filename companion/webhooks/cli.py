@@ -117,8 +117,7 @@ def run_deliver(args: argparse.Namespace) -> int:
         while True:
             report = deliver_due(engine, client, SystemClock())
             print(
-                f"delivered {report.delivered}, retrying {report.retrying}, "
-                f"failed {report.failed}",
+                f"delivered {report.delivered}, retrying {report.retrying}, failed {report.failed}",
                 file=sys.stderr,
             )
             if args.watch is None:

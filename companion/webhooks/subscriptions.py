@@ -31,8 +31,7 @@ def check_events(events: list[str]) -> list[str]:
     unknown = [e for e in events if e not in valid]
     if unknown:
         raise SubscriptionError(
-            f"unknown event type(s): {', '.join(unknown)}; use e.g. product.updated, "
-            "product.* or *"
+            f"unknown event type(s): {', '.join(unknown)}; use e.g. product.updated, product.* or *"
         )
     return events or [ALL]
 

@@ -30,9 +30,7 @@ def report_to_html(report: AuditReport, *, strict: bool = False) -> str:
         findings = report.of_severity(severity)
         if not findings:
             continue
-        rows = [
-            E.TR(E.TD(E.CODE(f.check)), E.TD(f.where), E.TD(f.message)) for f in findings
-        ]
+        rows = [E.TR(E.TD(E.CODE(f.check)), E.TD(f.where), E.TD(f.message)) for f in findings]
         body.append(E.H2(f"{_HEADINGS[severity]} ({len(findings)})", E.CLASS(severity.value)))
         body.append(
             E.TABLE(E.THEAD(E.TR(E.TH("check"), E.TH("where"), E.TH("message"))), E.TBODY(*rows))

@@ -112,4 +112,3 @@ def collapse_repeats(findings: Iterable[Finding]) -> list[Finding]:
         first = group[0]
         collapsed.append(Finding(first.severity, first.check, where, first.message))
     return collapsed
-

@@ -132,9 +132,7 @@ def parse_page(relative: PurePosixPath, html: bytes) -> Page:
         ),
         robots=head_meta["robots"],
         anchors=tuple(Anchor(a.get("href"), _line(a)) for a in doc.iter("a")),
-        images=tuple(
-            Img(img.get("src"), img.get("alt"), _line(img)) for img in doc.iter("img")
-        ),
+        images=tuple(Img(img.get("src"), img.get("alt"), _line(img)) for img in doc.iter("img")),
         resources=_resources(doc),
         jsonld=tuple(
             JsonLd(s.text or "", _line(s))

@@ -69,9 +69,7 @@ def check_locs(entries: Sequence[SitemapEntry], origin: str | None) -> list[Find
     return findings
 
 
-def check_listed_pages(
-    entries: Sequence[SitemapEntry], pages: Mapping[str, Page]
-) -> list[Finding]:
+def check_listed_pages(entries: Sequence[SitemapEntry], pages: Mapping[str, Page]) -> list[Finding]:
     """Each loc is a written page, indexable, whose canonical is the loc itself."""
     findings: list[Finding] = []
     for entry in entries:
@@ -210,9 +208,7 @@ def check_robots(robots_txt: str | None, origin: str | None) -> list[Finding]:
                 )
     expected = f"{origin}/sitemap.xml" if origin else None
     if not sitemaps:
-        findings.append(
-            warning("robots-txt", "robots.txt", "robots.txt has no Sitemap: line")
-        )
+        findings.append(warning("robots-txt", "robots.txt", "robots.txt has no Sitemap: line"))
     elif expected is not None and not any(same_url(s, expected) for s in sitemaps):
         findings.append(
             warning(

@@ -7,6 +7,7 @@ import pytest
 from generator.client import ApiClient
 from generator.crawl import crawl
 from generator.model import Catalog, Skip
+from generator.product_pack import unpack
 from tests.generator.crawl_helpers import crawl_fake
 from tests.generator.fakeapi import KEY, FakeApi, Quirks, small_store
 
@@ -59,7 +60,7 @@ async def test_related_products_are_chosen_locally_from_the_same_category(
     crawled: tuple[Catalog, FakeApi],
 ) -> None:
     catalog, fake = crawled
-    product = next(p for p in catalog.products if p.card.id == 1)
+    product = unpack(next(p for p in catalog.products if p.card.id == 1))
     assert [card.id for card in product.related] == [5, 9]
     assert [v.id for v in product.variants] == [11, 12]
     assert not fake.requests_to("/products/{id}/related")

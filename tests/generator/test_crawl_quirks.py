@@ -6,6 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from generator.product_pack import unpack
 from tests.generator.crawl_helpers import crawl_fake
 from tests.generator.fakeapi import FakeApi, Quirks, small_store
 
@@ -41,7 +42,7 @@ async def test_timestamps_with_z_or_fractions_are_utc() -> None:
 
 async def test_missing_optional_fields_fall_back_to_defaults() -> None:
     catalog, _ = await crawl_fake(FakeApi(small_store(), Quirks(drop_optional=True)))
-    product = catalog.products[0]
+    product = unpack(catalog.products[0])
     assert (product.card.in_stock, product.card.updated_at, product.images) == (True, None, ())
     assert product.card.price is not None  # required-ish fields are still read
     assert catalog.site.store.currency_code == "VND"

@@ -181,9 +181,7 @@ def _locs_of(file: Path) -> list[str]:
     return [loc.text or "" for loc in etree.parse(str(file)).getroot().iter(f"{SITEMAP_NS}loc")]
 
 
-def test_every_sitemap_url_of_the_demo_store_is_served(
-    demo_site: Path, tmp_path: Path
-) -> None:
+def test_every_sitemap_url_of_the_demo_store_is_served(demo_site: Path, tmp_path: Path) -> None:
     locs = _sitemap_locs(demo_site)
     assert len(locs) > 10
     failures = []

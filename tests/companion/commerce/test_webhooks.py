@@ -249,9 +249,7 @@ async def test_the_server_delivers_due_webhooks_in_the_background(store: Store) 
     subscribe(store)
     change_price(store)
     subscriber = Subscriber()
-    with delivering_webhooks(
-        store.engine, store.clock, interval=0.02, client=subscriber.client()
-    ):
+    with delivering_webhooks(store.engine, store.clock, interval=0.02, client=subscriber.client()):
         for _ in range(250):
             if subscriber.received:
                 break

@@ -59,20 +59,49 @@ NAV = """<nav aria-label="Chính">
 
 # path -> (file, title, description, extra body, JSON-LD blocks, robots)
 PAGES: dict[str, tuple[str, str, str, str, tuple[dict[str, Any], ...], str | None]] = {
-    "/": ("index.html", "Cửa hàng mẫu", "Thời trang cotton cho mọi nhà.", (
-        '<a href="/san-pham/ao-thun"><img src="/_assets/ao-thun.svg" alt="Áo thun cotton">'
-        "Áo thun cotton</a>"
-    ), (), None),
-    "/san-pham/ao-thun": ("san-pham/ao-thun.html", "Áo thun cotton | Cửa hàng mẫu",
+    "/": (
+        "index.html",
+        "Cửa hàng mẫu",
+        "Thời trang cotton cho mọi nhà.",
+        (
+            '<a href="/san-pham/ao-thun"><img src="/_assets/ao-thun.svg" alt="Áo thun cotton">'
+            "Áo thun cotton</a>"
+        ),
+        (),
+        None,
+    ),
+    "/san-pham/ao-thun": (
+        "san-pham/ao-thun.html",
+        "Áo thun cotton | Cửa hàng mẫu",
         "Áo thun cotton 100%, giá 120.000 ₫.",
         '<img src="/_assets/ao-thun.svg" alt=""><button type="button">Thêm vào giỏ</button>',
-        (PRODUCT_JSONLD, BREADCRUMB_JSONLD), None),
-    "/danh-muc/ao": ("danh-muc/ao.html", "Áo | Cửa hàng mẫu", "Mọi mẫu áo của cửa hàng.",
-        '<a href="../san-pham/ao-thun">Áo thun cotton</a>', (), None),
-    "/bai-viet": ("bai-viet.html", "Bài viết | Cửa hàng mẫu", "Tin tức và cẩm nang.",
-        '<a href="/bai-viet/chao-mung">Chào mừng</a>', (), None),
-    "/bai-viet/chao-mung": ("bai-viet/chao-mung.html", "Chào mừng | Cửa hàng mẫu",
-        "Lời chào từ cửa hàng.", '<a href="chao-mung?trang=2">Trang 2</a>', (), None),
+        (PRODUCT_JSONLD, BREADCRUMB_JSONLD),
+        None,
+    ),
+    "/danh-muc/ao": (
+        "danh-muc/ao.html",
+        "Áo | Cửa hàng mẫu",
+        "Mọi mẫu áo của cửa hàng.",
+        '<a href="../san-pham/ao-thun">Áo thun cotton</a>',
+        (),
+        None,
+    ),
+    "/bai-viet": (
+        "bai-viet.html",
+        "Bài viết | Cửa hàng mẫu",
+        "Tin tức và cẩm nang.",
+        '<a href="/bai-viet/chao-mung">Chào mừng</a>',
+        (),
+        None,
+    ),
+    "/bai-viet/chao-mung": (
+        "bai-viet/chao-mung.html",
+        "Chào mừng | Cửa hàng mẫu",
+        "Lời chào từ cửa hàng.",
+        '<a href="chao-mung?trang=2">Trang 2</a>',
+        (),
+        None,
+    ),
     "/áo-dài": ("áo-dài.html", "Áo dài | Cửa hàng mẫu", "Áo dài truyền thống.", "", (), None),
     "/gio-hang": ("gio-hang.html", "Giỏ hàng | Cửa hàng mẫu", "", "", (), "noindex"),
     "/404": ("404.html", "Không tìm thấy trang | Cửa hàng mẫu", "", "", (), "noindex"),
@@ -128,7 +157,7 @@ def page_html(
     lang_attr = f' lang="{lang}"' if lang is not None else ""
     return (
         f"<!DOCTYPE html>\n<html{lang_attr}>\n<head>\n" + "\n".join(head) + "\n</head>\n"
-        f"<body>\n{NAV}\n<main id=\"main\">\n{body}\n</main>\n</body>\n</html>\n"
+        f'<body>\n{NAV}\n<main id="main">\n{body}\n</main>\n</body>\n</html>\n'
     )
 
 

@@ -70,38 +70,60 @@ def _scripted(pages: dict[str, list[httpx.Response]]) -> httpx.MockTransport:
 
 
 def _json(data: object, status: int = 200, **headers: str) -> httpx.Response:
-    return httpx.Response(status, content=json.dumps(data).encode(), headers={
-        "Content-Type": "application/json", **headers
-    })
+    return httpx.Response(
+        status,
+        content=json.dumps(data).encode(),
+        headers={"Content-Type": "application/json", **headers},
+    )
 
 
 async def test_cursor_pages_and_bare_string_items_are_read() -> None:
-    transport = _scripted({
-        "/sitemap": [_json({"sections": [{"name": "products", "count": 4}]})],
-        "/sitemap/products": [
-            _json({"items": [{"path": "/a", "updated_at": None}, "/b"],
-                   "next_cursor": "2026-01-01T00:00:00|7", "has_more": True})
-        ],
-        "/sitemap/products?cursor=2026-01-01T00:00:00|7": [
-            _json({"items": [{"path": "/c"}, {"path": None}], "next_cursor": None,
-                   "has_more": False})
-        ],
-    })
+    transport = _scripted(
+        {
+            "/sitemap": [_json({"sections": [{"name": "products", "count": 4}]})],
+            "/sitemap/products": [
+                _json(
+                    {
+                        "items": [{"path": "/a", "updated_at": None}, "/b"],
+                        "next_cursor": "2026-01-01T00:00:00|7",
+                        "has_more": True,
+                    }
+                )
+            ],
+            "/sitemap/products?cursor=2026-01-01T00:00:00|7": [
+                _json(
+                    {
+                        "items": [{"path": "/c"}, {"path": None}],
+                        "next_cursor": None,
+                        "has_more": False,
+                    }
+                )
+            ],
+        }
+    )
     async with httpx.AsyncClient(transport=transport, base_url=BASE) as http:
         sections = await fetch_api_sections(ApiClient(http, key="pk_live_x"))
     assert sections == (ApiSection("products", 4, ("/a", "/b", "/c")),)
 
 
 async def test_rate_limit_is_waited_out_then_retried() -> None:
-    problem = {"type": "about:blank", "title": "Too Many Requests", "status": 429,
-               "detail": "slow down", "code": "rate_limited", "retry_after": 7}
-    transport = _scripted({
-        "/sitemap": [
-            _json(problem, 429, **{"Retry-After": "7"}),
-            _json({"sections": [{"name": "pages", "count": 0}]}),
-        ],
-        "/sitemap/pages": [_json({"items": [], "next_cursor": None, "has_more": False})],
-    })
+    problem = {
+        "type": "about:blank",
+        "title": "Too Many Requests",
+        "status": 429,
+        "detail": "slow down",
+        "code": "rate_limited",
+        "retry_after": 7,
+    }
+    transport = _scripted(
+        {
+            "/sitemap": [
+                _json(problem, 429, **{"Retry-After": "7"}),
+                _json({"sections": [{"name": "pages", "count": 0}]}),
+            ],
+            "/sitemap/pages": [_json({"items": [], "next_cursor": None, "has_more": False})],
+        }
+    )
     timer = ManualTimer()
     async with httpx.AsyncClient(transport=transport, base_url=BASE) as http:
         sections = await fetch_api_sections(ApiClient(http, key="pk_live_x", timer=timer))

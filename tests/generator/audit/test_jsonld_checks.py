@@ -120,8 +120,12 @@ def test_product_inside_a_graph_is_checked(site: Path) -> None:
 
 
 def test_aggregate_offer_needs_a_low_price(site: Path) -> None:
-    offer = {"@type": "AggregateOffer", "priceCurrency": "VND", "highPrice": 150000,
-             "availability": "https://schema.org/InStock"}
+    offer = {
+        "@type": "AggregateOffer",
+        "priceCurrency": "VND",
+        "highPrice": 150000,
+        "availability": "https://schema.org/InStock",
+    }
     _product_page(site, _product(offers=offer), BREADCRUMB_JSONLD)
     assert _messages(site, "jsonld-product") == ["Product 'Áo thun cotton': offer has no lowPrice"]
 

@@ -18,7 +18,7 @@ def _body(site: Path, body: str) -> None:
 
 
 def test_anchor_without_href_is_an_error(site: Path) -> None:
-    _body(site, "<a onclick=\"addToCart()\">Thêm vào giỏ</a>")
+    _body(site, '<a onclick="addToCart()">Thêm vào giỏ</a>')
     report = run_audit(site)
     [finding] = report.findings
     assert finding.check == "link-no-href"

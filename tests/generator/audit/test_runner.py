@@ -48,6 +48,10 @@ def test_collapse_keeps_few_repeats_apart() -> None:
     assert sorted(collapse_repeats(few), key=lambda f: f.where) == few
     many = [*few, error("link-broken", "p9.html:3", "link to /x: no page")]
     assert collapse_repeats(many) == [
-        Finding(Severity.ERROR, "link-broken", "p0.html:3, p1.html:3, p2.html:3 and 1 more",
-                "link to /x: no page")
+        Finding(
+            Severity.ERROR,
+            "link-broken",
+            "p0.html:3, p1.html:3, p2.html:3 and 1 more",
+            "link to /x: no page",
+        )
     ]

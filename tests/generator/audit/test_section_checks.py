@@ -13,9 +13,7 @@ def test_declared_more_than_emitted_is_information(site: Path) -> None:
     report = run_audit(site, api_sections=sections)
     [finding] = report.findings
     assert (finding.check, finding.severity) == ("sitemap-section-count", Severity.INFO)
-    assert finding.message == (
-        "section products: declared 3, emitted 1 (the API serves 1 paths)"
-    )
+    assert finding.message == ("section products: declared 3, emitted 1 (the API serves 1 paths)")
     assert finding.where == "API /sitemap/products"
     assert report.exit_code(strict=True) == 0
 
@@ -25,9 +23,7 @@ def test_served_path_missing_from_the_sitemap_is_a_warning(site: Path) -> None:
     report = run_audit(site, api_sections=sections)
     assert report.checks() == {"sitemap-section-count", "sitemap-section-missing"}
     [missing] = report.of_severity(Severity.WARNING)
-    assert missing.message == (
-        "section pages: 1 served paths are not in the sitemap: /gioi-thieu"
-    )
+    assert missing.message == ("section pages: 1 served paths are not in the sitemap: /gioi-thieu")
 
 
 def test_matching_section_has_no_finding(site: Path) -> None:
