@@ -16,18 +16,26 @@ the answers this crawl used, so entities that went away leave the cache with the
 With each answer it keeps what the crawl read from it (the normalized records, pickled; see
 ``cache_values``), so replaying an unchanged answer costs no JSON decoding.
 
+Opening the cache reads only its index (key, status, version, ETag and a digest of each body):
+a rebuild replays most answers without their bodies, and a reading (a product's pack, say) is
+read from the file when the crawl asks for it. A large store's cache is hundreds of MB of JSON
+that a rebuild never needs in memory.
+
 The file is SQLite (``crawl.sqlite3``), written in one transaction at the end of a build: a
 failed build leaves the previous cache as it was. ``save`` writes only what changed since the
 file was read (new and changed answers, the removal of those this crawl did not use); a cache
-that started empty (``--full``, a first build) is written whole to a new file that then takes
-the old one's place. It is build state, never part of the output.
+that started empty (``--full``, a first build) is written whole to a new file (when the crawl
+settles, so its answers need not stay in memory) that then takes the old one's place. It is
+build state, never part of the output.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import sqlite3
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -36,8 +44,8 @@ from generator.cache_values import READING_CODE, dump_readings, load_readings
 from generator.errors import StorefrontError
 
 CACHE_FILE = "crawl.sqlite3"
-#: Bumped whenever the stored shape changes; an older file is ignored (a full crawl follows).
-SCHEMA_VERSION = 2
+#: Bumped whenever the stored shape changes; another file is ignored (a full crawl follows).
+SCHEMA_VERSION = 3
 
 
 #: ``reading`` found nothing usable.
@@ -48,12 +56,40 @@ class CacheMiss(StorefrontError):
     """--from-cache asked for an answer the last crawl did not store."""
 
 
-@dataclass(frozen=True, slots=True)
 class CachedAnswer:
-    status: int  # 200, or an absent status (404/405/410) the crawl treats as "not offered"
-    version: str | None
-    etag: str | None
-    body: bytes  # the JSON text; b"null" for an absent answer
+    """One answer: status (200, or an absent status - 404/405/410 - the crawl treats as "not
+    offered"), the version the crawl gave it, the server's ETag and the JSON body (b"null" for
+    an absent answer). An answer of the cache file reads its body from the file when asked.
+    Two answers are equal when status, version, ETag and body are."""
+
+    __slots__ = ("status", "version", "etag", "_body", "_digest", "_load")
+
+    def __init__(
+        self,
+        status: int,
+        version: str | None,
+        etag: str | None,
+        body: bytes | None = None,
+        *,
+        digest: str | None = None,
+        load: Callable[[], bytes] | None = None,
+    ) -> None:
+        """``body``, or ``digest`` and ``load`` (what reads the body when it is asked for)."""
+        if body is None and (digest is None or load is None):
+            raise ValueError("an answer needs its body, or its digest and a way to read it")
+        self.status = status
+        self.version = version
+        self.etag = etag
+        self._body = body
+        self._digest = digest
+        self._load = load
+
+    @property
+    def body(self) -> bytes:
+        if self._body is not None:
+            return self._body
+        assert self._load is not None
+        return self._load()  # not kept: bodies are rarely read twice, and memory is the point
 
     @property
     def data(self) -> object:
@@ -61,7 +97,34 @@ class CachedAnswer:
 
     @property
     def digest(self) -> str:
-        return hashlib.sha1(self.body, usedforsecurity=False).hexdigest()
+        if self._digest is None:
+            self._digest = hashlib.sha1(self.body, usedforsecurity=False).hexdigest()
+        return self._digest
+
+    def with_version(self, version: str | None) -> CachedAnswer:
+        """The same answer (its body shared, or read when asked for) under ``version``."""
+        if self._body is not None:
+            return CachedAnswer(self.status, version, self.etag, self._body)
+        return CachedAnswer(self.status, version, self.etag, digest=self._digest, load=self._load)
+
+    def same_body(self, other: CachedAnswer) -> bool:
+        return other is self or other.digest == self.digest
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, CachedAnswer):
+            return NotImplemented
+        return (
+            self.status == other.status
+            and self.version == other.version
+            and self.etag == other.etag
+            and self.same_body(other)
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.status, self.version, self.etag, self.digest))
+
+    def __repr__(self) -> str:
+        return f"CachedAnswer({self.status}, {self.version!r}, {self.etag!r}, {self.digest})"
 
 
 def encode_body(data: object) -> bytes:
@@ -69,15 +132,35 @@ def encode_body(data: object) -> bytes:
     return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
-#: A stored answer: key, status, version, etag, body, readings.
-Row = tuple[str, int, str | None, str | None, bytes, bytes | None]
+#: A stored answer: key, status, version, etag, digest, readings, body.
+Row = tuple[str, int, str | None, str | None, str, bytes | None, bytes]
 
 
 @dataclass(frozen=True, slots=True)
 class _Changes:
     whole: bool  # every answer, to a new file; else the difference to the file read
-    rows: list[Row]  # the answers to write
+    rows: list[Row]  # the answers to write (none: written whole to the new file already)
     gone: list[tuple[str]]  # the keys to delete (the difference only)
+
+
+class _File:
+    """The cache file as it was opened: bodies and readings read from it on demand."""
+
+    def __init__(self, path: Path) -> None:
+        self._db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
+
+    def body(self, key: str) -> bytes:
+        row = self._db.execute("SELECT body FROM answers WHERE key = ?", (key,)).fetchone()
+        if row is None:
+            raise CacheMiss(f"the crawl cache lost the answer for {key} while it was read")
+        return bytes(row[0])
+
+    def readings(self, key: str) -> bytes | None:
+        row = self._db.execute("SELECT readings FROM answers WHERE key = ?", (key,)).fetchone()
+        return None if row is None or row[0] is None else bytes(row[0])
+
+    def close(self) -> None:
+        self._db.close()
 
 
 class CrawlCache:
@@ -86,17 +169,20 @@ class CrawlCache:
         path: Path,
         answers: dict[str, CachedAnswer],
         *,
-        readings: dict[str, bytes] | None = None,
-        from_file: bool = False,
+        source: _File | None = None,
+        with_readings: set[str] | None = None,
+        same_code: bool = False,
     ) -> None:
-        """``readings``: the pickled readings of ``answers`` by key; ``from_file``: ``answers``
-        are what ``path`` holds, so ``save`` may write only the difference."""
+        """``answers``: those of the file at ``path`` (read through ``source``), of which
+        ``with_readings`` have readings this code can use (``same_code``: this code wrote the
+        file, so ``save`` may write only the difference)."""
         self.path = path
         self._previous = answers
-        self._blobs = readings or {}
+        self._source = source
+        self._with_readings = with_readings or set()
         self._loaded: dict[str, dict[str, object]] = {}
-        self._fresh: dict[str, tuple[bytes, dict[str, object]]] = {}
-        self._from_file = from_file
+        self._fresh: dict[str, tuple[CachedAnswer, dict[str, object]]] = {}
+        self._from_file = same_code
         self._current: dict[str, CachedAnswer] = {}
         self._settled: _Changes | None = None
         #: Answers of the last crawl used again as they are (no request, or no body sent).
@@ -106,13 +192,20 @@ class CrawlCache:
     def open(cls, cache_dir: Path) -> CrawlCache:
         """The cache of ``cache_dir``; empty when there is none yet or it is unreadable."""
         path = cache_dir / CACHE_FILE
-        found = _read(path)
+        found = _read_index(path)
         if found is None:
             return cls(path, {})
-        answers, readings = found
-        # Written by other code: its stored readings must go, so the file is written anew.
-        same_code = readings is not None
-        return cls(path, answers, readings=readings, from_file=same_code)
+        source, rows, code = found
+        same_code = code == READING_CODE
+        answers: dict[str, CachedAnswer] = {}
+        with_readings: set[str] = set()
+        for key, status, version, etag, digest, has_readings in rows:
+            answers[key] = CachedAnswer(
+                status, version, etag, digest=digest, load=functools.partial(source.body, key)
+            )
+            if has_readings and same_code:
+                with_readings.add(key)
+        return cls(path, answers, source=source, with_readings=with_readings, same_code=same_code)
 
     @classmethod
     def empty(cls, cache_dir: Path) -> CrawlCache:
@@ -140,78 +233,72 @@ class CrawlCache:
         """What the last build read from ``answer`` as ``name``, when it read that very body;
         else ``NO_READING``."""
         previous = self._previous.get(key)
-        if previous is None or key not in self._blobs:
-            return NO_READING
-        if previous.body is not answer.body and previous.body != answer.body:
+        if previous is None or key not in self._with_readings or not previous.same_body(answer):
             return NO_READING
         loaded = self._loaded.get(key)
         if loaded is None:
-            loaded = self._loaded[key] = load_readings(self._blobs[key])
+            blob = self._source.readings(key) if self._source is not None else None
+            loaded = self._loaded[key] = load_readings(blob) if blob is not None else {}
         return loaded.get(name, NO_READING)
 
-    def add_reading(self, key: str, body: bytes, name: str, value: object) -> None:
-        """What this build read from ``body`` as ``name``, kept with the answer of ``key``
-        when that is still the body it has at the end."""
+    def add_reading(self, key: str, answer: CachedAnswer, name: str, value: object) -> None:
+        """What this build read from ``answer`` as ``name``, kept with the answer of ``key``
+        when that still has the same body at the end."""
         found = self._fresh.get(key)
-        if found is None or found[0] is not body:
-            found = self._fresh[key] = (body, {})
+        if found is None or not found[0].same_body(answer):
+            found = self._fresh[key] = (answer, {})
         found[1][name] = value
 
     def _blob(self, key: str, answer: CachedAnswer) -> bytes | None:
         """The readings to store with ``answer``: this build's, else the last build's when the
         body is the same."""
         fresh = self._fresh.get(key)
-        if fresh is not None and (fresh[0] is answer.body or fresh[0] == answer.body):
+        if fresh is not None and fresh[0].same_body(answer):
             return dump_readings(fresh[1])
         previous = self._previous.get(key)
-        if previous is not None and previous.body == answer.body:
-            return self._blobs.get(key)
+        if previous is not None and key in self._with_readings and previous.same_body(answer):
+            return self._source.readings(key) if self._source is not None else None
         return None
 
     def settle(self) -> None:
         """Work out now what ``save`` will write, and let go of the rest.
 
-        Once the crawl is done the answers it reused as they were - their bodies and stored
-        readings, tens of MB per 10,000 products - are needed by nothing but ``save``, which
-        writes only what changed. A build settles its cache before planning and rendering, so
-        that memory serves them instead. Afterwards the cache answers no lookups: a further
+        Once the crawl is done the answers it reused as they were are needed by nothing but
+        ``save``, which writes only what changed; a cache that is written whole is written to
+        its new file now (it takes the old one's place at ``save``), so that its answers need
+        not stay in memory either. A build settles its cache before planning and rendering,
+        so that memory serves them instead. Afterwards the cache answers no lookups: a further
         crawl opens the file again."""
         self._settled = self._changes()
-        self._previous = {}
-        self._blobs = {}
-        self._loaded = {}
-        self._fresh = {}
-        self._current = {}
+        self._let_go()
 
     def save(self) -> None:
         """Replace the stored answers by those of this crawl, in one transaction."""
         settled = self._settled
-        changes = settled if settled is not None else self._changes()
-        if changes.whole:
-            self._write_all(changes.rows)
+        if settled is None:
+            self.settle()
+            settled = self._settled
+        assert settled is not None
+        if settled.whole:
+            self._new_file().replace(self.path)  # atomic: a reader sees the old or the new
         else:
-            self._write_changes(changes)
-        self._from_file = True
-        if settled is not None:
-            self._settled = None
-            return
-        if changes.whole:
-            blobs = {row[0]: row[5] for row in changes.rows if row[5] is not None}
-        else:
-            blobs = {key: blob for key, blob in self._blobs.items() if key in self._current}
-            for row in changes.rows:
-                if row[5] is None:
-                    blobs.pop(row[0], None)
-                else:
-                    blobs[row[0]] = row[5]
-        self._previous = dict(self._current)
-        self._blobs = blobs
+            self._write_changes(settled)
+        self._settled = None
+
+    def _let_go(self) -> None:
+        if self._source is not None:
+            self._source.close()
+        self._source = None
+        self._previous = {}
+        self._with_readings = set()
         self._loaded = {}
         self._fresh = {}
+        self._current = {}
 
     def _changes(self) -> _Changes:
-        """What ``save`` writes: the difference to the file this cache was read from, or every
-        answer to a new file (a cache that started empty, or one written by other code)."""
+        """What ``save`` writes: the difference to the file this cache was read from; or every
+        answer (a cache that started empty, or one written by other code), written now, one row
+        after another, to the new file ``save`` moves into place."""
         if self._from_file and self.path.is_file():
             gone = [(key,) for key in self._previous if key not in self._current]
             changed = [
@@ -220,7 +307,8 @@ class CrawlCache:
                 if key in self._fresh or self._previous.get(key) != answer
             ]
             return _Changes(False, [self._row(key) for key in changed], gone)
-        return _Changes(True, [self._row(key) for key in sorted(self._current)], [])
+        self._write_new(self._row(key) for key in sorted(self._current))
+        return _Changes(True, [], [])
 
     def _write_changes(self, changes: _Changes) -> None:
         db = sqlite3.connect(self.path)
@@ -229,62 +317,58 @@ class CrawlCache:
                 db.execute("UPDATE meta SET code = ?", (READING_CODE,))
                 db.executemany("DELETE FROM answers WHERE key = ?", changes.gone)
                 db.executemany(
-                    "INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?, ?, ?)", changes.rows
+                    "INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?, ?, ?, ?)", changes.rows
                 )
         finally:
             db.close()
 
-    def _write_all(self, rows: list[Row]) -> None:
-        """Write every answer to a new file, which then replaces the old one."""
+    def _new_file(self) -> Path:
+        return self.path.with_name(self.path.name + ".tmp")
+
+    def _write_new(self, rows: Iterable[Row]) -> None:
+        """Write every answer to a new file, which ``save`` puts in the old one's place."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_name(self.path.name + ".tmp")
+        tmp = self._new_file()
         tmp.unlink(missing_ok=True)
         with sqlite3.connect(tmp) as db:
             db.execute("PRAGMA journal_mode=OFF")
             db.execute("CREATE TABLE meta (schema INTEGER, code TEXT)")
             db.execute("INSERT INTO meta VALUES (?, ?)", (SCHEMA_VERSION, READING_CODE))
+            # The small columns first: the index is read without reaching the bodies' pages.
             db.execute(
                 "CREATE TABLE answers (key TEXT PRIMARY KEY, status INTEGER, version TEXT, "
-                "etag TEXT, body BLOB, readings BLOB)"
+                "etag TEXT, digest TEXT, readings BLOB, body BLOB)"
             )
-            db.executemany("INSERT INTO answers VALUES (?, ?, ?, ?, ?, ?)", rows)
+            db.executemany("INSERT INTO answers VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
         db.close()
-        tmp.replace(self.path)  # atomic: a reader sees the old cache or the new one
 
     def _row(self, key: str) -> Row:
         a = self._current[key]
-        return (key, a.status, a.version, a.etag, a.body, self._blob(key, a))
+        return (key, a.status, a.version, a.etag, a.digest, self._blob(key, a), a.body)
 
 
-def _read(path: Path) -> tuple[dict[str, CachedAnswer], dict[str, bytes] | None] | None:
-    """The answers ``path`` holds and their readings (None when other code wrote them); None
-    when there is no usable file."""
+IndexRow = tuple[str, int, str | None, str | None, str, bool]
+
+
+def _read_index(path: Path) -> tuple[_File, list[IndexRow], str] | None:
+    """The file of ``path`` opened, its answers without their bodies and the code that wrote
+    their readings; None when there is no usable file."""
     if not path.is_file():
         return None
+    source: _File | None = None
     try:
-        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-        try:
-            (schema,) = db.execute("SELECT schema FROM meta").fetchone()
-            if schema == 1:  # the answers without readings: read them, write the file anew
-                code = None
-                rows = db.execute(
-                    "SELECT key, status, version, etag, body, NULL FROM answers"
-                ).fetchall()
-            elif schema == SCHEMA_VERSION:
-                (code,) = db.execute("SELECT code FROM meta").fetchone()
-                rows = db.execute(
-                    "SELECT key, status, version, etag, body, readings FROM answers"
-                ).fetchall()
-            else:
-                return None
-        finally:
-            db.close()
+        source = _File(path)
+        db = source._db
+        (schema,) = db.execute("SELECT schema FROM meta").fetchone()
+        if schema != SCHEMA_VERSION:
+            source.close()
+            return None
+        (code,) = db.execute("SELECT code FROM meta").fetchone()
+        rows = db.execute(
+            "SELECT key, status, version, etag, digest, readings IS NOT NULL FROM answers"
+        ).fetchall()
     except (sqlite3.Error, TypeError, ValueError):
+        if source is not None:
+            source.close()
         return None  # a damaged or foreign file: start over rather than fail the build
-    answers = {
-        key: CachedAnswer(status, version, etag, bytes(body))
-        for key, status, version, etag, body, _ in rows
-    }
-    if code != READING_CODE:
-        return answers, None
-    return answers, {key: bytes(blob) for key, *_, blob in rows if blob is not None}
+    return source, [(k, s, v, e, d, bool(r)) for k, s, v, e, d, r in rows], str(code)

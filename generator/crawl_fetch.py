@@ -22,7 +22,6 @@ Does NOT: retry 5xx (the client does), decide what to fetch (the crawl phases do
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -95,8 +94,8 @@ class Fetcher:
         #: ``stamp()`` once the lists are read: the version of what derives from them.
         self.lists_stamp: str | None = None
         self._unversioned: dict[str, str] = {}
-        #: (key, reading name) -> (the body read, what reading it gave).
-        self._values: dict[tuple[str, str], tuple[bytes, object]] = {}
+        #: (key, reading name) -> (the answer read, what reading it gave).
+        self._values: dict[tuple[str, str], tuple[CachedAnswer, object]] = {}
 
     @property
     def max_pages(self) -> int:
@@ -153,7 +152,7 @@ class Fetcher:
                 self.cache.store(key, CachedAnswer(exc.status, version, None, b"null"))
             raise
         if answer.not_modified and known is not None and known.status == 200:
-            cached = CachedAnswer(200, version, known.etag, known.body)
+            cached = known.with_version(version)
         else:
             cached = CachedAnswer(answer.status, version, answer.etag, encode_body(answer.data))
         self.cache.store(key, cached)
@@ -190,7 +189,7 @@ class Fetcher:
             return read(key, answer.data)
         slot = (key, name)
         found = self._values.get(slot)
-        if found is not None and (found[0] is answer.body or found[0] == answer.body):
+        if found is not None and found[0].same_body(answer):
             return cast(R, found[1])
         stored = NO_READING if self.cache is None else self.cache.reading(key, answer, name)
         if stored is not NO_READING:
@@ -198,8 +197,8 @@ class Fetcher:
         else:
             value = read(key, answer.data)
             if self.cache is not None:
-                self.cache.add_reading(key, answer.body, name, value)
-        self._values[slot] = (answer.body, value)
+                self.cache.add_reading(key, answer, name, value)
+        self._values[slot] = (answer, value)
         return value
 
     async def listing(
@@ -230,7 +229,7 @@ class Fetcher:
         after = version(items)
         stored = self.cache.lookup(key)
         if after != before and stored is not None:
-            self.cache.store(key, dataclasses.replace(stored, version=after))
+            self.cache.store(key, stored.with_version(after))
         return items, has_more
 
     async def _ask(
@@ -328,7 +327,7 @@ class Fetcher:
         key = describe_endpoint(path, None)
         answer = self.cache.lookup(key) if self.cache is not None else None
         if self.cache is not None and answer is not None:
-            self.cache.add_reading(key, answer.body, name, value)
+            self.cache.add_reading(key, answer, name, value)
 
     def _replayable(self, key: str, version: str | None) -> tuple[str, CachedAnswer] | None:
         if self.cache is None:

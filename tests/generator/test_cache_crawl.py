@@ -131,7 +131,7 @@ def test_a_save_that_fails_leaves_the_previous_cache_as_it_was(tmp_path: Path) -
     cache = CrawlCache.open(tmp_path)
     cache.store("a", CachedAnswer(200, "v2", None, b'"a2"'))
     # A body SQLite cannot store: the write fails after the first statements ran.
-    cache.store("c", CachedAnswer(200, "v1", None, object()))  # type: ignore[arg-type]
+    cache.store("c", CachedAnswer(200, "v1", None, object(), digest="x"))  # type: ignore[arg-type]
     with pytest.raises(sqlite3.Error):
         cache.save()
     assert _rows(tmp_path) == before
@@ -228,3 +228,39 @@ def test_a_settled_cache_saves_what_an_unsettled_one_saves(
         results.append(_stored(folder))
     assert results[0] == results[1]
     assert [row[0] for row in results[1]] == ["GET /products/1", "GET /products/2", "GET /store"]
+
+
+def test_a_replay_with_a_stored_reading_never_reads_the_body(tmp_path: Path) -> None:
+    READS.clear()
+    cache = CrawlCache.open(tmp_path)
+    first = _tag(_tag_fetcher(cache, []))
+    cache.save()
+    db = sqlite3.connect(tmp_path / CACHE_FILE)
+    with db:  # no JSON any more: reading it would fail
+        db.execute("UPDATE answers SET body = x'00'")
+    db.close()
+    seen: list[httpx.Request] = []
+    cache = CrawlCache.open(tmp_path)
+    assert _tag(_tag_fetcher(cache, seen)) == first
+    assert seen == [] and len(READS) == 1
+    cache.save()  # kept as it was: not even written again
+    with sqlite3.connect(tmp_path / CACHE_FILE) as db:
+        assert db.execute("SELECT body FROM answers").fetchall() == [(b"\x00",)]
+
+
+def test_a_cache_written_whole_is_written_when_it_settles_and_moved_in_at_save(
+    tmp_path: Path,
+) -> None:
+    cache = CrawlCache.open(tmp_path)
+    cache.store("a", CachedAnswer(200, "v1", None, b'"a"'))
+    cache.save()
+    before = _rows(tmp_path)
+    cache = CrawlCache.empty(tmp_path)
+    cache.store("b", CachedAnswer(200, "v1", None, b'"b"'))
+    cache.settle()
+    assert _rows(tmp_path) == before  # the old file is as it was until save
+    assert (tmp_path / (CACHE_FILE + ".tmp")).is_file()
+    cache.save()
+    assert sorted(_rows(tmp_path)) == ["b"]
+    assert not (tmp_path / (CACHE_FILE + ".tmp")).exists()
+    assert CrawlCache.open(tmp_path).lookup("b") == CachedAnswer(200, "v1", None, b'"b"')
