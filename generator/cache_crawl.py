@@ -31,7 +31,6 @@ build state, never part of the output.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 import sqlite3
@@ -62,7 +61,7 @@ class CachedAnswer:
     an absent answer). An answer of the cache file reads its body from the file when asked.
     Two answers are equal when status, version, ETag and body are."""
 
-    __slots__ = ("status", "version", "etag", "_body", "_digest", "_load")
+    __slots__ = ("status", "version", "etag", "_body", "_digest", "_load", "_key")
 
     def __init__(
         self,
@@ -72,9 +71,11 @@ class CachedAnswer:
         body: bytes | None = None,
         *,
         digest: str | None = None,
-        load: Callable[[], bytes] | None = None,
+        load: Callable[[str], bytes] | None = None,
+        key: str = "",
     ) -> None:
-        """``body``, or ``digest`` and ``load`` (what reads the body when it is asked for)."""
+        """``body``, or ``digest`` and ``load`` (``load(key)`` reads the body when it is asked
+        for: one reader and the key per answer, not a closure each)."""
         if body is None and (digest is None or load is None):
             raise ValueError("an answer needs its body, or its digest and a way to read it")
         self.status = status
@@ -83,13 +84,16 @@ class CachedAnswer:
         self._body = body
         self._digest = digest
         self._load = load
+        self._key = key
 
     @property
     def body(self) -> bytes:
         if self._body is not None:
             return self._body
         assert self._load is not None
-        return self._load()  # not kept: bodies are rarely read twice, and memory is the point
+        return self._load(
+            self._key
+        )  # not kept: bodies are rarely read twice, and memory is the point
 
     @property
     def data(self) -> object:
@@ -105,7 +109,9 @@ class CachedAnswer:
         """The same answer (its body shared, or read when asked for) under ``version``."""
         if self._body is not None:
             return CachedAnswer(self.status, version, self.etag, self._body)
-        return CachedAnswer(self.status, version, self.etag, digest=self._digest, load=self._load)
+        return CachedAnswer(
+            self.status, version, self.etag, digest=self._digest, load=self._load, key=self._key
+        )
 
     def same_body(self, other: CachedAnswer) -> bool:
         return other is self or other.digest == self.digest
@@ -201,7 +207,7 @@ class CrawlCache:
         with_readings: set[str] = set()
         for key, status, version, etag, digest, has_readings in rows:
             answers[key] = CachedAnswer(
-                status, version, etag, digest=digest, load=functools.partial(source.body, key)
+                status, version, etag, digest=digest, load=source.body, key=key
             )
             if has_readings and same_code:
                 with_readings.add(key)
