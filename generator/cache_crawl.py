@@ -138,6 +138,8 @@ def encode_body(data: object) -> bytes:
     return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
+#: An answer as the index has it: key, status, version, etag, digest, has readings.
+IndexRow = tuple[str, int, str | None, str | None, str, bool]
 #: A stored answer: key, status, version, etag, digest, readings, body.
 Row = tuple[str, int, str | None, str | None, str, bytes | None, bytes]
 
@@ -145,7 +147,7 @@ Row = tuple[str, int, str | None, str | None, str, bytes | None, bytes]
 @dataclass(frozen=True, slots=True)
 class _Changes:
     whole: bool  # every answer, to a new file; else the difference to the file read
-    rows: list[Row]  # the answers to write (none: written whole to the new file already)
+    rows: Iterable[Row]  # the answers to write (none once settled: written whole already)
     gone: list[tuple[str]]  # the keys to delete (the difference only)
 
 
@@ -164,6 +166,18 @@ class _File:
     def readings(self, key: str) -> bytes | None:
         row = self._db.execute("SELECT readings FROM answers WHERE key = ?", (key,)).fetchone()
         return None if row is None or row[0] is None else bytes(row[0])
+
+    def index(self) -> tuple[str, list[IndexRow]] | None:
+        """The code that wrote the readings, and every answer without its body; None when
+        the file has another layout."""
+        (schema,) = self._db.execute("SELECT schema FROM meta").fetchone()
+        if schema != SCHEMA_VERSION:
+            return None
+        (code,) = self._db.execute("SELECT code FROM meta").fetchone()
+        rows = self._db.execute(
+            "SELECT key, status, version, etag, digest, readings IS NOT NULL FROM answers"
+        ).fetchall()
+        return str(code), [(k, s, v, e, d, bool(r)) for k, s, v, e, d, r in rows]
 
     def close(self) -> None:
         self._db.close()
@@ -275,7 +289,11 @@ class CrawlCache:
         not stay in memory either. A build settles its cache before planning and rendering,
         so that memory serves them instead. Afterwards the cache answers no lookups: a further
         crawl opens the file again."""
-        self._settled = self._changes()
+        changes = self._changes()
+        if changes.whole:
+            self._write_new(changes.rows)
+            changes = _Changes(True, [], [])
+        self._settled = changes
         self._let_go()
 
     def save(self) -> None:
@@ -303,8 +321,8 @@ class CrawlCache:
 
     def _changes(self) -> _Changes:
         """What ``save`` writes: the difference to the file this cache was read from; or every
-        answer (a cache that started empty, or one written by other code), written now, one row
-        after another, to the new file ``save`` moves into place."""
+        answer (a cache that started empty, or one written by other code), its rows made one
+        after another as they are written."""
         if self._from_file and self.path.is_file():
             gone = [(key,) for key in self._previous if key not in self._current]
             changed = [
@@ -313,8 +331,7 @@ class CrawlCache:
                 if key in self._fresh or self._previous.get(key) != answer
             ]
             return _Changes(False, [self._row(key) for key in changed], gone)
-        self._write_new(self._row(key) for key in sorted(self._current))
-        return _Changes(True, [], [])
+        return _Changes(True, (self._row(key) for key in sorted(self._current)), [])
 
     def _write_changes(self, changes: _Changes) -> None:
         db = sqlite3.connect(self.path)
@@ -353,9 +370,6 @@ class CrawlCache:
         return (key, a.status, a.version, a.etag, a.digest, self._blob(key, a), a.body)
 
 
-IndexRow = tuple[str, int, str | None, str | None, str, bool]
-
-
 def _read_index(path: Path) -> tuple[_File, list[IndexRow], str] | None:
     """The file of ``path`` opened, its answers without their bodies and the code that wrote
     their readings; None when there is no usable file."""
@@ -364,17 +378,12 @@ def _read_index(path: Path) -> tuple[_File, list[IndexRow], str] | None:
     source: _File | None = None
     try:
         source = _File(path)
-        db = source._db
-        (schema,) = db.execute("SELECT schema FROM meta").fetchone()
-        if schema != SCHEMA_VERSION:
-            source.close()
-            return None
-        (code,) = db.execute("SELECT code FROM meta").fetchone()
-        rows = db.execute(
-            "SELECT key, status, version, etag, digest, readings IS NOT NULL FROM answers"
-        ).fetchall()
+        found = source.index()
     except (sqlite3.Error, TypeError, ValueError):
+        found = None  # a damaged or foreign file: start over rather than fail the build
+    if found is None or source is None:
         if source is not None:
             source.close()
-        return None  # a damaged or foreign file: start over rather than fail the build
-    return source, [(k, s, v, e, d, bool(r)) for k, s, v, e, d, r in rows], str(code)
+        return None
+    code, rows = found
+    return source, rows, code

@@ -89,7 +89,6 @@ NOT_FOUND_PATH = "/404"
 ASSETS_PREFIX = "/_assets/"
 ARTICLES_PER_PAGE = 12
 LATEST_ARTICLES_ON_HOME = 4
-DESCRIPTION_LENGTH = META_DESCRIPTION_LENGTH
 HOME_LABEL = "Trang chủ"
 ARTICLES_LABEL = "Tin tức"
 NOT_FOUND_TITLE = "Không tìm thấy trang"
@@ -561,8 +560,8 @@ def _position(banner: Banner) -> tuple[int, int]:
 def _description(candidates: Iterable[str | None], *, fallback: str) -> str:
     for text in candidates:
         if text and text.strip():
-            return shorten(text, DESCRIPTION_LENGTH)
-    return shorten(fallback, DESCRIPTION_LENGTH)
+            return shorten(text, META_DESCRIPTION_LENGTH)
+    return shorten(fallback, META_DESCRIPTION_LENGTH)
 
 
 def _categories_by_id(catalog: Catalog) -> dict[int, Category]:
