@@ -24,9 +24,10 @@ that a rebuild never needs in memory.
 The file is SQLite (``crawl.sqlite3``), written in one transaction at the end of a build: a
 failed build leaves the previous cache as it was. ``save`` writes only what changed since the
 file was read (new and changed answers, the removal of those this crawl did not use); a cache
-that started empty (``--full``, a first build) is written whole to a new file (when the crawl
-settles, so its answers need not stay in memory) that then takes the old one's place. It is
-build state, never part of the output.
+that started empty (``--full``, a first build) is written whole to a new file that then takes
+the old one's place: each answer's row as the answer arrives (its body is read back from there
+when asked for, so a first crawl holds no bodies in memory), the readings when the crawl
+settles. It is build state, never part of the output.
 """
 
 from __future__ import annotations
@@ -113,6 +114,15 @@ class CachedAnswer:
             self.status, version, self.etag, digest=self._digest, load=self._load, key=self._key
         )
 
+    @property
+    def in_memory(self) -> bool:
+        return self._body is not None
+
+    def read_from(self, load: Callable[[str], bytes]) -> str | None:
+        """The key this answer's body is read under through ``load``; None when the body is
+        held in memory or read from elsewhere."""
+        return self._key if self._body is None and self._load == load else None
+
     def same_body(self, other: CachedAnswer) -> bool:
         return other is self or other.digest == self.digest
 
@@ -183,6 +193,54 @@ class _File:
         self._db.close()
 
 
+class _Spill:
+    """The new cache file of a cache written whole, filled while the crawl runs: each fresh
+    answer's row goes to the file as it arrives and its body is read back from there when asked
+    for, so a first crawl holds no bodies in memory. One connection writes and reads (it sees
+    its own rows before they are committed); ``finish`` commits and closes."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.unlink(missing_ok=True)
+        self.path = path
+        self._db = sqlite3.connect(path, check_same_thread=False)
+        self._db.execute("PRAGMA journal_mode=OFF")
+        self._db.execute("PRAGMA synchronous=OFF")
+        self._db.execute("CREATE TABLE meta (schema INTEGER, code TEXT)")
+        self._db.execute("INSERT INTO meta VALUES (?, ?)", (SCHEMA_VERSION, READING_CODE))
+        # The small columns first: the index is read without reaching the bodies' pages.
+        self._db.execute(
+            "CREATE TABLE answers (key TEXT PRIMARY KEY, status INTEGER, version TEXT, "
+            "etag TEXT, digest TEXT, readings BLOB, body BLOB)"
+        )
+
+    def put(self, row: Row) -> None:
+        self._db.execute("INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?, ?, ?, ?)", row)
+
+    def restamp(self, key: str, answer: CachedAnswer) -> None:
+        self._db.execute(
+            "UPDATE answers SET status = ?, version = ?, etag = ? WHERE key = ?",
+            (answer.status, answer.version, answer.etag, key),
+        )
+
+    def set_readings(self, key: str, blob: bytes) -> None:
+        self._db.execute("UPDATE answers SET readings = ? WHERE key = ?", (blob, key))
+
+    def body(self, key: str) -> bytes:
+        row = self._db.execute("SELECT body FROM answers WHERE key = ?", (key,)).fetchone()
+        if row is None:
+            raise CacheMiss(f"the new crawl cache lost the answer for {key} while it was read")
+        return bytes(row[0])
+
+    def finish(self) -> None:
+        self._db.commit()
+        self._db.close()
+
+    def discard(self) -> None:
+        self._db.close()
+        self.path.unlink(missing_ok=True)
+
+
 class CrawlCache:
     def __init__(
         self,
@@ -201,9 +259,11 @@ class CrawlCache:
         self._source = source
         self._with_readings = with_readings or set()
         self._loaded: dict[str, dict[str, object]] = {}
-        self._fresh: dict[str, tuple[CachedAnswer, dict[str, object]]] = {}
+        #: This crawl's readings by key, with the digest of the body they were read from.
+        self._fresh: dict[str, tuple[str, dict[str, object]]] = {}
         self._from_file = same_code
         self._current: dict[str, CachedAnswer] = {}
+        self._spill: _Spill | None = None  # written whole: the new file, filled as it goes
         self._settled: _Changes | None = None
         #: Answers of the last crawl used again as they are (no request, or no body sent).
         self.reused = 0
@@ -239,7 +299,27 @@ class CrawlCache:
         return self._current.get(key) or self._previous.get(key)
 
     def store(self, key: str, answer: CachedAnswer) -> None:
+        """Remember ``answer`` for the next build (in a cache written whole, its row is written
+        to the new file now and the body read back from there when asked for)."""
+        if not self._writes_difference():
+            answer = self._spilled(key, answer)
         self._current[key] = answer
+
+    def _writes_difference(self) -> bool:
+        return self._from_file and self.path.is_file()
+
+    def _spilled(self, key: str, answer: CachedAnswer) -> CachedAnswer:
+        if self._spill is None:
+            self._spill = _Spill(self._new_file())
+        load = self._spill.body
+        if answer.read_from(load) == key:  # its row is there: only the stamp moved
+            self._spill.restamp(key, answer)
+            return answer
+        if not answer.in_memory:
+            return answer  # read from the old file: written when the crawl settles
+        a = answer
+        self._spill.put((key, a.status, a.version, a.etag, a.digest, None, a.body))
+        return CachedAnswer(a.status, a.version, a.etag, digest=a.digest, load=load, key=key)
 
     def keep(self, key: str) -> CachedAnswer | None:
         """The previous answer of ``key``, kept for the next build as it is."""
@@ -265,15 +345,15 @@ class CrawlCache:
         """What this build read from ``answer`` as ``name``, kept with the answer of ``key``
         when that still has the same body at the end."""
         found = self._fresh.get(key)
-        if found is None or not found[0].same_body(answer):
-            found = self._fresh[key] = (answer, {})
+        if found is None or found[0] != answer.digest:
+            found = self._fresh[key] = (answer.digest, {})
         found[1][name] = value
 
     def _blob(self, key: str, answer: CachedAnswer) -> bytes | None:
         """The readings to store with ``answer``: this build's, else the last build's when the
         body is the same."""
         fresh = self._fresh.get(key)
-        if fresh is not None and fresh[0].same_body(answer):
+        if fresh is not None and fresh[0] == answer.digest:
             return dump_readings(fresh[1])
         previous = self._previous.get(key)
         if previous is not None and key in self._with_readings and previous.same_body(answer):
@@ -289,11 +369,11 @@ class CrawlCache:
         not stay in memory either. A build settles its cache before planning and rendering,
         so that memory serves them instead. Afterwards the cache answers no lookups: a further
         crawl opens the file again."""
-        changes = self._changes()
-        if changes.whole:
-            self._write_new(changes.rows)
-            changes = _Changes(True, [], [])
-        self._settled = changes
+        if self._writes_difference():
+            self._settled = self._difference()
+        else:
+            self._write_whole()
+            self._settled = _Changes(True, [], [])
         self._let_go()
 
     def save(self) -> None:
@@ -319,19 +399,15 @@ class CrawlCache:
         self._fresh = {}
         self._current = {}
 
-    def _changes(self) -> _Changes:
-        """What ``save`` writes: the difference to the file this cache was read from; or every
-        answer (a cache that started empty, or one written by other code), its rows made one
-        after another as they are written."""
-        if self._from_file and self.path.is_file():
-            gone = [(key,) for key in self._previous if key not in self._current]
-            changed = [
-                key
-                for key, answer in self._current.items()
-                if key in self._fresh or self._previous.get(key) != answer
-            ]
-            return _Changes(False, [self._row(key) for key in changed], gone)
-        return _Changes(True, (self._row(key) for key in sorted(self._current)), [])
+    def _difference(self) -> _Changes:
+        """What ``save`` writes: the difference to the file this cache was read from."""
+        gone = [(key,) for key in self._previous if key not in self._current]
+        changed = [
+            key
+            for key, answer in self._current.items()
+            if key in self._fresh or self._previous.get(key) != answer
+        ]
+        return _Changes(False, [self._row(key) for key in changed], gone)
 
     def _write_changes(self, changes: _Changes) -> None:
         db = sqlite3.connect(self.path)
@@ -348,22 +424,25 @@ class CrawlCache:
     def _new_file(self) -> Path:
         return self.path.with_name(self.path.name + ".tmp")
 
-    def _write_new(self, rows: Iterable[Row]) -> None:
-        """Write every answer to a new file, which ``save`` puts in the old one's place."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self._new_file()
-        tmp.unlink(missing_ok=True)
-        with sqlite3.connect(tmp) as db:
-            db.execute("PRAGMA journal_mode=OFF")
-            db.execute("CREATE TABLE meta (schema INTEGER, code TEXT)")
-            db.execute("INSERT INTO meta VALUES (?, ?)", (SCHEMA_VERSION, READING_CODE))
-            # The small columns first: the index is read without reaching the bodies' pages.
-            db.execute(
-                "CREATE TABLE answers (key TEXT PRIMARY KEY, status INTEGER, version TEXT, "
-                "etag TEXT, digest TEXT, readings BLOB, body BLOB)"
-            )
-            db.executemany("INSERT INTO answers VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
-        db.close()
+    def _write_whole(self) -> None:
+        """Finish the new file (a cache that started empty, or one written by other code):
+        the answers spilled as they came get their readings; answers kept from the old file
+        are written now, one after another."""
+        if self._spill is None:
+            self._spill = _Spill(self._new_file())
+        spill, self._spill = self._spill, None
+        try:
+            for key, answer in self._current.items():
+                if answer.read_from(spill.body) == key:
+                    blob = self._blob(key, answer)
+                    if blob is not None:
+                        spill.set_readings(key, blob)
+                else:
+                    spill.put(self._row(key))
+        except BaseException:
+            spill.discard()
+            raise
+        spill.finish()
 
     def _row(self, key: str) -> Row:
         a = self._current[key]

@@ -94,8 +94,8 @@ class Fetcher:
         #: ``stamp()`` once the lists are read: the version of what derives from them.
         self.lists_stamp: str | None = None
         self._unversioned: dict[str, str] = {}
-        #: (key, reading name) -> (the answer read, what reading it gave).
-        self._values: dict[tuple[str, str], tuple[CachedAnswer, object]] = {}
+        #: (key, reading name) -> (the digest of the body read, what reading it gave).
+        self._values: dict[tuple[str, str], tuple[str, object]] = {}
 
     @property
     def max_pages(self) -> int:
@@ -189,7 +189,7 @@ class Fetcher:
             return read(key, answer.data)
         slot = (key, name)
         found = self._values.get(slot)
-        if found is not None and found[0].same_body(answer):
+        if found is not None and found[0] == answer.digest:
             return cast(R, found[1])
         stored = NO_READING if self.cache is None else self.cache.reading(key, answer, name)
         if stored is not NO_READING:
@@ -198,7 +198,7 @@ class Fetcher:
             value = read(key, answer.data)
             if self.cache is not None:
                 self.cache.add_reading(key, answer, name, value)
-        self._values[slot] = (answer, value)
+        self._values[slot] = (answer.digest, value)
         return value
 
     async def listing(

@@ -10,7 +10,9 @@ by ``fork`` itself - set in ``_shared`` just before the pool starts and cleared 
 large is pickled per task: a task is a range of indexes. ``write_many``'s workers write each page
 into the staging folder themselves and answer only what the build records (the file's size, the
 urls the page asked about, its fingerprint when asked for), not the HTML. Results come back in
-input order, so the output is byte-for-byte the single-process output.
+input order, so the output is byte-for-byte the single-process output. A worker retires after
+``PAGES_PER_WORKER`` pages and a fresh one is forked in its place, so what a worker copies of
+the parent's memory stays bounded however large the store.
 
 Each process keeps its own ``{% fragment %}`` outputs (``fragments``) for the pages it renders.
 Small jobs run in this process: starting workers costs more than it saves.
@@ -22,7 +24,6 @@ import gc
 import multiprocessing
 import os
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -38,6 +39,11 @@ from generator.write import WrittenPage, write_page
 PARALLEL_MIN_PAGES = 1_000
 #: Pages per task: large enough to amortise the round trip, small enough to share the work.
 CHUNK_PAGES = 250
+#: Pages a worker takes before a fresh one, forked from this process again, takes its place.
+#: A worker copies the memory pages of this process it touches (reference counts are writes),
+#: and every page it renders touches its own objects, spread across the heap: kept for the
+#: whole render, a large store's workers would grow to a copy of the catalog each.
+PAGES_PER_WORKER = 2_000
 
 Rendered = tuple[RenderedPage, tuple[str, ...]]
 T = TypeVar("T")
@@ -134,15 +140,14 @@ def _in_order(one: Callable[[int], T], count: int, workers: int, chunk: int) -> 
     _shared = one
     # The workers share the parent's memory until they write to it; the garbage collector
     # would write to every object it scans (and so copy the whole heap into each worker).
-    # Frozen objects are never scanned.
+    # Frozen objects are never scanned. Frozen until the end: workers are forked again as
+    # they retire (``PAGES_PER_WORKER``).
     gc.freeze()
     try:
         context = multiprocessing.get_context("fork")
-        with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-            spans = [(start, min(start + chunk, count)) for start in range(0, count, chunk)]
-            results = pool.map(_run_span, spans)  # every worker is forked by now
-            gc.unfreeze()
-            for done in results:
+        spans = [(start, min(start + chunk, count)) for start in range(0, count, chunk)]
+        with context.Pool(workers, maxtasksperchild=max(1, PAGES_PER_WORKER // chunk)) as pool:
+            for done in pool.imap(_run_span, spans):
                 yield from done
     finally:
         gc.unfreeze()

@@ -264,3 +264,41 @@ def test_a_cache_written_whole_is_written_when_it_settles_and_moved_in_at_save(
     assert sorted(_rows(tmp_path)) == ["b"]
     assert not (tmp_path / (CACHE_FILE + ".tmp")).exists()
     assert CrawlCache.open(tmp_path).lookup("b") == CachedAnswer(200, "v1", None, b'"b"')
+
+
+def test_a_cache_written_whole_keeps_no_body_in_memory_while_the_crawl_runs(
+    tmp_path: Path,
+) -> None:
+    READS.clear()
+    cache = CrawlCache.empty(tmp_path)
+    first = _tag(_tag_fetcher(cache, []))
+    kept = cache.lookup("GET /tags/1")
+    assert kept is not None and not kept.in_memory  # its row is in the new file already
+    assert kept.data == {"name": "Áo <b>mới</b>", "slug": "ao-moi"}  # read back from there
+    cache.store("GET /tags/1", kept.with_version("v2"))  # a new stamp for the same body
+    cache.store("GET /store", CachedAnswer(200, None, '"s"', b'{"name":"Shop"}'))
+    cache.settle()
+    cache.save()
+    assert _stored(tmp_path) == [
+        ("GET /store", 200, None, '"s"', b'{"name":"Shop"}'),
+        ("GET /tags/1", 200, "v2", None, '{"name":"Áo <b>mới</b>","slug":"ao-moi"}'.encode()),
+    ]
+    seen: list[httpx.Request] = []
+    again = anyio.run(
+        lambda: _tag_fetcher(CrawlCache.open(tmp_path), seen).one(
+            "/tags/1", counted_tag, version="v2"
+        )
+    )
+    assert again == first and seen == [] and len(READS) == 1  # its reading went with it
+
+
+def test_a_crawl_that_fails_before_it_settles_leaves_the_previous_cache(tmp_path: Path) -> None:
+    cache = CrawlCache.open(tmp_path)
+    cache.store("a", CachedAnswer(200, "v1", None, b'"a"'))
+    cache.save()
+    before = _rows(tmp_path)
+    cache = CrawlCache.empty(tmp_path)
+    cache.store("b", CachedAnswer(200, "v1", None, b'"b"'))  # spilled to the new file
+    del cache  # the build stopped here
+    assert _rows(tmp_path) == before
+    assert CrawlCache.open(tmp_path).lookup("a") == CachedAnswer(200, "v1", None, b'"a"')

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import os
+from collections import Counter
 from pathlib import Path
 
+import pytest
+
+from generator import render_parallel
 from generator.config import BUNDLED_THEME
 from generator.incremental import RenderInputs
 from generator.render import build_environment
 from generator.render_parallel import map_pages, render_many, write_many
+from generator.site_plan import Page
 from tests.generator.fixture_site import fixture_plan
 
 
@@ -67,3 +73,22 @@ def test_fingerprints_across_processes_equal_those_of_one_process() -> None:
     parallel = map_pages(inputs.fingerprint, pages, workers=2, min_pages=1, chunk=4)
     assert parallel == [inputs.fingerprint(page) for page in pages]
     assert len(set(parallel)) == len(plan.pages)  # each page its own; the copies agree
+
+
+def test_workers_retire_after_their_share_and_the_order_holds(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(render_parallel, "PAGES_PER_WORKER", 8)
+    plan = fixture_plan()
+    pages = list(plan.pages) * 4
+    inputs = RenderInputs.of(plan, build_environment(BUNDLED_THEME), BUNDLED_THEME)
+
+    def fingerprint_and_process(page: Page) -> tuple[str, int]:
+        return inputs.fingerprint(page), os.getpid()
+
+    done = map_pages(fingerprint_and_process, pages, workers=2, min_pages=1, chunk=4)
+    assert [fingerprint for fingerprint, _ in done] == [inputs.fingerprint(p) for p in pages]
+    processes = Counter(pid for _, pid in done)
+    assert os.getpid() not in processes
+    assert max(processes.values()) <= 8  # two spans of four, then a fresh worker
+    assert len(processes) >= len(pages) // 8
