@@ -43,12 +43,11 @@ from generator.crawl_paths import (
     resolve_paths,
     unexplained_paths,
 )
-from generator.crawl_products import product_details
+from generator.crawl_products import ListedReplay, product_details
 from generator.crawl_settings import CrawlSettings
 from generator.crawl_sitemap import sitemap_paths
 from generator.crawl_versions import (
     CategoryClaims,
-    card_versions,
     digest,
     listed_set_version,
     listed_version,
@@ -96,24 +95,34 @@ async def crawl(
             skips.add("articles (/articles)", "the API does not offer it (404)")
         return found or []
 
+    listed = ListedReplay(fetcher)
+
+    async def list_products() -> list[ProductCard]:
+        try:
+            return await fetcher.all(
+                "/products",
+                normalize.product_card,
+                {"limit": settings.page_size},
+                on_items=listed.offer,
+            )
+        finally:
+            listed.close()
+
     observer.phase_started("lists", None)
     await run_concurrently(
         [
             index.job(lambda: index_categories(fetcher, context.category_tree, observer=observer)),
             sitemap.job(lambda: sitemap_paths(fetcher, skips=skips, observer=observer)),
-            cards.job(
-                lambda: fetcher.all(
-                    "/products", normalize.product_card, {"limit": settings.page_size}
-                )
-            ),
+            cards.job(list_products),
             summaries.job(list_articles),
+            listed.run,
         ],
-        limit=4,
+        limit=5,
     )
     site = _site(context, index.value)
     # The fallback version of what derives from the context and the lists as a whole.
     fetcher.lists_stamp = fetcher.stamp()
-    versions = card_versions(cards.value)
+    versions = listed.versions  # each card's version, worked out during the walk
     sitemap_paths_found = [path for path, _ in sitemap.value]
 
     known = [
@@ -165,6 +174,7 @@ async def crawl(
                     versions,
                     skips=skips,
                     observer=observer,
+                    listed=listed,
                 )
             ),
             articles.job(

@@ -380,9 +380,11 @@ class Fetcher:
         params: Params | None = None,
         *,
         version: str | None = None,
+        on_items: Callable[[Sequence[T]], None] | None = None,
     ) -> list[T]:
-        """Every item of a list endpoint, cursor after cursor, each decoded by ``parse``."""
-        return (await self.walk(path, parse, params, version=version))[0]
+        """Every item of a list endpoint, cursor after cursor, each decoded by ``parse``;
+        ``on_items`` is handed each page's items as they come."""
+        return (await self.walk(path, parse, params, version=version, on_items=on_items))[0]
 
     async def walk(
         self,
@@ -392,6 +394,7 @@ class Fetcher:
         *,
         version: str | None = None,
         keep_reading: bool = True,
+        on_items: Callable[[Sequence[T]], None] | None = None,
     ) -> tuple[list[T], tuple[str, ...]]:
         """``all``, with the keys of the pages it read (``keep_replayable`` keeps them);
         ``keep_reading`` as in ``one``."""
@@ -405,7 +408,10 @@ class Fetcher:
 
         items: list[T] = []
         async for page in walk_parsed_pages(fetch_page, params, max_pages=self.max_pages):
-            items.extend(cast(tuple[T, ...], page.items))
+            found = cast(tuple[T, ...], page.items)
+            items.extend(found)
+            if on_items is not None:
+                on_items(found)
         return items, tuple(keys)
 
     async def optional_walk(

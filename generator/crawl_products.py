@@ -8,21 +8,80 @@ detail answering 404 (deleted since the list was read) is skipped, not fatal.
 from __future__ import annotations
 
 import dataclasses
+from collections import deque
 from collections.abc import Mapping, Sequence
 
+import anyio
 import anyio.lowlevel
 
 from generator import normalize
 from generator.crawl_fetch import Fetcher, gather_limited
 from generator.crawl_observer import CrawlObserver, SkipLog
 from generator.crawl_related import cards_by_category, related_products
+from generator.crawl_versions import card_version
 from generator.model import PackedProduct, ProductCard, Variant
 from generator.product_pack import pack
 
-#: Products replayed between two turns of the other crawl jobs.
-REPLAY_SLICE = 250
+#: Products replayed between two turns of the other crawl jobs (about a millisecond).
+REPLAY_SLICE = 25
 #: The name of the pack kept with a product's detail answer in the crawl cache.
 PACK_READING = "packed product"
+
+#: A pack replayed from the crawl cache, with the keys of its variants' pages.
+Replayed = tuple[PackedProduct, tuple[str, ...]]
+
+
+class ListedReplay:
+    """Products replayed from the crawl cache while the product list is still being walked.
+
+    Replaying a product is plain CPU work (its pack read from the cache), and a rebuild has one
+    per product. Done as the list's pages arrive - while the walk waits for its next page - it
+    takes no time of its own. ``offer`` is given each page's cards, ``run`` is the task that
+    replays them, ``close`` says the walk is over; ``product_details`` then takes what was
+    replayed under the version it would use itself. Each card's version is worked out on the
+    way (``versions``: by id, the last card of an id counting).
+    """
+
+    def __init__(self, fetcher: Fetcher) -> None:
+        self._fetcher = fetcher
+        self._pending: deque[ProductCard] = deque()
+        self._more = anyio.Event()
+        self._closed = False
+        self._tried: dict[int, tuple[str, Replayed | None]] = {}
+        self.versions: dict[int, str] = {}
+
+    def offer(self, cards: Sequence[ProductCard]) -> None:
+        self._pending.extend(cards)
+        self._more.set()
+
+    def close(self) -> None:
+        self._closed = True
+        self._more.set()
+
+    async def run(self) -> None:
+        done = 0
+        while True:
+            while self._pending:
+                card = self._pending.popleft()
+                version = self.versions[card.id] = card_version(card)
+                if card.url is None or card.id in self._tried:
+                    continue
+                done += 1
+                if done % REPLAY_SLICE == 0:
+                    await anyio.lowlevel.checkpoint()
+                found = _replayed_pack(self._fetcher, f"/products/{card.id}", version)
+                self._tried[card.id] = (version, found)
+            if self._closed:
+                return
+            self._more = anyio.Event()
+            await self._more.wait()
+
+    def result(self, product_id: int, version: str | None) -> tuple[bool, Replayed | None]:
+        """(whether the product was tried under ``version``, what its replay gave)."""
+        tried = self._tried.get(product_id)
+        if tried is None or tried[0] != version:
+            return False, None
+        return True, tried[1]
 
 
 async def product_details(
@@ -33,12 +92,13 @@ async def product_details(
     *,
     skips: SkipLog,
     observer: CrawlObserver,
+    listed: ListedReplay | None = None,
 ) -> list[PackedProduct]:
-    listed = [card.id for card in cards if card.url is not None]
-    ids = list(dict.fromkeys([*listed, *extra_ids]))
+    with_pages = [card.id for card in cards if card.url is not None]
+    ids = list(dict.fromkeys([*with_pages, *extra_ids]))
     observer.phase_started("products", len(ids))
     # A listed product's detail and variants are asked again only when its card moved
-    # (``versions``: the version of each card, see ``crawl_versions.card_versions``).
+    # (``versions``: the version of each card, see ``crawl_versions.card_version``).
 
     async def detail(product_id: int) -> PackedProduct | None:
         version = versions.get(product_id)
@@ -66,15 +126,18 @@ async def product_details(
         observer.item_done("products")
         return packed
 
-    # Details the cache replays as they are need no task each: the bulk of a rebuild. The replay
-    # is plain CPU work; it gives way now and then, so that the crawl's other jobs send their
-    # requests and read their answers meanwhile instead of waiting for all of it.
+    # Details the cache replays as they are need no task each: the bulk of a rebuild, mostly
+    # replayed already while the list was walked (``listed``). The replay is plain CPU work; it
+    # gives way now and then, so that the crawl's other jobs send their requests and read their
+    # answers meanwhile instead of waiting for all of it.
     replayed: dict[int, PackedProduct] = {}
     for position, product_id in enumerate(ids):
-        if position % REPLAY_SLICE == 0:
-            await anyio.lowlevel.checkpoint()
         version = versions.get(product_id)
-        kept = _replayed_pack(fetcher, f"/products/{product_id}", version)
+        tried, kept = listed.result(product_id, version) if listed else (False, None)
+        if not tried:
+            if position % REPLAY_SLICE == 0:
+                await anyio.lowlevel.checkpoint()
+            kept = _replayed_pack(fetcher, f"/products/{product_id}", version)
         if kept is None:
             continue
         packed, keys = kept
@@ -100,9 +163,7 @@ async def product_details(
     ]
 
 
-def _replayed_pack(
-    fetcher: Fetcher, path: str, version: str | None
-) -> tuple[PackedProduct, tuple[str, ...]] | None:
+def _replayed_pack(fetcher: Fetcher, path: str, version: str | None) -> Replayed | None:
     """The pack the last crawl kept with the detail of ``path``, when the detail and every page
     of its variants can be replayed as they are."""
     found = fetcher.replayed_reading(path, PACK_READING, version=version)

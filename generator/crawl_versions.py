@@ -46,9 +46,9 @@ def digest(*parts: object) -> str:
     return hashlib.sha1(text.encode("utf-8"), usedforsecurity=False).hexdigest()
 
 
-def card_versions(cards: Iterable[ProductCard]) -> dict[int, str]:
-    """The version of every listed product: a digest of its card (``updated_at``, prices...)."""
-    return {card.id: digest(card) for card in cards}
+def card_version(card: ProductCard) -> str:
+    """The version of a listed product: a digest of its card (``updated_at``, prices...)."""
+    return digest(card)
 
 
 def listed_version(

@@ -17,10 +17,14 @@ from sqlalchemy import select
 from companion.db import schema
 from companion.seed.demo import DEMO_KEY
 from companion.webhooks.events import Entity
-from generator.cache_crawl import CACHE_FILE, CrawlCache
+from generator.cache_crawl import CACHE_FILE, CachedAnswer, CrawlCache
+from generator.client import ApiClient, ClientSettings
 from generator.commands.build import ApiAccess, build_site
 from generator.config import BuildConfig
 from generator.crawl import crawl
+from generator.crawl_products import PACK_READING
+from generator.crawl_settings import CrawlSettings
+from generator.model import Catalog
 from tests.generator.incremental_store import UNLIMITED, DemoStore, config_for
 
 BASE = "http://localhost/public/v1"
@@ -133,3 +137,51 @@ def test_a_replay_from_stored_readings_equals_a_replay_that_decodes(tmp_path: Pa
     assert stored[0] > 100
     assert replayed == decoded
     assert len(replayed.products) > 20
+
+
+class ReadingsNoted(CrawlCache):
+    """The crawl cache, noting in ``events`` each product pack it is asked for."""
+
+    events: list[str]
+
+    def reading(self, key: str, answer: CachedAnswer, name: str) -> object:
+        if name == PACK_READING:
+            self.events.append(f"pack {key}")
+        return super().reading(key, answer, name)
+
+
+def test_products_are_replayed_while_the_product_list_is_still_walked(tmp_path: Path) -> None:
+    store = DemoStore(tmp_path, products=40)
+    events: list[str] = []
+
+    class Noted(httpx.AsyncBaseTransport):
+        inner = httpx.ASGITransport(app=store.app)
+
+        async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+            events.append(f"ask {request.url.path.removeprefix('/public/v1')}")
+            return await self.inner.handle_async_request(request)
+
+    async def crawl_once(cache: CrawlCache) -> Catalog:
+        async with httpx.AsyncClient(transport=Noted(), base_url=BASE) as http:
+            client = ApiClient(http, key=DEMO_KEY, settings=ClientSettings(windows=UNLIMITED))
+            return await crawl(client, settings=CrawlSettings(page_size=10), cache=cache)
+
+    cache_dir = tmp_path / "cache"
+    try:
+        first_cache = CrawlCache.open(cache_dir)
+        first = anyio.run(crawl_once, first_cache)
+        first_cache.save()
+        events.clear()
+        cache = ReadingsNoted.open(cache_dir)
+        cache.events = events
+        again = anyio.run(crawl_once, cache)
+    finally:
+        store.close()
+
+    assert again == first
+    list_pages = [at for at, event in enumerate(events) if event == "ask /products"]
+    packs = [at for at, event in enumerate(events) if event.startswith("pack ")]
+    assert len(list_pages) >= 4 and len(packs) >= 30
+    # The products of the first pages were replayed before the walk asked for its last page.
+    assert sum(at < list_pages[-1] for at in packs) >= 10
+    assert not any(event.startswith("ask /products/") for event in events)  # nothing changed
