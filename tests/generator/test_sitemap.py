@@ -220,3 +220,20 @@ def test_site_url_must_be_an_http_origin(site_url: str) -> None:
 
     with pytest.raises(WriteError, match="origin"):
         sitemap_files([page("/")], site_url)
+
+
+def test_markup_characters_in_a_loc_are_escaped_and_read_back_as_written() -> None:
+    paths = ["/a&b", "/c<d>e", "/s%C3%A1ch", "/đồng-hồ"]
+    stamp = datetime(2026, 11, 20, 3, 4, 5, tzinfo=UTC)
+    files = dict(sitemap_files([page(p, lastmod=stamp) for p in paths], SITE_URL))
+    doc = etree.fromstring(files["sitemap.xml"])
+    assert schema("sitemap.xsd").validate(doc.getroottree())
+    assert doc.xpath("//sm:loc/text()", namespaces=NS) == [SITE_URL + p for p in paths]
+    assert set(doc.xpath("//sm:lastmod/text()", namespaces=NS)) == {"2026-11-20T03:04:05+00:00"}
+
+
+def test_a_loc_xml_cannot_carry_is_a_clear_error() -> None:
+    from generator.errors import WriteError
+
+    with pytest.raises(WriteError, match="XML cannot carry"):
+        sitemap_files([page("/bad\x01path")], SITE_URL)
