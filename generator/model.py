@@ -94,11 +94,11 @@ class ProductHead:
 @dataclass(frozen=True, slots=True)
 class PackedProduct:
     """A product as a build holds it between the crawl and its page's render: the head the plan
-    reads, and the rest pickled (``product_pack``), a few KB of bytes instead of some hundred
-    objects. Unpacked only by the render of a page that shows it."""
+    reads, and the rest pickled and compressed (``product_pack``), under a KB instead of some
+    hundred objects. Unpacked only by the render of a page that shows it."""
 
     head: ProductHead
-    blob: bytes  # the Product with its variants, without ``related``
+    blob: bytes  # the Product with its variants, without ``related`` (product_pack)
     related: tuple[ProductCard, ...] = ()
 
     @property

@@ -43,7 +43,7 @@ CHUNK_PAGES = 250
 #: A worker copies the memory pages of this process it touches (reference counts are writes),
 #: and every page it renders touches its own objects, spread across the heap: kept for the
 #: whole render, a large store's workers would grow to a copy of the catalog each.
-PAGES_PER_WORKER = 2_000
+PAGES_PER_WORKER = 2000
 
 Rendered = tuple[RenderedPage, tuple[str, ...]]
 T = TypeVar("T")

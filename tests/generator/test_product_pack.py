@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from generator.cache_crawl import CrawlCache
+from generator.cache_values import dump_records
 from generator.client import ApiClient
 from generator.crawl import crawl
 from generator.model import Catalog, PackedProduct, Product
@@ -98,3 +99,9 @@ async def test_a_product_without_a_variants_list_is_replayed_with_its_skip(tmp_p
     assert again.products == first.products
     skipped = [s for s in again.skipped if s.what.startswith("variants of product")]
     assert skipped and skipped == [s for s in first.skipped if s.what.startswith("variants of")]
+
+
+def test_a_pack_is_compressed() -> None:
+    for product in _products():
+        pickled = dump_records(dataclasses.replace(product, related=()))
+        assert len(pack(product).blob) < len(pickled)
