@@ -272,9 +272,23 @@ class CrawlCache:
     def open(cls, cache_dir: Path) -> CrawlCache:
         """The cache of ``cache_dir``; empty when there is none yet or it is unreadable."""
         path = cache_dir / CACHE_FILE
-        found = _read_index(path)
+        return cls._read(path, path) or cls(path, {})
+
+    @classmethod
+    def written(cls, settled: CrawlCache) -> CrawlCache | None:
+        """What a cache written whole has just written (before ``save`` moves the file in),
+        opened as the next build would open it; None for a cache that writes its difference."""
+        if settled._settled is None or not settled._settled.whole:
+            return None
+        return cls._read(settled.path, settled._new_file())
+
+    @classmethod
+    def _read(cls, path: Path, file: Path) -> CrawlCache | None:
+        """The cache of ``path`` as ``file`` holds it; None when ``file`` is missing or
+        unreadable."""
+        found = _read_index(file)
         if found is None:
-            return cls(path, {})
+            return None
         source, rows, code = found
         same_code = code == READING_CODE
         answers: dict[str, CachedAnswer] = {}

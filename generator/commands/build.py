@@ -170,6 +170,13 @@ async def crawl_catalog(config: BuildConfig, progress: BuildProgress, connect: C
         )
         catalog = await crawl(client, observer=progress, settings=settings, cache=cache)
     cache.settle()  # what it no longer needs is freed for the plan and the render
+    written = CrawlCache.written(cache)
+    if written is not None:
+        # A whole crawl's records lie scattered among the holes its answers' decoding left, and
+        # the build's memory stays that large. Read back from the file just written, the
+        # catalog (the same records) fills those holes, and the plan and render fit beside it.
+        del catalog
+        catalog = await crawl(None, settings=settings, cache=written)
     return Crawled(catalog, client.stats, cache, reused=cache.reused)
 
 

@@ -302,3 +302,26 @@ def test_a_crawl_that_fails_before_it_settles_leaves_the_previous_cache(tmp_path
     del cache  # the build stopped here
     assert _rows(tmp_path) == before
     assert CrawlCache.open(tmp_path).lookup("a") == CachedAnswer(200, "v1", None, b'"a"')
+
+
+def test_what_a_cache_written_whole_wrote_reads_back_before_it_is_moved_in(
+    tmp_path: Path,
+) -> None:
+    READS.clear()
+    cache = CrawlCache.empty(tmp_path)
+    first = _tag(_tag_fetcher(cache, []))
+    assert CrawlCache.written(cache) is None  # not settled yet
+    cache.settle()
+    written = CrawlCache.written(cache)
+    assert written is not None and not (tmp_path / CACHE_FILE).exists()
+    again = anyio.run(
+        lambda: Fetcher(None, CrawlSettings(), cache=written).one(
+            "/tags/1", counted_tag, version="v"
+        )
+    )
+    assert again == first and len(READS) == 1  # offline, from the reading it wrote
+    cache.save()
+    reopened = CrawlCache.open(tmp_path)
+    _tag(_tag_fetcher(reopened, []))
+    reopened.settle()
+    assert CrawlCache.written(reopened) is None  # it writes only its difference
