@@ -106,7 +106,14 @@ def measure(folder: Path, size: int) -> dict[str, Any]:
         "bytes_per_page": round(output / max(full["pages"], 1)),
     }
     for name, figures in builds.items():
-        for key_name in ("requests", "seconds", "request_seconds", "beyond_requests", "rendered"):
+        for key_name in (
+            "requests",
+            "seconds",
+            "request_seconds",
+            "beyond_requests",
+            "rendered",
+            "peak_tree_pss_mb",
+        ):
             row[f"{name}_{key_name}"] = figures[key_name]
         row[f"{name}_phases"] = figures["phases"]
     return row

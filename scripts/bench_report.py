@@ -50,6 +50,10 @@ FIGURES: tuple[tuple[str, str, str], ...] = (
         "peak_tree_pss_mb",
         "under 500 at 50,000; under 800 at 100,000 (Hugo: 2,500 at 50,000)",
     ),
+    ("- of the full build", "full_peak_tree_pss_mb", ""),
+    ("- of the no-change rebuild", "nochange_peak_tree_pss_mb", ""),
+    ("- of the one-product change", "change_peak_tree_pss_mb", ""),
+    ("- of `--from-cache --full`", "render_peak_tree_pss_mb", ""),
     ("output, MB", "output_mb", ""),
     ("output bytes per page", "bytes_per_page", "about 7,000 (the peers' pages)"),
 )
