@@ -62,7 +62,7 @@ class CachedAnswer:
     an absent answer). An answer of the cache file reads its body from the file when asked.
     Two answers are equal when status, version, ETag and body are."""
 
-    __slots__ = ("status", "version", "etag", "_body", "_digest", "_load", "_key")
+    __slots__ = ("status", "version", "etag", "_body", "_digest", "_load", "_key", "_decoded")
 
     def __init__(
         self,
@@ -74,9 +74,11 @@ class CachedAnswer:
         digest: str | None = None,
         load: Callable[[str], bytes] | None = None,
         key: str = "",
+        decoded: object = None,
     ) -> None:
         """``body``, or ``digest`` and ``load`` (``load(key)`` reads the body when it is asked
-        for: one reader and the key per answer, not a closure each)."""
+        for: one reader and the key per answer, not a closure each). ``decoded``: the body as
+        the client already decoded it, which ``data`` gives once instead of decoding again."""
         if body is None and (digest is None or load is None):
             raise ValueError("an answer needs its body, or its digest and a way to read it")
         self.status = status
@@ -86,6 +88,7 @@ class CachedAnswer:
         self._digest = digest
         self._load = load
         self._key = key
+        self._decoded = decoded
 
     @property
     def body(self) -> bytes:
@@ -98,7 +101,8 @@ class CachedAnswer:
 
     @property
     def data(self) -> object:
-        return json.loads(self.body)
+        decoded, self._decoded = self._decoded, None  # given once: the reader owns it
+        return decoded if decoded is not None else json.loads(self.body)
 
     @property
     def digest(self) -> str:

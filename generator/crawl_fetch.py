@@ -154,7 +154,8 @@ class Fetcher:
         if answer.not_modified and known is not None and known.status == 200:
             cached = known.with_version(version)
         else:
-            cached = CachedAnswer(answer.status, version, answer.etag, encode_body(answer.data))
+            body = encode_body(answer.data)
+            cached = CachedAnswer(answer.status, version, answer.etag, body, decoded=answer.data)
         self.cache.store(key, cached)
         return key, self._remember(key, version, cached)
 

@@ -325,3 +325,11 @@ def test_what_a_cache_written_whole_wrote_reads_back_before_it_is_moved_in(
     _tag(_tag_fetcher(reopened, []))
     reopened.settle()
     assert CrawlCache.written(reopened) is None  # it writes only its difference
+
+
+def test_an_answer_gives_what_the_client_decoded_once_then_decodes_its_body() -> None:
+    decoded = {"name": "Shop"}
+    answer = CachedAnswer(200, None, None, b'{"name":"Shop"}', decoded=decoded)
+    assert answer.data is decoded  # not decoded a second time
+    again = answer.data
+    assert again == decoded and again is not decoded  # from the body, a reader's own copy
