@@ -1,9 +1,10 @@
 """The crawl cache: what every GET of the last crawl answered, kept in the cache folder.
 
-    CrawlCache.open(cache_dir) -> CrawlCache      (read once into memory)
+    CrawlCache.open(cache_dir) -> CrawlCache      (its index read into memory)
     cache.lookup(key) -> CachedAnswer | None      (key: ``describe_endpoint(path, params)``)
     cache.store(key, answer)                      (remembered for the next build)
     cache.settle()                                (the crawl is done: keep only what save needs)
+    CrawlCache.written(cache) -> CrawlCache|None  (a cache written whole, read back)
     cache.save()                                  (after a successful build only)
     cache.reading(key, answer, name) / cache.add_reading(key, name, value)
                                                   (what the crawl read from an answer)
