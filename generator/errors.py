@@ -70,3 +70,7 @@ class PathCollision(WriteError):
 
 class TemplateError(StorefrontError):
     pass
+
+
+class WorkerLost(StorefrontError):
+    """A render worker ended in the middle of its pages (killed from outside, say)."""

@@ -12,7 +12,9 @@ into the staging folder themselves and answer only what the build records (the f
 urls the page asked about, its fingerprint when asked for), not the HTML. Results come back in
 input order, so the output is byte-for-byte the single-process output. A worker retires after
 ``PAGES_PER_WORKER`` pages and a fresh one is forked in its place, so what a worker copies of
-the parent's memory stays bounded however large the store.
+the parent's memory stays bounded however large the store. A worker that ends in the middle of
+its pages (killed from outside) fails the render with ``WorkerLost`` instead of leaving it
+waiting.
 
 Each process keeps its own ``{% fragment %}`` outputs (``fragments``) for the pages it renders.
 Small jobs run in this process: starting workers costs more than it saves.
@@ -25,11 +27,13 @@ import multiprocessing
 import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from multiprocessing.pool import IMapIterator
 from pathlib import Path
 from typing import Any, TypeVar
 
 import jinja2
 
+from generator.errors import WorkerLost
 from generator.fragments import FragmentCache
 from generator.render import RenderedPage, render_recorded
 from generator.site_plan import Page, SitePlan
@@ -48,8 +52,12 @@ PAGES_PER_WORKER = 2000
 Rendered = tuple[RenderedPage, tuple[str, ...]]
 T = TypeVar("T")
 
-# Set by the parent just before forking, read by the forked workers; never set at import time.
-_shared: Callable[[int], Any] | None = None
+#: How often a render waiting for pages checks that the workers rendering them still live.
+WATCH_SECONDS = 1.0
+
+# Set by the parent just before forking, read by the forked workers; never set at import time:
+# what renders one page, and which process renders each span (see ``_in_order``).
+_shared: tuple[Callable[[int], Any], Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,7 +145,6 @@ def _in_order(one: Callable[[int], T], count: int, workers: int, chunk: int) -> 
             yield one(index)
         return
     global _shared
-    _shared = one
     # The workers share the parent's memory until they write to it; the garbage collector
     # would write to every object it scans (and so copy the whole heap into each worker).
     # Frozen objects are never scanned. Frozen until the end: workers are forked again as
@@ -145,19 +152,55 @@ def _in_order(one: Callable[[int], T], count: int, workers: int, chunk: int) -> 
     gc.freeze()
     try:
         context = multiprocessing.get_context("fork")
-        spans = [(start, min(start + chunk, count)) for start in range(0, count, chunk)]
+        spans = [
+            (number, start, min(start + chunk, count))
+            for number, start in enumerate(range(0, count, chunk))
+        ]
+        # Each span's slot holds the process rendering it, 0 before and after: the pool does
+        # not notice a worker that ends in the middle of a span (its pages would never come).
+        rendering = context.RawArray("i", len(spans))
+        _shared = (one, rendering)
         with context.Pool(workers, maxtasksperchild=max(1, PAGES_PER_WORKER // chunk)) as pool:
-            for done in pool.imap(_run_span, spans):
-                yield from done
+            results = pool.imap(_run_span, spans)
+            for _ in spans:
+                yield from _next(results, rendering)
     finally:
         gc.unfreeze()
         _shared = None
 
 
-def _run_span(span: tuple[int, int]) -> list[Any]:
+def _next(results: IMapIterator[list[T]], rendering: Sequence[int]) -> list[T]:
+    """The next span's results, checking every ``WATCH_SECONDS`` that its workers still live."""
+    while True:
+        try:
+            return results.next(timeout=WATCH_SECONDS)
+        except multiprocessing.TimeoutError:
+            for pid in rendering:
+                if pid and not _alive(pid):
+                    raise WorkerLost(
+                        f"render worker {pid} ended in the middle of its pages (killed by the "
+                        "system, out of memory?); nothing was written to the output"
+                    ) from None
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _run_span(span: tuple[int, int, int]) -> list[Any]:
     assert _shared is not None, "render workers must be forked by render_many or write_many"
-    one = _shared
-    return [one(index) for index in range(*span)]
+    one, rendering = _shared
+    number, start, stop = span
+    rendering[number] = os.getpid()
+    done = [one(index) for index in range(start, stop)]
+    rendering[number] = 0
+    return done
 
 
 def _can_fork() -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 from collections import Counter
 from pathlib import Path
 
@@ -10,6 +11,7 @@ import pytest
 
 from generator import render_parallel
 from generator.config import BUNDLED_THEME
+from generator.errors import WorkerLost
 from generator.incremental import RenderInputs
 from generator.render import build_environment
 from generator.render_parallel import map_pages, render_many, write_many
@@ -92,3 +94,29 @@ def test_workers_retire_after_their_share_and_the_order_holds(
     assert os.getpid() not in processes
     assert max(processes.values()) <= 8  # two spans of four, then a fresh worker
     assert len(processes) >= len(pages) // 8
+
+
+def test_a_worker_killed_in_the_middle_of_its_pages_fails_the_render(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(render_parallel, "WATCH_SECONDS", 0.2)
+    plan = fixture_plan()
+    pages = list(plan.pages) * 3
+    doomed = pages[len(pages) // 2]
+
+    def fingerprint_or_die(page: Page) -> str:
+        if page is doomed:
+            os.kill(os.getpid(), signal.SIGKILL)  # as the out-of-memory killer would
+        return page.path
+
+    def give_up(signum: int, frame: object) -> None:
+        raise AssertionError("the render waited for a worker that was gone")
+
+    previous = signal.signal(signal.SIGALRM, give_up)
+    signal.alarm(30)
+    try:
+        with pytest.raises(WorkerLost, match="ended in the middle of its pages"):
+            map_pages(fingerprint_or_die, pages, workers=2, min_pages=1, chunk=4)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
