@@ -266,7 +266,8 @@ class CrawlCache:
         self._loaded: dict[str, dict[str, object]] = {}
         #: This crawl's readings by key, with the digest of the body they were read from.
         self._fresh: dict[str, tuple[str, dict[str, object]]] = {}
-        self._from_file = same_code
+        #: Saved as the difference to the file read (this code wrote it), else written whole.
+        self._writes_difference = same_code and path.is_file()
         self._current: dict[str, CachedAnswer] = {}
         self._spill: _Spill | None = None  # written whole: the new file, filled as it goes
         self._settled: _Changes | None = None
@@ -320,25 +321,25 @@ class CrawlCache:
     def store(self, key: str, answer: CachedAnswer) -> None:
         """Remember ``answer`` for the next build (in a cache written whole, its row is written
         to the new file now and the body read back from there when asked for)."""
-        if not self._writes_difference():
+        if not self._writes_difference:
             answer = self._spilled(key, answer)
         self._current[key] = answer
 
-    def _writes_difference(self) -> bool:
-        return self._from_file and self.path.is_file()
-
-    def _spilled(self, key: str, answer: CachedAnswer) -> CachedAnswer:
+    def _spill_file(self) -> _Spill:
         if self._spill is None:
             self._spill = _Spill(self._new_file())
-        load = self._spill.body
-        if answer.read_from(load) == key:  # its row is there: only the stamp moved
-            self._spill.restamp(key, answer)
+        return self._spill
+
+    def _spilled(self, key: str, answer: CachedAnswer) -> CachedAnswer:
+        spill = self._spill_file()
+        if answer.read_from(spill.body) == key:  # its row is there: only the stamp moved
+            spill.restamp(key, answer)
             return answer
         if not answer.in_memory:
             return answer  # read from the old file: written when the crawl settles
         a = answer
-        self._spill.put((key, a.status, a.version, a.etag, a.digest, None, a.body))
-        return CachedAnswer(a.status, a.version, a.etag, digest=a.digest, load=load, key=key)
+        spill.put((key, a.status, a.version, a.etag, a.digest, None, a.body))
+        return CachedAnswer(a.status, a.version, a.etag, digest=a.digest, load=spill.body, key=key)
 
     def keep(self, key: str) -> CachedAnswer | None:
         """The previous answer of ``key``, kept for the next build as it is."""
@@ -388,7 +389,7 @@ class CrawlCache:
         not stay in memory either. A build settles its cache before planning and rendering,
         so that memory serves them instead. Afterwards the cache answers no lookups: a further
         crawl opens the file again."""
-        if self._writes_difference():
+        if self._writes_difference and self.path.is_file():  # still there to differ from
             self._settled = self._difference()
         else:
             self._write_whole()
@@ -447,9 +448,7 @@ class CrawlCache:
         """Finish the new file (a cache that started empty, or one written by other code):
         the answers spilled as they came get their readings; answers kept from the old file
         are written now, one after another."""
-        if self._spill is None:
-            self._spill = _Spill(self._new_file())
-        spill, self._spill = self._spill, None
+        spill, self._spill = self._spill_file(), None
         try:
             for key, answer in self._current.items():
                 if answer.read_from(spill.body) == key:

@@ -185,11 +185,11 @@ def _next(results: IMapIterator[list[T]], rendering: Sequence[int]) -> list[T]:
 
 def _alive(pid: int) -> bool:
     try:
-        os.kill(pid, 0)
+        os.kill(pid, 0)  # no signal: only whether the process is there
     except ProcessLookupError:
         return False
     except PermissionError:
-        return True
+        pass  # there, under another user
     return True
 
 
