@@ -157,7 +157,7 @@ async def product_details(
     count = fetcher.settings.related_products
     by_category = cards_by_category(cards)
     return [
-        dataclasses.replace(packed, related=related_products(packed.head, by_category, count))
+        PackedProduct(packed.head, packed.blob, related_products(packed.head, by_category, count))
         for packed in found
         if packed is not None
     ]

@@ -4,7 +4,7 @@ Each page of the plan either keeps its file from the previous output (its record
 ``BuildState`` matches - see ``incremental``) or is rendered anew into a staging folder beside
 the output, across processes when there are many (``render_parallel``: the workers write the
 files themselves). A full build fingerprints its pages in those workers too; an incremental one
-first, to choose (across processes as well). Assets, sitemap, host files and the marker are
+first, in this process, to choose. Assets, sitemap, host files and the marker are
 staged as in a full build. Nothing in the output changes until everything is staged: a failed
 build leaves the previous output intact.
 
@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 import jinja2
 
@@ -37,7 +37,7 @@ from generator.incremental import (
     moved_urls,
 )
 from generator.paths import output_name
-from generator.render_parallel import map_pages, write_many
+from generator.render_parallel import write_many
 from generator.site_plan import SitePlan
 from generator.sitemap import SitemapLimits
 from generator.write import (
@@ -89,19 +89,20 @@ def write_incremental(
     fingerprints: list[str] | None = None  # None: every page renders, fingerprinted as it does
     reused: list[PageRecord | None] = [None] * len(plan.pages)
     table = UrlTable(state.urls if state is not None else ())
-    files: list[PurePosixPath] = []  # each page's file, worked out once (not cheap, see paths)
+    names: list[str] = []  # each page's file, worked out once
     if state is not None:
-        files = [page.file for page in plan.pages]
-        fingerprints = map_pages(inputs.fingerprint, plan.pages, workers=workers)
+        names = [output_name(page.path) for page in plan.pages]
+        # In this process: forking workers for it costs what they would save (measured).
+        fingerprints = [inputs.fingerprint(page) for page in plan.pages]
         moved = moved_urls(state, plan.links)
-        previous_root = str(previous_out)
+        there = _files_in(previous_out, names)
         for index, (page, fingerprint) in enumerate(zip(plan.pages, fingerprints, strict=True)):
             record = state.pages.get(page.path)
             if (
                 record is not None
                 and record.fingerprint == fingerprint
                 and not asks_about(record, moved)
-                and os.path.isfile(os.path.join(previous_root, *files[index].parts))
+                and names[index] in there
             ):
                 reused[index] = record
     to_render = [page for page, record in zip(plan.pages, reused, strict=True) if record is None]
@@ -120,9 +121,10 @@ def write_incremental(
         )
         for index, (page, record) in enumerate(zip(plan.pages, reused, strict=True)):
             if record is not None:
-                file = files[index]
                 written.append(
-                    WrittenPage(page.path, file, page.in_sitemap, page.lastmod, record.bytes)
+                    WrittenPage(
+                        page.path, names[index], page.in_sitemap, page.lastmod, record.bytes
+                    )
                 )
                 records[page.path] = record
             else:
@@ -146,11 +148,7 @@ def write_incremental(
         # Staged: the pages rendered now and the files besides pages. They replace their old
         # versions in place when the last build's output is there (``write_in_place``); else the
         # staging folder, given the unchanged pages, becomes the whole new output.
-        staged = [
-            done.file.as_posix()
-            for done, record in zip(written, reused, strict=True)
-            if record is None
-        ]
+        staged = [done.file for done, record in zip(written, reused, strict=True) if record is None]
         staged += report.extra_files
         gone = _gone(state, written, records, report.extra_files) if state is not None else set()
         if state is not None and fits(target, staged, gone):
@@ -193,8 +191,31 @@ def _gone(
     removed += [name for name in state.extra_files if name not in extras]
     if not removed:
         return set()
-    now = {page.file.as_posix() for page in written} | extras
+    now = {page.file for page in written} | extras
     return {name for name in removed if name not in now}
+
+
+def _files_in(root: Path, names: Iterable[str]) -> set[str]:
+    """Which of ``names`` (relative, POSIX) are files under ``root``: each folder listed once
+    (a store's products share one folder) instead of a ``stat`` per page."""
+    folders: dict[str, set[str]] = {}
+    there: set[str] = set()
+    for name in names:
+        folder, _, base = name.rpartition("/")
+        listed = folders.get(folder)
+        if listed is None:
+            listed = folders[folder] = _file_names(os.path.join(root, folder))
+        if base in listed:
+            there.add(name)
+    return there
+
+
+def _file_names(folder: str) -> set[str]:
+    try:
+        with os.scandir(folder) as entries:
+            return {entry.name for entry in entries if entry.is_file()}
+    except OSError:  # gone, or not a folder: none of its pages is there
+        return set()
 
 
 def _usable(state: BuildState | None, previous_out: Path) -> BuildState | None:

@@ -1,9 +1,17 @@
 """The bytes a page's fingerprint is taken over: ``model_bytes(obj) -> bytes``.
 
-Pickle, with one shortcut: the frozen dataclasses of the model and the plan are reduced to their
+    model_bytes(obj)           -> bytes   # one object graph
+    memo = ModelBytes(); memo(page)        # many pages: each product card digested once
+
+Pickle, with shortcuts: the frozen dataclasses of the model and the plan are reduced to their
 class and field values in one C-level ``attrgetter`` call, instead of pickle's default route
 through each object's ``__getstate__`` (which looks the fields up again for every object). That
-halves the cost of fingerprinting a build's pages. The bytes are only ever digested, never loaded.
+halves the cost of fingerprinting a build's pages. A packed product is reduced to its blob and
+related cards: its head is worked out from the product its blob holds (``product_pack.pack``),
+so the blob stands for both. ``ModelBytes`` stands each product card by the digest of its own
+bytes, worked out once per card object: the same cards recur on many pages (a category's first
+products are the related products of all the others). The bytes are only ever digested, never
+loaded; they are the same whichever way they were made.
 """
 
 from __future__ import annotations
@@ -11,6 +19,7 @@ from __future__ import annotations
 import copyreg
 import dataclasses
 import functools
+import hashlib
 import io
 import operator
 import pickle
@@ -18,25 +27,62 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
-from generator import model, site_plan
+from generator import model
+from generator.model import PackedProduct, ProductCard
 
 Reducer = Callable[[Any], tuple[type, tuple[object, ...]]]
 
 
 def model_bytes(obj: object) -> bytes:
     """Pickled ``obj``, model dataclasses by their field values (deterministic per graph)."""
+    return _dumped(obj, _dispatch_table())
+
+
+class CardDigest:
+    """Stands for a product card in ``ModelBytes``' bytes: the SHA-1 of the card's own."""
+
+
+class ModelBytes:
+    """``model_bytes`` for many objects of one build: each product card object is pickled and
+    digested once, then stands as its digest. Keeps the cards it saw (so no other object can
+    take an address it remembers); one per build's pages, not longer."""
+
+    __slots__ = ("_cards", "_table")
+
+    def __init__(self) -> None:
+        self._cards: dict[int, tuple[ProductCard, bytes]] = {}
+        self._table = dict(_dispatch_table())
+        self._table[ProductCard] = self._card
+
+    def __call__(self, obj: object) -> bytes:
+        return _dumped(obj, self._table)
+
+    def _card(self, card: ProductCard) -> tuple[type, tuple[object, ...]]:
+        known = self._cards.get(id(card))
+        if known is None:
+            digest = hashlib.sha1(model_bytes(card), usedforsecurity=False).digest()
+            known = self._cards[id(card)] = (card, digest)
+        return CardDigest, (known[1],)
+
+
+def _dumped(obj: object, table: dict[type, Reducer]) -> bytes:
     buffer = io.BytesIO()
     pickler = pickle.Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL)
-    pickler.dispatch_table = _dispatch_table()
+    pickler.dispatch_table = table
     pickler.dump(obj)
     return buffer.getvalue()
 
 
 @functools.cache
 def _dispatch_table() -> dict[type, Reducer]:
+    # The plan's module is imported here, not above: it digests with this module itself.
+    from generator import site_plan
+
     table: dict[type, Reducer] = dict(copyreg.dispatch_table)  # type: ignore[arg-type]
     for module in (model, site_plan):
         table.update(_reducers(module))
+    # The head is worked out from the blob's product: the blob stands for both.
+    table[PackedProduct] = lambda packed: (PackedProduct, (packed.blob, packed.related))
     return table
 
 

@@ -2,7 +2,6 @@
 
     render_many(plan, pages, env, workers=2)          -> (RenderedPage, urls asked) per page
     write_many(plan, pages, env, folder, workers=2)   -> PageOutput per page (file written)
-    map_pages(func, pages, workers=2)                 -> [func(page) for page in pages]
 
 Rendering is pure CPU (Jinja), so threads do not help; a pool of forked processes does. The work
 (the plan, the Jinja environment with its templates compiled, the pages) is handed to the workers
@@ -114,20 +113,6 @@ def write_many(
         return PageOutput(written, urls, fingerprint(page) if fingerprint is not None else None)
 
     return _in_order(one, len(pages), _prepared(env, pages, workers, min_pages), chunk)
-
-
-def map_pages(
-    func: Callable[[Page], T],
-    pages: Sequence[Page],
-    *,
-    workers: int,
-    min_pages: int = PARALLEL_MIN_PAGES,
-    chunk: int = 4 * CHUNK_PAGES,
-) -> list[T]:
-    """``func`` of each page, in order, across processes when there are many (the pages'
-    fingerprints of an incremental build: each one pickles and digests a whole page)."""
-    count = workers if workers > 1 and len(pages) >= min_pages and _can_fork() else 1
-    return list(_in_order(lambda index: func(pages[index]), len(pages), count, chunk))
 
 
 def _prepared(env: jinja2.Environment, pages: Sequence[Page], workers: int, min_pages: int) -> int:

@@ -22,6 +22,7 @@ name the entities involved. Urls under ``/_assets/`` and the sitemap/robots file
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
@@ -50,6 +51,7 @@ from generator.model import (
     SiteContext,
     Skip,
 )
+from generator.model_bytes import model_bytes
 from generator.paths import output_file, output_name, page_key, public_path
 from generator.plain_text import META_DESCRIPTION_LENGTH, html_to_text, shorten
 from generator.product_pack import head_of
@@ -159,6 +161,9 @@ class SitePlan:
     pages: tuple[Page, ...]
     links: Links = field(repr=False, compare=False)
     skipped: tuple[Skip, ...] = ()
+    #: What a product page is drafted from besides its product and path (``_Drafts.product``:
+    #: the store's name and the category trails), digested; see ``incremental.RenderInputs``.
+    product_context: bytes = b""
 
     def absolute(self, path: str) -> str:
         """The absolute url of a site path (already in its public spelling)."""
@@ -203,6 +208,7 @@ def plan_site(
         pages=tuple(pages),
         links=Links(linkable),
         skipped=catalog.skipped + tuple(skipped),
+        product_context=drafts.product_context(),
     )
 
 
@@ -282,6 +288,13 @@ class _Drafts:
             breadcrumb=(),
             image_url=site.store.logo_url,
         )
+
+    def product_context(self) -> bytes:
+        """A digest of every input ``product`` reads besides the product and its path: keep
+        the two in step (a product page's fingerprint relies on it)."""
+        trails = sorted((ident, page.breadcrumb) for ident, page in self.category_pages.items())
+        context = (self.store_name, sorted(self.categories.items()), trails)
+        return hashlib.sha1(model_bytes(context), usedforsecurity=False).digest()
 
     def product(self, product: ProductEntry, path: str) -> Page:
         head = head_of(product)

@@ -44,7 +44,7 @@ _FOLDER_MODE = 0o755
 @dataclass(frozen=True, slots=True)
 class WrittenPage:
     path: str
-    file: PurePosixPath
+    file: str  # relative to the output folder, POSIX form (``paths.output_name``)
     in_sitemap: bool
     lastmod: datetime | None
     bytes: int
@@ -139,19 +139,18 @@ def write_page(folder: Path, page: RenderedPage, *, made: set[str] | None = None
         size = _write_new(folder, file, page.html.encode("utf-8"), made)
     except PathCollision as exc:
         raise PathCollision(f"{page.path}: {exc}") from None
-    return WrittenPage(page.path, file, page.in_sitemap, page.lastmod, size)
+    return WrittenPage(page.path, file.as_posix(), page.in_sitemap, page.lastmod, size)
 
 
 def link_previous(
-    folder: Path, previous: Path, relative: PurePosixPath, made: set[str] | None = None
+    folder: Path, previous: Path, relative: str, made: set[str] | None = None
 ) -> None:
     """Take over ``previous/relative`` unchanged: a hard link (a copy across file systems).
 
     ``made``: the folders already created (as for ``write_page``); plain ``os`` calls on strings,
     as this runs once per unchanged page."""
-    parts = relative.parts
-    source = os.path.join(previous, *parts)
-    destination = os.path.join(folder, *parts)
+    source = os.path.join(previous, relative)
+    destination = os.path.join(folder, relative)
     parent = os.path.dirname(destination)
     if made is None or parent not in made:
         os.makedirs(parent, exist_ok=True)
@@ -182,7 +181,7 @@ def write_pages(folder: Path, pages: Iterable[RenderedPage]) -> tuple[WrittenPag
             size = _write_new(folder, file, page.html.encode("utf-8"))
         except PathCollision as exc:
             raise PathCollision(f"{page.path}: {exc}") from None
-        written.append(WrittenPage(page.path, file, page.in_sitemap, page.lastmod, size))
+        written.append(WrittenPage(page.path, file.as_posix(), page.in_sitemap, page.lastmod, size))
     return tuple(written)
 
 

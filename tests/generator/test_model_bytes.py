@@ -1,14 +1,19 @@
-"""Fingerprint bytes: equal pages give equal bytes, any field change gives other bytes."""
+"""Fingerprint bytes: equal pages give equal bytes, any input's change gives other bytes."""
 
 from __future__ import annotations
 
 import dataclasses
 import pickle
 
-from generator.model import Product
-from generator.model_bytes import model_bytes
-from generator.site_plan import Page
+from generator.config import BUNDLED_THEME
+from generator.incremental import RenderInputs
+from generator.model import Catalog, PackedProduct, Product
+from generator.model_bytes import ModelBytes, model_bytes
+from generator.product_pack import pack
+from generator.render import build_environment
+from generator.site_plan import Page, SitePlan, plan_site
 from tests.generator.fixture_site import fixture_plan
+from tests.generator.fixture_store import SITE_URL, small_catalog
 
 
 def _product_page_and_product() -> tuple[Page, Product]:
@@ -40,3 +45,75 @@ def test_every_field_of_a_nested_dataclass_counts() -> None:
         moved = dataclasses.replace(page, subject=dataclasses.replace(product, card=moved_card))
         assert model_bytes(moved) != before, name
     assert model_bytes(dataclasses.replace(page, title=page.title + "!")) != before
+
+
+def _packed_plan(catalog: Catalog | None = None) -> SitePlan:
+    catalog = catalog or small_catalog()
+    products = tuple(pack(p) if isinstance(p, Product) else p for p in catalog.products)
+    return plan_site(dataclasses.replace(catalog, products=products), SITE_URL)
+
+
+def _fingerprints(plan: SitePlan) -> dict[str, str]:
+    inputs = RenderInputs.of(plan, build_environment(BUNDLED_THEME), BUNDLED_THEME)
+    return {page.path: inputs.fingerprint(page) for page in plan.pages if page.kind == "product"}
+
+
+def test_a_card_digested_once_gives_the_bytes_it_gives_each_time() -> None:
+    plan = _packed_plan()
+    memo = ModelBytes()
+    pages = [page for page in plan.pages if page.kind == "product"]
+    first = [memo(page) for page in pages]
+    assert [memo(page) for page in pages] == first  # the cards now come from the memo
+    assert [ModelBytes()(page) for page in pages] == first
+    assert len(set(first)) == len(pages)
+
+
+def test_a_product_page_fingerprint_moves_with_every_input_it_is_drafted_from() -> None:
+    catalog = small_catalog()
+    before = _fingerprints(_packed_plan(catalog))
+    assert len(before) >= 2 and len(set(before.values())) == len(before)
+    assert _fingerprints(_packed_plan(catalog)) == before  # the same inputs: the same digests
+
+    store = dataclasses.replace(catalog.site.store, name="Cửa hàng khác")
+    renamed = dataclasses.replace(catalog, site=dataclasses.replace(catalog.site, store=store))
+    assert set(_fingerprints(_packed_plan(renamed)).values()).isdisjoint(before.values())
+
+    # The API's breadcrumb of a category (on its page, not in the site context) is the trail
+    # of every product page under it.
+    crumbed = [page for page in catalog.categories if page.breadcrumb]
+    assert crumbed
+    pages = tuple(
+        dataclasses.replace(
+            page,
+            breadcrumb=tuple(dataclasses.replace(c, name=c.name + " mới") for c in page.breadcrumb),
+        )
+        for page in catalog.categories
+    )
+    trail_moved = _fingerprints(_packed_plan(dataclasses.replace(catalog, categories=pages)))
+    assert trail_moved != before
+
+    # One product's price: its page alone (and those showing its card as related) moves.
+    first = catalog.products[0]
+    assert isinstance(first, Product)
+    cheaper = dataclasses.replace(first, card=dataclasses.replace(first.card, price=1))
+    changed = dataclasses.replace(catalog, products=(cheaper, *catalog.products[1:]))
+    after = _fingerprints(_packed_plan(changed))
+    assert first.card.url is not None
+    assert after[first.card.url] != before[first.card.url]
+    others = [path for path in before if path != first.card.url]
+    assert any(after[path] == before[path] for path in others)
+
+
+def test_a_related_card_reaches_the_fingerprint() -> None:
+    plan = _packed_plan()
+    page = next(p for p in plan.pages if isinstance(p.subject, PackedProduct) and p.subject.related)
+    assert isinstance(page.subject, PackedProduct)
+    inputs = RenderInputs.of(plan, build_environment(BUNDLED_THEME), BUNDLED_THEME)
+    related = page.subject.related
+    renamed = dataclasses.replace(related[0], name=related[0].name + "!")
+    subject = dataclasses.replace(page.subject, related=(renamed, *related[1:]))
+    assert inputs.fingerprint(dataclasses.replace(page, subject=subject)) != inputs.fingerprint(
+        page
+    )
+    moved = dataclasses.replace(page, canonical_path="/elsewhere", in_sitemap=False)
+    assert inputs.fingerprint(moved) != inputs.fingerprint(page)

@@ -14,7 +14,7 @@ from generator.config import BUNDLED_THEME
 from generator.errors import WorkerLost
 from generator.incremental import RenderInputs
 from generator.render import build_environment
-from generator.render_parallel import map_pages, render_many, write_many
+from generator.render_parallel import render_many, write_many
 from generator.site_plan import Page
 from tests.generator.fixture_site import fixture_plan
 
@@ -68,40 +68,43 @@ def test_workers_write_the_files_the_single_process_writes(tmp_path: Path) -> No
     assert sum(output.written.bytes for output in single[0]) == sum(map(len, single[1].values()))
 
 
-def test_fingerprints_across_processes_equal_those_of_one_process() -> None:
-    plan = fixture_plan()
-    pages = list(plan.pages) * 3
-    inputs = RenderInputs.of(plan, build_environment(BUNDLED_THEME), BUNDLED_THEME)
-    parallel = map_pages(inputs.fingerprint, pages, workers=2, min_pages=1, chunk=4)
-    assert parallel == [inputs.fingerprint(page) for page in pages]
-    assert len(set(parallel)) == len(plan.pages)  # each page its own; the copies agree
-
-
 def test_workers_retire_after_their_share_and_the_order_holds(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    monkeypatch.setattr(render_parallel, "PAGES_PER_WORKER", 8)
+    monkeypatch.setattr(render_parallel, "PAGES_PER_WORKER", 4)
     plan = fixture_plan()
-    pages = list(plan.pages) * 4
-    inputs = RenderInputs.of(plan, build_environment(BUNDLED_THEME), BUNDLED_THEME)
+    pages = list(plan.pages)
+    env = build_environment(BUNDLED_THEME)
+    inputs = RenderInputs.of(plan, env, BUNDLED_THEME)
 
-    def fingerprint_and_process(page: Page) -> tuple[str, int]:
-        return inputs.fingerprint(page), os.getpid()
+    def fingerprint_and_process(page: Page) -> str:
+        return f"{inputs.fingerprint(page)} {os.getpid()}"
 
-    done = map_pages(fingerprint_and_process, pages, workers=2, min_pages=1, chunk=4)
+    outputs = write_many(
+        plan,
+        pages,
+        env,
+        tmp_path,
+        workers=2,
+        fingerprint=fingerprint_and_process,
+        min_pages=1,
+        chunk=2,
+    )
+    done = [str(output.fingerprint).split() for output in outputs]
+    assert len(pages) >= 16
     assert [fingerprint for fingerprint, _ in done] == [inputs.fingerprint(p) for p in pages]
-    processes = Counter(pid for _, pid in done)
+    processes = Counter(int(pid) for _, pid in done)
     assert os.getpid() not in processes
-    assert max(processes.values()) <= 8  # two spans of four, then a fresh worker
-    assert len(processes) >= len(pages) // 8
+    assert max(processes.values()) <= 4  # two spans of two, then a fresh worker
+    assert len(processes) >= len(pages) // 4
 
 
 def test_a_worker_killed_in_the_middle_of_its_pages_fails_the_render(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     monkeypatch.setattr(render_parallel, "WATCH_SECONDS", 0.2)
     plan = fixture_plan()
-    pages = list(plan.pages) * 3
+    pages = list(plan.pages)
     doomed = pages[len(pages) // 2]
 
     def fingerprint_or_die(page: Page) -> str:
@@ -116,7 +119,18 @@ def test_a_worker_killed_in_the_middle_of_its_pages_fails_the_render(
     signal.alarm(30)
     try:
         with pytest.raises(WorkerLost, match="ended in the middle of its pages"):
-            map_pages(fingerprint_or_die, pages, workers=2, min_pages=1, chunk=4)
+            env = build_environment(BUNDLED_THEME)
+            outputs = write_many(
+                plan,
+                pages,
+                env,
+                tmp_path,
+                workers=2,
+                fingerprint=fingerprint_or_die,
+                min_pages=1,
+                chunk=4,
+            )
+            list(outputs)
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, previous)
