@@ -133,7 +133,8 @@ def _in_order(one: Callable[[int], T], count: int, workers: int, chunk: int) -> 
     # The workers share the parent's memory until they write to it; the garbage collector
     # would write to every object it scans (and so copy the whole heap into each worker).
     # Frozen objects are never scanned. Frozen until the end: workers are forked again as
-    # they retire (``PAGES_PER_WORKER``).
+    # they retire (``PAGES_PER_WORKER``). What was frozen before (by the build) stays so.
+    frozen_before = gc.get_freeze_count() > 0
     gc.freeze()
     try:
         context = multiprocessing.get_context("fork")
@@ -150,7 +151,8 @@ def _in_order(one: Callable[[int], T], count: int, workers: int, chunk: int) -> 
             for _ in spans:
                 yield from _next(results, rendering)
     finally:
-        gc.unfreeze()
+        if not frozen_before:
+            gc.unfreeze()
         _shared = None
 
 
