@@ -20,8 +20,10 @@ dynamic name, a damaged state file) falls back to rendering, never to reuse.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import pickle
+import shutil
 from array import array
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -39,7 +41,7 @@ from generator.theme import asset_files
 
 STATE_FILE = "pages.pickle"
 #: Bumped whenever the stored shape changes; another value means a full render.
-STATE_VERSION = 2
+STATE_VERSION = 3
 _GENERATOR_DIR = Path(__file__).resolve().parent
 
 
@@ -72,6 +74,8 @@ class BuildState:
     linkable: tuple[str, ...]  # the page paths of that build (what ``Links`` knew)
     #: The files it wrote besides pages (assets, sitemap, host and public files, the marker).
     extra_files: tuple[str, ...] = ()
+    #: What the theme's templates name, by source digest (``TemplateReferences``).
+    template_references: References = field(default_factory=dict)
 
     @staticmethod
     def load(cache_dir: Path) -> BuildState | None:
@@ -201,14 +205,19 @@ class RenderInputs:
     page_bytes: ModelBytes = field(default_factory=ModelBytes, compare=False, repr=False)
 
     @staticmethod
-    def of(plan: SitePlan, env: jinja2.Environment, theme_dir: Path) -> RenderInputs:
+    def of(
+        plan: SitePlan,
+        env: jinja2.Environment,
+        theme_dir: Path,
+        references: TemplateReferences | None = None,
+    ) -> RenderInputs:
         shared = _sha1()
         shared.update(plan.site_url.encode("utf-8"))
         shared.update(model_bytes(plan.site))
         shared.update(code_digest().encode())
         shared.update(assets_digest(theme_dir).encode())
         names = {page.template for page in plan.pages}
-        references: dict[str, list[str | None]] = {}
+        references = references or TemplateReferences(env)
         return RenderInputs(
             shared=shared.digest(),
             by_template={name: template_digest(env, name, references).encode() for name in names},
@@ -232,13 +241,34 @@ class RenderInputs:
         return digest.hexdigest()
 
 
+@functools.cache
 def code_digest() -> str:
-    """The generator's own source: a new version may render any page differently."""
+    """The generator's own source: a new version may render any page differently. Read once
+    per process: the code running does not change while it runs."""
     digest = _sha1()
     for source in sorted(_GENERATOR_DIR.rglob("*.py")):
         digest.update(source.relative_to(_GENERATOR_DIR).as_posix().encode())
         digest.update(source.read_bytes())
     return digest.hexdigest()
+
+
+#: The folder of ``--cache-dir`` where Jinja keeps compiled templates between builds.
+COMPILED_TEMPLATES = "templates"
+
+
+def compiled_templates(cache_dir: Path) -> Path:
+    """Where this version of the generator keeps compiled templates (Jinja's bytecode cache,
+    checked against each template's source when loaded). The compiled code depends on the
+    generator too (its Jinja options and extensions), so each version has its own folder and
+    those of other versions are removed."""
+    parent = cache_dir / COMPILED_TEMPLATES
+    folder = parent / code_digest()[:16]
+    if not folder.is_dir():
+        if parent.is_dir():
+            for other in parent.iterdir():
+                shutil.rmtree(other, ignore_errors=True)
+        folder.mkdir(parents=True, exist_ok=True)
+    return folder
 
 
 def assets_digest(theme_dir: Path) -> str:
@@ -250,11 +280,11 @@ def assets_digest(theme_dir: Path) -> str:
 
 
 def template_digest(
-    env: jinja2.Environment, name: str, references: dict[str, list[str | None]] | None = None
+    env: jinja2.Environment, name: str, references: TemplateReferences | None = None
 ) -> str:
     """The sources of ``name`` and every template it reaches; a dynamic name (a variable in
     ``include``) makes it depend on the whole theme. ``references`` keeps what each template
-    refers to across calls, so a theme's partials are parsed once per build."""
+    refers to across calls (and builds), so a theme's partials are parsed once at most."""
     digest = _sha1()
     for used in sorted(templates_reached(env, name, references)):
         source = _source(env, used)
@@ -264,9 +294,9 @@ def template_digest(
 
 
 def templates_reached(
-    env: jinja2.Environment, name: str, references: dict[str, list[str | None]] | None = None
+    env: jinja2.Environment, name: str, references: TemplateReferences | None = None
 ) -> set[str]:
-    known = references if references is not None else {}
+    known = references if references is not None else TemplateReferences(env)
     seen: set[str] = set()
     pending = [name]
     while pending:
@@ -274,24 +304,56 @@ def templates_reached(
         if current in seen:
             continue
         seen.add(current)
-        found = known.get(current)
-        if found is None:
-            found = known[current] = _references(env, current)
+        found = known.of(current)
         if any(ref is None for ref in found):
             return set(env.list_templates())
         pending.extend(ref for ref in found if ref is not None)
     return seen
 
 
-def _references(env: jinja2.Environment, name: str) -> list[str | None]:
-    """The templates ``name`` names (None for a dynamic name); none when missing or broken."""
-    source = _source(env, name)
-    if source is None:
-        return []
+#: The templates a template's source names (None for a dynamic name), by the source's digest.
+References = Mapping[str, tuple[str | None, ...]]
+
+
+class TemplateReferences:
+    """What each template names (``extends``, ``include``, ``import``; None for a dynamic
+    name), worked out by parsing its source once: parsing a theme costs more than a small
+    rebuild's whole render. Known by the digest of the source, so what the last build found
+    (``known``, kept in its state) holds for every template not edited since; ``used`` is
+    what this build needed, to keep for the next."""
+
+    def __init__(self, env: jinja2.Environment, known: References | None = None) -> None:
+        self._env = env
+        self._known = known or {}
+        self._by_name: dict[str, tuple[str | None, ...]] = {}
+        self.used: dict[str, tuple[str | None, ...]] = {}
+
+    def of(self, name: str) -> tuple[str | None, ...]:
+        found = self._by_name.get(name)
+        if found is not None:
+            return found
+        source = _source(self._env, name)
+        if source is None:
+            found = ()
+        else:
+            key = _sha1()
+            key.update(source.encode("utf-8"))
+            digest = key.hexdigest()
+            found = self._known.get(digest)
+            if found is None:
+                found = _parsed_references(self._env, source)
+            self.used[digest] = found
+        self._by_name[name] = found
+        return found
+
+
+def _parsed_references(env: jinja2.Environment, source: str) -> tuple[str | None, ...]:
+    """The templates ``source`` names; none when broken (rendering reports it, and the digest
+    covers the broken file)."""
     try:
-        return list(jinja2.meta.find_referenced_templates(env.parse(source)))
+        return tuple(jinja2.meta.find_referenced_templates(env.parse(source)))
     except jinja2.TemplateSyntaxError:
-        return []  # rendering reports it; the digest covers the broken file
+        return ()
 
 
 def _source(env: jinja2.Environment, name: str) -> str | None:

@@ -32,6 +32,7 @@ from generator.incremental import (
     BuildState,
     PageRecord,
     RenderInputs,
+    TemplateReferences,
     UrlTable,
     asks_about,
     moved_urls,
@@ -83,7 +84,9 @@ def write_incremental(
     """Render what moved and put the output in place; ``before_commit`` runs just before an
     in-place update starts changing the output (the build forgets its page records then)."""
     started = time.perf_counter()
-    inputs = RenderInputs.of(plan, env, theme_dir)
+    # What the theme's templates name: the last build's findings hold for unedited ones.
+    references = TemplateReferences(env, previous.template_references if previous else None)
+    inputs = RenderInputs.of(plan, env, theme_dir, references)
     previous_out = out_dir.resolve()
     state = _usable(previous, previous_out)
     fingerprints: list[str] | None = None  # None: every page renders, fingerprinted as it does
@@ -167,6 +170,7 @@ def write_incremental(
         urls=tuple(table.urls),
         linkable=tuple(p.path for p in plan.pages if p.kind != "not_found"),
         extra_files=report.extra_files,
+        template_references=references.used,
     )
     removed = len(set(state.pages) - set(records)) if state is not None else 0
     counts = RenderCounts(

@@ -60,9 +60,16 @@ class ModelBytes:
     def _card(self, card: ProductCard) -> tuple[type, tuple[object, ...]]:
         known = self._cards.get(id(card))
         if known is None:
-            digest = hashlib.sha1(model_bytes(card), usedforsecurity=False).digest()
-            known = self._cards[id(card)] = (card, digest)
+            # A card's fields are plain values: pickled as one tuple, with no table to consult.
+            fields = pickle.dumps(_card_fields(card), protocol=pickle.HIGHEST_PROTOCOL)
+            known = self._cards[id(card)] = (
+                card,
+                hashlib.sha1(fields, usedforsecurity=False).digest(),
+            )
         return CardDigest, (known[1],)
+
+
+_card_fields = operator.attrgetter(*(field.name for field in dataclasses.fields(ProductCard)))
 
 
 def _dumped(obj: object, table: dict[type, Reducer]) -> bytes:

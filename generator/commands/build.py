@@ -21,7 +21,7 @@ from generator.config import BuildConfig, add_setting_flags, environment, resolv
 from generator.crawl import crawl
 from generator.crawl_settings import CrawlSettings
 from generator.errors import ConfigError
-from generator.incremental import BuildState
+from generator.incremental import BuildState, compiled_templates
 from generator.incremental_write import write_incremental
 from generator.model import Catalog
 from generator.progress import BuildProgress
@@ -80,7 +80,7 @@ async def build_site(
         crawled = await crawl_catalog(config, progress, connect or _api)
         keep()  # the catalog lives to the end of the build
         plan = plan_site(crawled.catalog, config.site_url)
-        env = build_environment(config.templates)
+        env = build_environment(config.templates, compiled=compiled_templates(config.cache_dir))
         progress.rendering(len(plan.pages))
         previous = None if config.full else BuildState.load(config.cache_dir)
         result = await anyio.to_thread.run_sync(

@@ -64,3 +64,45 @@ def test_template_edit_renders_only_the_pages_that_use_it(tmp_path: Path) -> Non
     articles = list((out / "bai-viet").glob("*.html"))
     assert articles
     assert all(b"<!-- x -->" in page.read_bytes() for page in articles)
+
+
+def test_templates_kept_between_builds_follow_every_edit(tmp_path: Path) -> None:
+    """Compiled templates and what each template names are kept between builds (in the cache
+    folder and the build state), keyed by source: an edit is seen at once, a new partial
+    included by an edit is followed, and an edit of that partial re-renders its pages."""
+    theme = tmp_path / "theme"
+    shutil.copytree(BUNDLED_THEME, theme)
+    store = DemoStore(tmp_path, products=6)
+    out = tmp_path / "out"
+    product = theme / "product.html"
+    partial = theme / "partials" / "extra_note.html"
+    try:
+        first, _ = build(store, config_for(tmp_path, templates=theme))
+        products = first.pages_by_kind["product"]
+        assert list((tmp_path / "cache" / "templates").rglob("*.cache"))  # compiled, kept
+
+        partial.write_text("<p>first note</p>\n")
+        source = product.read_text()
+        assert "{% endblock %}" in source
+        head, _, tail = source.rpartition("{% endblock %}")
+        product.write_text(head + '{% include "partials/extra_note.html" %}{% endblock %}' + tail)
+        _, printed = build(store, config_for(tmp_path, templates=theme))
+        assert _rendered(printed) == products
+        assert all(b"first note" in page.read_bytes() for page in (out / "san-pham").glob("*.html"))
+
+        partial.write_text("<p>second note</p>\n")
+        _, printed = build(store, config_for(tmp_path, templates=theme))
+        assert _rendered(printed) == products
+        pages = list((out / "san-pham").glob("*.html"))
+        assert pages and all(b"second note" in page.read_bytes() for page in pages)
+
+        _, printed = build(store, config_for(tmp_path, templates=theme))
+        assert _rendered(printed) == 0
+    finally:
+        store.close()
+
+
+def _rendered(printed: str) -> int:
+    found = re.search(r"rendered (\d+) pages", printed)
+    assert found is not None
+    return int(found[1])
