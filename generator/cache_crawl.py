@@ -36,7 +36,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -47,6 +47,8 @@ from generator.errors import StorefrontError
 CACHE_FILE = "crawl.sqlite3"
 #: Bumped whenever the stored shape changes; another file is ignored (a full crawl follows).
 SCHEMA_VERSION = 3
+#: Keys asked in one query (SQLite allows 32,766 parameters; a list page has at most 100).
+_KEYS_PER_QUERY = 500
 
 
 #: ``reading`` found nothing usable.
@@ -182,6 +184,19 @@ class _File:
         row = self._db.execute("SELECT readings FROM answers WHERE key = ?", (key,)).fetchone()
         return None if row is None or row[0] is None else bytes(row[0])
 
+    def readings_of(self, keys: Sequence[str]) -> dict[str, bytes]:
+        """The readings of each of ``keys`` that has some."""
+        found: dict[str, bytes] = {}
+        for start in range(0, len(keys), _KEYS_PER_QUERY):
+            batch = keys[start : start + _KEYS_PER_QUERY]
+            rows = self._db.execute(
+                "SELECT key, readings FROM answers WHERE readings IS NOT NULL AND key IN "
+                f"({', '.join('?' * len(batch))})",
+                batch,
+            )
+            found.update((key, bytes(blob)) for key, blob in rows)
+        return found
+
     def index(self) -> tuple[str, list[IndexRow]] | None:
         """The code that wrote the readings, and every answer without its body; None when
         the file has another layout."""
@@ -264,6 +279,7 @@ class CrawlCache:
         self._source = source
         self._with_readings = with_readings or set()
         self._loaded: dict[str, dict[str, object]] = {}
+        self._prefetched: dict[str, bytes] = {}  # readings read ahead, not decoded yet
         #: This crawl's readings by key, with the digest of the body they were read from.
         self._fresh: dict[str, tuple[str, dict[str, object]]] = {}
         #: Saved as the difference to the file read (this code wrote it), else written whole.
@@ -357,9 +373,24 @@ class CrawlCache:
             return NO_READING
         loaded = self._loaded.get(key)
         if loaded is None:
-            blob = self._source.readings(key) if self._source is not None else None
+            blob = self._prefetched.pop(key, None)
+            if blob is None and self._source is not None:
+                blob = self._source.readings(key)
             loaded = self._loaded[key] = load_readings(blob) if blob is not None else {}
         return loaded.get(name, NO_READING)
+
+    def prefetch_readings(self, keys: Iterable[str]) -> None:
+        """Read the last build's readings of ``keys`` in one query, ahead of ``reading``
+        asking for them one by one (a rebuild replays a list page's products together)."""
+        wanted = [
+            key
+            for key in keys
+            if key in self._with_readings
+            and key not in self._loaded
+            and key not in self._prefetched
+        ]
+        if wanted and self._source is not None:
+            self._prefetched.update(self._source.readings_of(wanted))
 
     def add_reading(self, key: str, answer: CachedAnswer, name: str, value: object) -> None:
         """What this build read from ``answer`` as ``name``, kept with the answer of ``key``
@@ -416,6 +447,7 @@ class CrawlCache:
         self._previous = {}
         self._with_readings = set()
         self._loaded = {}
+        self._prefetched = {}
         self._fresh = {}
         self._current = {}
 

@@ -23,7 +23,7 @@ Does NOT: retry 5xx (the client does), decide what to fetch (the crawl phases do
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from enum import Enum
 from typing import Final, Generic, TypeVar, cast
@@ -318,6 +318,12 @@ class Fetcher:
             return MISSING
         stored = self.cache.reading(found[0], found[1], name)
         return MISSING if stored is NO_READING else stored
+
+    def prefetch_readings(self, paths: Iterable[str]) -> None:
+        """Read ahead, in one query, what the crawl cache keeps with the answers of ``paths``
+        (``replayed_reading`` is about to ask for each)."""
+        if self.cache is not None:
+            self.cache.prefetch_readings(describe_endpoint(path, None) for path in paths)
 
     def keep_replayable(self, key: str, version: str | None) -> bool:
         """Keep the answer of ``key`` as it is when it can be replayed; False when it cannot."""

@@ -9,7 +9,7 @@ import anyio
 import httpx
 import pytest
 
-from generator import normalize
+from generator import cache_crawl, normalize
 from generator.cache_crawl import CACHE_FILE, CachedAnswer, CacheMiss, CrawlCache
 from generator.client import ApiClient
 from generator.crawl_fetch import Fetcher
@@ -333,3 +333,30 @@ def test_an_answer_gives_what_the_client_decoded_once_then_decodes_its_body() ->
     assert answer.data is decoded  # not decoded a second time
     again = answer.data
     assert again == decoded and again is not decoded  # from the body, a reader's own copy
+
+
+def test_readings_read_ahead_in_batches_are_what_each_would_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(cache_crawl, "_KEYS_PER_QUERY", 2)  # five keys: three queries
+    paths = [f"/tags/{n}" for n in range(1, 6)]
+
+    def tags(fetcher: Fetcher) -> list[Tag]:
+        async def run() -> list[Tag]:
+            return [await fetcher.one(path, counted_tag, version="v") for path in paths]
+
+        return anyio.run(run)
+
+    READS.clear()
+    cache = CrawlCache.open(tmp_path)
+    first = tags(_tag_fetcher(cache, []))
+    cache.save()
+    assert len(READS) == len(paths)
+
+    cache = CrawlCache.open(tmp_path)
+    fetcher = _tag_fetcher(cache, [])
+    fetcher.prefetch_readings([*paths, "/tags/99"])  # one never stored: nothing to read
+    with sqlite3.connect(tmp_path / CACHE_FILE) as db:  # asked one by one now, none is there
+        db.execute("UPDATE answers SET readings = NULL")
+    assert tags(fetcher) == first
+    assert len(READS) == len(paths)  # each replayed from what was read ahead, none decoded
