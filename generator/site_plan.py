@@ -220,6 +220,7 @@ class _Drafts:
         self.store_name = catalog.site.store.name
         self.categories = _categories_by_id(catalog)
         self.category_pages = {c.category.id: c for c in catalog.categories}
+        self._trails: dict[int, tuple[BreadcrumbItem, ...]] = {}
 
     def _page(
         self,
@@ -453,9 +454,16 @@ class _Drafts:
         return replace(page, canonical_path=None, in_sitemap=False)
 
     def _category_trail(self, category_id: int | None) -> tuple[BreadcrumbItem, ...]:
-        """Root first, down to the category itself; prefers the API's own breadcrumb."""
+        """Root first, down to the category itself; prefers the API's own breadcrumb. Worked
+        out once per category: a category's products all share it."""
         if category_id is None:
             return ()
+        trail = self._trails.get(category_id)
+        if trail is None:
+            trail = self._trails[category_id] = self._trail_of(category_id)
+        return trail
+
+    def _trail_of(self, category_id: int) -> tuple[BreadcrumbItem, ...]:
         known = self.category_pages.get(category_id)
         if known is not None and known.breadcrumb:
             return tuple(BreadcrumbItem(c.name, c.url) for c in known.breadcrumb)

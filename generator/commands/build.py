@@ -7,6 +7,7 @@ import gc
 import time
 from collections import Counter
 from collections.abc import AsyncIterator, Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -77,12 +78,15 @@ async def build_site(
     """
     started = time.perf_counter()
     with _collecting_less() as keep, BuildProgress(console) as progress:
-        crawled = await crawl_catalog(config, progress, connect or _api)
+        with ThreadPoolExecutor(max_workers=1) as reader:
+            # The last build's records are read while the crawl waits for the API.
+            loading = None if config.full else reader.submit(BuildState.load, config.cache_dir)
+            crawled = await crawl_catalog(config, progress, connect or _api)
+        previous = loading.result() if loading is not None else None
         keep()  # the catalog lives to the end of the build
         plan = plan_site(crawled.catalog, config.site_url)
         env = build_environment(config.templates, compiled=compiled_templates(config.cache_dir))
         progress.rendering(len(plan.pages))
-        previous = None if config.full else BuildState.load(config.cache_dir)
         result = await anyio.to_thread.run_sync(
             lambda: write_incremental(
                 plan,
