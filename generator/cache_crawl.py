@@ -36,7 +36,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -207,7 +207,7 @@ class _File:
         rows = self._db.execute(
             "SELECT key, status, version, etag, digest, readings IS NOT NULL FROM answers"
         ).fetchall()
-        return str(code), [(k, s, v, e, d, bool(r)) for k, s, v, e, d, r in rows]
+        return str(code), rows
 
     def close(self) -> None:
         self._db.close()
@@ -261,11 +261,37 @@ class _Spill:
         self.path.unlink(missing_ok=True)
 
 
+class _Index(Mapping[str, CachedAnswer]):
+    """The answers of a cache file, each made from its row when first asked for: a large
+    store's file lists a hundred thousand, and a rebuild asks for them while its requests are
+    in flight rather than all before its first."""
+
+    def __init__(self, rows: dict[str, IndexRow], load: Callable[[str], bytes]) -> None:
+        self._rows = rows  # not made yet
+        self._made: dict[str, CachedAnswer] = {}
+        self._load = load
+
+    def __getitem__(self, key: str) -> CachedAnswer:
+        made = self._made.get(key)
+        if made is None:
+            _, status, version, etag, digest, _ = self._rows.pop(key)  # KeyError: not there
+            made = CachedAnswer(status, version, etag, digest=digest, load=self._load, key=key)
+            self._made[key] = made
+        return made
+
+    def __iter__(self) -> Iterator[str]:
+        yield from list(self._made)
+        yield from list(self._rows)
+
+    def __len__(self) -> int:
+        return len(self._made) + len(self._rows)
+
+
 class CrawlCache:
     def __init__(
         self,
         path: Path,
-        answers: dict[str, CachedAnswer],
+        answers: Mapping[str, CachedAnswer],
         *,
         source: _File | None = None,
         with_readings: set[str] | None = None,
@@ -313,14 +339,8 @@ class CrawlCache:
             return None
         source, rows, code = found
         same_code = code == READING_CODE
-        answers: dict[str, CachedAnswer] = {}
-        with_readings: set[str] = set()
-        for key, status, version, etag, digest, has_readings in rows:
-            answers[key] = CachedAnswer(
-                status, version, etag, digest=digest, load=source.body, key=key
-            )
-            if has_readings and same_code:
-                with_readings.add(key)
+        answers = _Index({row[0]: row for row in rows}, source.body)
+        with_readings = {row[0] for row in rows if row[5]} if same_code else set()
         return cls(path, answers, source=source, with_readings=with_readings, same_code=same_code)
 
     @classmethod

@@ -17,7 +17,7 @@ import anyio.lowlevel
 from generator import normalize
 from generator.crawl_fetch import Fetcher, gather_limited
 from generator.crawl_observer import CrawlObserver, SkipLog
-from generator.crawl_related import cards_by_category, related_products
+from generator.crawl_related import RelatedProducts, cards_by_category
 from generator.crawl_versions import card_version
 from generator.model import PackedProduct, ProductCard, Variant
 from generator.product_pack import pack
@@ -158,10 +158,9 @@ async def product_details(
         )
     )
     found = [replayed.get(product_id) or fetched[product_id] for product_id in ids]
-    count = fetcher.settings.related_products
-    by_category = cards_by_category(cards)
+    related = RelatedProducts(cards_by_category(cards), fetcher.settings.related_products)
     return [
-        PackedProduct(packed.head, packed.blob, related_products(packed.head, by_category, count))
+        PackedProduct(packed.head, packed.blob, related.of(packed.head))
         for packed in found
         if packed is not None
     ]

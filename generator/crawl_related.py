@@ -37,25 +37,55 @@ def related_products(
     product: ProductEntry | ProductHead, by_category: CardsByCategory, count: int
 ) -> tuple[ProductCard, ...]:
     """Up to ``count`` other products of the same category, in list order, those with a page
-    first; the product's main category before its other categories."""
-    categories = dict.fromkeys(
-        cid for cid in (product.card.category_id, *product.category_ids) if cid is not None
-    )
-    linked: list[ProductCard] = []
-    plain: list[ProductCard] = []
-    seen = {product.card.id}
-    for category_id in categories:
-        for card in by_category.get(category_id, ()):
-            if len(linked) >= count:
-                return tuple(linked)
-            if card.id in seen:
-                continue
-            seen.add(card.id)
-            if card.url is not None:
-                linked.append(card)
-            elif len(plain) < count:
-                plain.append(card)
-    return tuple((linked + plain)[:count])
+    first; the product's main category before its other categories. (For one product: a crawl
+    chooses for all of its products with one ``RelatedProducts``.)"""
+    return RelatedProducts(by_category, count).of(product)
+
+
+class RelatedProducts:
+    """``related_products`` for every product of one crawl, in a fraction of the time: the
+    candidates of each set of categories are worked out once (the products of a category all
+    share them), then each product leaves itself out."""
+
+    def __init__(self, by_category: CardsByCategory, count: int) -> None:
+        self._by_category = by_category
+        self._count = count
+        self._candidates: dict[tuple[int, ...], tuple[list[ProductCard], list[ProductCard]]] = {}
+
+    def of(self, product: ProductEntry | ProductHead) -> tuple[ProductCard, ...]:
+        categories = tuple(
+            dict.fromkeys(
+                cid for cid in (product.card.category_id, *product.category_ids) if cid is not None
+            )
+        )
+        found = self._candidates.get(categories)
+        if found is None:
+            found = self._candidates[categories] = self._first(categories)
+        linked, plain = found
+        own = product.card.id
+        chosen = [card for card in linked if card.id != own][: self._count]
+        if len(chosen) >= self._count:
+            return tuple(chosen)
+        return tuple((chosen + [card for card in plain if card.id != own])[: self._count])
+
+    def _first(self, categories: tuple[int, ...]) -> tuple[list[ProductCard], list[ProductCard]]:
+        """The first ``count + 1`` cards with a page and without, in list order, each id once:
+        one more than needed, as one of them may be the product itself."""
+        linked: list[ProductCard] = []
+        plain: list[ProductCard] = []
+        seen: set[int] = set()
+        for category_id in categories:
+            for card in self._by_category.get(category_id, ()):
+                if len(linked) > self._count:
+                    return linked, plain
+                if card.id in seen:
+                    continue
+                seen.add(card.id)
+                if card.url is not None:
+                    linked.append(card)
+                elif len(plain) <= self._count:
+                    plain.append(card)
+        return linked, plain
 
 
 def related_articles(
