@@ -12,6 +12,8 @@ times are the generator's alone, from process start to exit:
 - render throughput of --from-cache --full: pages per second of the whole command;
 - a phase breakdown of every build; peak RSS (the largest process, and the build with its render
   workers together); output size;
+- before each build the disk is let finish what earlier ones left (the background deletion of
+  a replaced output, the writeback of their files), so each is measured for its own work;
 - pacing: a crawl of the 1,000-product store under a client rate window against a companion
   enforcing the same rate: share of the allowed rate used, 429 answers seen.
 
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import tempfile
 import time
@@ -136,6 +139,7 @@ def seed(db: Path, products: int) -> str:
 def build(job: dict[str, Any]) -> dict[str, Any]:
     """One build in a fresh process against the running companion; its figures."""
     folder: Path = job["folder"]
+    _settle_disk(folder)
     spawned = time.monotonic()
     child_job = {
         "api_url": job["api_url"],
@@ -154,6 +158,31 @@ def build(job: dict[str, Any]) -> dict[str, Any]:
         raise SystemExit(f"bench build failed: {run.stderr.strip().splitlines()[-3:]}")
     figures: dict[str, Any] = json.loads(run.stdout.strip().splitlines()[-1])
     return _with_process_figures(figures, run)
+
+
+def _settle_disk(folder: Path, *, limit: float = 120.0) -> None:
+    """Let the disk finish what earlier builds left it: the background deletion of an output
+    a build replaced (``write.discard``) and the writeback of the files they wrote. Each build
+    is then measured for its own work, not for the one before it."""
+    deadline = time.monotonic() + limit
+    while _deleting_under(folder) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    os.sync()
+
+
+def _deleting_under(folder: Path) -> bool:
+    """Whether an ``rm -rf`` of something under ``folder`` still runs."""
+    marker = os.fsencode(folder)
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if len(argv) > 2 and argv[0].endswith(b"rm") and any(marker in arg for arg in argv):
+            return True
+    return False
 
 
 def _with_process_figures(figures: dict[str, Any], run: Run) -> dict[str, Any]:

@@ -4,6 +4,7 @@ and the benchmarks document."""
 from __future__ import annotations
 
 import importlib.util
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -106,3 +107,29 @@ def test_writing_the_document_keeps_the_load_test_section(tmp_path: Path) -> Non
     doc.write_text("# Benchmarks\n\nold figures\n\n" + load, encoding="utf-8")
     bench_report.write_doc(doc, "# Benchmarks\n\nnew figures\n")
     assert doc.read_text(encoding="utf-8") == "# Benchmarks\n\nnew figures\n\n" + load
+
+
+def test_each_build_waits_for_the_deletion_an_earlier_build_left_running(tmp_path: Path) -> None:
+    sys.path.insert(0, str(REPO / "scripts"))  # bench imports its siblings by name
+    try:
+        bench = _script("bench")
+    finally:
+        sys.path.remove(str(REPO / "scripts"))
+    folder = tmp_path / "store"
+    (folder / "out").mkdir(parents=True)
+    # An ``rm -rf`` that takes its time: a sleeping Python under that name.
+    pretend = ["rm", "-c", "import time; time.sleep(1.5)", "-rf", str(folder / "out.old")]
+    deleting = subprocess.Popen(pretend, executable=sys.executable)
+    try:
+        shown = Path(f"/proc/{deleting.pid}/cmdline")
+        while b"out.old" not in shown.read_bytes():  # the kernel shows it once exec is done
+            time.sleep(0.01)
+        assert bench._deleting_under(folder)
+        assert not bench._deleting_under(tmp_path / "another")
+        started = time.monotonic()
+        bench._settle_disk(folder)
+        assert time.monotonic() - started >= 1.0  # waited for it
+        assert deleting.poll() is not None and not bench._deleting_under(folder)
+    finally:
+        deleting.kill()
+        deleting.wait()
