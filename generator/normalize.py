@@ -43,7 +43,7 @@ from generator.model import (
     Tag,
     Variant,
 )
-from generator.plain_text import html_to_text
+from generator.plain_text import visible_text
 from generator.wire_values import (
     Wire,
     array,
@@ -181,7 +181,7 @@ def product(
         published_at=timestamp(record.get("published_at"), f"{what}: published_at"),
         variants=variants,
         related=related,
-        description_text=html_to_text(description_html),
+        description_text=visible_text(description_html),
     )
 
 

@@ -31,10 +31,17 @@ _NOT_SIMPLE = re.compile("[&<>\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 
 @functools.lru_cache(maxsize=1 << 17)
 def html_to_text(html: str | None) -> str:
-    """The visible text of an HTML fragment, white space collapsed; '' for None or no text.
+    """``visible_text``, remembered: the plan reads a description once for the page's meta
+    description, its structured data (in a render worker, which inherits what the plan read)
+    again."""
+    return visible_text(html)
 
-    Remembered: the plan reads each description once for the page's meta description, its
-    structured data (in a render worker, which inherits what the plan read) again."""
+
+def visible_text(html: str | None) -> str:
+    """The visible text of an HTML fragment, white space collapsed; '' for None or no text.
+    Not remembered: for a text read once and kept (a product's description, when its answer
+    is normalized - remembering every product's description would hold a second copy of the
+    catalog's texts for the whole build)."""
     if not html or not html.strip():
         return ""
     simple = _simple_text(html)

@@ -24,6 +24,7 @@ from generator.crawl_settings import CrawlSettings
 from generator.errors import ConfigError
 from generator.incremental import BuildState, compiled_templates
 from generator.incremental_write import write_incremental
+from generator.memory import give_back
 from generator.model import Catalog
 from generator.progress import BuildProgress
 from generator.render import build_environment
@@ -184,6 +185,7 @@ async def crawl_catalog(config: BuildConfig, progress: BuildProgress, connect: C
         # the build's memory stays that large. Read back from the file just written, the
         # catalog (the same records) fills those holes, and the plan and render fit beside it.
         del catalog
+        give_back()
         catalog = await crawl(None, settings=settings, cache=written)
     return Crawled(catalog, client.stats, cache, reused=cache.reused)
 

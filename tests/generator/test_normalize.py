@@ -11,6 +11,7 @@ import pytest
 
 from generator import normalize
 from generator.normalize import WireValueError
+from generator.plain_text import html_to_text
 
 
 @pytest.mark.parametrize(
@@ -234,3 +235,11 @@ def test_record_that_is_not_an_object_is_refused() -> None:
 
 def test_format_vnd_groups_thousands_with_dots() -> None:
     assert normalize.format_vnd(1234567) == "1.234.567\u00a0₫"
+
+
+def test_a_products_description_is_read_once_and_not_remembered_besides() -> None:
+    html = "<p>Áo <b>lụa</b> mềm,</p><p>mặc mát.</p>"
+    remembered = html_to_text.cache_info().currsize
+    product = normalize.product({"id": 7, "name": "Áo", "description_html": html})
+    assert product.description_text == "Áo lụa mềm, mặc mát."
+    assert html_to_text.cache_info().currsize == remembered  # no second copy held
