@@ -57,7 +57,8 @@ class ModelBytes:
     def __call__(self, obj: object) -> bytes:
         return _dumped(obj, self._table)
 
-    def _card(self, card: ProductCard) -> tuple[type, tuple[object, ...]]:
+    def card_digest(self, card: ProductCard) -> bytes:
+        """The SHA-1 (20 bytes) of the card's field values, worked out once per card object."""
         known = self._cards.get(id(card))
         if known is None:
             # A card's fields are plain values: pickled as one tuple, with no table to consult.
@@ -66,7 +67,10 @@ class ModelBytes:
                 card,
                 hashlib.sha1(fields, usedforsecurity=False).digest(),
             )
-        return CardDigest, (known[1],)
+        return known[1]
+
+    def _card(self, card: ProductCard) -> tuple[type, tuple[object, ...]]:
+        return CardDigest, (self.card_digest(card),)
 
 
 _card_fields = operator.attrgetter(*(field.name for field in dataclasses.fields(ProductCard)))
