@@ -22,6 +22,8 @@ from generator.normalize import ENTITY_TYPES, WireValueError, route_target
 
 def path_key(path: str) -> str:
     """The form two spellings of one path share: percent-decoded, NFC, no trailing slash."""
+    if path.isascii() and "%" not in path:  # most paths: nothing to decode or normalize
+        return path.rstrip("/") or "/"
     decoded = unicodedata.normalize("NFC", unquote(path))
     return decoded.rstrip("/") or "/"
 

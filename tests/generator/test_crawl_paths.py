@@ -25,6 +25,8 @@ def test_internal_path_keeps_only_same_site_paths(link: str | None, path: str | 
 
 def test_path_key_joins_spellings_of_one_path() -> None:
     assert path_key("/%C3%A1o-thun/") == path_key("/a\u0301o-thun") == "/áo-thun"
+    assert path_key("/ao-thun/") == path_key("/ao-thun") == path_key("/ao%2Dthun") == "/ao-thun"
+    assert path_key("/") == path_key("//") == "/"
 
 
 def test_unexplained_paths_are_new_internal_paths_in_first_seen_order() -> None:
