@@ -42,7 +42,8 @@ api: install
 	$(BIN)/storefront api --seed demo
 
 ## bench: crawl requests, rebuild times, render throughput and memory of the demo store at
-## 1,000 and 10,000 products (BENCH_ARGS=--large adds 50,000 and 100,000); writes docs/benchmarks.md
+## 1,000, 10,000 and 100,000 products (about 25 minutes; BENCH_ARGS=--quick: the first two,
+## --large adds 50,000); writes docs/benchmarks.md
 bench: install
 	$(BIN)/python scripts/bench.py $(BENCH_ARGS)
 

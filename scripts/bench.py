@@ -1,6 +1,7 @@
 """`make bench`: how many requests and how much time builds of the demo store take.
 
-For each size (1,000 and 10,000 products; --large adds 50,000 and 100,000) it seeds the demo
+For each size (1,000, 10,000 and 100,000 products; --quick: the first two only; --large adds
+50,000) it seeds the demo
 store into a SQLite file once, starts the companion on it as its own process (loopback port,
 rate limits out of the way), and runs each build as a fresh process against it over real HTTP
 (``bench_build.py``: `storefront build --api-url ... --key ...` with a timing transport), so the
@@ -38,8 +39,9 @@ from bench_report import report, write_doc
 
 REPO = Path(__file__).resolve().parents[1]
 BUILD_SCRIPT = Path(__file__).resolve().with_name("bench_build.py")
-SIZES = (1_000, 10_000)
-LARGE = (50_000, 100_000)
+SIZES = (1_000, 10_000, 100_000)
+QUICK = (1_000, 10_000)
+LARGE = (50_000,)
 SITE_URL = "https://shop.example.vn"
 #: Rate limits of the companion and windows of the client when the bench is not about pacing.
 NO_LIMIT = 10_000_000
@@ -53,14 +55,17 @@ PACING_PRODUCTS = 1_000
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--large", action="store_true", help="also 50,000 and 100,000 products")
-    parser.add_argument("--sizes", help="comma-separated sizes instead of 1000,10000")
+    parser.add_argument("--quick", action="store_true", help="1,000 and 10,000 products only")
+    parser.add_argument("--large", action="store_true", help="also 50,000 products")
+    parser.add_argument("--sizes", help="comma-separated sizes instead of 1000,10000,100000")
     parser.add_argument("--no-pacing", action="store_true", help="skip the pacing run")
     parser.add_argument("--no-write", action="store_true", help="print only; keep the docs")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")] if args.sizes else list(SIZES)
+    if args.quick and not args.sizes:
+        sizes = list(QUICK)
     if args.large:
-        sizes += [size for size in LARGE if size not in sizes]
+        sizes = sorted({*sizes, *LARGE})
     rows = []
     pacing = None
     with tempfile.TemporaryDirectory(prefix="storefront-bench-") as folder:
