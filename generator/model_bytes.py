@@ -11,7 +11,8 @@ related cards: its head is worked out from the product its blob holds (``product
 so the blob stands for both. ``ModelBytes`` stands each product card by the digest of its own
 bytes, worked out once per card object: the same cards recur on many pages (a category's first
 products are the related products of all the others). The bytes are only ever digested, never
-loaded; they are the same whichever way they were made.
+loaded; they are the same whichever way they were made, and however the graph's parts are
+shared (no memo: see ``_dumped``).
 """
 
 from __future__ import annotations
@@ -62,7 +63,7 @@ class ModelBytes:
         known = self._cards.get(id(card))
         if known is None:
             # A card's fields are plain values: pickled as one tuple, with no table to consult.
-            fields = pickle.dumps(_card_fields(card), protocol=pickle.HIGHEST_PROTOCOL)
+            fields = _dumped(_card_fields(card), _dispatch_table())
             known = self._cards[id(card)] = (
                 card,
                 hashlib.sha1(fields, usedforsecurity=False).digest(),
@@ -80,6 +81,11 @@ def _dumped(obj: object, table: dict[type, Reducer]) -> bytes:
     buffer = io.BytesIO()
     pickler = pickle.Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL)
     pickler.dispatch_table = table
+    # No memo: pickle writes an object (a string too) met again as a reference to the first,
+    # so equal graphs whose parts are shared differently - an answer decoded fresh, the same
+    # read back from the crawl cache - would give other bytes, and every page would render
+    # again for nothing. The model's graphs have no cycles, which is what this mode needs.
+    pickler.fast = True
     pickler.dump(obj)
     return buffer.getvalue()
 

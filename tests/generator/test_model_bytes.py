@@ -117,3 +117,16 @@ def test_a_related_card_reaches_the_fingerprint() -> None:
     )
     moved = dataclasses.replace(page, canonical_path="/elsewhere", in_sitemap=False)
     assert inputs.fingerprint(moved) != inputs.fingerprint(page)
+
+
+def test_equal_graphs_give_equal_bytes_however_their_parts_are_shared() -> None:
+    page, product = _product_page_and_product()
+    name = product.card.name
+    unshared = "".join(list(name))  # equal, another object
+    assert unshared == name and unshared is not name
+    twin = dataclasses.replace(product, card=dataclasses.replace(product.card, name=unshared))
+    crumbs = tuple(dataclasses.replace(c, name="".join(list(c.name))) for c in page.breadcrumb)
+    copy = dataclasses.replace(page, subject=twin, breadcrumb=crumbs)
+    assert model_bytes(copy) == model_bytes(page)
+    assert ModelBytes()(copy) == ModelBytes()(page)
+    assert ModelBytes().card_digest(twin.card) == ModelBytes().card_digest(product.card)
