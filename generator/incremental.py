@@ -264,6 +264,12 @@ def code_digest() -> str:
     return digest.hexdigest()
 
 
+# Taken now, as the generator is imported, not when a build gets to render: a generator
+# upgraded in place while a build runs would otherwise have the new code's digest recorded
+# for pages the old code rendered, and the next build would keep them.
+code_digest()
+
+
 #: The folder of ``--cache-dir`` where Jinja keeps compiled templates between builds.
 COMPILED_TEMPLATES = "templates"
 

@@ -125,6 +125,9 @@ def report(rows: list[dict[str, Any]], pacing: dict[str, Any] | None, *, repo: P
         "  every process of the build, sampled every 0.2 s, so pages shared after the fork count",
         "  once; the largest process's peak RSS is exact (the kernel's high-water mark of the",
         "  build process, or of its largest render worker).",
+        "- Before each build the bench waits for the background deletion of an output an",
+        "  earlier build replaced, and flushes the disk's writeback (`sync`): each build is",
+        "  timed for its own work, not for the one before it.",
         "- The pacing run uses a rate above the real 600/min so that it ends in a minute.",
     ]
     if not any(r["products"] >= 100_000 for r in rows):

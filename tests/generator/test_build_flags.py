@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -106,3 +108,19 @@ def _rendered(printed: str) -> int:
     found = re.search(r"rendered (\d+) pages", printed)
     assert found is not None
     return int(found[1])
+
+
+def test_the_code_digest_is_taken_when_the_generator_is_imported() -> None:
+    """The code a build runs is the code it imported: a generator upgraded in place while a
+    build runs must not have the new code's digest recorded for what the old code rendered."""
+    shown = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from generator import incremental as i; print(i.code_digest.cache_info().misses)",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert shown.stdout.strip() == "1"  # already worked out, by the import itself
