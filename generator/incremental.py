@@ -354,9 +354,7 @@ class TemplateReferences:
         if source is None:
             found = ()
         else:
-            key = _sha1()
-            key.update(source.encode("utf-8"))
-            digest = key.hexdigest()
+            digest = hashlib.sha1(source.encode("utf-8"), usedforsecurity=False).hexdigest()
             found = self._known.get(digest)
             if found is None:
                 found = _parsed_references(self._env, source)

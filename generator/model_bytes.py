@@ -35,7 +35,7 @@ Reducer = Callable[[Any], tuple[type, tuple[object, ...]]]
 
 
 def model_bytes(obj: object) -> bytes:
-    """Pickled ``obj``, model dataclasses by their field values (deterministic per graph)."""
+    """Pickled ``obj``, model dataclasses by their field values."""
     return _dumped(obj, _dispatch_table())
 
 
@@ -62,7 +62,7 @@ class ModelBytes:
         """The SHA-1 (20 bytes) of the card's field values, worked out once per card object."""
         known = self._cards.get(id(card))
         if known is None:
-            # A card's fields are plain values: pickled as one tuple, with no table to consult.
+            # A card's fields are plain values: pickled as one tuple, not object by object.
             fields = _dumped(_card_fields(card), _dispatch_table())
             known = self._cards[id(card)] = (
                 card,

@@ -1,11 +1,10 @@
 """`make bench`: how many requests and how much time builds of the demo store take.
 
 For each size (1,000, 10,000 and 100,000 products; --quick: the first two only; --large adds
-50,000) it seeds the demo
-store into a SQLite file once, starts the companion on it as its own process (loopback port,
-rate limits out of the way), and runs each build as a fresh process against it over real HTTP
-(``bench_build.py``: `storefront build --api-url ... --key ...` with a timing transport), so the
-times are the generator's alone, from process start to exit:
+50,000) it seeds the demo store into a SQLite file once, starts the companion on it as its own
+process (loopback port, rate limits out of the way), and runs each build as a fresh process
+against it over real HTTP (``bench_build.py``: `storefront build --api-url ... --key ...` with a
+timing transport), so the times are the generator's alone, from process start to exit:
 
 - full crawl (--full): requests per product page;
 - no-change rebuild and one-product-change rebuild: requests, wall time, the request wall time

@@ -155,8 +155,8 @@ def _tag_fetcher(cache: CrawlCache, seen: list[httpx.Request]) -> Fetcher:
     return Fetcher(ApiClient(http, key="pk_live_x"), CrawlSettings(), cache=cache)
 
 
-def _tag(fetcher: Fetcher) -> Tag:
-    return anyio.run(lambda: fetcher.one("/tags/1", counted_tag, version="v"))
+def _tag(fetcher: Fetcher, path: str = "/tags/1") -> Tag:
+    return anyio.run(lambda: fetcher.one(path, counted_tag, version="v"))
 
 
 def test_a_replayed_answer_gives_what_the_last_build_read_without_reading_again(
@@ -340,16 +340,10 @@ def test_readings_read_ahead_in_batches_are_what_each_would_read(
 ) -> None:
     monkeypatch.setattr(cache_crawl, "_KEYS_PER_QUERY", 2)  # five keys: three queries
     paths = [f"/tags/{n}" for n in range(1, 6)]
-
-    def tags(fetcher: Fetcher) -> list[Tag]:
-        async def run() -> list[Tag]:
-            return [await fetcher.one(path, counted_tag, version="v") for path in paths]
-
-        return anyio.run(run)
-
     READS.clear()
     cache = CrawlCache.open(tmp_path)
-    first = tags(_tag_fetcher(cache, []))
+    fetcher = _tag_fetcher(cache, [])
+    first = [_tag(fetcher, path) for path in paths]
     cache.save()
     assert len(READS) == len(paths)
 
@@ -358,5 +352,5 @@ def test_readings_read_ahead_in_batches_are_what_each_would_read(
     fetcher.prefetch_readings([*paths, "/tags/99"])  # one never stored: nothing to read
     with sqlite3.connect(tmp_path / CACHE_FILE) as db:  # asked one by one now, none is there
         db.execute("UPDATE answers SET readings = NULL")
-    assert tags(fetcher) == first
+    assert [_tag(fetcher, path) for path in paths] == first
     assert len(READS) == len(paths)  # each replayed from what was read ahead, none decoded

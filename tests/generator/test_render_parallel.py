@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import signal
 from collections import Counter
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -14,8 +15,8 @@ from generator.config import BUNDLED_THEME
 from generator.errors import WorkerLost
 from generator.incremental import RenderInputs
 from generator.render import build_environment
-from generator.render_parallel import render_many, write_many
-from generator.site_plan import Page
+from generator.render_parallel import PageOutput, render_many, write_many
+from generator.site_plan import Page, SitePlan
 from tests.generator.fixture_site import fixture_plan
 
 
@@ -74,22 +75,12 @@ def test_workers_retire_after_their_share_and_the_order_holds(
     monkeypatch.setattr(render_parallel, "PAGES_PER_WORKER", 4)
     plan = fixture_plan()
     pages = list(plan.pages)
-    env = build_environment(BUNDLED_THEME)
-    inputs = RenderInputs.of(plan, env, BUNDLED_THEME)
+    inputs = RenderInputs.of(plan, build_environment(BUNDLED_THEME), BUNDLED_THEME)
 
     def fingerprint_and_process(page: Page) -> str:
         return f"{inputs.fingerprint(page)} {os.getpid()}"
 
-    outputs = write_many(
-        plan,
-        pages,
-        env,
-        tmp_path,
-        workers=2,
-        fingerprint=fingerprint_and_process,
-        min_pages=1,
-        chunk=2,
-    )
+    outputs = _in_two_workers(plan, pages, tmp_path, fingerprint_and_process, chunk=2)
     done = [str(output.fingerprint).split() for output in outputs]
     assert len(pages) >= 16
     assert [fingerprint for fingerprint, _ in done] == [inputs.fingerprint(p) for p in pages]
@@ -119,18 +110,22 @@ def test_a_worker_killed_in_the_middle_of_its_pages_fails_the_render(
     signal.alarm(30)
     try:
         with pytest.raises(WorkerLost, match="ended in the middle of its pages"):
-            env = build_environment(BUNDLED_THEME)
-            outputs = write_many(
-                plan,
-                pages,
-                env,
-                tmp_path,
-                workers=2,
-                fingerprint=fingerprint_or_die,
-                min_pages=1,
-                chunk=4,
-            )
-            list(outputs)
+            list(_in_two_workers(plan, pages, tmp_path, fingerprint_or_die, chunk=4))
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, previous)
+
+
+def _in_two_workers(
+    plan: SitePlan,
+    pages: list[Page],
+    folder: Path,
+    fingerprint: Callable[[Page], str],
+    *,
+    chunk: int,
+) -> Iterator[PageOutput]:
+    """``write_many`` across two workers however few the pages, ``fingerprint`` in each."""
+    env = build_environment(BUNDLED_THEME)
+    return write_many(
+        plan, pages, env, folder, workers=2, fingerprint=fingerprint, min_pages=1, chunk=chunk
+    )
