@@ -22,7 +22,8 @@ a rebuild replays most answers without their bodies, and a reading (a product's 
 read from the file when the crawl asks for it. A large store's cache is hundreds of MB of JSON
 that a rebuild never needs in memory.
 
-The file is SQLite (``crawl.sqlite3``), written in one transaction at the end of a build: a
+The file is SQLite (``crawl.sqlite3``: the index in a table of its own, bodies and readings in
+another), written in one transaction at the end of a build: a
 failed build leaves the previous cache as it was. ``save`` writes only what changed since the
 file was read (new and changed answers, the removal of those this crawl did not use); a cache
 that started empty (``--full``, a first build) is written whole to a new file that then takes
@@ -46,7 +47,7 @@ from generator.errors import StorefrontError
 
 CACHE_FILE = "crawl.sqlite3"
 #: Bumped whenever the stored shape changes; another file is ignored (a full crawl follows).
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 #: Keys asked in one query (SQLite allows 32,766 parameters; a list page has at most 100).
 _KEYS_PER_QUERY = 500
 
@@ -168,6 +169,31 @@ class _Changes:
     gone: list[tuple[str]]  # the keys to delete (the difference only)
 
 
+#: The layout: the index of every answer in a table of its own, small enough to be read whole
+#: in a few pages; bodies and readings beside it, read one answer at a time.
+_TABLES = (
+    "CREATE TABLE answers (key TEXT PRIMARY KEY, status INTEGER, version TEXT, etag TEXT, "
+    "digest TEXT, has_readings INTEGER) WITHOUT ROWID",
+    "CREATE TABLE bodies (key TEXT PRIMARY KEY, readings BLOB, body BLOB)",
+)
+
+
+def _put(db: sqlite3.Connection, rows: Iterable[Row]) -> None:
+    """Write ``rows`` (replacing rows of the same keys)."""
+    rows = list(rows)
+    db.executemany(
+        "INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?, ?, ?)",
+        [
+            (key, status, version, etag, digest, readings is not None)
+            for key, status, version, etag, digest, readings, _ in rows
+        ],
+    )
+    db.executemany(
+        "INSERT OR REPLACE INTO bodies VALUES (?, ?, ?)",
+        [(key, readings, body) for key, _, _, _, _, readings, body in rows],
+    )
+
+
 class _File:
     """The cache file as it was opened: bodies and readings read from it on demand."""
 
@@ -175,13 +201,13 @@ class _File:
         self._db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
 
     def body(self, key: str) -> bytes:
-        row = self._db.execute("SELECT body FROM answers WHERE key = ?", (key,)).fetchone()
+        row = self._db.execute("SELECT body FROM bodies WHERE key = ?", (key,)).fetchone()
         if row is None:
             raise CacheMiss(f"the crawl cache lost the answer for {key} while it was read")
         return bytes(row[0])
 
     def readings(self, key: str) -> bytes | None:
-        row = self._db.execute("SELECT readings FROM answers WHERE key = ?", (key,)).fetchone()
+        row = self._db.execute("SELECT readings FROM bodies WHERE key = ?", (key,)).fetchone()
         return None if row is None or row[0] is None else bytes(row[0])
 
     def readings_of(self, keys: Sequence[str]) -> dict[str, bytes]:
@@ -190,7 +216,7 @@ class _File:
         for start in range(0, len(keys), _KEYS_PER_QUERY):
             batch = keys[start : start + _KEYS_PER_QUERY]
             rows = self._db.execute(
-                "SELECT key, readings FROM answers WHERE readings IS NOT NULL AND key IN "
+                "SELECT key, readings FROM bodies WHERE readings IS NOT NULL AND key IN "
                 f"({', '.join('?' * len(batch))})",
                 batch,
             )
@@ -205,7 +231,7 @@ class _File:
             return None
         (code,) = self._db.execute("SELECT code FROM meta").fetchone()
         rows = self._db.execute(
-            "SELECT key, status, version, etag, digest, readings IS NOT NULL FROM answers"
+            "SELECT key, status, version, etag, digest, has_readings FROM answers"
         ).fetchall()
         return str(code), rows
 
@@ -228,14 +254,11 @@ class _Spill:
         self._db.execute("PRAGMA synchronous=OFF")
         self._db.execute("CREATE TABLE meta (schema INTEGER, code TEXT)")
         self._db.execute("INSERT INTO meta VALUES (?, ?)", (SCHEMA_VERSION, READING_CODE))
-        # The small columns first: the index is read without reaching the bodies' pages.
-        self._db.execute(
-            "CREATE TABLE answers (key TEXT PRIMARY KEY, status INTEGER, version TEXT, "
-            "etag TEXT, digest TEXT, readings BLOB, body BLOB)"
-        )
+        for statement in _TABLES:
+            self._db.execute(statement)
 
     def put(self, row: Row) -> None:
-        self._db.execute("INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?, ?, ?, ?)", row)
+        _put(self._db, [row])
 
     def restamp(self, key: str, answer: CachedAnswer) -> None:
         self._db.execute(
@@ -244,10 +267,11 @@ class _Spill:
         )
 
     def set_readings(self, key: str, blob: bytes) -> None:
-        self._db.execute("UPDATE answers SET readings = ? WHERE key = ?", (blob, key))
+        self._db.execute("UPDATE answers SET has_readings = 1 WHERE key = ?", (key,))
+        self._db.execute("UPDATE bodies SET readings = ? WHERE key = ?", (blob, key))
 
     def body(self, key: str) -> bytes:
-        row = self._db.execute("SELECT body FROM answers WHERE key = ?", (key,)).fetchone()
+        row = self._db.execute("SELECT body FROM bodies WHERE key = ?", (key,)).fetchone()
         if row is None:
             raise CacheMiss(f"the new crawl cache lost the answer for {key} while it was read")
         return bytes(row[0])
@@ -474,10 +498,12 @@ class CrawlCache:
     def _difference(self) -> _Changes:
         """What ``save`` writes: the difference to the file this cache was read from."""
         gone = [(key,) for key in self._previous if key not in self._current]
+        previous = self._previous
         changed = [
             key
             for key, answer in self._current.items()
-            if key in self._fresh or self._previous.get(key) != answer
+            if key in self._fresh
+            or ((before := previous.get(key)) is not answer and before != answer)
         ]
         return _Changes(False, [self._row(key) for key in changed], gone)
 
@@ -487,9 +513,8 @@ class CrawlCache:
             with db:  # one transaction: committed whole, or rolled back
                 db.execute("UPDATE meta SET code = ?", (READING_CODE,))
                 db.executemany("DELETE FROM answers WHERE key = ?", changes.gone)
-                db.executemany(
-                    "INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?, ?, ?, ?)", changes.rows
-                )
+                db.executemany("DELETE FROM bodies WHERE key = ?", changes.gone)
+                _put(db, changes.rows)
         finally:
             db.close()
 

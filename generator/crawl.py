@@ -164,19 +164,12 @@ async def crawl(
             version=lambda listed: listed_version(listed_set, listed, versions),
         )
 
+    # The jobs that always ask the API first, the products last: replaying from the cache is
+    # CPU work, done while the requests of the jobs started before are in flight.
     await run_concurrently(
         [
-            products.job(
-                lambda: product_details(
-                    fetcher,
-                    cards.value,
-                    [target_id for _, target_id in targets["product"]],
-                    versions,
-                    skips=skips,
-                    observer=observer,
-                    listed=listed,
-                )
-            ),
+            sales.job(lambda: flash_sales(fetcher, skips=skips, observer=observer)),
+            featured.job(newest),
             articles.job(
                 lambda: article_details(
                     fetcher, summaries.value, targets["article"], skips=skips, observer=observer
@@ -203,8 +196,17 @@ async def crawl(
                     observer=observer,
                 )
             ),
-            sales.job(lambda: flash_sales(fetcher, skips=skips, observer=observer)),
-            featured.job(newest),
+            products.job(
+                lambda: product_details(
+                    fetcher,
+                    cards.value,
+                    [target_id for _, target_id in targets["product"]],
+                    versions,
+                    skips=skips,
+                    observer=observer,
+                    listed=listed,
+                )
+            ),
         ],
         limit=6,
     )

@@ -19,11 +19,14 @@ from generator.crawl_fetch import Fetcher, gather_limited
 from generator.crawl_observer import CrawlObserver, SkipLog
 from generator.crawl_related import RelatedProducts, cards_by_category
 from generator.crawl_versions import card_version
+from generator.errors import StorefrontError
 from generator.model import PackedProduct, ProductCard, Variant
 from generator.product_pack import pack
 
 #: Products replayed between two turns of the other crawl jobs (about a millisecond).
 REPLAY_SLICE = 25
+#: Products given their related products between two turns of the details being fetched.
+RELATED_SLICE = 200
 #: The name of the pack kept with a product's detail answer in the crawl cache.
 PACK_READING = "packed product"
 
@@ -150,20 +153,37 @@ async def product_details(
         replayed[product_id] = packed
         observer.item_done("products")
     asked = [product_id for product_id in ids if product_id not in replayed]
-    fetched = dict(
-        zip(
-            asked,
-            await gather_limited(asked, detail, limit=fetcher.settings.concurrency),
-            strict=True,
-        )
-    )
-    found = [replayed.get(product_id) or fetched[product_id] for product_id in ids]
+    fetched: dict[int, PackedProduct | None] = {}
+    failed: list[StorefrontError] = []
+
+    async def fetch_asked() -> None:
+        try:
+            found = await gather_limited(asked, detail, limit=fetcher.settings.concurrency)
+        except StorefrontError as exc:  # raised as itself below, not in an exception group
+            failed.append(exc)
+        else:
+            fetched.update(zip(asked, found, strict=True))
+
     related = RelatedProducts(cards_by_category(cards), fetcher.settings.related_products)
-    return [
-        PackedProduct(packed.head, packed.blob, related.of(packed.head))
-        for packed in found
-        if packed is not None
-    ]
+    with_related: dict[int, PackedProduct] = {}
+    async with anyio.create_task_group() as group:
+        # The details asked go out first; the replayed products get their related products
+        # while those requests are in flight, giving way now and then for their answers.
+        group.start_soon(fetch_asked)
+        for position, (product_id, packed) in enumerate(replayed.items()):
+            if position % RELATED_SLICE == 0:
+                await anyio.lowlevel.checkpoint()
+            with_related[product_id] = PackedProduct(
+                packed.head, packed.blob, related.of(packed.head)
+            )
+    if failed:
+        raise failed[0]
+    for product_id, answered in fetched.items():
+        if answered is not None:
+            with_related[product_id] = PackedProduct(
+                answered.head, answered.blob, related.of(answered.head)
+            )
+    return [with_related[product_id] for product_id in ids if product_id in with_related]
 
 
 def _replayed_pack(fetcher: Fetcher, path: str, version: str | None) -> Replayed | None:

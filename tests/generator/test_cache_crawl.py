@@ -95,7 +95,7 @@ def _rows(path: Path) -> dict[str, tuple[int, bytes]]:
     """key -> (SQLite rowid, body) of every stored answer."""
     db = sqlite3.connect(path / CACHE_FILE)
     try:
-        rows = db.execute("SELECT key, rowid, body FROM answers").fetchall()
+        rows = db.execute("SELECT key, rowid, body FROM bodies").fetchall()
     finally:
         db.close()
     return {key: (rowid, bytes(body)) for key, rowid, body in rows}
@@ -195,7 +195,10 @@ def test_readings_written_by_other_code_are_read_again(tmp_path: Path) -> None:
 
 def _stored(folder: Path) -> list[tuple[object, ...]]:
     with sqlite3.connect(folder / CACHE_FILE) as db:
-        rows = db.execute("SELECT key, status, version, etag, body FROM answers ORDER BY key")
+        rows = db.execute(
+            "SELECT key, status, version, etag, body FROM answers JOIN bodies USING (key) "
+            "ORDER BY key"
+        )
         return [tuple(row) for row in rows]
 
 
@@ -237,7 +240,7 @@ def test_a_replay_with_a_stored_reading_never_reads_the_body(tmp_path: Path) -> 
     cache.save()
     db = sqlite3.connect(tmp_path / CACHE_FILE)
     with db:  # no JSON any more: reading it would fail
-        db.execute("UPDATE answers SET body = x'00'")
+        db.execute("UPDATE bodies SET body = x'00'")
     db.close()
     seen: list[httpx.Request] = []
     cache = CrawlCache.open(tmp_path)
@@ -245,7 +248,7 @@ def test_a_replay_with_a_stored_reading_never_reads_the_body(tmp_path: Path) -> 
     assert seen == [] and len(READS) == 1
     cache.save()  # kept as it was: not even written again
     with sqlite3.connect(tmp_path / CACHE_FILE) as db:
-        assert db.execute("SELECT body FROM answers").fetchall() == [(b"\x00",)]
+        assert db.execute("SELECT body FROM bodies").fetchall() == [(b"\x00",)]
 
 
 def test_a_cache_written_whole_is_written_when_it_settles_and_moved_in_at_save(
@@ -351,6 +354,6 @@ def test_readings_read_ahead_in_batches_are_what_each_would_read(
     fetcher = _tag_fetcher(cache, [])
     fetcher.prefetch_readings([*paths, "/tags/99"])  # one never stored: nothing to read
     with sqlite3.connect(tmp_path / CACHE_FILE) as db:  # asked one by one now, none is there
-        db.execute("UPDATE answers SET readings = NULL")
+        db.execute("UPDATE bodies SET readings = NULL")
     assert [_tag(fetcher, path) for path in paths] == first
     assert len(READS) == len(paths)  # each replayed from what was read ahead, none decoded

@@ -130,7 +130,7 @@ def test_a_replay_from_stored_readings_equals_a_replay_that_decodes(tmp_path: Pa
     replayed = anyio.run(lambda: crawl(None, cache=CrawlCache.open(cache_dir)))
     db = sqlite3.connect(cache_dir / CACHE_FILE)
     with db:
-        stored = db.execute("SELECT count(*) FROM answers WHERE readings IS NOT NULL").fetchone()
+        stored = db.execute("SELECT count(*) FROM bodies WHERE readings IS NOT NULL").fetchone()
         db.execute("UPDATE meta SET code = 'other code'")  # its readings are ignored now
     db.close()
     decoded = anyio.run(lambda: crawl(None, cache=CrawlCache.open(cache_dir)))
