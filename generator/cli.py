@@ -12,6 +12,7 @@ import sys
 from collections.abc import Sequence
 
 from generator.errors import StorefrontError
+from generator.memory import ending_soon
 
 #: The subcommands, each in its own module (imported only when it is the one asked for).
 COMMANDS = ("build", "serve", "watch", "audit", "api")
@@ -66,8 +67,11 @@ def entry() -> None:
     writes is closed by then, so `storefront build` flushes its output and ends the process at
     once; the other commands exit as usual."""
     words = sys.argv[1:]
+    quick = bool(words) and words[0] in QUICK_EXIT
+    if quick:
+        ending_soon()
     code = main(words)
-    if words and words[0] in QUICK_EXIT:
+    if quick:
         quick_exit(code)
     raise SystemExit(code)
 

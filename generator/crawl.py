@@ -137,7 +137,7 @@ async def crawl(
         links=context_links(site),
         categories=index.value.by_id.values(),
         collections=context.collections,
-        cards=cards.value,
+        cards=listed.paths,
         summaries=summaries.value,
     )
     resolutions = await resolve_paths(

@@ -18,15 +18,19 @@ from generator import normalize
 from generator.crawl_fetch import Fetcher, gather_limited
 from generator.crawl_observer import CrawlObserver, SkipLog
 from generator.crawl_related import RelatedProducts, cards_by_category
-from generator.crawl_versions import card_version
+from generator.crawl_versions import ListedPaths, card_version
 from generator.errors import StorefrontError
 from generator.model import PackedProduct, ProductCard, Variant
 from generator.product_pack import pack
 
-#: Products replayed between two turns of the other crawl jobs (about a millisecond).
-REPLAY_SLICE = 25
-#: Products given their related products between two turns of the details being fetched.
-RELATED_SLICE = 200
+#: Products whose packs are read from the crawl cache in one query.
+REPLAY_BATCH = 25
+#: Products replayed between two turns of the other crawl jobs (a fraction of a millisecond:
+#: the list walk, waiting its turn to send its next request, would wait for the replay).
+REPLAY_SLICE = 5
+#: Products taken as replayed, or given their related products, between two turns of the other
+#: crawl jobs (each a few microseconds).
+QUICK_SLICE = 200
 #: The name of the pack kept with a product's detail answer in the crawl cache.
 PACK_READING = "packed product"
 
@@ -42,7 +46,8 @@ class ListedReplay:
     takes no time of its own. ``offer`` is given each page's cards, ``run`` is the task that
     replays them, ``close`` says the walk is over; ``product_details`` then takes what was
     replayed under the version it would use itself. Each card's version is worked out on the
-    way (``versions``: by id, the last card of an id counting).
+    way (``versions``: by id, the last card of an id counting), and what the cards give the
+    version of route resolutions (``paths``).
     """
 
     def __init__(self, fetcher: Fetcher) -> None:
@@ -52,6 +57,7 @@ class ListedReplay:
         self._closed = False
         self._tried: dict[int, tuple[str, Replayed | None]] = {}
         self.versions: dict[int, str] = {}
+        self.paths = ListedPaths()  # what the cards give the version of route resolutions
 
     def offer(self, cards: Sequence[ProductCard]) -> None:
         self._pending.extend(cards)
@@ -64,20 +70,21 @@ class ListedReplay:
     async def run(self) -> None:
         while True:
             while self._pending:
-                # A slice at a time, its packs read from the cache in one query; then the other
-                # crawl jobs have their turn.
-                count = min(REPLAY_SLICE, len(self._pending))
+                # A batch at a time, its packs read from the cache in one query; the other
+                # crawl jobs have their turn after every slice of it.
+                count = min(REPLAY_BATCH, len(self._pending))
                 cards = [self._pending.popleft() for _ in range(count)]
                 self._fetcher.prefetch_readings(
                     f"/products/{card.id}" for card in cards if card.url is not None
                 )
-                for card in cards:
+                for position, card in enumerate(cards, start=1):
                     version = self.versions[card.id] = card_version(card)
-                    if card.url is None or card.id in self._tried:
-                        continue
-                    found = _replayed_pack(self._fetcher, f"/products/{card.id}", version)
-                    self._tried[card.id] = (version, found)
-                await anyio.lowlevel.checkpoint()
+                    self.paths.add(card)
+                    if card.url is not None and card.id not in self._tried:
+                        found = _replayed_pack(self._fetcher, f"/products/{card.id}", version)
+                        self._tried[card.id] = (version, found)
+                    if position % REPLAY_SLICE == 0 or position == count:
+                        await anyio.lowlevel.checkpoint()
             if self._closed:
                 return
             self._more = anyio.Event()
@@ -139,6 +146,8 @@ async def product_details(
     # answers meanwhile instead of waiting for all of it.
     replayed: dict[int, PackedProduct] = {}
     for position, product_id in enumerate(ids):
+        if position % QUICK_SLICE == 0:
+            await anyio.lowlevel.checkpoint()
         version = versions.get(product_id)
         tried, kept = listed.result(product_id, version) if listed else (False, None)
         if not tried:
@@ -171,7 +180,7 @@ async def product_details(
         # while those requests are in flight, giving way now and then for their answers.
         group.start_soon(fetch_asked)
         for position, (product_id, packed) in enumerate(replayed.items()):
-            if position % RELATED_SLICE == 0:
+            if position % QUICK_SLICE == 0:
                 await anyio.lowlevel.checkpoint()
             with_related[product_id] = PackedProduct(
                 packed.head, packed.blob, related.of(packed.head)

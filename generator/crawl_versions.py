@@ -105,13 +105,32 @@ def collection_version(collection: Collection | None, listed_set: str) -> str:
     return digest(collection, listed_set)
 
 
+class ListedPaths:
+    """What the listed products give ``paths_version``: each card's id, slug and url, taken
+    card by card while the list is walked (not all at once after it). Order-independent - the
+    sum of each card's SHA-1 - as a sorted list would be: a price change may move a product
+    within the list, and must not move the version of every path."""
+
+    __slots__ = ("_sum",)
+
+    def __init__(self) -> None:
+        self._sum = 0
+
+    def add(self, card: ProductCard) -> None:
+        text = repr((card.id, card.slug, card.url)).encode()
+        self._sum += int.from_bytes(hashlib.sha1(text, usedforsecurity=False).digest(), "big")
+
+    def digest(self) -> str:
+        return f"{self._sum % (1 << 160):040x}"
+
+
 def paths_version(
     *,
     sitemap: Sequence[str],
     links: Sequence[str],
     categories: Iterable[Category],
     collections: Sequence[Collection],
-    cards: Sequence[ProductCard],
+    cards: ListedPaths,
     summaries: Sequence[ArticleSummary],
 ) -> str:
     """What the meaning of a merchant-chosen path can depend on, as the lists show it."""
@@ -120,6 +139,6 @@ def paths_version(
         sorted(links),
         sorted((c.id, c.parent_id, c.slug, c.url) for c in categories),
         sorted((c.id, c.slug, c.updated_at) for c in collections),
-        sorted((card.id, card.slug, card.url) for card in cards),
+        cards.digest(),
         sorted((s.id, s.slug) for s in summaries),
     )

@@ -104,6 +104,10 @@ class BreadcrumbItem:
     url: str | None  # as the API gave it; the Links rule decides whether it is a link
 
 
+#: The first crumb of every trail (one object: a crumb is immutable).
+_HOME_CRUMB = BreadcrumbItem(HOME_LABEL, HOME_PATH)
+
+
 @dataclass(frozen=True, slots=True)
 class Home:
     """The home page's blocks, already chosen and ordered."""
@@ -563,7 +567,7 @@ def _describe(page: Page) -> str:
 
 
 def _home_crumb() -> BreadcrumbItem:
-    return BreadcrumbItem(HOME_LABEL, HOME_PATH)
+    return _HOME_CRUMB
 
 
 def _article_list_path(number: int) -> str:

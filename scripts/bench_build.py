@@ -214,6 +214,8 @@ def _float_after(text: str, marker: str) -> float:
 
 if __name__ == "__main__":
     from generator.cli import quick_exit
+    from generator.memory import ending_soon
 
+    ending_soon()  # as `storefront build` says
     print(json.dumps(run_build(json.loads(sys.argv[1]))))
     quick_exit(0)  # as `storefront build` ends

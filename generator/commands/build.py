@@ -24,7 +24,7 @@ from generator.crawl_settings import CrawlSettings
 from generator.errors import ConfigError
 from generator.incremental import BuildState, compiled_templates
 from generator.incremental_write import write_incremental
-from generator.memory import give_back
+from generator.memory import give_back, leave_to_exit
 from generator.model import Catalog
 from generator.progress import BuildProgress
 from generator.render import build_environment
@@ -105,6 +105,8 @@ async def build_site(
         result.state.save(config.cache_dir)
         if crawled.cache is not None:
             crawled.cache.save()
+    # The process may end right after the build: then what it built is left to the exit.
+    leave_to_exit(crawled, plan, result, previous)
     counts = result.counts
     console.print(
         f"fetched {crawled.stats.requests} answers from the API "
