@@ -44,6 +44,7 @@ from typing import Final
 
 from generator.cache_values import READING_CODE, dump_readings, load_readings
 from generator.errors import StorefrontError
+from generator.memory import leave_to_exit
 
 CACHE_FILE = "crawl.sqlite3"
 #: Bumped whenever the stored shape changes; another file is ignored (a full crawl follows).
@@ -303,6 +304,10 @@ class _Index(Mapping[str, CachedAnswer]):
             self._made[key] = made
         return made
 
+    def made(self, key: str) -> CachedAnswer | None:
+        """The answer of ``key`` if it was made already (None: not asked for, or not there)."""
+        return self._made.get(key)
+
     def __iter__(self) -> Iterator[str]:
         yield from list(self._made)
         yield from list(self._rows)
@@ -466,6 +471,10 @@ class CrawlCache:
         crawl opens the file again."""
         if self._writes_difference and self.path.is_file():  # still there to differ from
             self._settled = self._difference()
+            # A rebuild's hundred thousand answers, their rows and readings: a process about
+            # to end keeps them rather than free them one by one (a whole file's are freed:
+            # a first crawl needs the memory).
+            leave_to_exit(self._previous, self._with_readings, self._loaded, self._current)
         else:
             self._write_whole()
             self._settled = _Changes(True, [], [])
@@ -499,11 +508,12 @@ class CrawlCache:
         """What ``save`` writes: the difference to the file this cache was read from."""
         gone = [(key,) for key in self._previous if key not in self._current]
         previous = self._previous
+        # An answer kept as it was read is the very object the index made for it.
+        made = previous.made if isinstance(previous, _Index) else previous.get
         changed = [
             key
             for key, answer in self._current.items()
-            if key in self._fresh
-            or ((before := previous.get(key)) is not answer and before != answer)
+            if key in self._fresh or (made(key) is not answer and previous.get(key) != answer)
         ]
         return _Changes(False, [self._row(key) for key in changed], gone)
 
