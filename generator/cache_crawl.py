@@ -44,7 +44,6 @@ from typing import Final
 
 from generator.cache_values import READING_CODE, dump_readings, load_readings
 from generator.errors import StorefrontError
-from generator.memory import leave_to_exit
 
 CACHE_FILE = "crawl.sqlite3"
 #: Bumped whenever the stored shape changes; another file is ignored (a full crawl follows).
@@ -471,10 +470,6 @@ class CrawlCache:
         crawl opens the file again."""
         if self._writes_difference and self.path.is_file():  # still there to differ from
             self._settled = self._difference()
-            # A rebuild's hundred thousand answers, their rows and readings: a process about
-            # to end keeps them rather than free them one by one (a whole file's are freed:
-            # a first crawl needs the memory).
-            leave_to_exit(self._previous, self._with_readings, self._loaded, self._current)
         else:
             self._write_whole()
             self._settled = _Changes(True, [], [])
