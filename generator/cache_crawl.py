@@ -37,6 +37,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
+import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -58,6 +59,10 @@ NO_READING: Final = object()
 
 class CacheMiss(StorefrontError):
     """--from-cache asked for an answer the last crawl did not store."""
+
+
+class CacheUnreadable(StorefrontError):
+    """The crawl cache's index failed to read part way (a file damaged since it was opened)."""
 
 
 class CachedAnswer:
@@ -194,6 +199,9 @@ def _put(db: sqlite3.Connection, rows: Iterable[Row]) -> None:
     )
 
 
+_INDEX_QUERY = "SELECT key, status, version, etag, digest, has_readings FROM answers"
+
+
 class _File:
     """The cache file as it was opened: bodies and readings read from it on demand."""
 
@@ -223,17 +231,24 @@ class _File:
             found.update((key, bytes(blob)) for key, blob in rows)
         return found
 
-    def index(self) -> tuple[str, list[IndexRow]] | None:
-        """The code that wrote the readings, and every answer without its body; None when
-        the file has another layout."""
+    def code(self) -> str | None:
+        """The code that wrote the readings; None when the file has another layout."""
         (schema,) = self._db.execute("SELECT schema FROM meta").fetchone()
         if schema != SCHEMA_VERSION:
             return None
         (code,) = self._db.execute("SELECT code FROM meta").fetchone()
-        rows = self._db.execute(
-            "SELECT key, status, version, etag, digest, has_readings FROM answers"
-        ).fetchall()
-        return str(code), rows
+        return str(code)
+
+    def rows(self) -> list[IndexRow]:
+        """Every answer without its body."""
+        return self._db.execute(_INDEX_QUERY).fetchall()
+
+    def row(self, key: str) -> IndexRow | None:
+        """One answer without its body."""
+        found: IndexRow | None = self._db.execute(
+            f"{_INDEX_QUERY} WHERE key = ?", (key,)
+        ).fetchone()
+        return found
 
     def close(self) -> None:
         self._db.close()
@@ -288,17 +303,51 @@ class _Spill:
 class _Index(Mapping[str, CachedAnswer]):
     """The answers of a cache file, each made from its row when first asked for: a large
     store's file lists a hundred thousand, and a rebuild asks for them while its requests are
-    in flight rather than all before its first."""
+    in flight rather than all before its first.
 
-    def __init__(self, rows: dict[str, IndexRow], load: Callable[[str], bytes]) -> None:
-        self._rows = rows  # not made yet
+    The rows may be read in a thread of their own (``in_background``), while the build sends
+    its first requests: an answer asked for before they are all read is read by itself."""
+
+    def __init__(self, source: _File, path: Path, *, in_background: bool = False) -> None:
         self._made: dict[str, CachedAnswer] = {}
-        self._load = load
+        self._load = source.body
+        self._source = source
+        self._rows: dict[str, IndexRow] | None = None  # not made yet; None: still being read
+        self._with_readings: set[str] = set()  # of the rows read (made or not)
+        self._reading: _RowsReader | None = None
+        if in_background:
+            self._reading = _RowsReader(path)
+        else:
+            self._take(source.rows())
+
+    def _take(self, rows: list[IndexRow]) -> None:
+        made = self._made
+        self._rows = {row[0]: row for row in rows if row[0] not in made}
+        self._with_readings.update(row[0] for row in rows if row[5])
+
+    def _all_rows(self) -> dict[str, IndexRow]:
+        """Every row not made yet (waiting for the thread reading them, if it still does)."""
+        if self._rows is None:
+            assert self._reading is not None
+            self._take(self._reading.result())
+            self._reading = None
+        assert self._rows is not None
+        return self._rows
+
+    def _row(self, key: str) -> IndexRow:
+        if self._rows is None and self._reading is not None and not self._reading.done():
+            row = self._source.row(key)  # the rows are still being read: this one alone
+            if row is None:
+                raise KeyError(key)
+            if row[5]:
+                self._with_readings.add(key)
+            return row
+        return self._all_rows().pop(key)  # KeyError: not there
 
     def __getitem__(self, key: str) -> CachedAnswer:
         made = self._made.get(key)
         if made is None:
-            _, status, version, etag, digest, _ = self._rows.pop(key)  # KeyError: not there
+            _, status, version, etag, digest, _ = self._row(key)
             made = CachedAnswer(status, version, etag, digest=digest, load=self._load, key=key)
             self._made[key] = made
         return made
@@ -307,12 +356,58 @@ class _Index(Mapping[str, CachedAnswer]):
         """The answer of ``key`` if it was made already (None: not asked for, or not there)."""
         return self._made.get(key)
 
+    def has_readings(self, key: str) -> bool:
+        """Whether the file keeps readings with the answer of ``key`` (asked for already)."""
+        return key in self._with_readings
+
     def __iter__(self) -> Iterator[str]:
+        rows = self._all_rows()
         yield from list(self._made)
-        yield from list(self._rows)
+        yield from list(rows)
 
     def __len__(self) -> int:
-        return len(self._made) + len(self._rows)
+        return len(self._made) + len(self._all_rows())
+
+    def close(self) -> None:
+        """Done with: a thread still reading the rows is waited for (it closes its own
+        connection)."""
+        if self._reading is not None:
+            self._reading.result()
+            self._reading = None
+
+
+class _RowsReader:
+    """The rows of a cache file's index, read in a thread on a connection of its own."""
+
+    def __init__(self, path: Path) -> None:
+        self._rows: list[IndexRow] = []
+        self._failed: BaseException | None = None
+        self._thread = threading.Thread(
+            target=self._run, args=(path,), name="crawl-cache-index", daemon=True
+        )
+        self._thread.start()
+
+    def _run(self, path: Path) -> None:
+        try:
+            reader = _File(path)
+            try:
+                self._rows = reader.rows()
+            finally:
+                reader.close()
+        except BaseException as exc:  # handed to the thread that asks for the rows
+            self._failed = exc
+
+    def done(self) -> bool:
+        return not self._thread.is_alive()
+
+    def result(self) -> list[IndexRow]:
+        self._thread.join()
+        if self._failed is not None:
+            raise CacheUnreadable(
+                f"the crawl cache's index could not be read ({self._failed}); "
+                "build once with --full to write it anew"
+            )
+        return self._rows
 
 
 class CrawlCache:
@@ -322,16 +417,15 @@ class CrawlCache:
         answers: Mapping[str, CachedAnswer],
         *,
         source: _File | None = None,
-        with_readings: set[str] | None = None,
         same_code: bool = False,
     ) -> None:
-        """``answers``: those of the file at ``path`` (read through ``source``), of which
-        ``with_readings`` have readings this code can use (``same_code``: this code wrote the
-        file, so ``save`` may write only the difference)."""
+        """``answers``: those of the file at ``path`` (read through ``source``); ``same_code``:
+        this code wrote the file, so its readings can be used and ``save`` may write only the
+        difference."""
         self.path = path
         self._previous = answers
         self._source = source
-        self._with_readings = with_readings or set()
+        self._same_code = same_code
         self._loaded: dict[str, dict[str, object]] = {}
         self._prefetched: dict[str, bytes] = {}  # readings read ahead, not decoded yet
         #: This crawl's readings by key, with the digest of the body they were read from.
@@ -345,10 +439,13 @@ class CrawlCache:
         self.reused = 0
 
     @classmethod
-    def open(cls, cache_dir: Path) -> CrawlCache:
-        """The cache of ``cache_dir``; empty when there is none yet or it is unreadable."""
+    def open(cls, cache_dir: Path, *, in_background: bool = False) -> CrawlCache:
+        """The cache of ``cache_dir``; empty when there is none yet or it is unreadable.
+        ``in_background``: its index is read in a thread while the first answers are asked
+        for one by one (a rebuild's first requests need only a few)."""
         path = cache_dir / CACHE_FILE
-        return cls._read(path, path) or cls(path, {})
+        found = cls._read(path, path, in_background=in_background)
+        return found if found is not None else cls(path, {})  # not ``or``: that asks its len
 
     @classmethod
     def written(cls, settled: CrawlCache) -> CrawlCache | None:
@@ -359,17 +456,14 @@ class CrawlCache:
         return cls._read(settled.path, settled._new_file())
 
     @classmethod
-    def _read(cls, path: Path, file: Path) -> CrawlCache | None:
+    def _read(cls, path: Path, file: Path, *, in_background: bool = False) -> CrawlCache | None:
         """The cache of ``path`` as ``file`` holds it; None when ``file`` is missing or
         unreadable."""
-        found = _read_index(file)
+        found = _read_index(file, in_background=in_background)
         if found is None:
             return None
-        source, rows, code = found
-        same_code = code == READING_CODE
-        answers = _Index({row[0]: row for row in rows}, source.body)
-        with_readings = {row[0] for row in rows if row[5]} if same_code else set()
-        return cls(path, answers, source=source, with_readings=with_readings, same_code=same_code)
+        source, answers, code = found
+        return cls(path, answers, source=source, same_code=code == READING_CODE)
 
     @classmethod
     def empty(cls, cache_dir: Path) -> CrawlCache:
@@ -417,7 +511,7 @@ class CrawlCache:
         """What the last build read from ``answer`` as ``name``, when it read that very body;
         else ``NO_READING``."""
         previous = self._previous.get(key)
-        if previous is None or key not in self._with_readings or not previous.same_body(answer):
+        if previous is None or not self._has_readings(key) or not previous.same_body(answer):
             return NO_READING
         loaded = self._loaded.get(key)
         if loaded is None:
@@ -433,9 +527,7 @@ class CrawlCache:
         wanted = [
             key
             for key in keys
-            if key in self._with_readings
-            and key not in self._loaded
-            and key not in self._prefetched
+            if self._has_readings(key) and key not in self._loaded and key not in self._prefetched
         ]
         if wanted and self._source is not None:
             self._prefetched.update(self._source.readings_of(wanted))
@@ -455,7 +547,7 @@ class CrawlCache:
         if fresh is not None and fresh[0] == answer.digest:
             return dump_readings(fresh[1])
         previous = self._previous.get(key)
-        if previous is not None and key in self._with_readings and previous.same_body(answer):
+        if previous is not None and self._has_readings(key) and previous.same_body(answer):
             return self._source.readings(key) if self._source is not None else None
         return None
 
@@ -488,12 +580,20 @@ class CrawlCache:
             self._write_changes(settled)
         self._settled = None
 
+    def _has_readings(self, key: str) -> bool:
+        """Whether the file read keeps readings this code can use with the answer of ``key``
+        (one the crawl has asked for)."""
+        previous = self._previous
+        return self._same_code and isinstance(previous, _Index) and previous.has_readings(key)
+
     def _let_go(self) -> None:
+        if isinstance(self._previous, _Index):
+            self._previous.close()
         if self._source is not None:
             self._source.close()
         self._source = None
         self._previous = {}
-        self._with_readings = set()
+        self._same_code = False
         self._loaded = {}
         self._prefetched = {}
         self._fresh = {}
@@ -549,7 +649,7 @@ class CrawlCache:
         return (key, a.status, a.version, a.etag, a.digest, self._blob(key, a), a.body)
 
 
-def _read_index(path: Path) -> tuple[_File, list[IndexRow], str] | None:
+def _read_index(path: Path, *, in_background: bool = False) -> tuple[_File, _Index, str] | None:
     """The file of ``path`` opened, its answers without their bodies and the code that wrote
     their readings; None when there is no usable file."""
     if not path.is_file():
@@ -557,12 +657,12 @@ def _read_index(path: Path) -> tuple[_File, list[IndexRow], str] | None:
     source: _File | None = None
     try:
         source = _File(path)
-        found = source.index()
+        code = source.code()
+        index = None if code is None else _Index(source, path, in_background=in_background)
     except (sqlite3.Error, TypeError, ValueError):
-        found = None  # a damaged or foreign file: start over rather than fail the build
-    if found is None or source is None:
+        code = index = None  # a damaged or foreign file: start over rather than fail the build
+    if code is None or index is None or source is None:
         if source is not None:
             source.close()
         return None
-    code, rows = found
-    return source, rows, code
+    return source, index, code

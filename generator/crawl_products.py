@@ -17,7 +17,7 @@ import anyio.lowlevel
 from generator import normalize
 from generator.crawl_fetch import Fetcher, gather_limited
 from generator.crawl_observer import CrawlObserver, SkipLog
-from generator.crawl_related import RelatedProducts, cards_by_category
+from generator.crawl_related import GrowingRelated, RelatedProducts, cards_by_category
 from generator.crawl_versions import ListedPaths, card_version
 from generator.errors import StorefrontError
 from generator.model import PackedProduct, ProductCard, Variant
@@ -36,6 +36,9 @@ PACK_READING = "packed product"
 
 #: A pack replayed from the crawl cache, with the keys of its variants' pages.
 Replayed = tuple[PackedProduct, tuple[str, ...]]
+#: What the walk made of a listed product: its version, its replay (None: ask the API), and
+#: the product with its related products when no card still to come could change them.
+Tried = tuple[str, Replayed | None, PackedProduct | None]
 
 
 class ListedReplay:
@@ -47,7 +50,8 @@ class ListedReplay:
     replays them, ``close`` says the walk is over; ``product_details`` then takes what was
     replayed under the version it would use itself. Each card's version is worked out on the
     way (``versions``: by id, the last card of an id counting), and what the cards give the
-    version of route resolutions (``paths``).
+    version of route resolutions (``paths``). A replayed product whose related products are
+    settled already (``GrowingRelated``) is given them on the way as well.
     """
 
     def __init__(self, fetcher: Fetcher) -> None:
@@ -55,7 +59,8 @@ class ListedReplay:
         self._pending: deque[ProductCard] = deque()
         self._more = anyio.Event()
         self._closed = False
-        self._tried: dict[int, tuple[str, Replayed | None]] = {}
+        self._tried: dict[int, Tried] = {}
+        self._related = GrowingRelated(fetcher.settings.related_products)
         self.versions: dict[int, str] = {}
         self.paths = ListedPaths()  # what the cards give the version of route resolutions
 
@@ -80,9 +85,10 @@ class ListedReplay:
                 for position, card in enumerate(cards, start=1):
                     version = self.versions[card.id] = card_version(card)
                     self.paths.add(card)
+                    self._related.add(card)
                     if card.url is not None and card.id not in self._tried:
                         found = _replayed_pack(self._fetcher, f"/products/{card.id}", version)
-                        self._tried[card.id] = (version, found)
+                        self._tried[card.id] = (version, found, self._finished(found))
                     if position % REPLAY_SLICE == 0 or position == count:
                         await anyio.lowlevel.checkpoint()
             if self._closed:
@@ -90,12 +96,22 @@ class ListedReplay:
             self._more = anyio.Event()
             await self._more.wait()
 
-    def result(self, product_id: int, version: str | None) -> tuple[bool, Replayed | None]:
-        """(whether the product was tried under ``version``, what its replay gave)."""
+    def _finished(self, found: Replayed | None) -> PackedProduct | None:
+        if found is None:
+            return None
+        packed = found[0]
+        related = self._related.final_of(packed.head)
+        return None if related is None else PackedProduct(packed.head, packed.blob, related)
+
+    def result(
+        self, product_id: int, version: str | None
+    ) -> tuple[bool, Replayed | None, PackedProduct | None]:
+        """(whether the product was tried under ``version``, what its replay gave, the product
+        with its related products when they were settled on the way)."""
         tried = self._tried.get(product_id)
         if tried is None or tried[0] != version:
-            return False, None
-        return True, tried[1]
+            return False, None, None
+        return True, tried[1], tried[2]
 
 
 async def product_details(
@@ -144,12 +160,15 @@ async def product_details(
     # replayed already while the list was walked (``listed``). The replay is plain CPU work; it
     # gives way now and then, so that the crawl's other jobs send their requests and read their
     # answers meanwhile instead of waiting for all of it.
+    # Products done on the way (``with_related``), and those replayed that still need their
+    # related products (``replayed``).
+    with_related: dict[int, PackedProduct] = {}
     replayed: dict[int, PackedProduct] = {}
     for position, product_id in enumerate(ids):
         if position % QUICK_SLICE == 0:
             await anyio.lowlevel.checkpoint()
         version = versions.get(product_id)
-        tried, kept = listed.result(product_id, version) if listed else (False, None)
+        tried, kept, done = listed.result(product_id, version) if listed else (False, None, None)
         if not tried:
             if position % REPLAY_SLICE == 0:
                 await anyio.lowlevel.checkpoint()
@@ -159,9 +178,12 @@ async def product_details(
         packed, keys = kept
         if not keys:
             _absent_variants(skips, product_id)
-        replayed[product_id] = packed
+        if done is not None:
+            with_related[product_id] = done
+        else:
+            replayed[product_id] = packed
         observer.item_done("products")
-    asked = [product_id for product_id in ids if product_id not in replayed]
+    asked = [pid for pid in ids if pid not in replayed and pid not in with_related]
     fetched: dict[int, PackedProduct | None] = {}
     failed: list[StorefrontError] = []
 
@@ -174,7 +196,6 @@ async def product_details(
             fetched.update(zip(asked, found, strict=True))
 
     related = RelatedProducts(cards_by_category(cards), fetcher.settings.related_products)
-    with_related: dict[int, PackedProduct] = {}
     async with anyio.create_task_group() as group:
         # The details asked go out first; the replayed products get their related products
         # while those requests are in flight, giving way now and then for their answers.

@@ -88,6 +88,42 @@ class RelatedProducts:
         return linked, plain
 
 
+class GrowingRelated:
+    """``RelatedProducts`` while the product list is still being walked: ``add`` is given each
+    card in list order, and ``final_of`` answers only for a product whose choice no card still
+    to come can change - its main category already lists more than ``count`` products with a
+    page (the choice takes the first ``count + 1`` of them in list order, one of which may be
+    the product itself, and looks no further). None otherwise: choose once the walk is over."""
+
+    def __init__(self, count: int) -> None:
+        self._by_category: dict[int, list[ProductCard]] = {}
+        self._linked: dict[int, set[int]] = {}  # the ids with a page each category lists
+        self._count = count
+        self._chooser = RelatedProducts(self._by_category, count)
+
+    def add(self, card: ProductCard) -> None:
+        category_id = card.category_id
+        if category_id is None:
+            return
+        listed = self._by_category.get(category_id)
+        if listed is None:
+            listed = self._by_category[category_id] = []
+            self._linked[category_id] = set()
+        listed.append(card)
+        if card.url is not None:
+            self._linked[category_id].add(card.id)
+
+    def final_of(self, product: ProductEntry | ProductHead) -> tuple[ProductCard, ...] | None:
+        main = product.card.category_id
+        if main is None:
+            main = next(iter(product.category_ids), None)
+        if main is None:
+            return ()  # no category: nothing to choose, whatever comes
+        if len(self._linked.get(main, ())) <= self._count:
+            return None
+        return self._chooser.of(product)
+
+
 def related_articles(
     article: ArticleSummary, by_category: ArticlesByCategory, count: int
 ) -> tuple[ArticleSummary, ...]:

@@ -172,11 +172,17 @@ class RecordingLinks(Links):
             self._ask(url)
 
 
-def moved_urls(state: BuildState, links: Links) -> frozenset[int]:
+def moved_urls(
+    state: BuildState, links: Links, linkable: tuple[str, ...] | None = None
+) -> frozenset[int]:
     """Indexes of the recorded urls whose href is not what the last build was told.
 
     ``Links`` answers from the set of pages it knows alone: when that set is the last build's
-    (no page came or went, the common rebuild), no answer can have moved."""
+    (no page came or went, the common rebuild), no answer can have moved. ``linkable``, the
+    page paths ``links`` was made from, tells that at once when they are the last build's
+    very paths, in order."""
+    if linkable is not None and linkable == state.linkable:
+        return frozenset()
     before = Links(state.linkable)
     if before.page_keys() == links.page_keys():
         return frozenset()

@@ -93,11 +93,12 @@ def write_incremental(
     reused: list[PageRecord | None] = [None] * len(plan.pages)
     table = UrlTable(state.urls if state is not None else ())
     names: list[str] = []  # each page's file, worked out once
+    linkable = tuple(p.path for p in plan.pages if p.kind != "not_found")  # what links knows
     if state is not None:
         names = [output_name(page.path) for page in plan.pages]
         # In this process: forking workers for it costs what they would save (measured).
         fingerprints = [inputs.fingerprint(page) for page in plan.pages]
-        moved = moved_urls(state, plan.links)
+        moved = moved_urls(state, plan.links, linkable)
         there = _files_in(previous_out, names)
         for index, (page, fingerprint) in enumerate(zip(plan.pages, fingerprints, strict=True)):
             record = state.pages.get(page.path)
@@ -168,7 +169,7 @@ def write_incremental(
         out_dir=str(previous_out),
         pages=records,
         urls=tuple(table.urls),
-        linkable=tuple(p.path for p in plan.pages if p.kind != "not_found"),
+        linkable=linkable,
         extra_files=report.extra_files,
         template_references=references.used,
     )

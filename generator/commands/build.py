@@ -171,7 +171,11 @@ async def crawl_catalog(config: BuildConfig, progress: BuildProgress, connect: C
             )
         catalog = await crawl(None, observer=progress, settings=settings, cache=cache)
         return Crawled(catalog, ClientStats(), None, reused=cache.reused)
-    cache = CrawlCache.empty(config.cache_dir) if config.full else CrawlCache.open(config.cache_dir)
+    cache = (
+        CrawlCache.empty(config.cache_dir)
+        if config.full
+        else CrawlCache.open(config.cache_dir, in_background=True)
+    )
     async with connect(config) as (http, key, windows):
         client = ApiClient(
             http,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+import threading
 from pathlib import Path
 
 import anyio
@@ -357,3 +358,59 @@ def test_readings_read_ahead_in_batches_are_what_each_would_read(
         db.execute("UPDATE bodies SET readings = NULL")
     assert [_tag(fetcher, path) for path in paths] == first
     assert len(READS) == len(paths)  # each replayed from what was read ahead, none decoded
+
+
+def _held_index(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
+    """The thread reading a cache's index waits for the event before it reads."""
+    release = threading.Event()
+    run = cache_crawl._RowsReader._run
+
+    def held(self: cache_crawl._RowsReader, path: Path) -> None:
+        release.wait(10)
+        run(self, path)
+
+    monkeypatch.setattr(cache_crawl._RowsReader, "_run", held)
+    return release
+
+
+def test_answers_asked_for_while_the_index_is_read_in_the_background_are_read_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    READS.clear()
+    cache = CrawlCache.open(tmp_path)
+    fetcher = _tag_fetcher(cache, [])
+    first = [_tag(fetcher, f"/tags/{n}") for n in (1, 2)]
+    cache.store("unused", CachedAnswer(200, "v1", None, b'"unused"'))
+    cache.save()
+    before = _rows(tmp_path)
+
+    release = _held_index(monkeypatch)
+    seen: list[httpx.Request] = []
+    cache = CrawlCache.open(tmp_path, in_background=True)
+    fetcher = _tag_fetcher(cache, seen)
+    # The index is not read yet: the answer and its reading come from the file one by one.
+    assert _tag(fetcher, "/tags/1") == first[0]
+    assert cache.lookup("missing") is None
+    release.set()
+    assert _tag(fetcher, "/tags/2") == first[1]
+    assert (seen, len(READS)) == ([], 2)  # replayed, neither asked nor decoded again
+    assert len(cache) == 3  # each answer of the file once, however it was read
+    cache.save()
+    after = _rows(tmp_path)
+    assert sorted(after) == ["GET /tags/1", "GET /tags/2"]  # the unused one left
+    assert all(after[key] == before[key] for key in after)  # the others not written again
+
+
+def test_an_index_the_background_thread_cannot_read_fails_the_build_with_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cache = CrawlCache.open(tmp_path)
+    cache.store("a", CachedAnswer(200, "v1", None, b'"a"'))
+    cache.save()
+    release = _held_index(monkeypatch)
+    cache = CrawlCache.open(tmp_path, in_background=True)
+    with sqlite3.connect(tmp_path / CACHE_FILE) as db:
+        db.execute("DROP TABLE answers")
+    release.set()
+    with pytest.raises(cache_crawl.CacheUnreadable, match="--full"):
+        len(cache)

@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 from generator import normalize
 from generator.crawl_related import (
     CardsByCategory,
+    GrowingRelated,
     RelatedProducts,
     articles_by_category,
     cards_by_category,
@@ -123,3 +124,59 @@ def test_a_product_among_the_first_cards_leaves_its_place_to_the_next() -> None:
     only_plain = RelatedProducts(cards_by_category(cards[:2]), 1)
     assert [c.id for c in only_plain.of(first)] == [2]  # the next without one
     assert [c.id for c in chooser.of(first)] == [3]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    listed=st.lists(st.tuples(st.integers(1, 12), st.integers(1, 4), st.booleans()), max_size=40),
+    products=st.lists(
+        st.tuples(st.integers(1, 14), st.lists(st.integers(1, 5), max_size=3)),
+        min_size=1,
+        max_size=6,
+    ),
+    count=st.integers(0, 4),
+)
+def test_a_choice_made_while_the_list_is_walked_is_the_one_made_after_it(
+    listed: list[tuple[int, int, bool]], products: list[tuple[int, list[int]]], count: int
+) -> None:
+    """Whatever ``GrowingRelated`` settles after any prefix of the walk is what choosing from
+    the whole list gives; once the walk is over it settles at least every product whose main
+    category lists more than ``count`` products with a page."""
+    cards = [card(ident, category, "/p" if linked else None) for ident, category, linked in listed]
+    entries = [
+        normalize.product(
+            {
+                "id": ident,
+                "name": f"P{ident}",
+                "category_id": categories[0] if categories else None,
+                "category_ids": categories,
+            }
+        )
+        for ident, categories in products
+    ]
+    whole = RelatedProducts(cards_by_category(cards), count)
+    growing = GrowingRelated(count)
+    for listed_card in [None, *cards]:
+        if listed_card is not None:
+            growing.add(listed_card)
+        for product in entries:
+            settled = growing.final_of(product)
+            if settled is not None:
+                assert settled == whole.of(product)
+    for product in entries:
+        main = product.card.category_id
+        linked = {c.id for c in cards if c.category_id == main and c.url is not None}
+        if main is None or len(linked) > count:
+            assert growing.final_of(product) is not None
+
+
+def test_a_choice_is_not_settled_while_a_card_to_come_could_still_take_a_place() -> None:
+    growing = GrowingRelated(2)
+    product = normalize.product({"id": 9, "name": "P9", "category_id": 10})
+    for ident in (1, 2):
+        growing.add(card(ident, 10))
+    assert growing.final_of(product) is None  # a third card with a page may still come
+    growing.add(card(3, 10, url=None))
+    assert growing.final_of(product) is None  # one without a page takes no place first
+    growing.add(card(4, 10))
+    assert [c.id for c in growing.final_of(product) or ()] == [1, 2]
