@@ -433,6 +433,7 @@ class CrawlCache:
         #: Saved as the difference to the file read (this code wrote it), else written whole.
         self._writes_difference = same_code and path.is_file()
         self._current: dict[str, CachedAnswer] = {}
+        self._stored: set[str] = set()  # keys given an answer by ``store`` (maybe changed)
         self._spill: _Spill | None = None  # written whole: the new file, filled as it goes
         self._settled: _Changes | None = None
         #: Answers of the last crawl used again as they are (no request, or no body sent).
@@ -482,6 +483,7 @@ class CrawlCache:
         if not self._writes_difference:
             answer = self._spilled(key, answer)
         self._current[key] = answer
+        self._stored.add(key)
 
     def _spill_file(self) -> _Spill:
         if self._spill is None:
@@ -598,19 +600,28 @@ class CrawlCache:
         self._prefetched = {}
         self._fresh = {}
         self._current = {}
+        self._stored = set()
 
     def _difference(self) -> _Changes:
         """What ``save`` writes: the difference to the file this cache was read from."""
-        gone = [(key,) for key in self._previous if key not in self._current]
-        previous = self._previous
-        # An answer kept as it was read is the very object the index made for it.
+        previous, current = self._previous, self._current
+        # Every answer this crawl has is one of the file's, or one ``store`` gave it: when as
+        # many of the file's are here as the file holds, none went away.
+        stored_new = sum(1 for key in self._stored if key in current and previous.get(key) is None)
+        if len(current) - stored_new == len(previous):
+            gone: list[tuple[str]] = []
+        else:
+            gone = [(key,) for key in previous if key not in current]
+        # Only an answer ``store`` gave or with readings of this crawl can differ from the
+        # file's; one kept as it was read is the very object the index made for it.
         made = previous.made if isinstance(previous, _Index) else previous.get
         changed = [
             key
-            for key, answer in self._current.items()
-            if key in self._fresh or (made(key) is not answer and previous.get(key) != answer)
+            for key in self._stored | self._fresh.keys()
+            if (answer := current.get(key)) is not None
+            and (key in self._fresh or (made(key) is not answer and previous.get(key) != answer))
         ]
-        return _Changes(False, [self._row(key) for key in changed], gone)
+        return _Changes(False, [self._row(key) for key in sorted(changed)], gone)
 
     def _write_changes(self, changes: _Changes) -> None:
         db = sqlite3.connect(self.path)

@@ -22,7 +22,7 @@ may be missing (a Skip, not a crash), a detail that 404s is skipped, and a 429 i
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from generator import normalize
 from generator.cache_crawl import CrawlCache
@@ -72,9 +72,12 @@ async def crawl(
     observer: CrawlObserver | None = None,
     settings: CrawlSettings | None = None,
     cache: CrawlCache | None = None,
+    meanwhile: Callable[[], None] | None = None,
 ) -> Catalog:
     """The catalog. With ``cache`` unchanged details come from the last crawl (see
-    ``cache_crawl``); ``client`` None replays the last crawl from ``cache`` alone."""
+    ``cache_crawl``); ``client`` None replays the last crawl from ``cache`` alone.
+    ``meanwhile`` is called as the list walk starts: from then on the crawl mostly waits for
+    the API, which leaves time for other work (not before: the first requests go out first)."""
     settings = settings or CrawlSettings()
     observer = observer or NullCrawlObserver()
     fetcher = Fetcher(client, settings, cache=cache)
@@ -109,6 +112,8 @@ async def crawl(
             listed.close()
 
     observer.phase_started("lists", None)
+    if meanwhile is not None:
+        meanwhile()
     await run_concurrently(
         [
             index.job(lambda: index_categories(fetcher, context.category_tree, observer=observer)),

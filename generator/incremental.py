@@ -240,23 +240,36 @@ class RenderInputs:
             # plan's product context (``site_plan._Drafts.product``): those are digested
             # instead of the whole page (its pack's blob stands for the product, each related
             # card for its digest), at a fraction of the cost.
-            digest.update(self.product_context)
-            for text in (page.path, page.canonical_path):
-                _framed(digest, None if text is None else text.encode("utf-8"))
-            _framed(digest, b"1" if page.in_sitemap else b"0")
-            _framed(digest, subject.blob)
-            _framed(digest, b"".join(map(self.page_bytes.card_digest, subject.related)))
+            canonical = page.canonical_path
+            digest.update(
+                _framed(
+                    self.product_context,
+                    page.path.encode("utf-8"),
+                    None if canonical is None else canonical.encode("utf-8"),
+                    b"1" if page.in_sitemap else b"0",
+                    subject.blob,
+                    b"".join(map(self.page_bytes.card_digest, subject.related)),
+                )
+            )
         else:
             digest.update(self.page_bytes(page))
         return digest.hexdigest()
 
 
-def _framed(digest: hashlib._Hash, value: bytes | None) -> None:
-    """``value`` into ``digest`` so that no two sequences of values give the same bytes: its
-    length first (None: a length no value has)."""
-    digest.update((0xFFFFFFFF if value is None else len(value)).to_bytes(4, "big"))
-    if value:
-        digest.update(value)
+#: The length ``_framed`` gives None: one no value has.
+_NO_VALUE = (0xFFFFFFFF).to_bytes(4, "big")
+
+
+def _framed(first: bytes, *values: bytes | None) -> bytes:
+    """``first``, then each of ``values`` so that no two sequences of values give the same
+    bytes: its length first (None: a length no value has). One digest update for all."""
+    parts = [first]
+    for value in values:
+        if value is None:
+            parts.append(_NO_VALUE)
+        else:
+            parts += (len(value).to_bytes(4, "big"), value)
+    return b"".join(parts)
 
 
 @functools.cache

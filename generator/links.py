@@ -32,6 +32,13 @@ class Links:
         # Menus and cards repeat the same urls on every page; decide each url once.
         self._hrefs: dict[str, str | None] = {}
 
+    @classmethod
+    def of_keys(cls, keys: Iterable[str]) -> Links:
+        """The ``Links`` of the pages whose ``page_key`` are ``keys`` (worked out already)."""
+        links = cls(())
+        links._keys = frozenset(keys)
+        return links
+
     def href(self, url: str | None) -> str | None:
         if not url:
             return None

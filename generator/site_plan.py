@@ -199,18 +199,20 @@ def plan_site(
     pages += [drafts.article(a, a.summary.path) for a in catalog.articles]
     pages += drafts.article_lists(articles_per_page)
     pages += [drafts.cms_page(p, p.url) for p in catalog.pages if p.url]
-    custom, skipped = _custom_pages(catalog, drafts, pages)
+    taken = {page_key(p.path) for p in pages}  # each page's key, worked out once
+    custom, skipped = _custom_pages(catalog, drafts, taken)
     pages += custom
-    taken = {page_key(p.path) for p in pages}
-    pages += [drafts.shell(s) for s in SHELLS if page_key(s.path) not in taken]
+    taken.update(page_key(p.path) for p in custom)
+    shells = [drafts.shell(s) for s in SHELLS if page_key(s.path) not in taken]
+    pages += shells
+    taken.update(page_key(p.path) for p in shells)
     pages.append(drafts.not_found())
     _refuse_collisions(pages)
-    linkable = [p.path for p in pages if p.kind != "not_found"]
     return SitePlan(
         site_url=origin,
         site=catalog.site,
         pages=tuple(pages),
-        links=Links(linkable),
+        links=Links.of_keys(taken),  # every page but the not-found one, which is never linked
         skipped=catalog.skipped + tuple(skipped),
         product_context=drafts.product_context(),
     )
@@ -482,10 +484,10 @@ class _Drafts:
 
 
 def _custom_pages(
-    catalog: Catalog, drafts: _Drafts, pages: list[Page]
+    catalog: Catalog, drafts: _Drafts, own_keys: set[str]
 ) -> tuple[list[Page], list[Skip]]:
-    """The targets of custom paths, rendered again at those paths."""
-    own_keys = {page_key(p.path) for p in pages}
+    """The targets of custom paths, rendered again at those paths (``own_keys``: the page keys
+    of the pages planned so far)."""
     custom: list[Page] = []
     skipped: list[Skip] = []
     seen: set[tuple[str, str, int]] = set()

@@ -7,7 +7,7 @@ import gc
 import time
 from collections import Counter
 from collections.abc import AsyncIterator, Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -79,11 +79,18 @@ async def build_site(
     """
     started = time.perf_counter()
     with _collecting_less() as keep, BuildProgress(console) as progress:
+        loading: list[Future[BuildState | None]] = []
         with ThreadPoolExecutor(max_workers=1) as reader:
-            # The last build's records are read while the crawl waits for the API.
-            loading = None if config.full else reader.submit(BuildState.load, config.cache_dir)
-            crawled = await crawl_catalog(config, progress, connect or _api)
-        previous = loading.result() if loading is not None else None
+
+            def load_state() -> None:
+                # The last build's records are read while the crawl waits for the API; not
+                # before its first requests are out (unpickling holds the interpreter).
+                if not config.full and not loading:
+                    loading.append(reader.submit(BuildState.load, config.cache_dir))
+
+            crawled = await crawl_catalog(config, progress, connect or _api, meanwhile=load_state)
+            load_state()  # a crawl that never walked its lists
+        previous = loading[0].result() if loading else None
         keep()  # the catalog lives to the end of the build
         plan = plan_site(crawled.catalog, config.site_url)
         env = build_environment(config.templates, compiled=compiled_templates(config.cache_dir))
@@ -158,9 +165,15 @@ def _collecting_less() -> Iterator[Callable[[], None]]:
         gc.set_threshold(*threshold)
 
 
-async def crawl_catalog(config: BuildConfig, progress: BuildProgress, connect: Connect) -> Crawled:
+async def crawl_catalog(
+    config: BuildConfig,
+    progress: BuildProgress,
+    connect: Connect,
+    *,
+    meanwhile: Callable[[], None] | None = None,
+) -> Crawled:
     """The catalog: from the API (reusing the crawl cache unless --full) or, with
-    --from-cache, from the last crawl alone."""
+    --from-cache, from the last crawl alone; ``meanwhile`` as ``crawl`` has it."""
     settings = CrawlSettings(concurrency=config.concurrency)
     if config.from_cache:
         cache = CrawlCache.open(config.cache_dir)
@@ -169,7 +182,9 @@ async def crawl_catalog(config: BuildConfig, progress: BuildProgress, connect: C
                 f"--from-cache: no crawl cache in {config.cache_dir}; "
                 "run storefront build with the API once first"
             )
-        catalog = await crawl(None, observer=progress, settings=settings, cache=cache)
+        catalog = await crawl(
+            None, observer=progress, settings=settings, cache=cache, meanwhile=meanwhile
+        )
         return Crawled(catalog, ClientStats(), None, reused=cache.reused)
     cache = (
         CrawlCache.empty(config.cache_dir)
@@ -183,7 +198,9 @@ async def crawl_catalog(config: BuildConfig, progress: BuildProgress, connect: C
             settings=ClientSettings(concurrency=config.concurrency, windows=windows),
             observer=progress,
         )
-        catalog = await crawl(client, observer=progress, settings=settings, cache=cache)
+        catalog = await crawl(
+            client, observer=progress, settings=settings, cache=cache, meanwhile=meanwhile
+        )
     cache.settle()  # what it no longer needs is freed for the plan and the render
     written = CrawlCache.written(cache)
     if written is not None:

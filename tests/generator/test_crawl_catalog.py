@@ -178,3 +178,16 @@ async def test_a_path_resolving_to_an_undocumented_type_is_reported_not_fatal() 
         Skip("path /thuong-hieu/sai-gon", "resolves to a 'brand', which has no page type here")
         in catalog.skipped
     )
+
+
+async def test_work_meanwhile_starts_once_the_context_is_read_and_before_the_list_walk() -> None:
+    fake = FakeApi(small_store(), Quirks(max_limit=5))
+    asked_before: list[list[str]] = []
+    async with fake.client() as http:
+        client = ApiClient(http, key=KEY, timer=fake.timer)
+        await crawl(client, meanwhile=lambda: asked_before.append(list(fake.paths())))
+    assert len(asked_before) == 1
+    (before,) = asked_before
+    assert "/store" in before  # the first requests went out first
+    assert not any(path.startswith("/products") for path in before)
+    assert any(path.startswith("/products") for path in fake.paths())
