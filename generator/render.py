@@ -144,6 +144,7 @@ def render_page(
     plan: SitePlan, page: Page, env: jinja2.Environment, fragments: PageFragments | None = None
 ) -> RenderedPage:
     """One page; ``fragments`` keeps the ``{% fragment %}`` outputs it shares with others."""
+    page = plan.drafted(page)
     if isinstance(page.subject, PackedProduct):
         page = dataclasses.replace(page, subject=unpack(page.subject))
     try:

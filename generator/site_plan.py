@@ -148,6 +148,11 @@ class Page:
     in_sitemap: bool
     breadcrumb: tuple[BreadcrumbItem, ...]  # home first, this page last; () on home and 404
     image_url: str | None  # for Open Graph
+    #: A product page planned without its text (title, description, breadcrumb, image): what
+    #: the build decides by is there (path, canonical, sitemap entry, what its fingerprint
+    #: digests), and ``SitePlan.drafted`` gives it the rest when it renders. A rebuild keeps
+    #: almost every product page as it is and never needs their text.
+    framed: bool = False
 
     @property
     def template(self) -> str:
@@ -168,6 +173,18 @@ class SitePlan:
     #: What a product page is drafted from besides its product and path (``_Drafts.product``:
     #: the store's name and the category trails), digested; see ``incremental.RenderInputs``.
     product_context: bytes = b""
+    #: Drafts the text of framed product pages (``drafted``).
+    drafts: _Drafts | None = field(default=None, repr=False, compare=False)
+
+    def drafted(self, page: Page) -> Page:
+        """The page with all it shows: a framed product page (``Page.framed``) is drafted now,
+        exactly as a page planned whole would have been."""
+        if not page.framed:
+            return page
+        subject = page.subject
+        if self.drafts is None or not isinstance(subject, PackedProduct) or not subject.card.url:
+            raise ValueError(f"page {page.path} is framed but its plan cannot draft it")
+        return self.drafts.product(subject, subject.card.url)
 
     def absolute(self, path: str) -> str:
         """The absolute url of a site path (already in its public spelling)."""
@@ -193,7 +210,14 @@ def plan_site(
     origin = site_url.rstrip("/")
     drafts = _Drafts(catalog)
     pages: list[Page] = [drafts.home()]
-    pages += [drafts.product(p, p.card.url) for p in catalog.products if p.card.url]
+    # A crawled (packed) product's page is framed: drafted when rendered (``Page.framed``).
+    pages += [
+        drafts.product_frame(p, p.card.url)
+        if isinstance(p, PackedProduct)
+        else drafts.product(p, p.card.url)
+        for p in catalog.products
+        if p.card.url
+    ]
     pages += [drafts.category(c, c.category.url) for c in catalog.categories if c.category.url]
     pages += [drafts.collection(c, c.path) for c in catalog.collections]
     pages += [drafts.article(a, a.summary.path) for a in catalog.articles]
@@ -215,6 +239,7 @@ def plan_site(
         links=Links.of_keys(taken),  # every page but the not-found one, which is never linked
         skipped=catalog.skipped + tuple(skipped),
         product_context=drafts.product_context(),
+        drafts=drafts,
     )
 
 
@@ -242,14 +267,7 @@ class _Drafts:
         breadcrumb: tuple[BreadcrumbItem, ...],
         image_url: str | None,
     ) -> Page:
-        try:
-            public = public_path(path)
-        except UnsafePath as exc:
-            raise UnsafePath(f"{what}: {exc}") from None
-        if public.startswith(ASSETS_PREFIX) or public == ASSETS_PREFIX.rstrip("/"):
-            raise PathCollision(f"{what}: {path!r} is under {ASSETS_PREFIX}, kept for theme assets")
-        if _RESERVED.match(public):
-            raise PathCollision(f"{what}: {path!r} is the name of a file the build writes itself")
+        public = _public(what, path)
         return Page(
             path=public,
             kind=kind,
@@ -302,6 +320,26 @@ class _Drafts:
         trails = sorted((ident, page.breadcrumb) for ident, page in self.category_pages.items())
         context = (self.store_name, sorted(self.categories.items()), trails)
         return hashlib.sha1(model_bytes(context), usedforsecurity=False).digest()
+
+    def product_frame(self, product: PackedProduct, path: str) -> Page:
+        """The page of ``product`` at ``path`` as ``product`` plans it, without its text
+        (``Page.framed``; ``product`` drafts the rest when the page renders)."""
+        card = product.head.card
+        public = _public(f"product {card.id}", path)
+        return Page(
+            path=public,
+            kind="product",
+            subject=product,
+            name=card.name,
+            title="",
+            description="",
+            canonical_path=public,
+            lastmod=card.updated_at,
+            in_sitemap=True,
+            breadcrumb=(),
+            image_url=None,
+            framed=True,
+        )
 
     def product(self, product: ProductEntry, path: str) -> Page:
         head = head_of(product)
@@ -582,6 +620,19 @@ def _banners(banners: Iterable[Banner], location: str) -> tuple[Banner, ...]:
 
 def _position(banner: Banner) -> tuple[int, int]:
     return (banner.position, banner.id)
+
+
+def _public(what: str, path: str) -> str:
+    """The public spelling of a page's path, once it is safe and not taken by the build."""
+    try:
+        public = public_path(path)
+    except UnsafePath as exc:
+        raise UnsafePath(f"{what}: {exc}") from None
+    if public.startswith(ASSETS_PREFIX) or public == ASSETS_PREFIX.rstrip("/"):
+        raise PathCollision(f"{what}: {path!r} is under {ASSETS_PREFIX}, kept for theme assets")
+    if _RESERVED.match(public):
+        raise PathCollision(f"{what}: {path!r} is the name of a file the build writes itself")
+    return public
 
 
 def _description(candidates: Iterable[str | None], *, fallback: str) -> str:

@@ -49,12 +49,22 @@ def test_a_store_of_packed_products_plans_and_renders_as_the_plain_one() -> None
     packed_plan = plan_site(packed, SITE_URL)
     assert [p.path for p in packed_plan.pages] == [p.path for p in plain_plan.pages]
     for plain_page, packed_page in zip(plain_plan.pages, packed_plan.pages, strict=True):
+        if packed_page.framed:
+            # A product's own page is planned framed: what the build decides by is there...
+            assert not packed_page.title and not packed_page.breadcrumb
+            for name in ("path", "canonical_path", "lastmod", "in_sitemap", "kind"):
+                assert getattr(packed_page, name) == getattr(plain_page, name), name
+            # ...and the rest once drafted.
+            packed_page = packed_plan.drafted(packed_page)
+            assert not packed_page.framed
         if isinstance(packed_page.subject, PackedProduct):
             # Everything but the subject's form is the same, and the subject unpacks to it.
             assert unpack(packed_page.subject) == plain_page.subject
             packed_page = dataclasses.replace(packed_page, subject=plain_page.subject)
         assert packed_page == plain_page
     assert any(isinstance(p.subject, PackedProduct) for p in packed_plan.pages)
+    assert any(p.framed for p in packed_plan.pages)
+    assert not any(p.framed for p in plain_plan.pages)  # plain products are drafted whole
     plain_html = {path: page.html for path, page in rendered_pages(plain_plan).items()}
     packed_html = {path: page.html for path, page in rendered_pages(packed_plan).items()}
     assert packed_html == plain_html
