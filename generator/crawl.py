@@ -73,11 +73,14 @@ async def crawl(
     settings: CrawlSettings | None = None,
     cache: CrawlCache | None = None,
     meanwhile: Callable[[], None] | None = None,
+    on_product: Callable[[PackedProduct], None] | None = None,
 ) -> Catalog:
     """The catalog. With ``cache`` unchanged details come from the last crawl (see
     ``cache_crawl``); ``client`` None replays the last crawl from ``cache`` alone.
     ``meanwhile`` is called as the list walk starts: from then on the crawl mostly waits for
-    the API, which leaves time for other work (not before: the first requests go out first)."""
+    the API, which leaves time for other work (not before: the first requests go out first).
+    ``on_product`` is handed, as they come, the products settled while the list is walked
+    (replayed, with their related products): the build plans ahead with them."""
     settings = settings or CrawlSettings()
     observer = observer or NullCrawlObserver()
     fetcher = Fetcher(client, settings, cache=cache)
@@ -98,7 +101,7 @@ async def crawl(
             skips.add("articles (/articles)", "the API does not offer it (404)")
         return found or []
 
-    listed = ListedReplay(fetcher)
+    listed = ListedReplay(fetcher, on_product)
 
     async def list_products() -> list[ProductCard]:
         try:

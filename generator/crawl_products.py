@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import anyio
 import anyio.lowlevel
@@ -54,8 +54,12 @@ class ListedReplay:
     settled already (``GrowingRelated``) is given them on the way as well.
     """
 
-    def __init__(self, fetcher: Fetcher) -> None:
+    def __init__(
+        self, fetcher: Fetcher, on_product: Callable[[PackedProduct], None] | None = None
+    ) -> None:
+        """``on_product`` is handed each product settled on the way (with its related ones)."""
         self._fetcher = fetcher
+        self._on_product = on_product
         self._pending: deque[ProductCard] = deque()
         self._more = anyio.Event()
         self._closed = False
@@ -101,7 +105,12 @@ class ListedReplay:
             return None
         packed = found[0]
         related = self._related.final_of(packed.head)
-        return None if related is None else PackedProduct(packed.head, packed.blob, related)
+        if related is None:
+            return None
+        settled = PackedProduct(packed.head, packed.blob, related)
+        if self._on_product is not None:
+            self._on_product(settled)
+        return settled
 
     def result(
         self, product_id: int, version: str | None

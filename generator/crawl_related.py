@@ -51,6 +51,9 @@ class RelatedProducts:
         self._by_category = by_category
         self._count = count
         self._candidates: dict[tuple[int, ...], tuple[list[ProductCard], list[ProductCard]]] = {}
+        #: The choice of each set of categories for a product not among its first cards: one
+        #: tuple that all those products share (a page's fingerprint digests it once).
+        self._shared: dict[tuple[int, ...], tuple[ProductCard, ...]] = {}
 
     def of(self, product: ProductEntry | ProductHead) -> tuple[ProductCard, ...]:
         categories = tuple(
@@ -63,6 +66,11 @@ class RelatedProducts:
             found = self._candidates[categories] = self._first(categories)
         linked, plain = found
         own = product.card.id
+        if len(linked) > self._count and all(card.id != own for card in linked[: self._count]):
+            shared = self._shared.get(categories)
+            if shared is None:
+                shared = self._shared[categories] = tuple(linked[: self._count])
+            return shared
         chosen = [card for card in linked if card.id != own][: self._count]
         if len(chosen) >= self._count:
             return tuple(chosen)

@@ -248,7 +248,7 @@ class RenderInputs:
                     None if canonical is None else canonical.encode("utf-8"),
                     b"1" if page.in_sitemap else b"0",
                     subject.blob,
-                    b"".join(map(self.page_bytes.card_digest, subject.related)),
+                    self.page_bytes.cards_digests(subject.related),
                 )
             )
         else:

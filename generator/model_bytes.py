@@ -49,10 +49,11 @@ class ModelBytes:
     digested once, then stands as its digest. Keeps the cards it saw (so no other object can
     take an address it remembers); one per build's pages, not longer."""
 
-    __slots__ = ("_cards", "_table")
+    __slots__ = ("_cards", "_lists", "_table")
 
     def __init__(self) -> None:
         self._cards: dict[int, tuple[ProductCard, bytes]] = {}
+        self._lists: dict[int, tuple[tuple[ProductCard, ...], bytes]] = {}
         self._table = dict(_dispatch_table())
         self._table[ProductCard] = self._card
 
@@ -70,6 +71,14 @@ class ModelBytes:
                 card,
                 hashlib.sha1(fields, usedforsecurity=False).digest(),
             )
+        return known[1]
+
+    def cards_digests(self, cards: tuple[ProductCard, ...]) -> bytes:
+        """The ``card_digest`` of each of ``cards``, joined; worked out once per tuple object
+        (the products of a category share the tuple of their related products)."""
+        known = self._lists.get(id(cards))
+        if known is None:
+            known = self._lists[id(cards)] = (cards, b"".join(map(self.card_digest, cards)))
         return known[1]
 
     def _card(self, card: ProductCard) -> tuple[type, tuple[object, ...]]:

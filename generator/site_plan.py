@@ -204,17 +204,21 @@ class SitePlan:
 
 
 def plan_site(
-    catalog: Catalog, site_url: str, *, articles_per_page: int = ARTICLES_PER_PAGE
+    catalog: Catalog,
+    site_url: str,
+    *,
+    articles_per_page: int = ARTICLES_PER_PAGE,
+    ahead: FramesAhead | None = None,
 ) -> SitePlan:
-    """Every page of the site, checked for unsafe paths and collisions."""
+    """Every page of the site, checked for unsafe paths and collisions; ``ahead`` holds the
+    frames of product pages made while the crawl waited for the API."""
+    framed = ahead.frames if ahead is not None else {}
     origin = site_url.rstrip("/")
     drafts = _Drafts(catalog)
     pages: list[Page] = [drafts.home()]
     # A crawled (packed) product's page is framed: drafted when rendered (``Page.framed``).
     pages += [
-        drafts.product_frame(p, p.card.url)
-        if isinstance(p, PackedProduct)
-        else drafts.product(p, p.card.url)
+        _frame_of(p, framed) if isinstance(p, PackedProduct) else drafts.product(p, p.card.url)
         for p in catalog.products
         if p.card.url
     ]
@@ -241,6 +245,54 @@ def plan_site(
         product_context=drafts.product_context(),
         drafts=drafts,
     )
+
+
+def product_frame(product: PackedProduct) -> Page:
+    """The page of ``product`` at its own url as ``_Drafts.product`` plans it, without its text
+    (``Page.framed``; ``SitePlan.drafted`` drafts the rest when the page renders)."""
+    card = product.head.card
+    if not card.url:
+        raise ValueError(f"product {card.id} has no url, so no page")
+    public = _public(f"product {card.id}", card.url)
+    return Page(
+        path=public,
+        kind="product",
+        subject=product,
+        name=card.name,
+        title="",
+        description="",
+        canonical_path=public,
+        lastmod=card.updated_at,
+        in_sitemap=True,
+        breadcrumb=(),
+        image_url=None,
+        framed=True,
+    )
+
+
+class FramesAhead:
+    """Frames of product pages (``product_frame``) made ahead of the plan: a crawl hands over
+    each product it has settled while it still waits for the API, and the plan takes the frame
+    of each product it is given again (the same object). A product whose frame fails (an
+    unsafe url) is left to the plan, which names the error in its turn."""
+
+    def __init__(self) -> None:
+        self.frames: dict[int, Page] = {}
+
+    def add(self, product: PackedProduct) -> None:
+        if not product.card.url:
+            return
+        try:
+            self.frames[product.card.id] = product_frame(product)
+        except (UnsafePath, PathCollision):
+            self.frames.pop(product.card.id, None)
+
+
+def _frame_of(product: PackedProduct, framed: Mapping[int, Page]) -> Page:
+    frame = framed.get(product.card.id)
+    if frame is not None and frame.subject is product:
+        return frame
+    return product_frame(product)
 
 
 class _Drafts:
@@ -320,26 +372,6 @@ class _Drafts:
         trails = sorted((ident, page.breadcrumb) for ident, page in self.category_pages.items())
         context = (self.store_name, sorted(self.categories.items()), trails)
         return hashlib.sha1(model_bytes(context), usedforsecurity=False).digest()
-
-    def product_frame(self, product: PackedProduct, path: str) -> Page:
-        """The page of ``product`` at ``path`` as ``product`` plans it, without its text
-        (``Page.framed``; ``product`` drafts the rest when the page renders)."""
-        card = product.head.card
-        public = _public(f"product {card.id}", path)
-        return Page(
-            path=public,
-            kind="product",
-            subject=product,
-            name=card.name,
-            title="",
-            description="",
-            canonical_path=public,
-            lastmod=card.updated_at,
-            in_sitemap=True,
-            breadcrumb=(),
-            image_url=None,
-            framed=True,
-        )
 
     def product(self, product: ProductEntry, path: str) -> Page:
         head = head_of(product)

@@ -25,10 +25,10 @@ from generator.errors import ConfigError
 from generator.incremental import BuildState, compiled_templates
 from generator.incremental_write import write_incremental
 from generator.memory import give_back, leave_to_exit
-from generator.model import Catalog
+from generator.model import Catalog, PackedProduct
 from generator.progress import BuildProgress
 from generator.render import build_environment
-from generator.site_plan import plan_site
+from generator.site_plan import FramesAhead, plan_site
 from generator.summary import BuildSummary, print_summary
 from generator.xstore import load_descriptor
 
@@ -80,6 +80,7 @@ async def build_site(
     started = time.perf_counter()
     with _collecting_less() as keep, BuildProgress(console) as progress:
         loading: list[Future[BuildState | None]] = []
+        ahead = FramesAhead()  # product pages planned while the crawl waits for the API
         with ThreadPoolExecutor(max_workers=1) as reader:
 
             def load_state() -> None:
@@ -88,11 +89,14 @@ async def build_site(
                 if not config.full and not loading:
                     loading.append(reader.submit(BuildState.load, config.cache_dir))
 
-            crawled = await crawl_catalog(config, progress, connect or _api, meanwhile=load_state)
+            crawled = await crawl_catalog(
+                config, progress, connect or _api, meanwhile=load_state, on_product=ahead.add
+            )
             load_state()  # a crawl that never walked its lists
         previous = loading[0].result() if loading else None
         keep()  # the catalog lives to the end of the build
-        plan = plan_site(crawled.catalog, config.site_url)
+        plan = plan_site(crawled.catalog, config.site_url, ahead=ahead)
+        ahead.frames.clear()  # in the plan now
         env = build_environment(config.templates, compiled=compiled_templates(config.cache_dir))
         progress.rendering(len(plan.pages))
         result = await anyio.to_thread.run_sync(
@@ -171,9 +175,11 @@ async def crawl_catalog(
     connect: Connect,
     *,
     meanwhile: Callable[[], None] | None = None,
+    on_product: Callable[[PackedProduct], None] | None = None,
 ) -> Crawled:
     """The catalog: from the API (reusing the crawl cache unless --full) or, with
-    --from-cache, from the last crawl alone; ``meanwhile`` as ``crawl`` has it."""
+    --from-cache, from the last crawl alone; ``meanwhile`` and ``on_product`` as ``crawl``
+    has them."""
     settings = CrawlSettings(concurrency=config.concurrency)
     if config.from_cache:
         cache = CrawlCache.open(config.cache_dir)
@@ -183,7 +189,12 @@ async def crawl_catalog(
                 "run storefront build with the API once first"
             )
         catalog = await crawl(
-            None, observer=progress, settings=settings, cache=cache, meanwhile=meanwhile
+            None,
+            observer=progress,
+            settings=settings,
+            cache=cache,
+            meanwhile=meanwhile,
+            on_product=on_product,
         )
         return Crawled(catalog, ClientStats(), None, reused=cache.reused)
     cache = (
@@ -199,7 +210,12 @@ async def crawl_catalog(
             observer=progress,
         )
         catalog = await crawl(
-            client, observer=progress, settings=settings, cache=cache, meanwhile=meanwhile
+            client,
+            observer=progress,
+            settings=settings,
+            cache=cache,
+            meanwhile=meanwhile,
+            on_product=on_product,
         )
     cache.settle()  # what it no longer needs is freed for the plan and the render
     written = CrawlCache.written(cache)
@@ -209,7 +225,7 @@ async def crawl_catalog(
         # catalog (the same records) fills those holes, and the plan and render fit beside it.
         del catalog
         give_back()
-        catalog = await crawl(None, settings=settings, cache=written)
+        catalog = await crawl(None, settings=settings, cache=written, on_product=on_product)
     return Crawled(catalog, client.stats, cache, reused=cache.reused)
 
 

@@ -180,3 +180,13 @@ def test_a_choice_is_not_settled_while_a_card_to_come_could_still_take_a_place()
     assert growing.final_of(product) is None  # one without a page takes no place first
     growing.add(card(4, 10))
     assert [c.id for c in growing.final_of(product) or ()] == [1, 2]
+
+
+def test_products_not_among_the_first_cards_of_their_category_share_one_choice() -> None:
+    cards = [card(ident, 10) for ident in range(1, 8)]
+    chooser = RelatedProducts(cards_by_category(cards), 2)
+    later = [normalize.product({"id": i, "name": f"P{i}", "category_id": 10}) for i in (5, 6)]
+    first = normalize.product({"id": 1, "name": "P1", "category_id": 10})
+    assert chooser.of(later[0]) is chooser.of(later[1])  # one tuple for both
+    assert [c.id for c in chooser.of(later[0])] == [1, 2]
+    assert [c.id for c in chooser.of(first)] == [2, 3]  # among the first: a choice of its own

@@ -130,3 +130,15 @@ def test_equal_graphs_give_equal_bytes_however_their_parts_are_shared() -> None:
     assert model_bytes(copy) == model_bytes(page)
     assert ModelBytes()(copy) == ModelBytes()(page)
     assert ModelBytes().card_digest(twin.card) == ModelBytes().card_digest(product.card)
+
+
+def test_the_digests_of_a_tuple_of_cards_are_each_cards_digest_once_per_tuple() -> None:
+    cards = tuple(p.card for p in small_catalog().products)
+    assert len(cards) >= 2
+    digests = ModelBytes()
+    joined = digests.cards_digests(cards)
+    assert joined == b"".join(ModelBytes().card_digest(c) for c in cards)
+    assert digests.cards_digests(cards) is joined  # the same tuple: worked out once
+    other = (cards[1], cards[0], *cards[2:])  # another tuple: its own digests
+    assert digests.cards_digests(other) != joined
+    assert digests.cards_digests(()) == b""

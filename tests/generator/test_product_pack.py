@@ -11,9 +11,10 @@ from generator.cache_crawl import CrawlCache
 from generator.cache_values import dump_records
 from generator.client import ApiClient
 from generator.crawl import crawl
+from generator.crawl_settings import CrawlSettings
 from generator.model import Catalog, PackedProduct, Product
 from generator.product_pack import head_of, pack, unpack
-from generator.site_plan import plan_site
+from generator.site_plan import FramesAhead, plan_site
 from tests.generator.fakeapi import KEY, FakeApi, Quirks, small_store
 from tests.generator.fixture_site import rendered_pages
 from tests.generator.fixture_store import SITE_URL, small_catalog
@@ -115,3 +116,38 @@ def test_a_pack_is_compressed() -> None:
     for product in _products():
         pickled = dump_records(dataclasses.replace(product, related=()))
         assert len(pack(product).blob) < len(pickled)
+
+
+@pytest.mark.anyio
+async def test_a_plan_takes_the_frames_made_while_the_crawl_waited_for_the_api(
+    tmp_path: Path,
+) -> None:
+    settings = CrawlSettings(related_products=1)  # a small store settles related ones early
+    async with FakeApi(small_store()).client() as http:
+        cache = CrawlCache.open(tmp_path)
+        await crawl(ApiClient(http, key=KEY), cache=cache, settings=settings)
+        cache.save()
+    ahead = FramesAhead()
+    handed: list[PackedProduct] = []
+
+    def take(product: PackedProduct) -> None:
+        handed.append(product)
+        ahead.add(product)
+
+    async with FakeApi(small_store()).client() as http:
+        cache = CrawlCache.open(tmp_path)
+        catalog = await crawl(
+            ApiClient(http, key=KEY), cache=cache, settings=settings, on_product=take
+        )
+    assert handed and all(any(p is h for p in catalog.products) for h in handed)
+    plan = plan_site(catalog, SITE_URL, ahead=ahead)
+    assert plan.pages == plan_site(catalog, SITE_URL).pages
+    taken = [p for p in plan.pages if p.framed and ahead.frames.get(p.subject.card.id) is p]
+    assert len(taken) == len([h for h in handed if h.card.url])
+    # A frame made for another object of the product (an earlier crawl's) is not taken.
+    other = FramesAhead()
+    for product in handed:
+        other.add(dataclasses.replace(product))
+    replanned = plan_site(catalog, SITE_URL, ahead=other)
+    assert replanned.pages == plan.pages
+    assert not any(p is other.frames.get(p.subject.card.id) for p in replanned.pages if p.framed)
