@@ -209,6 +209,8 @@ class RenderInputs:
     by_template: Mapping[str, bytes]
     product_context: bytes = b""  # SitePlan.product_context
     page_bytes: ModelBytes = field(default_factory=ModelBytes, compare=False, repr=False)
+    #: Per template: the shared inputs and the template's digested, copied for each page.
+    bases: dict[str, hashlib._Hash] = field(default_factory=dict, compare=False, repr=False)
 
     @staticmethod
     def of(
@@ -231,24 +233,39 @@ class RenderInputs:
         )
 
     def fingerprint(self, page: Page) -> str:
-        digest = _sha1()
-        digest.update(self.shared)
-        digest.update(self.by_template[page.template])
+        template = page.template
+        base = self.bases.get(template)
+        if base is None:  # the shared inputs and the template's, digested once per template
+            base = self.bases[template] = _sha1()
+            base.update(self.shared)
+            base.update(self.by_template[template])
+        digest = base.copy()
         subject = page.subject
         if page.kind == "product" and isinstance(subject, PackedProduct):
             # The rest of a product page is drafted from its product and path alone, given the
             # plan's product context (``site_plan._Drafts.product``): those are digested
             # instead of the whole page (its pack's blob stands for the product, each related
-            # card for its digest), at a fraction of the cost.
+            # card for its digest), at a fraction of the cost; each value framed (``_NO_VALUE``).
+            path = page.path.encode("utf-8")
             canonical = page.canonical_path
+            canonical_bytes = b"" if canonical is None else canonical.encode("utf-8")
+            blob = subject.blob
+            related = self.page_bytes.cards_digests(subject.related)
             digest.update(
-                _framed(
-                    self.product_context,
-                    page.path.encode("utf-8"),
-                    None if canonical is None else canonical.encode("utf-8"),
-                    b"1" if page.in_sitemap else b"0",
-                    subject.blob,
-                    self.page_bytes.cards_digests(subject.related),
+                b"".join(
+                    (
+                        self.product_context,
+                        len(path).to_bytes(4, "big"),
+                        path,
+                        _NO_VALUE if canonical is None else len(canonical_bytes).to_bytes(4, "big"),
+                        canonical_bytes,
+                        _ONE_BYTE,
+                        b"1" if page.in_sitemap else b"0",
+                        len(blob).to_bytes(4, "big"),
+                        blob,
+                        len(related).to_bytes(4, "big"),
+                        related,
+                    )
                 )
             )
         else:
@@ -256,20 +273,11 @@ class RenderInputs:
         return digest.hexdigest()
 
 
-#: The length ``_framed`` gives None: one no value has.
+#: The frame of a one-byte value.
+_ONE_BYTE = (1).to_bytes(4, "big")
+#: The length a framed value of None gets: one no value has. Each value is framed by its length
+#: first, so that no two sequences of values give the same bytes.
 _NO_VALUE = (0xFFFFFFFF).to_bytes(4, "big")
-
-
-def _framed(first: bytes, *values: bytes | None) -> bytes:
-    """``first``, then each of ``values`` so that no two sequences of values give the same
-    bytes: its length first (None: a length no value has). One digest update for all."""
-    parts = [first]
-    for value in values:
-        if value is None:
-            parts.append(_NO_VALUE)
-        else:
-            parts += (len(value).to_bytes(4, "big"), value)
-    return b"".join(parts)
 
 
 @functools.cache

@@ -117,6 +117,17 @@ def test_a_related_card_reaches_the_fingerprint() -> None:
     )
     moved = dataclasses.replace(page, canonical_path="/elsewhere", in_sitemap=False)
     assert inputs.fingerprint(moved) != inputs.fingerprint(page)
+    # Each on its own, and no canonical is not an empty one.
+    variants = [
+        page,
+        dataclasses.replace(page, canonical_path="/elsewhere"),
+        dataclasses.replace(page, in_sitemap=False),
+        dataclasses.replace(page, canonical_path=None),
+        dataclasses.replace(page, canonical_path=""),
+        dataclasses.replace(page, path=page.path + "-2"),
+    ]
+    assert len({inputs.fingerprint(p) for p in variants}) == len(variants)
+    assert inputs.fingerprint(page) == inputs.fingerprint(page)  # the per-template base copied
 
 
 def test_equal_graphs_give_equal_bytes_however_their_parts_are_shared() -> None:
