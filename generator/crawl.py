@@ -315,6 +315,8 @@ def _dead_links(dead_paths: Iterable[str], links: Iterable[str]) -> frozenset[st
     """The dead paths, plus every link spelling that leads to one ("/x?y=1" as well as "/x"),
     so the renderer can look a link up as it is written."""
     dead = set(dead_paths)
+    if not dead:
+        return frozenset()  # the common case: no link to look at
     keys = {path_key(path) for path in dead}
     for link in links:
         path = internal_path(link)

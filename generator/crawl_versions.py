@@ -30,6 +30,7 @@ generator version, and the crawl cache is keyed by that version).
 from __future__ import annotations
 
 import hashlib
+from array import array
 from collections.abc import Iterable, Mapping, Sequence
 
 from generator.model import (
@@ -62,12 +63,22 @@ def listed_version(
 
 
 def listed_set_version(cards: Mapping[int, str]) -> str:
-    """A digest of which products the store lists (not of their cards)."""
-    return digest(*sorted(cards))
+    """A digest of which products the store lists (not of their cards): their ids, sorted, as
+    64-bit integers (ids beyond that range as text)."""
+    ids = sorted(cards)
+    try:
+        packed = array("q", ids).tobytes()
+    except OverflowError:
+        return digest("ids", *ids)
+    return hashlib.sha1(packed, usedforsecurity=False).hexdigest()
 
 
 class CategoryClaims:
-    """Which products claim each category, counting the categories below it."""
+    """Which products claim each category, counting the categories below it.
+
+    Each category's claimants are digested order-independently - the sum of each claimant's
+    SHA-1 (its id and its card's version), as ``ListedPaths`` sums paths - so no list of them
+    is gathered and sorted per category."""
 
     def __init__(
         self,
@@ -77,28 +88,51 @@ class CategoryClaims:
         versions: Mapping[int, str],
     ) -> None:
         details = {product.card.id: product.category_ids for product in products}
-        claims: dict[int, list[str]] = {}
-        unknown: list[str] = []
-        for card in cards:
-            entry = f"{card.id}:{versions[card.id]}"
-            if card.id not in details:
-                unknown.append(entry)
-            own = {card.category_id, *details.get(card.id, ())}
-            reached: set[int] = set()
-            for category_id in own:
+        sums: dict[int, int] = {}
+        unknown = 0
+        trails: dict[int | None, tuple[int, ...]] = {}  # each category with those above it
+
+        def trail(category_id: int | None) -> tuple[int, ...]:
+            found = trails.get(category_id)
+            if found is None:
+                reached: list[int] = []
                 current = category_id
                 while current is not None and current not in reached:
-                    reached.add(current)
+                    reached.append(current)
                     current = parent_of.get(current)
+                found = trails[category_id] = tuple(reached)
+            return found
+
+        for card in cards:
+            entry = _entry_sum(f"{card.id}:{versions[card.id]}")
+            categories = details.get(card.id)
+            if categories is None:
+                unknown += entry
+                categories = ()
+            if not categories or categories == (card.category_id,):
+                reached: Iterable[int] = trail(card.category_id)
+            else:
+                union = set(trail(card.category_id))
+                for category_id in categories:
+                    union.update(trail(category_id))
+                reached = union
             for category_id in reached:
-                claims.setdefault(category_id, []).append(entry)
-        self._claims = {cid: digest(*sorted(entries)) for cid, entries in claims.items()}
-        self._unknown = digest(*sorted(unknown))
+                sums[category_id] = sums.get(category_id, 0) + entry
+        self._claims = {cid: _sum_digest(total) for cid, total in sums.items()}
+        self._unknown = _sum_digest(unknown)
 
     def version(self, category: Category) -> str:
         """What ``?category=<id>`` depends on: the category with its subtree, the products that
         claim it or a category below it, and the products whose categories are not known."""
         return digest(category, self._claims.get(category.id, "none"), self._unknown)
+
+
+def _entry_sum(text: str) -> int:
+    return int.from_bytes(hashlib.sha1(text.encode(), usedforsecurity=False).digest(), "big")
+
+
+def _sum_digest(total: int) -> str:
+    return f"{total % (1 << 160):040x}"
 
 
 def collection_version(collection: Collection | None, listed_set: str) -> str:
