@@ -133,8 +133,7 @@ async def crawl(
     versions = listed.versions  # each card's version, worked out during the walk
     sitemap_paths_found = [path for path, _ in sitemap.value]
 
-    known = [
-        *(card.url for card in cards.value if card.url),
+    known = [  # besides the listed products' urls (``listed.paths.keys``, taken on the way)
         *(category.url for category in index.value.by_id.values() if category.url),
         *(summary.path for summary in summaries.value),
         *settings.builtin_paths,
@@ -149,7 +148,10 @@ async def crawl(
         summaries=summaries.value,
     )
     resolutions = await resolve_paths(
-        fetcher, unexplained_paths(links, known), version=paths_stamp, observer=observer
+        fetcher,
+        unexplained_paths(links, known, listed.paths.keys),
+        version=paths_stamp,
+        observer=observer,
     )
     for resolution in resolutions:
         if resolution.target is None:

@@ -53,9 +53,13 @@ def context_links(site: SiteContext) -> list[str]:
     return links
 
 
-def unexplained_paths(candidates: Iterable[str], known: Iterable[str]) -> list[str]:
-    """Internal paths among ``candidates`` that no known page explains, first spelling kept."""
-    seen = {path_key(path) for path in known}
+def unexplained_paths(
+    candidates: Iterable[str], known: Iterable[str], known_keys: Iterable[str] = ()
+) -> list[str]:
+    """Internal paths among ``candidates`` that no known page explains, first spelling kept;
+    ``known_keys``: the ``path_key`` of more known pages, worked out already."""
+    seen = set(known_keys)
+    seen.update(path_key(path) for path in known)
     result: list[str] = []
     for link in candidates:
         path = internal_path(link)

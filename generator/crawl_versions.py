@@ -33,6 +33,7 @@ import hashlib
 from array import array
 from collections.abc import Iterable, Mapping, Sequence
 
+from generator.crawl_paths import path_key
 from generator.model import (
     ArticleSummary,
     Category,
@@ -143,16 +144,20 @@ class ListedPaths:
     """What the listed products give ``paths_version``: each card's id, slug and url, taken
     card by card while the list is walked (not all at once after it). Order-independent - the
     sum of each card's SHA-1 - as a sorted list would be: a price change may move a product
-    within the list, and must not move the version of every path."""
+    within the list, and must not move the version of every path. Also the ``path_key`` of
+    each listed url (``keys``): the paths the lists explain."""
 
-    __slots__ = ("_sum",)
+    __slots__ = ("_sum", "keys")
 
     def __init__(self) -> None:
         self._sum = 0
+        self.keys: set[str] = set()
 
     def add(self, card: ProductCard) -> None:
         text = repr((card.id, card.slug, card.url)).encode()
         self._sum += int.from_bytes(hashlib.sha1(text, usedforsecurity=False).digest(), "big")
+        if card.url:
+            self.keys.add(path_key(card.url))
 
     def digest(self) -> str:
         return f"{self._sum % (1 << 160):040x}"
@@ -169,10 +174,17 @@ def paths_version(
 ) -> str:
     """What the meaning of a merchant-chosen path can depend on, as the lists show it."""
     return digest(
-        sorted(sitemap),
+        _lines_digest(sorted(sitemap)),
         sorted(links),
         sorted((c.id, c.parent_id, c.slug, c.url) for c in categories),
         sorted((c.id, c.slug, c.updated_at) for c in collections),
         cards.digest(),
         sorted((s.id, s.slug) for s in summaries),
     )
+
+
+def _lines_digest(lines: Sequence[str]) -> str:
+    """A digest of many strings, one a line (cheaper than of their ``repr``); a line break in
+    one of them is escaped so that no two sequences give the same text."""
+    text = "\n".join(line.replace("\\", "\\\\").replace("\n", "\\n") for line in lines)
+    return hashlib.sha1(text.encode("utf-8", "surrogatepass"), usedforsecurity=False).hexdigest()

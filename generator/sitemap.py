@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Protocol
+from typing import NamedTuple, Protocol
 from urllib.parse import urlsplit, urlunsplit
 
 from generator.errors import WriteError
@@ -52,8 +52,9 @@ class SitemapSource(Protocol):
     def lastmod(self) -> datetime | None: ...
 
 
-@dataclass(frozen=True, slots=True)
-class SitemapEntry:
+class SitemapEntry(NamedTuple):
+    """One url of a sitemap (a tuple: a large store's sitemap has one for every page)."""
+
     loc: str
     lastmod: datetime | None
 
@@ -168,7 +169,10 @@ def _entry(name: str, entry: SitemapEntry) -> str:
     loc = entry.loc.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     if entry.lastmod is None:
         return f"<{name}><loc>{loc}</loc></{name}>\n"
-    lastmod = entry.lastmod.astimezone(UTC).isoformat(timespec="seconds")
+    stamp = entry.lastmod
+    if stamp.tzinfo is not UTC:  # the API's instants are mostly in UTC already
+        stamp = stamp.astimezone(UTC)
+    lastmod = stamp.isoformat(timespec="seconds")
     return f"<{name}><loc>{loc}</loc><lastmod>{lastmod}</lastmod></{name}>\n"
 
 

@@ -27,6 +27,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path, PurePosixPath
+from typing import NamedTuple
 
 from generator.deploy import host_files
 from generator.errors import PathCollision, UnsafePath, WriteError
@@ -41,8 +42,9 @@ MARKER_TEXT = b"Written by `storefront build`; the next build replaces this whol
 _FOLDER_MODE = 0o755
 
 
-@dataclass(frozen=True, slots=True)
-class WrittenPage:
+class WrittenPage(NamedTuple):
+    """A page in the output (a tuple: a large store's rebuild makes one for every page)."""
+
     path: str
     file: str  # relative to the output folder, POSIX form (``paths.output_name``)
     in_sitemap: bool
