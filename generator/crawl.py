@@ -74,13 +74,17 @@ async def crawl(
     cache: CrawlCache | None = None,
     meanwhile: Callable[[], None] | None = None,
     on_product: Callable[[PackedProduct], None] | None = None,
+    keep: Callable[[], None] | None = None,
 ) -> Catalog:
     """The catalog. With ``cache`` unchanged details come from the last crawl (see
     ``cache_crawl``); ``client`` None replays the last crawl from ``cache`` alone.
     ``meanwhile`` is called as the list walk starts: from then on the crawl mostly waits for
     the API, which leaves time for other work (not before: the first requests go out first).
     ``on_product`` is handed, as they come, the products settled while the list is walked
-    (replayed, with their related products): the build plans ahead with them."""
+    (replayed, with their related products): the build plans ahead with them. ``keep`` is
+    called as products are replayed during the walk: what the crawl has made so far lives as
+    long as the build (which freezes it out of the cycle collector's scans: a rebuild's replay
+    of a large store spent a second in collections that found nothing to collect)."""
     settings = settings or CrawlSettings()
     observer = observer or NullCrawlObserver()
     fetcher = Fetcher(client, settings, cache=cache)
@@ -101,7 +105,7 @@ async def crawl(
             skips.add("articles (/articles)", "the API does not offer it (404)")
         return found or []
 
-    listed = ListedReplay(fetcher, on_product)
+    listed = ListedReplay(fetcher, on_product, keep)
 
     async def list_products() -> list[ProductCard]:
         try:

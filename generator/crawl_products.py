@@ -55,11 +55,17 @@ class ListedReplay:
     """
 
     def __init__(
-        self, fetcher: Fetcher, on_product: Callable[[PackedProduct], None] | None = None
+        self,
+        fetcher: Fetcher,
+        on_product: Callable[[PackedProduct], None] | None = None,
+        keep: Callable[[], None] | None = None,
     ) -> None:
-        """``on_product`` is handed each product settled on the way (with its related ones)."""
+        """``on_product`` is handed each product settled on the way (with its related ones);
+        ``keep`` is called after each batch replayed: what was made so far lives as long as
+        the build (see ``crawl``)."""
         self._fetcher = fetcher
         self._on_product = on_product
+        self._keep = keep
         self._pending: deque[ProductCard] = deque()
         self._more = anyio.Event()
         self._closed = False
@@ -95,6 +101,8 @@ class ListedReplay:
                         self._tried[card.id] = (version, found, self._finished(found))
                     if position % REPLAY_SLICE == 0 or position == count:
                         await anyio.lowlevel.checkpoint()
+                if self._keep is not None:
+                    self._keep()
             if self._closed:
                 return
             self._more = anyio.Event()

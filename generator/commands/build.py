@@ -90,7 +90,12 @@ async def build_site(
                     loading.append(reader.submit(BuildState.load, config.cache_dir))
 
             crawled = await crawl_catalog(
-                config, progress, connect or _api, meanwhile=load_state, on_product=ahead.add
+                config,
+                progress,
+                connect or _api,
+                meanwhile=load_state,
+                on_product=ahead.add,
+                keep=keep,
             )
             load_state()  # a crawl that never walked its lists
         previous = loading[0].result() if loading else None
@@ -158,8 +163,9 @@ def _collecting_less() -> Iterator[Callable[[], None]]:
     allocations) the cycle collector scans them again and again, which costs a replay from the
     cache about half its time and the plan about a third of its own. Collect a hundred times
     less often while building; and what the build calls ``keep`` for (the catalog, once
-    crawled) is never scanned again until the build ends: the plan of a large store spent
-    almost half its time in collections scanning the catalog."""
+    crawled, and a rebuild's replayed products as they come) is never scanned again until the
+    build ends: the plan of a large store spent almost half its time in collections scanning
+    the catalog, and a rebuild's replay a second in collections of what it had replayed."""
     threshold = gc.get_threshold()
     gc.set_threshold(max(threshold[0], 70_000), *threshold[1:])
     try:
@@ -176,10 +182,11 @@ async def crawl_catalog(
     *,
     meanwhile: Callable[[], None] | None = None,
     on_product: Callable[[PackedProduct], None] | None = None,
+    keep: Callable[[], None] | None = None,
 ) -> Crawled:
     """The catalog: from the API (reusing the crawl cache unless --full) or, with
-    --from-cache, from the last crawl alone; ``meanwhile`` and ``on_product`` as ``crawl``
-    has them."""
+    --from-cache, from the last crawl alone; ``meanwhile``, ``on_product`` and ``keep`` as
+    ``crawl`` has them."""
     settings = CrawlSettings(concurrency=config.concurrency)
     if config.from_cache:
         cache = CrawlCache.open(config.cache_dir)
@@ -195,6 +202,7 @@ async def crawl_catalog(
             cache=cache,
             meanwhile=meanwhile,
             on_product=on_product,
+            keep=keep,
         )
         return Crawled(catalog, ClientStats(), None, reused=cache.reused)
     cache = (
@@ -216,6 +224,7 @@ async def crawl_catalog(
             cache=cache,
             meanwhile=meanwhile,
             on_product=on_product,
+            keep=keep,
         )
     cache.settle()  # what it no longer needs is freed for the plan and the render
     written = CrawlCache.written(cache)
@@ -225,6 +234,8 @@ async def crawl_catalog(
         # catalog (the same records) fills those holes, and the plan and render fit beside it.
         del catalog
         give_back()
+        # Not kept as it goes (``keep``): freezing would keep whatever garbage the crawl left
+        # for the collector with it, for the rest of the build.
         catalog = await crawl(None, settings=settings, cache=written, on_product=on_product)
     return Crawled(catalog, client.stats, cache, reused=cache.reused)
 
