@@ -50,8 +50,9 @@ class ListedReplay:
     replays them, ``close`` says the walk is over; ``product_details`` then takes what was
     replayed under the version it would use itself. Each card's version is worked out on the
     way (``versions``: by id, the last card of an id counting), and what the cards give the
-    version of route resolutions (``paths``). A replayed product whose related products are
-    settled already (``GrowingRelated``) is given them on the way as well.
+    version of route resolutions (``paths``). With ``on_product``, a replayed product whose
+    related products are settled already (``GrowingRelated``) is given them on the way as well,
+    and handed over.
     """
 
     def __init__(
@@ -92,6 +93,7 @@ class ListedReplay:
                 self._fetcher.prefetch_readings(
                     f"/products/{card.id}" for card in cards if card.url is not None
                 )
+                replayed = False
                 for position, card in enumerate(cards, start=1):
                     version = self.versions[card.id] = card_version(card)
                     self.paths.add(card)
@@ -99,25 +101,28 @@ class ListedReplay:
                     if card.url is not None and card.id not in self._tried:
                         found = _replayed_pack(self._fetcher, f"/products/{card.id}", version)
                         self._tried[card.id] = (version, found, self._finished(found))
+                        replayed = replayed or found is not None
                     if position % REPLAY_SLICE == 0 or position == count:
                         await anyio.lowlevel.checkpoint()
-                if self._keep is not None:
-                    self._keep()
+                if replayed and self._keep is not None:
+                    self._keep()  # not in a crawl that replays nothing (a first or --full one)
             if self._closed:
                 return
             self._more = anyio.Event()
             await self._more.wait()
 
     def _finished(self, found: Replayed | None) -> PackedProduct | None:
-        if found is None:
+        # Settled on the way only for a taker (the build planning ahead): a whole render
+        # renders every product, and its workers read the products best made together after
+        # the walk, not scattered among the walk's own records.
+        if found is None or self._on_product is None:
             return None
         packed = found[0]
         related = self._related.final_of(packed.head)
         if related is None:
             return None
         settled = PackedProduct(packed.head, packed.blob, related)
-        if self._on_product is not None:
-            self._on_product(settled)
+        self._on_product(settled)
         return settled
 
     def result(

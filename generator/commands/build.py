@@ -94,7 +94,8 @@ async def build_site(
                 progress,
                 connect or _api,
                 meanwhile=load_state,
-                on_product=ahead.add,
+                # A whole render plans every page anyway, together after the crawl.
+                on_product=None if config.full else ahead.add,
                 keep=keep,
             )
             load_state()  # a crawl that never walked its lists
