@@ -105,7 +105,10 @@ class GrowingRelated:
 
     def __init__(self, count: int) -> None:
         self._by_category: dict[int, list[ProductCard]] = {}
-        self._linked: dict[int, set[int]] = {}  # the ids with a page each category lists
+        #: Each category's ids, and how many of them its first card of the id gives a page
+        #: (the choice counts an id by its first card, as a list walked twice may repeat it).
+        self._seen: dict[int, set[int]] = {}
+        self._linked: dict[int, int] = {}
         self._count = count
         self._chooser = RelatedProducts(self._by_category, count)
 
@@ -116,10 +119,14 @@ class GrowingRelated:
         listed = self._by_category.get(category_id)
         if listed is None:
             listed = self._by_category[category_id] = []
-            self._linked[category_id] = set()
+            self._seen[category_id] = set()
+            self._linked[category_id] = 0
         listed.append(card)
-        if card.url is not None:
-            self._linked[category_id].add(card.id)
+        seen = self._seen[category_id]
+        if card.id not in seen:
+            seen.add(card.id)
+            if card.url is not None:
+                self._linked[category_id] += 1
 
     def final_of(self, product: ProductEntry | ProductHead) -> tuple[ProductCard, ...] | None:
         main = product.card.category_id
@@ -127,7 +134,7 @@ class GrowingRelated:
             main = next(iter(product.category_ids), None)
         if main is None:
             return ()  # no category: nothing to choose, whatever comes
-        if len(self._linked.get(main, ())) <= self._count:
+        if self._linked.get(main, 0) <= self._count:
             return None
         return self._chooser.of(product)
 

@@ -126,7 +126,7 @@ def test_a_product_among_the_first_cards_leaves_its_place_to_the_next() -> None:
     assert [c.id for c in chooser.of(first)] == [3]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=1000, deadline=None)
 @given(
     listed=st.lists(st.tuples(st.integers(1, 12), st.integers(1, 4), st.booleans()), max_size=40),
     products=st.lists(
@@ -141,7 +141,8 @@ def test_a_choice_made_while_the_list_is_walked_is_the_one_made_after_it(
 ) -> None:
     """Whatever ``GrowingRelated`` settles after any prefix of the walk is what choosing from
     the whole list gives; once the walk is over it settles at least every product whose main
-    category lists more than ``count`` products with a page."""
+    category lists more than ``count`` products with a page (each id counted by its first
+    card)."""
     cards = [card(ident, category, "/p" if linked else None) for ident, category, linked in listed]
     entries = [
         normalize.product(
@@ -165,7 +166,11 @@ def test_a_choice_made_while_the_list_is_walked_is_the_one_made_after_it(
                 assert settled == whole.of(product)
     for product in entries:
         main = product.card.category_id
-        linked = {c.id for c in cards if c.category_id == main and c.url is not None}
+        first: dict[int, ProductCard] = {}  # each id by its first card, as the choice counts it
+        for listed_card in cards:
+            if listed_card.category_id == main:
+                first.setdefault(listed_card.id, listed_card)
+        linked = {ident for ident, c in first.items() if c.url is not None}
         if main is None or len(linked) > count:
             assert growing.final_of(product) is not None
 
@@ -190,3 +195,17 @@ def test_products_not_among_the_first_cards_of_their_category_share_one_choice()
     assert chooser.of(later[0]) is chooser.of(later[1])  # one tuple for both
     assert [c.id for c in chooser.of(later[0])] == [1, 2]
     assert [c.id for c in chooser.of(first)] == [2, 3]  # among the first: a choice of its own
+
+
+def test_an_id_listed_again_with_a_page_counts_as_its_first_card_did() -> None:
+    """A list walked while it changes may repeat a product: the choice counts the id by its
+    first card, so a later card of it with a page does not settle a choice early."""
+    growing = GrowingRelated(1)
+    product = normalize.product({"id": 9, "name": "P9", "category_id": 1})
+    growing.add(card(2, 1, url=None))
+    growing.add(card(2, 1))  # the same product again, now with a page
+    growing.add(card(3, 1))
+    assert growing.final_of(product) is None  # one product with a page so far, not two
+    growing.add(card(4, 1))
+    cards = [card(2, 1, url=None), card(2, 1), card(3, 1), card(4, 1)]
+    assert growing.final_of(product) == RelatedProducts(cards_by_category(cards), 1).of(product)
