@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import gc
 import time
 from collections import Counter
@@ -98,7 +99,6 @@ async def build_site(
                 on_product=None if config.full else ahead.add,
                 keep=keep,
             )
-            load_state()  # a crawl that never walked its lists
         previous = loading[0].result() if loading else None
         keep()  # the catalog lives to the end of the build
         plan = plan_site(crawled.catalog, config.site_url, ahead=ahead)
@@ -189,6 +189,15 @@ async def crawl_catalog(
     --from-cache, from the last crawl alone; ``meanwhile``, ``on_product`` and ``keep`` as
     ``crawl`` has them."""
     settings = CrawlSettings(concurrency=config.concurrency)
+    # The one crawl of the build (with the API, or from the cache alone).
+    crawling = functools.partial(
+        crawl,
+        observer=progress,
+        settings=settings,
+        meanwhile=meanwhile,
+        on_product=on_product,
+        keep=keep,
+    )
     if config.from_cache:
         cache = CrawlCache.open(config.cache_dir)
         if not len(cache):
@@ -196,15 +205,7 @@ async def crawl_catalog(
                 f"--from-cache: no crawl cache in {config.cache_dir}; "
                 "run storefront build with the API once first"
             )
-        catalog = await crawl(
-            None,
-            observer=progress,
-            settings=settings,
-            cache=cache,
-            meanwhile=meanwhile,
-            on_product=on_product,
-            keep=keep,
-        )
+        catalog = await crawling(None, cache=cache)
         return Crawled(catalog, ClientStats(), None, reused=cache.reused)
     cache = (
         CrawlCache.empty(config.cache_dir)
@@ -218,15 +219,7 @@ async def crawl_catalog(
             settings=ClientSettings(concurrency=config.concurrency, windows=windows),
             observer=progress,
         )
-        catalog = await crawl(
-            client,
-            observer=progress,
-            settings=settings,
-            cache=cache,
-            meanwhile=meanwhile,
-            on_product=on_product,
-            keep=keep,
-        )
+        catalog = await crawling(client, cache=cache)
     cache.settle()  # what it no longer needs is freed for the plan and the render
     written = CrawlCache.written(cache)
     if written is not None:
