@@ -35,7 +35,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from bench_procs import Run, companion_server, measured_run
+from bench_procs import Run, companion_server, file_create_microseconds, measured_run
 from bench_report import report, write_doc
 
 REPO = Path(__file__).resolve().parents[1]
@@ -105,6 +105,8 @@ def measure(folder: Path, size: int) -> dict[str, Any]:
         again = build(common)
         change_one_price(db)
         changed = build(common)
+        _settle_disk(folder)
+        create_us = file_create_microseconds(folder)
         render = build({**common, "full": True, "from_cache": True})
     product_pages = full["pages_by_kind"].get("product", 0)
     output = folder_bytes(folder / "out")
@@ -118,6 +120,9 @@ def measure(folder: Path, size: int) -> dict[str, Any]:
         "nochange_share": round(again["requests"] / max(full["requests"], 1), 4),
         "render_pages_per_second": round(render["pages"] / render["seconds"]),
         "render_phase_pages_per_second": _per_second(render, "render and write"),
+        "render_cpu_user": render["cpu_user"],
+        "render_cpu_system": render["cpu_system"],
+        "file_create_us": round(create_us),
         "peak_rss_mb": round(max(b["peak_rss_mb"] for b in builds.values())),
         "peak_tree_pss_mb": round(max(b["peak_tree_pss_mb"] for b in builds.values())),
         "output_mb": round(output / 1_048_576, 1),
@@ -211,6 +216,8 @@ def _with_process_figures(figures: dict[str, Any], run: Run) -> dict[str, Any]:
         "phases": {name: round(seconds, 2) for name, seconds in phases.items()},
         "peak_rss_mb": round(figures["peak_rss_mb"]),
         "peak_tree_pss_mb": round(run.peak_tree_pss_mb),
+        "cpu_user": round(run.cpu_user, 2),
+        "cpu_system": round(run.cpu_system, 2),
     }
 
 

@@ -88,6 +88,33 @@ def test_peak_memory_counts_the_process_and_its_children() -> None:
     assert run.seconds >= 0.8
 
 
+def test_cpu_time_counts_the_render_workers() -> None:
+    # The parent only waits while two forked workers compute, each printing the CPU time it
+    # used: the run's CPU time is at least theirs (a build's render workers), not the parent's.
+    code = (
+        "import os, sys\n"
+        "pids = []\n"
+        "for _ in range(2):\n"
+        "    pid = os.fork()\n"
+        "    if pid == 0:\n"
+        "        sum(i * i for i in range(3_000_000))\n"
+        "        t = os.times(); print(t.user + t.system, flush=True); os._exit(0)\n"
+        "    pids.append(pid)\n"
+        "for pid in pids: os.waitpid(pid, 0)\n"
+    )
+    run = bench_procs.measured_run([sys.executable, "-c", code], cwd=REPO, spawned=time.monotonic())
+    assert run.returncode == 0, run.stderr
+    workers = sum(float(line) for line in run.stdout.split())
+    assert workers > 0.1
+    assert run.cpu_user + run.cpu_system >= workers - 0.02  # clock ticks of rounding
+
+
+def test_the_file_create_probe_measures_and_leaves_nothing(tmp_path: Path) -> None:
+    microseconds = bench_procs.file_create_microseconds(tmp_path, count=200)
+    assert 0 < microseconds < 100_000
+    assert list(tmp_path.iterdir()) == []
+
+
 def _row(products: int) -> dict[str, object]:
     row: dict[str, object] = {"products": products, "requests_per_product_page": 2.077}
     for build in ("full", "nochange", "change", "render"):
