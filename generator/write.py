@@ -337,13 +337,18 @@ def _reap() -> None:
             _deleting.remove(pid)
 
 
+#: A file created for writing, never an existing one (``FileExistsError``), as ``open(.., "xb")``.
+_NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+
+
 def _write_new(
     folder: Path, relative: PurePosixPath, content: bytes, made: set[str] | None = None
 ) -> int:
     """Create ``folder/relative`` (never overwriting); returns the byte count.
 
-    Plain ``os`` calls on strings: this runs once per page, where pathlib's objects cost more
-    than the file system does."""
+    Plain ``os`` calls on strings: this runs once per page, where pathlib's objects and the
+    built-in ``open`` (a buffered file object, and ``fstat`` and ``isatty`` calls of its own)
+    cost more than the file system does."""
     parts = relative.parts
     if relative.is_absolute() or any(part in ("", ".", "..") for part in parts):
         raise UnsafePath(f"{relative} is not a plain relative file path")
@@ -354,8 +359,13 @@ def _write_new(
             os.makedirs(parent, exist_ok=True)
             if made is not None:
                 made.add(parent)
-        with open(destination, "xb") as handle:
-            handle.write(content)
+        descriptor = os.open(destination, _NEW_FILE, 0o666)
+        try:
+            view = memoryview(content)
+            while view:
+                view = view[os.write(descriptor, view) :]
+        finally:
+            os.close(descriptor)
     except (FileExistsError, IsADirectoryError, NotADirectoryError) as exc:
         raise PathCollision(f"{relative} clashes with a file or folder already written") from exc
     except OSError as exc:

@@ -11,6 +11,7 @@ from generator.config import BUNDLED_THEME
 from generator.fragments import CONTEXT_NAME, FragmentCache, PageFragments
 from generator.incremental import RecordingLinks
 from generator.links import Links
+from generator.model import PackedProduct, Product
 from generator.render import build_environment, render_page, render_recorded
 from tests.generator.fixture_site import fixture_plan
 
@@ -126,3 +127,22 @@ def test_a_partial_imported_without_context_links_and_keeps_its_fragments(tmp_pa
     assert count.calls == 1  # one body render for both calls on both pages
     assert first_urls == second_urls
     assert first_urls[-2:] == (linked, "/no-such-page")  # after what the page context asked
+
+
+def test_products_sharing_their_related_products_share_one_rendered_grid() -> None:
+    plan = fixture_plan()
+    env = build_environment(BUNDLED_THEME)
+    products = [page for page in plan.pages if page.kind == "product"]
+    related = {
+        page.subject.related
+        for page in products
+        if isinstance(page.subject, Product | PackedProduct) and page.subject.related
+    }
+    assert related, "the fixture has products with related products"
+    # A second copy of a product's page (as another product of its category would be):
+    # the same choice of related products, one grid kept for both.
+    shared = FragmentCache()
+    for page in [*products, *products]:
+        render_recorded(plan, page, env, shared)
+    grids = [key for key in shared.kept if isinstance(key, tuple) and key[2] == "related-products"]
+    assert len(grids) == len(related)
