@@ -7,8 +7,8 @@ proportional set size of the whole process tree (the build and its render worker
 counts each page shared after a fork once, and takes the CPU time of the process with its
 render workers from ``wait4`` (user and system: the system share is mostly the file system's).
 (The build reports its own exact peak RSS: the rusage ``wait4`` gives would include this
-process's memory, carried over the exec.) ``file_create_microseconds`` measures what creating
-a file costs in a folder: the floor of a page's writing, which varies with the disk's state.
+process's memory, carried over the exec.) ``file_create_probe`` measures what creating a file
+costs in a folder: the floor of a page's writing, which varies with the disk's state.
 """
 
 from __future__ import annotations
@@ -134,20 +134,24 @@ def measured_run(command: Sequence[str], *, cwd: Path, spawned: float) -> Run:
         )
 
 
-def file_create_microseconds(folder: Path, count: int = 2_000) -> float:
+@contextmanager
+def file_create_probe(folder: Path, count: int = 2_000) -> Iterator[float]:
     """Microseconds to create (and close) one empty file in a fresh folder under ``folder``,
-    the mean over ``count``; the folder is removed after. On ext4 this ranged from about 20
-    to 450 on the same machine the same day, by the state of the disk's block groups: at
-    10,000 pages that alone is between 0.2 and 4.5 s of a render's writing."""
+    the mean over ``count``. On this machine's ext4 it ranged from about 20 to 450 the same
+    day: at 10,000 pages, 0.2 to 4.5 s of a render's writing.
+
+    The files stay until the block ends: deleted at once, they would slow the builds measured
+    inside it. ext4 without a journal skips, at every file it creates, each free inode of the
+    group that was freed in the last minute (``recently_deleted``): after a large deletion
+    creating a file costs a scan of all of them, for a minute or more."""
     probe = Path(tempfile.mkdtemp(prefix="create-probe-", dir=folder))
     try:
         started = time.perf_counter()
         for number in range(count):
             os.close(os.open(probe / f"{number}.html", os.O_WRONLY | os.O_CREAT | os.O_EXCL))
-        seconds = time.perf_counter() - started
+        yield (time.perf_counter() - started) / count * 1e6
     finally:
         shutil.rmtree(probe)
-    return seconds / count * 1e6
 
 
 class _TreeSampler:

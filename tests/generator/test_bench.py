@@ -109,9 +109,11 @@ def test_cpu_time_counts_the_render_workers() -> None:
     assert run.cpu_user + run.cpu_system >= workers - 0.02  # clock ticks of rounding
 
 
-def test_the_file_create_probe_measures_and_leaves_nothing(tmp_path: Path) -> None:
-    microseconds = bench_procs.file_create_microseconds(tmp_path, count=200)
-    assert 0 < microseconds < 100_000
+def test_the_file_create_probe_keeps_its_files_until_the_end(tmp_path: Path) -> None:
+    with bench_procs.file_create_probe(tmp_path, count=200) as microseconds:
+        assert 0 < microseconds < 100_000
+        [probe] = tmp_path.iterdir()  # not deleted before the builds measured inside
+        assert len(list(probe.iterdir())) == 200
     assert list(tmp_path.iterdir()) == []
 
 
