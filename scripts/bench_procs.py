@@ -7,15 +7,14 @@ proportional set size of the whole process tree (the build and its render worker
 counts each page shared after a fork once, and takes the CPU time of the process with its
 render workers from ``wait4`` (user and system: the system share is mostly the file system's).
 (The build reports its own exact peak RSS: the rusage ``wait4`` gives would include this
-process's memory, carried over the exec.) ``file_create_probe`` measures what creating a file
-costs in a folder: the floor of a page's writing, which varies with the disk's state.
+process's memory, carried over the exec.) ``settle_inodes`` waits until creating a file costs
+what it does on a settled disk: the floor of a page's writing, which varies with the disk.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -134,24 +133,34 @@ def measured_run(command: Sequence[str], *, cwd: Path, spawned: float) -> Run:
         )
 
 
-@contextmanager
-def file_create_probe(folder: Path, count: int = 2_000) -> Iterator[float]:
+def file_create_microseconds(folder: Path, count: int = 2_000) -> float:
     """Microseconds to create (and close) one empty file in a fresh folder under ``folder``,
-    the mean over ``count``. On this machine's ext4 it ranged from about 20 to 450 the same
-    day: at 10,000 pages, 0.2 to 4.5 s of a render's writing.
+    the mean over ``count``. On this machine's ext4 it ranged from about 20 to 500 the same
+    day: at 10,000 pages, 0.2 to 5 s of a render's writing.
 
-    The files stay until the block ends: deleted at once, they would slow the builds measured
-    inside it. ext4 without a journal skips, at every file it creates, each free inode of the
-    group that was freed in the last minute (``recently_deleted``): after a large deletion
-    creating a file costs a scan of all of them, for a minute or more."""
+    The files stay (they go with the bench's folder): deleted, they would slow the builds
+    measured after them. ext4 without a journal skips, at every file it creates, each free
+    inode of the group that was freed in the last minutes (``recently_deleted``): after a
+    large deletion, creating a file costs a scan of all of them, for minutes."""
     probe = Path(tempfile.mkdtemp(prefix="create-probe-", dir=folder))
-    try:
-        started = time.perf_counter()
-        for number in range(count):
-            os.close(os.open(probe / f"{number}.html", os.O_WRONLY | os.O_CREAT | os.O_EXCL))
-        yield (time.perf_counter() - started) / count * 1e6
-    finally:
-        shutil.rmtree(probe)
+    started = time.perf_counter()
+    for number in range(count):
+        os.close(os.open(probe / f"{number}.html", os.O_WRONLY | os.O_CREAT | os.O_EXCL))
+    return (time.perf_counter() - started) / count * 1e6
+
+
+def settle_inodes(
+    folder: Path, *, settled_us: float, limit: float, pause: float = 20.0, count: int = 2_000
+) -> tuple[float, float]:
+    """Wait until creating a file under ``folder`` costs at most ``settled_us`` microseconds
+    (inodes freed by an earlier deletion no longer in the way), ``limit`` seconds at most;
+    returns (seconds waited, the last probe's microseconds)."""
+    started = time.monotonic()
+    microseconds = file_create_microseconds(folder, count)
+    while microseconds > settled_us and time.monotonic() - started + pause <= limit:
+        time.sleep(pause)
+        microseconds = file_create_microseconds(folder, count)
+    return time.monotonic() - started, microseconds
 
 
 class _TreeSampler:

@@ -48,6 +48,7 @@ FIGURES: tuple[tuple[str, str, str], ...] = (
     ("`--from-cache --full`: user CPU seconds (build and workers)", "render_cpu_user", ""),
     ("`--from-cache --full`: kernel CPU seconds (build and workers)", "render_cpu_system", ""),
     ("file system: microseconds to create a file, just before", "file_create_us", ""),
+    ("file system: seconds waited for it to settle, before", "settle_seconds", ""),
     ("peak RSS of the largest process, MB", "peak_rss_mb", ""),
     (
         "peak memory of the build and its render workers together (PSS), MB",
@@ -136,14 +137,14 @@ def report(rows: list[dict[str, Any]], pacing: dict[str, Any] | None, *, repo: P
         "- `--from-cache --full` runs three times per size, each into a folder of its own; the",
         "  table shows the median run (its phases and memory too) and the range. The same",
         "  build varied by a third from one run to the next on this machine.",
-        "- Every page is a file, and creating a file is the kernel's work: the bench measures",
-        "  its cost in the bench's folder just before the whole renders (2,000 empty files).",
-        "  This machine's ext4 has no journal, and without one ext4 skips, at every file it",
-        "  creates, each inode of the group freed in the last minute or more: right after a",
-        "  large deletion (an earlier build's replaced output) a file cost up to 450",
-        "  microseconds instead of about 20, 4.5 s at 10,000 pages. A journaled file system",
-        "  does not do this. Read the whole render's figures beside the probe and the kernel",
-        "  CPU seconds.",
+        "- Every page is a file, and creating a file is the kernel's work. This machine's ext4",
+        "  has no journal, and without one ext4 skips, at every file it creates, each inode of",
+        "  the group freed in the last minutes: after a large deletion (a replaced output, an",
+        "  earlier bench's folder) a file cost up to 500 microseconds instead of about 20, 5 s",
+        "  at 10,000 pages. A journaled file system does not do this. Before the whole renders",
+        "  the bench creates 2,000 empty files in its folder, and again every 20 s (10 minutes",
+        "  at most) until one costs at most 100 microseconds; the table shows the last probe",
+        "  and the wait. The probes' files stay until the bench ends.",
     ]
     if not any(r["products"] >= 100_000 for r in rows):
         lines.append("- 100,000 products: `make bench` (this run was `--quick` or `--sizes`).")

@@ -109,12 +109,19 @@ def test_cpu_time_counts_the_render_workers() -> None:
     assert run.cpu_user + run.cpu_system >= workers - 0.02  # clock ticks of rounding
 
 
-def test_the_file_create_probe_keeps_its_files_until_the_end(tmp_path: Path) -> None:
-    with bench_procs.file_create_probe(tmp_path, count=200) as microseconds:
-        assert 0 < microseconds < 100_000
-        [probe] = tmp_path.iterdir()  # not deleted before the builds measured inside
-        assert len(list(probe.iterdir())) == 200
-    assert list(tmp_path.iterdir()) == []
+def test_settling_probes_until_a_file_is_cheap_enough_and_keeps_the_probes(
+    tmp_path: Path,
+) -> None:
+    waited, microseconds = bench_procs.settle_inodes(tmp_path, settled_us=1e9, limit=60)
+    assert waited < 5 and 0 < microseconds < 1e9  # settled at once: no pause
+    [probe] = tmp_path.iterdir()  # kept: deleting it would slow what is measured next
+    assert len(list(probe.iterdir())) == 2_000
+    # Never cheap enough: probes every pause until the limit, then gives the last figure.
+    waited, microseconds = bench_procs.settle_inodes(
+        tmp_path, settled_us=0, limit=0.5, pause=0.1, count=20
+    )
+    assert 0.3 <= waited < 5 and microseconds > 0
+    assert len(list(tmp_path.iterdir())) >= 1 + 3  # a probe at once, then after each pause
 
 
 def _row(products: int) -> dict[str, object]:
