@@ -337,8 +337,9 @@ def _reap() -> None:
             _deleting.remove(pid)
 
 
-#: A file created for writing, never an existing one (``FileExistsError``), as ``open(.., "xb")``.
-_NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+#: A file created for writing, never an existing one (``FileExistsError``), as ``open(.., "xb")``;
+#: ``os.open`` makes the descriptor non-inheritable itself.
+_NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL
 
 
 def _write_new(
