@@ -1,4 +1,4 @@
-"""Memory the build no longer needs, given back to the system: ``give_back()``; and what a
+"""Memory the build no longer needs, given back to the system: ``release_memory()``; and what a
 process about to end keeps rather than free: ``leave_to_exit(...)``.
 
 CPython keeps small objects in arenas of its own, returned to the system only once empty, and
@@ -39,7 +39,7 @@ def leave_to_exit(*objects: object) -> None:
         _LEFT.extend(objects)
 
 
-def give_back() -> None:
+def release_memory() -> None:
     """Collect what cycles hold, then return the C heap's free pages to the system."""
     gc.collect()
     trim = _malloc_trim()

@@ -113,6 +113,7 @@ def run_build(job: dict[str, Any]) -> dict[str, Any]:
     import anyio
     from rich.console import Console
 
+    from generator import pipeline
     from generator.client import RateWindow
     from generator.commands import build as build_command
     from generator.config import environment, resolve
@@ -132,11 +133,11 @@ def run_build(job: dict[str, Any]) -> dict[str, Any]:
 
     phases = Phases()
     for name, phase in SYNC_PHASES.items():
-        if hasattr(build_command, name):
-            setattr(build_command, name, phases.timed(phase, getattr(build_command, name)))
+        if hasattr(pipeline, name):
+            setattr(pipeline, name, phases.timed(phase, getattr(pipeline, name)))
     for name, phase in ASYNC_PHASES.items():
-        if hasattr(build_command, name):
-            setattr(build_command, name, phases.timed_async(phase, getattr(build_command, name)))
+        if hasattr(pipeline, name):
+            setattr(pipeline, name, phases.timed_async(phase, getattr(pipeline, name)))
 
     windows = tuple(RateWindow(n, s) for n, s in job["windows"])
     transports: list[InFlight] = []
@@ -154,7 +155,7 @@ def run_build(job: dict[str, Any]) -> dict[str, Any]:
     printed = io.StringIO()
     console = Console(file=printed, width=200, highlight=False)
     building = time.monotonic()
-    run = functools.partial(build_command.build_site, config, console, connect=connect)
+    run = functools.partial(pipeline.build_site, config, console, connect=connect)
     summary = anyio.run(run)
     print_summary(summary, console)
     done = time.monotonic()

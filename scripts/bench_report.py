@@ -174,7 +174,7 @@ def machine() -> str:
 
 
 def islands(repo: Path) -> str:
-    from generator.theme import island_sizes
+    from generator.render.theme import island_sizes
 
     sizes = island_sizes(repo / "site-templates")
     return f"{sum(sizes.values()):,} ({len(sizes)} files)"

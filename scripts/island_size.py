@@ -12,7 +12,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from generator.theme import island_sizes
+from generator.render.theme import island_sizes
 
 REPO = Path(__file__).resolve().parents[1]
 BUDGET = 12 * 1024

@@ -33,8 +33,8 @@ from rich.table import Table
 
 from generator.audit.site import path_of_url
 from generator.audit.sitemap_files import SitemapSchemas, read_sitemaps
-from generator.serve_stack import serving_stack
-from generator.static_server import resolve_decoded_path
+from generator.serve.stack import serving_stack
+from generator.serve.static import resolve_decoded_path
 
 REPO = Path(__file__).resolve().parents[1]
 LIGHTHOUSE = REPO / "node_modules" / ".bin" / "lighthouse"

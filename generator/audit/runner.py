@@ -27,7 +27,7 @@ from generator.audit.sitemap_checks import (
 )
 from generator.audit.sitemap_files import SitemapRead, SitemapSchemas, read_sitemaps
 from generator.audit.urls import origin_of
-from generator.static_server import resolve_decoded_path
+from generator.serve.static import resolve_decoded_path
 
 # The same broken menu link on every page is one problem: past this many places, one finding.
 _REPEATS_SHOWN = 3

@@ -15,7 +15,7 @@ from urllib.parse import unquote, urlsplit
 import lxml.html
 from lxml import etree
 
-from generator.static_server import ASSET_PREFIX, NOT_FOUND_PAGE
+from generator.serve.static import ASSET_PREFIX, NOT_FOUND_PAGE
 
 _ASSET_DIR = ASSET_PREFIX.strip("/")
 

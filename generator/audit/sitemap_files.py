@@ -17,13 +17,13 @@ from lxml import etree
 
 from generator.audit.findings import Finding, error
 from generator.audit.site import path_of_url
-from generator.static_server import resolve_decoded_path
+from generator.serve.static import resolve_decoded_path
 
 SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 MAX_URLS = 50_000
 MAX_BYTES = 50 * 1024 * 1024
 ROOT_SITEMAP = "sitemap.xml"
-_SCHEMA_DIR = Path(__file__).resolve().parents[1] / "sitemaps_xsd"
+_SCHEMA_DIR = Path(__file__).resolve().parent / "sitemaps_xsd"
 _SCHEMA_ERRORS_SHOWN = 5
 
 

@@ -10,7 +10,7 @@ import uvicorn
 from starlette.types import ASGIApp
 
 from generator.errors import ConfigError
-from generator.serve_stack import embedded_stack, proxy_stack
+from generator.serve.stack import embedded_stack, proxy_stack
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -24,7 +24,6 @@ from rich.console import Console
 from starlette.types import ASGIApp
 
 from generator.client import ApiClient, ClientSettings
-from generator.commands.build import UNLIMITED, ApiAccess, Connect
 from generator.config import (
     WATCH_SETTINGS,
     BuildConfig,
@@ -35,13 +34,13 @@ from generator.config import (
     resolve_watch,
 )
 from generator.errors import ConfigError
-from generator.serve_app import SameOrigin
-from generator.serve_stack import embedded_stack, proxy_stack
-from generator.watch_events import ReloadBroadcaster, ReloadEndpoint
-from generator.watch_inject import LiveReload
-from generator.watch_loop import Rebuilder, run_rebuilds, trigger_sender, watch_files
-from generator.watch_poll import content_digest, poll_content
-from generator.watch_webhook import WEBHOOK_PATH, WebhookReceiver, WithWebhook
+from generator.pipeline import UNLIMITED, ApiAccess, Connect
+from generator.serve.app import SameOrigin
+from generator.serve.stack import embedded_stack, proxy_stack
+from generator.watch.loop import Rebuilder, run_rebuilds, trigger_sender, watch_files
+from generator.watch.poll import content_digest, poll_content
+from generator.watch.reload import LiveReload, ReloadBroadcaster, ReloadEndpoint
+from generator.watch.webhook import WEBHOOK_PATH, WebhookReceiver, WithWebhook
 from generator.xstore import load_descriptor
 
 _TIMEOUT = httpx.Timeout(30.0, connect=10.0)

@@ -10,7 +10,7 @@ import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, Playwright, sync_playwright
 
 from tests.browser.live_server import live_server
-from tests.generator.demo_build import build_demo_site
+from tests.support.demo_build import build_demo_site
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [

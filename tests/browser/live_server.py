@@ -10,9 +10,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from generator.serve_stack import serving_stack
+from generator.serve.stack import serving_stack
 
-#: The demo build of tests/generator/demo_build.py has this many products; the served database
+#: The demo build of tests/support/demo_build.py has this many products; the served database
 #: must be seeded the same way so the pages' product ids exist.
 DEMO_PRODUCTS = 300
 

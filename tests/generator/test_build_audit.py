@@ -7,9 +7,9 @@ from pathlib import Path
 
 from generator.audit.findings import Severity
 from generator.audit.runner import audit_site
-from generator.sitemap import SitemapLimits
-from tests.generator.fixture_site import build_site
-from tests.generator.fixture_store import SITE_URL
+from generator.write.sitemap import SitemapLimits
+from tests.support.fixture_site import build_site
+from tests.support.fixture_store import SITE_URL
 
 AFTER_THE_FIXTURE = datetime(2027, 1, 1, tzinfo=UTC)
 

@@ -13,7 +13,7 @@ import pytest
 from companion.webhooks.events import Entity
 from generator.config import BUNDLED_THEME
 from generator.errors import ConfigError
-from tests.generator.incremental_store import DemoStore, build, config_for, folder_bytes
+from tests.support.incremental_store import DemoStore, build, config_for, folder_bytes
 
 
 def test_from_cache_renders_the_last_crawl_without_the_api(tmp_path: Path) -> None:
@@ -117,7 +117,8 @@ def test_the_code_digest_is_taken_when_the_generator_is_imported() -> None:
         [
             sys.executable,
             "-c",
-            "from generator import incremental as i; print(i.code_digest.cache_info().misses)",
+            "from generator.write import incremental as i; "
+            "print(i.code_digest.cache_info().misses)",
         ],
         capture_output=True,
         text=True,

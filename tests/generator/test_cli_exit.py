@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.generator.demo_build import REPO as REPO_ROOT
+from tests.support.demo_build import REPO as REPO_ROOT
 
 
 def _storefront(*words: str, cwd: Path) -> subprocess.CompletedProcess[str]:

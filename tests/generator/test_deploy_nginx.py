@@ -20,9 +20,9 @@ import httpx
 import pytest
 from lxml import etree
 
-from generator.deploy import nginx_server_block, read_nginx_template
+from generator.write.host_files import nginx_server_block, read_nginx_template
 from tests.generator.audit.fixture_site import write_clean_site
-from tests.generator.demo_build import build_demo_site
+from tests.support.demo_build import build_demo_site
 
 NGINX = Path("/usr/sbin/nginx")
 SITEMAP_NS = "{http://www.sitemaps.org/schemas/sitemap/0.9}"

@@ -14,7 +14,7 @@ import os
 import shutil
 from pathlib import Path
 
-from tests.generator.fixture_site import build_site
+from tests.support.fixture_site import build_site
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 MAX_DIFF_LINES = 80

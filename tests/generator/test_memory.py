@@ -13,7 +13,7 @@ from generator import memory
 
 
 def test_memory_is_given_back_where_the_c_library_can() -> None:
-    memory.give_back()  # never fails, whatever the C library
+    memory.release_memory()  # never fails, whatever the C library
     if sys.platform.startswith("linux") and platform.libc_ver()[0] == "glibc":
         trim = memory._malloc_trim()
         assert trim is not None

@@ -13,7 +13,7 @@ import pytest
 
 from companion.seed.commerce import DEMO_HASH_SECRET
 from companion.seed.demo import DEMO_KEY
-from tests.generator.demo_build import build_demo_site
+from tests.support.demo_build import build_demo_site
 
 FORBIDDEN = {
     "a JWT": re.compile(rb"eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\."),

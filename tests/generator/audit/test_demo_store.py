@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from generator.audit import Severity, audit_site
-from tests.generator.demo_build import DEMO_SITE_URL, build_demo_site
+from tests.support.demo_build import DEMO_SITE_URL, build_demo_site
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,323 @@
+"""The crawl: everything a build renders, gathered from any implementation of the spec.
+
+    crawl(client) -> Catalog
+
+1. context   /store, /menus, /categories/tree, /collections, ... (crawl_context)
+2. enumerate the sitemap (crawl_sitemap), every product card and article summary (cursor
+             walks), every category level (crawl_categories)
+3. resolve   paths no list explains - from the sitemap, menus, banners, promotions - through
+             /routes/resolve (crawl_paths); 404 makes a dead path
+4. details   products + variants, articles, CMS pages, collection pages, flash sales, the
+             newest products for the home page - with bounded concurrency; then category
+             pages, whose versions need the products' categories
+5. assemble  the Catalog, with custom paths (an entity rendered at a merchant path, 200, no
+             redirect), dead paths and everything skipped
+
+With a crawl cache, every derived answer carries a version built from exactly what can change
+it (``crawl_versions``), so a rebuild asks the lists and only what their changes reach.
+
+It relies only on the spec and the documented field names: cursors are opaque, optional blocks
+may be missing (a Skip, not a crash), a detail that 404s is skipped, and a 429 is waited out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from generator.client import ApiClient
+from generator.crawl import normalize
+from generator.crawl.cache import CrawlCache
+from generator.crawl.categories import CategoryIndex, category_pages, index_categories
+from generator.crawl.collections import CollectionResult, collection_pages
+from generator.crawl.content import article_details, cms_pages, flash_sales
+from generator.crawl.context import ContextBlocks, gather_context
+from generator.crawl.fetch import Fetcher, Later, run_concurrently
+from generator.crawl.observer import CrawlObserver, NullCrawlObserver, SkipLog
+from generator.crawl.products import ListedReplay, product_details
+from generator.crawl.routes import (
+    Resolution,
+    context_links,
+    internal_path,
+    path_key,
+    resolve_paths,
+    unexplained_paths,
+)
+from generator.crawl.settings import CrawlSettings
+from generator.crawl.sitemap import sitemap_paths
+from generator.crawl.versions import (
+    CategoryClaims,
+    digest,
+    listed_set_version,
+    listed_version,
+    paths_version,
+)
+from generator.model import (
+    Article,
+    ArticleSummary,
+    Catalog,
+    CmsPage,
+    EntityType,
+    FlashSale,
+    PackedProduct,
+    ProductCard,
+    SiteContext,
+)
+
+
+async def crawl(
+    client: ApiClient | None,
+    *,
+    observer: CrawlObserver | None = None,
+    settings: CrawlSettings | None = None,
+    cache: CrawlCache | None = None,
+    on_walk_started: Callable[[], None] | None = None,
+) -> Catalog:
+    """The catalog. With ``cache`` unchanged details come from the last crawl (see
+    ``crawl.cache``); ``client`` None replays the last crawl from ``cache`` alone.
+    ``on_walk_started`` is called as the list walk starts: from then on the crawl mostly waits
+    for the API, which leaves time for other work (not before: the first requests go out
+    first)."""
+    settings = settings or CrawlSettings()
+    observer = observer or NullCrawlObserver()
+    fetcher = Fetcher(client, settings, cache=cache)
+    skips = SkipLog(observer)
+
+    context = await gather_context(fetcher, skips=skips, observer=observer)
+
+    index = Later[CategoryIndex]()
+    sitemap = Later[list[tuple[str, str | None]]]()
+    cards = Later[list[ProductCard]]()
+    summaries = Later[list[ArticleSummary]]()
+
+    async def list_articles() -> list[ArticleSummary]:
+        found = await fetcher.optional_all(
+            "/articles", normalize.article_summary, {"limit": settings.page_size}
+        )
+        if found is None:
+            skips.add("articles (/articles)", "the API does not offer it (404)")
+        return found or []
+
+    listed = ListedReplay(fetcher)
+
+    async def list_products() -> list[ProductCard]:
+        try:
+            return await fetcher.all(
+                "/products",
+                normalize.product_card,
+                {"limit": settings.page_size},
+                on_items=listed.offer,
+            )
+        finally:
+            listed.close()
+
+    observer.phase_started("lists", None)
+    if on_walk_started is not None:
+        on_walk_started()
+    await run_concurrently(
+        [
+            index.job(lambda: index_categories(fetcher, context.category_tree, observer=observer)),
+            sitemap.job(lambda: sitemap_paths(fetcher, skips=skips, observer=observer)),
+            cards.job(list_products),
+            summaries.job(list_articles),
+            listed.run,
+        ],
+        limit=5,
+    )
+    site = _site(context, index.value)
+    # The fallback version of what derives from the context and the lists as a whole.
+    fetcher.lists_stamp = fetcher.stamp()
+    versions = listed.versions  # each card's version, worked out during the walk
+    sitemap_paths_found = [path for path, _ in sitemap.value]
+
+    known = [  # besides the listed products' urls (``listed.paths.keys``, taken on the way)
+        *(category.url for category in index.value.by_id.values() if category.url),
+        *(summary.path for summary in summaries.value),
+        *settings.builtin_paths,
+    ]
+    links = [*sitemap_paths_found, *context_links(site)]
+    paths_stamp = paths_version(
+        sitemap=sitemap_paths_found,
+        links=context_links(site),
+        categories=index.value.by_id.values(),
+        collections=context.collections,
+        cards=listed.paths,
+        summaries=summaries.value,
+    )
+    resolutions = await resolve_paths(
+        fetcher,
+        unexplained_paths(links, known, listed.paths.keys),
+        version=paths_stamp,
+        observer=observer,
+    )
+    for resolution in resolutions:
+        if resolution.target is None:
+            skips.add(f"path {resolution.path}", resolution.reason)
+    targets = _targets(resolutions)
+    listed_set = listed_set_version(versions)
+
+    products = Later[list[PackedProduct]]()
+    articles = Later[list[Article]]()
+    pages = Later[list[CmsPage]]()
+    collections = Later[CollectionResult]()
+    sales = Later[list[FlashSale]]()
+    featured = Later[tuple[list[ProductCard], bool]]()
+
+    async def newest() -> tuple[list[ProductCard], bool]:
+        return await fetcher.listing(
+            "/products",
+            normalize.product_card,
+            {"sort": "newest", "limit": settings.featured_limit},
+            version=lambda listed: listed_version(listed_set, listed, versions),
+        )
+
+    # The jobs that always ask the API first, the products last: replaying from the cache is
+    # CPU work, done while the requests of the jobs started before are in flight.
+    await run_concurrently(
+        [
+            sales.job(lambda: flash_sales(fetcher, skips=skips, observer=observer)),
+            featured.job(newest),
+            articles.job(
+                lambda: article_details(
+                    fetcher, summaries.value, targets["article"], skips=skips, observer=observer
+                )
+            ),
+            pages.job(
+                lambda: cms_pages(
+                    fetcher,
+                    [target_id for _, target_id in targets["cms_page"]],
+                    _sitemap_versions(targets["cms_page"], sitemap.value, paths_stamp),
+                    skips=skips,
+                    observer=observer,
+                )
+            ),
+            collections.job(
+                lambda: collection_pages(
+                    fetcher,
+                    context.collections,
+                    targets["collection"],
+                    _sitemap_versions(targets["collection"], sitemap.value, paths_stamp),
+                    cards=versions,
+                    listed_set=listed_set,
+                    skips=skips,
+                    observer=observer,
+                )
+            ),
+            products.job(
+                lambda: product_details(
+                    fetcher,
+                    cards.value,
+                    [target_id for _, target_id in targets["product"]],
+                    versions,
+                    skips=skips,
+                    observer=observer,
+                    listed=listed,
+                )
+            ),
+        ],
+        limit=6,
+    )
+    claims = CategoryClaims(cards.value, products.value, index.value.parent_of, versions)
+    category_list = await category_pages(
+        fetcher,
+        index.value,
+        [target_id for _, target_id in targets["category"]],
+        claims=claims,
+        cards=versions,
+        skips=skips,
+        observer=observer,
+    )
+
+    own_paths: dict[EntityType, dict[int, str | None]] = {
+        "product": {p.card.id: p.card.url for p in products.value},
+        "category": {c.category.id: c.category.url for c in category_list},
+        "article": {a.summary.id: a.summary.path for a in articles.value},
+        "cms_page": {p.id: p.url for p in pages.value},
+    }
+    custom: list[tuple[str, EntityType, int]] = []
+    dead = [resolution.path for resolution in resolutions if resolution.target is None]
+    for kind, found in own_paths.items():
+        for path, target_id in targets[kind]:
+            if target_id not in found:
+                dead.append(path)  # its phase has logged why
+            elif (own := found[target_id]) is None or path_key(own) != path_key(path):
+                custom.append((path, kind, target_id))
+    custom.extend((path, "collection", ident) for path, ident in collections.value.custom_paths)
+    dead.extend(collections.value.dead_paths)
+
+    return Catalog(
+        site=site,
+        products=tuple(products.value),
+        categories=tuple(category_list),
+        collections=collections.value.pages,
+        articles=tuple(articles.value),
+        pages=tuple(pages.value),
+        flash_sales=tuple(sales.value),
+        featured=tuple(featured.value[0]),
+        tags=context.tags,
+        custom_paths=tuple(custom),
+        dead_paths=_dead_links(dead, links),
+        skipped=skips.all(),
+    )
+
+
+def _site(context: ContextBlocks, index: CategoryIndex) -> SiteContext:
+    return SiteContext(
+        store=context.store,
+        menus=context.menus,
+        category_tree=index.roots,
+        article_categories=context.article_categories,
+        promotions=context.promotions,
+        banners=context.banners,
+        custom_variables=context.custom_variables,
+    )
+
+
+def _sitemap_versions(
+    targets: Iterable[tuple[str, int]],
+    sitemap: Iterable[tuple[str, str | None]],
+    paths_stamp: str,
+) -> dict[int, str | None]:
+    """The version of each target (a CMS page, a collection) reached by paths: the sitemap
+    entries of its paths (they carry its updated_at) with what can change a path's meaning;
+    None (ask again) for a target no sitemap entry describes."""
+    changed = {path_key(path): stamp for path, stamp in sitemap}
+    found: dict[int, list[str]] = {}
+    for path, target_id in targets:
+        stamp = changed.get(path_key(path))
+        stamps = found.setdefault(target_id, [])
+        if stamp:
+            stamps.append(f"{path}\0{stamp}")
+    return {
+        target_id: digest(paths_stamp, *stamps) if stamps else None
+        for target_id, stamps in found.items()
+    }
+
+
+def _targets(resolutions: Iterable[Resolution]) -> dict[EntityType, list[tuple[str, int]]]:
+    """(path, id) of every resolved path, by entity type."""
+    targets: dict[EntityType, list[tuple[str, int]]] = {
+        "product": [],
+        "category": [],
+        "collection": [],
+        "article": [],
+        "cms_page": [],
+    }
+    for resolution in resolutions:
+        if resolution.target is not None:
+            kind, target_id = resolution.target
+            targets[kind].append((resolution.path, target_id))
+    return targets
+
+
+def _dead_links(dead_paths: Iterable[str], links: Iterable[str]) -> frozenset[str]:
+    """The dead paths, plus every link spelling that leads to one ("/x?y=1" as well as "/x"),
+    so the renderer can look a link up as it is written."""
+    dead = set(dead_paths)
+    if not dead:
+        return frozenset()  # the common case: no link to look at
+    keys = {path_key(path) for path in dead}
+    for link in links:
+        path = internal_path(link)
+        if path is not None and path_key(path) in keys:
+            dead.add(link)
+    return frozenset(dead)

@@ -1,0 +1,76 @@
+"""Products packed between the crawl and the render: ``pack``, ``unpack``, ``head_of``.
+
+    pack(product) -> PackedProduct      (head + the product with its variants, pickled and
+                                         compressed)
+    unpack(entry) -> Product            (with ``related``; a plain Product is returned as is)
+    head_of(entry) -> ProductHead       (what the plan reads)
+
+A large store's catalog is mostly its products' page content: descriptions, galleries,
+variants. As live objects that is some hundred objects and tens of KB a product, held by the
+build from the crawl to the end and copied, page by touched page, into every render worker. A
+packed product is its head (what the plan, the category versions and the related products
+read) and one ``bytes`` of the rest, pickled then compressed, which the crawl cache keeps as it
+is (a rebuild replays it without unpickling) and the render of the product's own page alone
+unpacks. Those bytes are also what the page's fingerprint digests: under a KB copied, not a
+graph walked.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import zlib
+
+from generator.crawl.cache_values import dump_records, load_records
+from generator.model import PackedProduct, Product, ProductEntry, ProductHead
+from generator.plain_text import META_DESCRIPTION_LENGTH, html_to_text, shorten
+
+#: zlib's fastest level: a pack is about half its pickled size (descriptions and variant
+#: names repeat a lot), unpacked in microseconds by the one page render that needs it.
+BLOB_LEVEL = 1
+
+
+def pack(product: Product) -> PackedProduct:
+    """``product`` (with its variants) packed; its related products go with the pack, not in
+    it (they are worked out from the lists at every build)."""
+    blob = zlib.compress(dump_records(dataclasses.replace(product, related=())), BLOB_LEVEL)
+    return PackedProduct(head=_head(product), blob=blob, related=product.related)
+
+
+def unpack(entry: ProductEntry) -> Product:
+    if isinstance(entry, Product):
+        return entry
+    product = load_records(zlib.decompress(entry.blob))
+    assert isinstance(product, Product), "a packed product holds a Product"
+    return dataclasses.replace(product, related=entry.related)
+
+
+def head_of(entry: ProductEntry) -> ProductHead:
+    return entry.head if isinstance(entry, PackedProduct) else _head(entry)
+
+
+def _head(product: Product) -> ProductHead:
+    return ProductHead(
+        card=product.card,
+        category_ids=product.category_ids,
+        meta_title=product.meta_title,
+        meta_description=product.meta_description,
+        summary=shorten(product_text(product), META_DESCRIPTION_LENGTH),
+        image_url=next(iter(product_image_urls(product)), None),
+    )
+
+
+def product_text(product: Product) -> str:
+    """The visible text of the product's description (worked out when its answer was read)."""
+    if product.description_text is not None:
+        return product.description_text
+    return html_to_text(product.description_html)
+
+
+def product_image_urls(product: Product) -> list[str]:
+    """The gallery, else the card's image, else the variants' (some stores only have those)."""
+    gallery = [image.url for image in product.images]
+    if gallery:
+        return gallery
+    if product.card.image_url:
+        return [product.card.image_url]
+    return list(dict.fromkeys(v.image_url for v in product.variants if v.image_url))

@@ -1,0 +1,232 @@
+"""The build: crawl -> plan -> render -> write, with progress and a summary.
+
+    summary = await build_site(config, console)
+
+Incremental unless ``--full``: the crawl reuses unchanged answers from the crawl cache and the
+write stage re-renders only the pages whose inputs moved. ``--from-cache`` asks no API at all
+and renders the last crawl. Build state lives in ``--cache-dir``. Commands (build, watch) parse
+their settings and call ``build_site``; nothing else runs the pipeline.
+"""
+
+from __future__ import annotations
+
+import functools
+import gc
+import time
+from collections import Counter
+from collections.abc import AsyncIterator, Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import anyio
+import httpx
+from rich.console import Console
+
+from generator.client import ApiClient, ClientSettings, ClientStats, RateWindow
+from generator.config import BuildConfig
+from generator.crawl.cache import CrawlCache
+from generator.crawl.catalog import crawl
+from generator.crawl.settings import CrawlSettings
+from generator.errors import ConfigError
+from generator.memory import leave_to_exit, release_memory
+from generator.model import Catalog
+from generator.plan.site_plan import plan_site
+from generator.progress import BuildProgress
+from generator.render.pages import build_environment
+from generator.summary import BuildSummary
+from generator.write.incremental import BuildState, compiled_templates
+from generator.write.site import write_incremental
+
+# The embedded companion serves this process alone: no rate limit worth pacing for.
+UNLIMITED = (RateWindow(10_000_000, 60.0),)
+
+
+#: Opens the API of a build: (HTTP client whose base url ends in /public/v1, key, rate windows).
+ApiAccess = tuple[httpx.AsyncClient, str, tuple[RateWindow, ...]]
+Connect = Callable[[BuildConfig], AbstractAsyncContextManager[ApiAccess]]
+
+
+async def build_site(
+    config: BuildConfig, console: Console, *, connect: Connect | None = None
+) -> BuildSummary:
+    """The whole build; raises a StorefrontError (previous output intact) when anything fails.
+
+    ``connect`` opens the API (default: the configured one, or the embedded demo companion).
+    """
+    started = time.perf_counter()
+    with _collecting_less(), BuildProgress(console) as progress:
+        loading: list[Future[BuildState | None]] = []
+        with ThreadPoolExecutor(max_workers=1) as reader:
+
+            def load_state() -> None:
+                # The last build's records are read while the crawl waits for the API; not
+                # before its first requests are out (unpickling holds the interpreter).
+                if not config.full and not loading:
+                    loading.append(reader.submit(BuildState.load, config.cache_dir))
+
+            crawled = await crawl_catalog(
+                config, progress, connect or _api, on_walk_started=load_state
+            )
+        previous = loading[0].result() if loading else None
+        # The catalog lives to the end of the build: the collector need not scan it again.
+        gc.freeze()
+        plan = plan_site(crawled.catalog, config.site_url)
+        env = build_environment(config.templates, compiled=compiled_templates(config.cache_dir))
+        progress.rendering(len(plan.pages))
+        result = await anyio.to_thread.run_sync(
+            lambda: write_incremental(
+                plan,
+                env,
+                config.out,
+                theme_dir=config.templates,
+                previous=previous,
+                workers=config.workers,
+                public_dir=_public_dir(config),
+                on_page=progress.rendered,
+                before_commit=lambda: BuildState.forget(config.cache_dir),
+            )
+        )
+        # Saved only once the new output is in place: state always describes what is there.
+        result.state.save(config.cache_dir)
+        if crawled.cache is not None:
+            crawled.cache.save()
+    # The process may end right after the build: then what it built is left to the exit.
+    leave_to_exit(crawled, plan, result, previous)
+    counts = result.counts
+    console.print(
+        f"fetched {crawled.stats.requests} answers from the API "
+        f"({crawled.stats.not_modified} of them 304 Not Modified), {crawled.reused} from the crawl "
+        f"cache; rendered {counts.rendered} pages, kept {counts.reused}, "
+        f"deleted {counts.removed} (write phase {counts.seconds:.3f} s)"
+    )
+    report = result.report
+    stats = crawled.stats
+    return BuildSummary(
+        out_dir=report.out_dir,
+        pages_by_kind=Counter(page.kind for page in plan.pages),
+        files=report.files,
+        bytes=report.bytes,
+        sitemap_files=report.sitemap_files,
+        requests=stats.requests,
+        retries=stats.retries,
+        rate_limited=stats.rate_limited,
+        waited_seconds=stats.limiter_wait_seconds + stats.retry_after_wait_seconds,
+        skipped=plan.skipped,
+        seconds=time.perf_counter() - started,
+        source=_source(config),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Crawled:
+    catalog: Catalog
+    stats: ClientStats
+    cache: CrawlCache | None  # prepared, to save once the output is in place; None offline
+    reused: int  # answers taken from the crawl cache without a request
+
+
+@contextmanager
+def _collecting_less() -> Iterator[None]:
+    """A build creates hundreds of thousands of small records (the catalog, then the plan's
+    pages) and frees almost none of them: at Python's default pace (a collection every 700
+    allocations) the cycle collector scans them again and again, which costs a replay from the
+    cache about half its time and the plan about a third of its own. Collect a hundred times
+    less often while building; what the build freezes (the catalog, once crawled) stays out of
+    the collector's scans until the build ends."""
+    threshold = gc.get_threshold()
+    gc.set_threshold(max(threshold[0], 70_000), *threshold[1:])
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*threshold)
+
+
+async def crawl_catalog(
+    config: BuildConfig,
+    progress: BuildProgress,
+    connect: Connect,
+    *,
+    on_walk_started: Callable[[], None] | None = None,
+) -> Crawled:
+    """The catalog: from the API (reusing the crawl cache unless --full) or, with
+    --from-cache, from the last crawl alone; ``on_walk_started`` as ``crawl`` has it."""
+    settings = CrawlSettings(concurrency=config.concurrency)
+    crawling = functools.partial(
+        crawl, observer=progress, settings=settings, on_walk_started=on_walk_started
+    )
+    if config.from_cache:
+        cache = CrawlCache.open(config.cache_dir)
+        if not len(cache):
+            raise ConfigError(
+                f"--from-cache: no crawl cache in {config.cache_dir}; "
+                "run storefront build with the API once first"
+            )
+        catalog = await crawling(None, cache=cache)
+        return Crawled(catalog, ClientStats(), None, reused=cache.reused)
+    cache = (
+        CrawlCache.empty(config.cache_dir)
+        if config.full
+        else CrawlCache.open(config.cache_dir, in_background=True)
+    )
+    async with connect(config) as (http, key, windows):
+        client = ApiClient(
+            http,
+            key=key,
+            settings=ClientSettings(concurrency=config.concurrency, windows=windows),
+            observer=progress,
+        )
+        catalog = await crawling(client, cache=cache)
+    cache.prepare_save()  # what it no longer needs is freed for the plan and the render
+    written = CrawlCache.reopen_new_file(cache)
+    if written is not None:
+        # A whole crawl's records lie scattered among the holes its answers' decoding left, and
+        # the build's memory stays that large. Read back from the file just written, the
+        # catalog (the same records) fills those holes, and the plan and render fit beside it.
+        del catalog
+        release_memory()
+        catalog = await crawl(None, settings=settings, cache=written)
+    return Crawled(catalog, client.stats, cache, reused=cache.reused)
+
+
+def _source(config: BuildConfig) -> str:
+    if config.from_cache:
+        return f"the crawl cache in {config.cache_dir}"
+    return config.api_url or "embedded companion (demo store)"
+
+
+def _public_dir(config: BuildConfig) -> Path | None:
+    """xstore.json ``publicDir``: files copied as they are to the output root, when present."""
+    name = config.descriptor.public_dir
+    if name is None:
+        return None
+    folder = Path(name)
+    return folder if folder.is_dir() else None
+
+
+@asynccontextmanager
+async def _api(
+    config: BuildConfig,
+) -> AsyncIterator[tuple[httpx.AsyncClient, str, tuple[RateWindow, ...]]]:
+    """The HTTP client of this build: the configured API, or the embedded demo companion."""
+    timeout = httpx.Timeout(30.0, connect=10.0)
+    if config.api_url is not None:
+        if not config.api_key:
+            raise ConfigError(
+                "--api-url needs a publishable key: pass --key or set STOREFRONT_API_KEY"
+            )
+        async with httpx.AsyncClient(base_url=config.api_url, timeout=timeout) as http:
+            yield http, config.api_key, ClientSettings().windows
+        return
+    # Imported here: the companion (FastAPI, SQLAlchemy, Alembic) costs most of a second to
+    # import, and a build against a configured API or from the cache never needs it.
+    from generator.embedded import embedded_companion
+
+    with embedded_companion(products=config.demo_products) as (app, key):
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(
+            transport=transport, base_url="http://localhost/public/v1", timeout=timeout
+        ) as http:
+            yield http, key, UNLIMITED

@@ -1,0 +1,602 @@
+"""Which pages a build writes: ``plan_site(catalog, site_url) -> SitePlan``. Pure, no I/O.
+
+Every page gets its url path, kind, template, the model object it shows, canonical url, lastmod
+and whether it belongs in the sitemap, so rendering, writing and the sitemap only read the plan.
+
+Pages, in this order:
+- ``/`` home;
+- each product, category and CMS page at its own ``url`` (null url: no page);
+- each collection at ``CollectionPage.path`` (collections have no url column);
+- each article at ``/bai-viet/<slug>``, and the article list at ``/bai-viet`` with further pages
+  at ``/bai-viet/trang/<n>``;
+- each ``Catalog.custom_paths`` entry: its target again at the custom path. When the target has
+  its own page the custom page's canonical points there and the custom page stays out of the
+  sitemap; when it has none (null url), the custom path is the canonical page;
+- the island shells of ``shell_pages.SHELLS`` (cart, checkout, payment return, account, search),
+  ``noindex`` and out of the sitemap, unless a merchant page already has the path;
+- the not-found page (``/404`` -> ``404.html``), never in the sitemap, never linked.
+
+Two pages writing one file raise ``PathCollision``; an unsafe path raises ``UnsafePath``; both
+name the entities involved. Urls under ``/_assets/`` and the sitemap/robots file names are taken.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from pathlib import PurePosixPath
+from typing import Literal
+
+from generator.crawl.pack import head_of
+from generator.errors import PathCollision, UnsafePath
+from generator.model import (
+    Article,
+    ArticleSummary,
+    Banner,
+    Catalog,
+    Category,
+    CategoryPage,
+    CmsPage,
+    CollectionPage,
+    EntityType,
+    FlashSale,
+    PackedProduct,
+    Product,
+    ProductCard,
+    ProductEntry,
+    Promotion,
+    SiteContext,
+    Skip,
+)
+from generator.plain_text import META_DESCRIPTION_LENGTH, html_to_text, shorten
+from generator.plan.links import Links
+from generator.plan.paths import output_file, output_name, page_key, public_path
+from generator.shells import SHELLS, Shell
+
+PageKind = Literal[
+    "home",
+    "product",
+    "category",
+    "collection",
+    "article",
+    "article_list",
+    "cms_page",
+    "not_found",
+    "cart",
+    "checkout",
+    "payment_return",
+    "account",
+    "search",
+]
+
+TEMPLATES: Mapping[PageKind, str] = {
+    "home": "home.html",
+    "product": "product.html",
+    "category": "category.html",
+    "collection": "collection.html",
+    "article": "article.html",
+    "article_list": "article_list.html",
+    "cms_page": "page.html",
+    "not_found": "404.html",
+    **{shell.kind: shell.template for shell in SHELLS},
+}
+
+HOME_PATH = "/"
+ARTICLES_PATH = "/bai-viet"
+NOT_FOUND_PATH = "/404"
+ASSETS_PREFIX = "/_assets/"
+ARTICLES_PER_PAGE = 12
+LATEST_ARTICLES_ON_HOME = 4
+HOME_LABEL = "Trang chủ"
+ARTICLES_LABEL = "Tin tức"
+NOT_FOUND_TITLE = "Không tìm thấy trang"
+# Files the write phase puts at the root besides pages; a page there would be unreachable.
+_RESERVED = re.compile(r"^/(?:robots\.txt|sitemap\.xml|sitemap-\d+\.xml)$")
+
+
+@dataclass(frozen=True, slots=True)
+class BreadcrumbItem:
+    name: str
+    url: str | None  # as the API gave it; the Links rule decides whether it is a link
+
+
+#: The first crumb of every trail (one object: a crumb is immutable).
+_HOME_CRUMB = BreadcrumbItem(HOME_LABEL, HOME_PATH)
+
+
+@dataclass(frozen=True, slots=True)
+class Home:
+    """The home page's blocks, already chosen and ordered."""
+
+    hero_banners: tuple[Banner, ...]
+    middle_banners: tuple[Banner, ...]
+    promotions: tuple[Promotion, ...]
+    flash_sales: tuple[FlashSale, ...]  # running ones only
+    featured: tuple[ProductCard, ...]
+    latest_articles: tuple[ArticleSummary, ...]
+    categories: tuple[Category, ...]  # top level of the tree
+
+
+@dataclass(frozen=True, slots=True)
+class ArticleListing:
+    number: int  # 1-based
+    count: int  # how many list pages there are
+    articles: tuple[ArticleSummary, ...]
+    previous_path: str | None
+    next_path: str | None
+
+
+Subject = (
+    Home | ProductEntry | CategoryPage | CollectionPage | Article | ArticleListing | CmsPage | None
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    path: str  # public spelling (paths.public_path); "/404" for the not-found page
+    kind: PageKind
+    subject: Subject
+    name: str  # the h1
+    title: str  # the document <title>
+    description: str  # meta description, never empty
+    canonical_path: str | None  # None only for the not-found page
+    lastmod: datetime | None
+    in_sitemap: bool
+    breadcrumb: tuple[BreadcrumbItem, ...]  # home first, this page last; () on home and 404
+    image_url: str | None  # for Open Graph
+
+    @property
+    def template(self) -> str:
+        return TEMPLATES[self.kind]
+
+    @property
+    def file(self) -> PurePosixPath:
+        return output_file(self.path)
+
+
+@dataclass(frozen=True, slots=True)
+class SitePlan:
+    site_url: str  # origin without a trailing slash
+    site: SiteContext
+    pages: tuple[Page, ...]
+    links: Links = field(repr=False, compare=False)
+    skipped: tuple[Skip, ...] = ()
+
+    def absolute(self, path: str) -> str:
+        """The absolute url of a site path (already in its public spelling)."""
+        return self.site_url + path
+
+    def absolute_url(self, url: str | None) -> str | None:
+        """Absolute urls stay; a site path gains the origin (Open Graph wants absolute)."""
+        if not url:
+            return None
+        if url.startswith("/") and not url.startswith("//"):
+            return self.site_url + url
+        return url
+
+    def page_at(self, url_path: str) -> Page | None:
+        key = page_key(url_path)
+        return next((p for p in self.pages if page_key(p.path) == key), None)
+
+
+def plan_site(
+    catalog: Catalog,
+    site_url: str,
+    *,
+    articles_per_page: int = ARTICLES_PER_PAGE,
+) -> SitePlan:
+    """Every page of the site, complete, checked for unsafe paths and collisions."""
+    origin = site_url.rstrip("/")
+    drafts = _Drafts(catalog)
+    pages: list[Page] = [drafts.home()]
+    pages += [drafts.product(p, p.card.url) for p in catalog.products if p.card.url]
+    pages += [drafts.category(c, c.category.url) for c in catalog.categories if c.category.url]
+    pages += [drafts.collection(c, c.path) for c in catalog.collections]
+    pages += [drafts.article(a, a.summary.path) for a in catalog.articles]
+    pages += drafts.article_lists(articles_per_page)
+    pages += [drafts.cms_page(p, p.url) for p in catalog.pages if p.url]
+    taken = {page_key(p.path) for p in pages}  # each page's key, worked out once
+    custom, skipped = _custom_pages(catalog, drafts, taken)
+    pages += custom
+    taken.update(page_key(p.path) for p in custom)
+    shells = [drafts.shell(s) for s in SHELLS if page_key(s.path) not in taken]
+    pages += shells
+    taken.update(page_key(p.path) for p in shells)
+    pages.append(drafts.not_found())
+    _refuse_collisions(pages)
+    return SitePlan(
+        site_url=origin,
+        site=catalog.site,
+        pages=tuple(pages),
+        links=Links.of_keys(taken),  # every page but the not-found one, which is never linked
+        skipped=catalog.skipped + tuple(skipped),
+    )
+
+
+class _Drafts:
+    """Builds one Page per entity at a given path, canonical to itself and in the sitemap."""
+
+    def __init__(self, catalog: Catalog) -> None:
+        self.catalog = catalog
+        self.store_name = catalog.site.store.name
+        self.categories = _categories_by_id(catalog)
+        self.category_pages = {c.category.id: c for c in catalog.categories}
+        self._trails: dict[int, tuple[BreadcrumbItem, ...]] = {}
+
+    def _page(
+        self,
+        what: str,
+        path: str,
+        kind: PageKind,
+        subject: Subject,
+        *,
+        name: str,
+        meta_title: str | None,
+        descriptions: Iterable[str | None],
+        lastmod: datetime | None,
+        breadcrumb: tuple[BreadcrumbItem, ...],
+        image_url: str | None,
+    ) -> Page:
+        public = _public(what, path)
+        return Page(
+            path=public,
+            kind=kind,
+            subject=subject,
+            name=name,
+            title=meta_title or f"{name} | {self.store_name}",
+            description=_description(descriptions, fallback=f"{name} - {self.store_name}"),
+            canonical_path=public,
+            lastmod=lastmod,
+            in_sitemap=True,
+            breadcrumb=breadcrumb,
+            image_url=image_url,
+        )
+
+    def home(self) -> Page:
+        site = self.catalog.site
+        articles = sorted(
+            (a.summary for a in self.catalog.articles),
+            key=lambda a: a.published_at.timestamp() if a.published_at else float("-inf"),
+            reverse=True,
+        )
+        home = Home(
+            hero_banners=_banners(site.banners, "home_hero"),
+            middle_banners=_banners(site.banners, "home_middle"),
+            promotions=site.promotions,
+            flash_sales=tuple(s for s in self.catalog.flash_sales if s.status == "running"),
+            featured=self.catalog.featured,
+            latest_articles=tuple(articles[:LATEST_ARTICLES_ON_HOME]),
+            categories=site.category_tree,
+        )
+        return self._page(
+            "the home page",
+            HOME_PATH,
+            "home",
+            home,
+            name=self.store_name,
+            meta_title=self.store_name,
+            descriptions=[
+                dict(site.custom_variables).get("meta_description"),
+                f"{self.store_name}: sản phẩm, khuyến mãi và tin tức mới nhất.",
+            ],
+            lastmod=None,
+            breadcrumb=(),
+            image_url=site.store.logo_url,
+        )
+
+    def product(self, product: ProductEntry, path: str) -> Page:
+        head = head_of(product)
+        card = head.card
+        trail = self._category_trail(card.category_id or next(iter(head.category_ids), None))
+        return self._page(
+            f"product {card.id}",
+            path,
+            "product",
+            product,
+            name=card.name,
+            meta_title=head.meta_title,
+            descriptions=[head.meta_description, head.summary],
+            lastmod=card.updated_at,
+            breadcrumb=(_home_crumb(), *trail, BreadcrumbItem(card.name, path)),
+            image_url=head.image_url,
+        )
+
+    def category(self, page: CategoryPage, path: str) -> Page:
+        category = page.category
+        # The API's breadcrumb ends with the category itself; this page adds its own last crumb.
+        trail = page.breadcrumb
+        if trail and trail[-1].id == category.id:
+            trail = trail[:-1]
+        crumbs = tuple(BreadcrumbItem(c.name, c.url) for c in trail)
+        return self._page(
+            f"category {category.id}",
+            path,
+            "category",
+            page,
+            name=category.name,
+            meta_title=category.meta_title,
+            descriptions=[category.meta_description, html_to_text(category.description_html)],
+            lastmod=category.updated_at,
+            breadcrumb=(_home_crumb(), *crumbs, BreadcrumbItem(category.name, path)),
+            image_url=category.image_url,
+        )
+
+    def collection(self, page: CollectionPage, path: str) -> Page:
+        collection = page.collection
+        return self._page(
+            f"collection {collection.id}",
+            path,
+            "collection",
+            page,
+            name=collection.name,
+            meta_title=None,
+            descriptions=[html_to_text(collection.description_html)],
+            lastmod=collection.updated_at,
+            breadcrumb=(_home_crumb(), BreadcrumbItem(collection.name, path)),
+            image_url=collection.image_url,
+        )
+
+    def article(self, article: Article, path: str) -> Page:
+        summary = article.summary
+        return self._page(
+            f"article {summary.id}",
+            path,
+            "article",
+            article,
+            name=summary.title,
+            meta_title=article.meta_title,
+            descriptions=[
+                article.meta_description,
+                summary.excerpt,
+                html_to_text(article.content_html),
+            ],
+            lastmod=summary.updated_at or summary.published_at,
+            breadcrumb=(
+                _home_crumb(),
+                BreadcrumbItem(ARTICLES_LABEL, ARTICLES_PATH),
+                BreadcrumbItem(summary.title, path),
+            ),
+            image_url=summary.cover_image_url,
+        )
+
+    def article_lists(self, per_page: int) -> list[Page]:
+        summaries = [a.summary for a in self.catalog.articles]
+        if not summaries:
+            return []
+        chunks = [summaries[i : i + per_page] for i in range(0, len(summaries), per_page)]
+        pages = []
+        for number, chunk in enumerate(chunks, start=1):
+            path = _article_list_path(number)
+            listing = ArticleListing(
+                number=number,
+                count=len(chunks),
+                articles=tuple(chunk),
+                previous_path=_article_list_path(number - 1) if number > 1 else None,
+                next_path=_article_list_path(number + 1) if number < len(chunks) else None,
+            )
+            name = ARTICLES_LABEL if number == 1 else f"{ARTICLES_LABEL} - trang {number}"
+            crumbs = [_home_crumb(), BreadcrumbItem(ARTICLES_LABEL, ARTICLES_PATH)]
+            if number > 1:
+                crumbs.append(BreadcrumbItem(f"Trang {number}", path))
+            stamps = [a.updated_at or a.published_at for a in chunk]
+            pages.append(
+                self._page(
+                    f"article list page {number}",
+                    path,
+                    "article_list",
+                    listing,
+                    name=name,
+                    meta_title=None,
+                    descriptions=[f"{name}: bài viết mới nhất của {self.store_name}."],
+                    lastmod=max((s for s in stamps if s), default=None),
+                    breadcrumb=tuple(crumbs),
+                    image_url=None,
+                )
+            )
+        return pages
+
+    def cms_page(self, page: CmsPage, path: str) -> Page:
+        return self._page(
+            f"page {page.id}",
+            path,
+            "cms_page",
+            page,
+            name=page.title,
+            meta_title=page.meta_title,
+            descriptions=[page.meta_description, html_to_text(page.content_html)],
+            lastmod=page.updated_at,
+            breadcrumb=(_home_crumb(), BreadcrumbItem(page.title, path)),
+            image_url=None,
+        )
+
+    def not_found(self) -> Page:
+        page = self._page(
+            "the not-found page",
+            NOT_FOUND_PATH,
+            "not_found",
+            None,
+            name=NOT_FOUND_TITLE,
+            meta_title=None,
+            descriptions=[f"Trang bạn tìm không có trên {self.store_name}."],
+            lastmod=None,
+            breadcrumb=(),
+            image_url=None,
+        )
+        return replace(page, canonical_path=None, in_sitemap=False)
+
+    def shell(self, shell: Shell) -> Page:
+        """An island's page: the site's frame and a placeholder; noindex, not in the sitemap."""
+        page = self._page(
+            f"the {shell.kind.replace('_', '-')} page",
+            shell.path,
+            shell.kind,
+            None,
+            name=shell.name,
+            meta_title=None,
+            descriptions=[f"{shell.name} - {self.store_name}"],
+            lastmod=None,
+            breadcrumb=(_home_crumb(), BreadcrumbItem(shell.name, shell.path)),
+            image_url=None,
+        )
+        return replace(page, canonical_path=None, in_sitemap=False)
+
+    def _category_trail(self, category_id: int | None) -> tuple[BreadcrumbItem, ...]:
+        """Root first, down to the category itself; prefers the API's own breadcrumb. Worked
+        out once per category: a category's products all share it."""
+        if category_id is None:
+            return ()
+        trail = self._trails.get(category_id)
+        if trail is None:
+            trail = self._trails[category_id] = self._trail_of(category_id)
+        return trail
+
+    def _trail_of(self, category_id: int) -> tuple[BreadcrumbItem, ...]:
+        known = self.category_pages.get(category_id)
+        if known is not None and known.breadcrumb:
+            return tuple(BreadcrumbItem(c.name, c.url) for c in known.breadcrumb)
+        trail: list[BreadcrumbItem] = []
+        seen: set[int] = set()
+        current = self.categories.get(category_id)
+        while current is not None and current.id not in seen:
+            seen.add(current.id)
+            trail.insert(0, BreadcrumbItem(current.name, current.url))
+            current = self.categories.get(current.parent_id) if current.parent_id else None
+        return tuple(trail)
+
+
+def _custom_pages(
+    catalog: Catalog, drafts: _Drafts, own_keys: set[str]
+) -> tuple[list[Page], list[Skip]]:
+    """The targets of custom paths, rendered again at those paths (``own_keys``: the page keys
+    of the pages planned so far)."""
+    custom: list[Page] = []
+    skipped: list[Skip] = []
+    seen: set[tuple[str, str, int]] = set()
+    for path, entity_type, entity_id in catalog.custom_paths:
+        try:
+            key = page_key(path)
+        except UnsafePath as exc:
+            raise UnsafePath(f"custom path for {entity_type} {entity_id}: {exc}") from None
+        if (key, entity_type, entity_id) in seen:
+            continue  # the same custom path listed twice (sitemap and a menu, say)
+        seen.add((key, entity_type, entity_id))
+        page, own_path = _draft_for(catalog, drafts, path, entity_type, entity_id)
+        if page is None:
+            skipped.append(Skip(f"path {path}", f"{entity_type} {entity_id} is not in the catalog"))
+            continue
+        if own_path is not None and page_key(own_path) == key:
+            continue  # the entity's own page is already there
+        if own_path is not None and page_key(own_path) in own_keys:
+            page = replace(page, canonical_path=public_path(own_path), in_sitemap=False)
+        custom.append(page)
+    return custom, skipped
+
+
+def _draft_for(
+    catalog: Catalog, drafts: _Drafts, path: str, entity_type: EntityType, entity_id: int
+) -> tuple[Page | None, str | None]:
+    """The target drafted at ``path``, and the path of its own page (None when it has none)."""
+    if entity_type == "product":
+        product = next((p for p in catalog.products if p.card.id == entity_id), None)
+        if product:
+            return drafts.product(product, path), product.card.url
+    elif entity_type == "category":
+        category = drafts.category_pages.get(entity_id)
+        if category:
+            return drafts.category(category, path), category.category.url
+    elif entity_type == "collection":
+        collection = next((c for c in catalog.collections if c.collection.id == entity_id), None)
+        if collection:
+            return drafts.collection(collection, path), collection.path
+    elif entity_type == "article":
+        article = next((a for a in catalog.articles if a.summary.id == entity_id), None)
+        if article:
+            return drafts.article(article, path), article.summary.path
+    elif entity_type == "cms_page":
+        cms = next((p for p in catalog.pages if p.id == entity_id), None)
+        if cms:
+            return drafts.cms_page(cms, path), cms.url
+    return None, None
+
+
+def _refuse_collisions(pages: Iterable[Page]) -> None:
+    by_file: dict[str, Page] = {}
+    for page in pages:
+        file = output_name(page.path)
+        earlier = by_file.get(file)
+        if earlier is not None:
+            raise PathCollision(
+                f"{_describe(earlier)} at {earlier.path} and {_describe(page)} at {page.path} "
+                f"would both be written to {file}; give one of them another url"
+            )
+        by_file[file] = page
+
+
+def _describe(page: Page) -> str:
+    subject = page.subject
+    if isinstance(subject, (Product, PackedProduct)):
+        return f"product {subject.card.id}"
+    if isinstance(subject, CategoryPage):
+        return f"category {subject.category.id}"
+    if isinstance(subject, CollectionPage):
+        return f"collection {subject.collection.id}"
+    if isinstance(subject, Article):
+        return f"article {subject.summary.id}"
+    if isinstance(subject, CmsPage):
+        return f"page {subject.id}"
+    if page.kind == "article_list":
+        return "the article list"
+    return f"the {page.kind.replace('_', '-')} page"
+
+
+def _home_crumb() -> BreadcrumbItem:
+    return _HOME_CRUMB
+
+
+def _article_list_path(number: int) -> str:
+    return ARTICLES_PATH if number == 1 else f"{ARTICLES_PATH}/trang/{number}"
+
+
+def _banners(banners: Iterable[Banner], location: str) -> tuple[Banner, ...]:
+    return tuple(sorted((b for b in banners if b.location_code == location), key=_position))
+
+
+def _position(banner: Banner) -> tuple[int, int]:
+    return (banner.position, banner.id)
+
+
+def _public(what: str, path: str) -> str:
+    """The public spelling of a page's path, once it is safe and not taken by the build."""
+    try:
+        public = public_path(path)
+    except UnsafePath as exc:
+        raise UnsafePath(f"{what}: {exc}") from None
+    if public.startswith(ASSETS_PREFIX) or public == ASSETS_PREFIX.rstrip("/"):
+        raise PathCollision(f"{what}: {path!r} is under {ASSETS_PREFIX}, kept for theme assets")
+    if _RESERVED.match(public):
+        raise PathCollision(f"{what}: {path!r} is the name of a file the build writes itself")
+    return public
+
+
+def _description(candidates: Iterable[str | None], *, fallback: str) -> str:
+    for text in candidates:
+        if text and text.strip():
+            return shorten(text, META_DESCRIPTION_LENGTH)
+    return shorten(fallback, META_DESCRIPTION_LENGTH)
+
+
+def _categories_by_id(catalog: Catalog) -> dict[int, Category]:
+    found: dict[int, Category] = {}
+
+    def walk(categories: Iterable[Category]) -> None:
+        for category in categories:
+            found.setdefault(category.id, category)
+            walk(category.children)
+
+    walk(catalog.site.category_tree)
+    for page in catalog.categories:
+        found[page.category.id] = page.category
+        walk(page.subcategories)
+    return found

@@ -1,0 +1,313 @@
+"""Render the plan with the theme: ``render_site(plan, env) -> Iterator[RenderedPage]``.
+
+One Jinja2 Environment per build (``build_environment``): a FileSystemLoader over the theme
+folder, autoescape on for every template, StrictUndefined so a misspelt name fails the build
+instead of printing nothing. Merchant ``*_html`` fields are the only strings marked safe (with
+``|safe`` in the templates); everything else from the API is escaped.
+
+Every page template receives the same context (see ``page_context``): ``page``, ``store``,
+``site``, ``menus`` (by code), ``href`` (the Links rule: a url -> an href or None for plain text),
+``canonical_url``, ``site_url``, ``absolute_url``, ``structured_data`` and ``vars`` (custom
+variables); the environment adds filters (``vnd``, ``date_vi``, ``isoformat``, ``jsonld``) and
+globals (``asset_url``, ``image_src``, ``price_of``, ``tel_href``, ``mailto_href``), and the
+``{% fragment %}`` tag (``fragments``): parts shared by many pages are rendered once per build and
+process. A failing template raises ``TemplateError`` naming the template, the line and the page.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import re
+import types
+from collections.abc import Iterator, Mapping, MutableMapping
+from contextvars import ContextVar
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta, timezone
+from pathlib import Path, PurePosixPath
+from typing import Any, Protocol
+
+import jinja2
+from markupsafe import Markup
+
+from generator.crawl.normalize import format_vnd
+from generator.crawl.pack import unpack
+from generator.errors import TemplateError
+from generator.model import Menu, PackedProduct
+from generator.plan.links import Links, RecordingLinks
+from generator.plan.paths import output_file
+from generator.plan.site_plan import Page, PageKind, SitePlan
+from generator.render.fragments import CONTEXT_NAME as FRAGMENTS
+from generator.render.fragments import (
+    FragmentCache,
+    FragmentExtension,
+    PageFragments,
+    page_fragments,
+)
+from generator.render.structured_data import structured_data
+from generator.render.theme import ASSETS_URL_PREFIX, asset_source
+
+# Vietnam keeps one offset all year (no daylight saving), so a fixed zone is exact.
+VIETNAM_TIME = timezone(timedelta(hours=7), "ICT")
+# JSON inside <script> must not close the element or open a comment.
+# White space inside a url (str.isspace's characters): the url is not usable as it is.
+_SPACE = re.compile(r"\s")
+_SCRIPT_ESCAPES = (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"))
+
+
+@dataclass(frozen=True, slots=True)
+class RenderedPage:
+    """One page's HTML and what the writer and the sitemap need to know about it."""
+
+    path: str  # url path, public spelling
+    html: str
+    kind: PageKind
+    in_sitemap: bool
+    lastmod: datetime | None
+
+    @property
+    def file(self) -> PurePosixPath:
+        return output_file(self.path)
+
+
+class Priced(Protocol):
+    @property
+    def price(self) -> int | None: ...
+    @property
+    def effective_price(self) -> int | None: ...
+    @property
+    def compare_at_price(self) -> int | None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class PriceView:
+    """What to show: the price now, and a higher earlier price to strike through."""
+
+    now: int | None
+    was: int | None
+
+
+class _BuildEnvironment(jinja2.Environment):
+    """An Environment whose templates see its globals as one plain dict, taken when each
+    template loads (Jinja's default is a ChainMap over them, whose look-ups cost more on every
+    import and name a page resolves). A build sets its globals before it renders anything."""
+
+    def make_globals(self, d: MutableMapping[str, Any] | None) -> MutableMapping[str, Any]:
+        return {**self.globals, **(d or {})}
+
+
+def build_environment(theme_dir: Path, *, compiled: Path | None = None) -> jinja2.Environment:
+    """The build's one Environment over ``theme_dir`` (templates, ``assets/``). With
+    ``compiled`` (``incremental.compiled_templates``), compiled templates are kept there and
+    loaded again by the next build while their source is the same: compiling a theme costs
+    more than a small rebuild's render."""
+    env = _BuildEnvironment(
+        bytecode_cache=None if compiled is None else jinja2.FileSystemBytecodeCache(str(compiled)),
+        loader=jinja2.FileSystemLoader(theme_dir),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        extensions=[FragmentExtension],
+        auto_reload=False,  # one Environment per build: templates do not change during it
+    )
+    env.filters["vnd"] = vnd
+    env.filters["date_vi"] = date_vi
+    env.filters["isoformat"] = isoformat
+    env.filters["jsonld"] = jsonld
+    env.globals["asset_url"] = AssetUrls(theme_dir)
+    env.globals["image_src"] = image_src
+    env.globals["price_of"] = price_of
+    env.globals["tel_href"] = tel_href
+    env.globals["mailto_href"] = mailto_href
+    # Also a global (not only in the page context), so partials imported without context -
+    # compiled once per build instead of once per page - can link.
+    env.globals["href"] = current_href
+    return env
+
+
+# The links of the page being rendered in this thread (set by ``render_page``).
+_page_links: ContextVar[Links] = ContextVar("page_links")
+
+
+def current_href(url: str | None) -> str | None:
+    """``href`` of the page being rendered: its Links rule (see ``links``)."""
+    return _page_links.get().href(url)
+
+
+def render_site(plan: SitePlan, env: jinja2.Environment) -> Iterator[RenderedPage]:
+    """Each page of the plan rendered, lazily, in plan order."""
+    fragments = FragmentCache()
+    for page in plan.pages:
+        yield render_page(plan, page, env, PageFragments(fragments, None))
+
+
+def render_page(
+    plan: SitePlan, page: Page, env: jinja2.Environment, fragments: PageFragments | None = None
+) -> RenderedPage:
+    """One page; ``fragments`` keeps the ``{% fragment %}`` outputs it shares with others."""
+    if isinstance(page.subject, PackedProduct):
+        page = dataclasses.replace(page, subject=unpack(page.subject))
+    try:
+        template = env.get_template(page.template)
+        context = page_context(plan, page)
+        if fragments is not None:
+            context[FRAGMENTS] = fragments
+        links_token = _page_links.set(plan.links)
+        fragments_token = page_fragments.set(fragments)
+        try:
+            html = template.render(context)
+        finally:
+            page_fragments.reset(fragments_token)
+            _page_links.reset(links_token)
+    except jinja2.TemplateSyntaxError as exc:
+        where = f"{exc.name or exc.filename or page.template}, line {exc.lineno}"
+        raise TemplateError(f"{where}: {exc.message} (fix the theme template)") from None
+    except jinja2.TemplateNotFound as exc:
+        raise TemplateError(
+            f"template {exc.name!r} not found in the theme (needed for {page.path})"
+        ) from None
+    except Exception as exc:  # any failure inside a template: report where, never a traceback
+        where = _template_line(exc.__traceback__, env) or page.template
+        raise TemplateError(
+            f"{where}: {type(exc).__name__}: {exc} (while rendering {page.path})"
+        ) from None
+    return RenderedPage(
+        path=page.path,
+        html=html,
+        kind=page.kind,
+        in_sitemap=page.in_sitemap,
+        lastmod=page.lastmod,
+    )
+
+
+def render_recorded(
+    plan: SitePlan, page: Page, env: jinja2.Environment, fragments: FragmentCache | None = None
+) -> tuple[RenderedPage, tuple[str, ...]]:
+    """The page, and every url whose link it asked about (its link dependencies).
+
+    Pages rendered with one ``fragments`` cache share their ``{% fragment %}`` outputs."""
+    recorder = RecordingLinks(plan.links)
+    shared = PageFragments(fragments if fragments is not None else FragmentCache(), recorder)
+    rendered = render_page(dataclasses.replace(plan, links=recorder), page, env, shared)
+    return rendered, tuple(recorder.asked)
+
+
+def page_context(plan: SitePlan, page: Page) -> dict[str, object]:
+    site = plan.site
+    menus: Mapping[str, Menu] = {m.code: m for m in site.menus}
+    return {
+        "page": page,
+        "site": site,
+        "store": site.store,
+        "menus": menus,
+        "href": plan.links.href,
+        "site_url": plan.site_url,
+        "absolute_url": plan.absolute_url,
+        "canonical_url": plan.absolute(page.canonical_path) if page.canonical_path else None,
+        "structured_data": structured_data(plan, page),
+        "vars": dict(site.custom_variables),
+    }
+
+
+def vnd(amount: int | None) -> str:
+    """'120.000 ₫'; nothing at all for a missing price (never '0 ₫')."""
+    return "" if amount is None else format_vnd(amount)
+
+
+def date_vi(moment: datetime | None) -> str:
+    """dd/mm/yyyy in Vietnam time; '' for None."""
+    return "" if moment is None else moment.astimezone(VIETNAM_TIME).strftime("%d/%m/%Y")
+
+
+def isoformat(moment: datetime | None) -> str:
+    """The UTC instant for <time datetime>: 2026-11-20T03:04:05+00:00."""
+    return "" if moment is None else moment.astimezone(UTC).isoformat(timespec="seconds")
+
+
+def jsonld(data: object) -> Markup:
+    """JSON for a <script type="application/ld+json"> element, safe against </script>."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), sort_keys=False)
+    # str.replace is many times faster than str.translate on non-ASCII text.
+    for raw, escaped in _SCRIPT_ESCAPES:
+        text = text.replace(raw, escaped)
+    return Markup(text)
+
+
+def image_src(url: str | None) -> str | None:
+    """An image url usable in src: http(s) or a site path; anything else is dropped."""
+    if not url or _SPACE.search(url.strip("\n ")):
+        return None
+    if url.startswith(("https://", "http://")):
+        return url
+    if url.startswith("/") and not url.startswith("//"):
+        return url
+    return None
+
+
+def tel_href(phone: str | None) -> str | None:
+    """'tel:+84901234567' from a phone number as people write it; None when not a number."""
+    if not phone:
+        return None
+    digits = "".join(ch for ch in phone if ch.isdigit() or ch == "+")
+    if not (8 <= len(digits.lstrip("+")) <= 15) or "+" in digits[1:]:
+        return None
+    return "tel:" + digits
+
+
+def mailto_href(email: str | None) -> str | None:
+    """'mailto:' plus a plain address; None for anything that is not one."""
+    if not email or any(ch.isspace() or ch in '<>"?&,;:/' for ch in email):
+        return None
+    local, at, domain = email.partition("@")
+    if not (local and at and "." in domain):
+        return None
+    return "mailto:" + email
+
+
+def price_of(item: Priced) -> PriceView:
+    """The price a visitor pays now, and the struck-through one when it is higher."""
+    now = item.effective_price if item.effective_price is not None else item.price
+    if now is None:
+        return PriceView(None, None)
+    for earlier in (item.compare_at_price, item.price):
+        if earlier is not None and earlier > now:
+            return PriceView(now, earlier)
+    return PriceView(now, None)
+
+
+class AssetUrls:
+    """``asset_url('style.css')`` -> '/_assets/style.css?v=<hash>'.
+
+    The content hash changes the url whenever the file changes, so assets can be cached
+    for a year (``immutable``) and still update with the next build.
+    """
+
+    def __init__(self, theme_dir: Path) -> None:
+        self._theme_dir = theme_dir
+        self._urls: dict[str, str] = {}
+
+    def __call__(self, name: str) -> str:
+        url = self._urls.get(name)
+        if url is None:
+            source = asset_source(self._theme_dir, name)
+            if source is None:
+                raise FileNotFoundError(f"the theme has no asset published as {name!r}")
+            digest = hashlib.sha256(source.read_bytes()).hexdigest()[:10]
+            url = self._urls[name] = f"{ASSETS_URL_PREFIX}{name}?v={digest}"
+        return url
+
+
+def _template_line(tb: types.TracebackType | None, env: jinja2.Environment) -> str | None:
+    """'partials/x.html, line N' of the innermost template frame (Jinja maps frames to lines)."""
+    roots = [Path(p).resolve() for p in getattr(env.loader, "searchpath", ())]
+    found = None
+    while tb is not None:
+        filename = Path(tb.tb_frame.f_code.co_filename)
+        for root in roots:
+            if filename.is_relative_to(root):
+                found = f"{filename.relative_to(root).as_posix()}, line {tb.tb_lineno}"
+        tb = tb.tb_next
+    return found

@@ -1,0 +1,109 @@
+"""The ASGI app of `storefront serve`: the built site, the API and the session on one origin.
+
+Requests under /public/ (and the sandbox gateway's /sandbox/ and /payments/) go to the API: the
+embedded companion app, or a proxy to the configured API. Requests under /session/ go to the
+customer-session endpoints (``session_app``), which the islands call. Everything else is a
+file of the output, served by the layout rules of ``static_server.resolve_request_path``:
+200 and no redirect for /a/b from a/b.html, 404.html with status 404.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import httpx
+from starlette.applications import Starlette
+from starlette.background import BackgroundTask
+from starlette.requests import Request
+from starlette.responses import FileResponse, PlainTextResponse, Response, StreamingResponse
+from starlette.routing import Route
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from generator.serve.static import (
+    ASSET_PREFIX,
+    LONG_CACHE,
+    NOT_FOUND_PAGE,
+    content_type,
+    resolve_request_path,
+)
+
+#: Paths the API answers: the public API, and the sandbox gateway's pages and IPN endpoint.
+API_PREFIXES = ("/public/", "/sandbox/", "/payments/")
+#: Paths of the customer session (login, logout, the forwarder the islands call).
+SESSION_PREFIXES = ("/session/",)
+# Hop-by-hop headers (RFC 9110 7.6.1) are never forwarded by a proxy.
+_HOP_BY_HOP = frozenset(
+    {"connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer",
+     "transfer-encoding", "upgrade", "host", "content-length"}
+)  # fmt: skip
+
+
+def site_app(root: Path) -> Starlette:
+    """The output folder by the layout rules; GET and HEAD only."""
+
+    async def page(request: Request) -> Response:
+        file = resolve_request_path(root, request.url.path)
+        if file is not None:
+            asset = request.url.path.startswith(ASSET_PREFIX)
+            return FileResponse(
+                file,
+                media_type=content_type(file),
+                headers={"Cache-Control": LONG_CACHE if asset else "no-cache"},
+            )
+        fallback = root / NOT_FOUND_PAGE
+        if fallback.is_file():
+            return FileResponse(fallback, status_code=404, media_type=content_type(fallback))
+        return PlainTextResponse("Not found\n", status_code=404)
+
+    return Starlette(routes=[Route("/{path:path}", page, methods=["GET", "HEAD"])])
+
+
+class ApiProxy:
+    """Forwards /public/... to the API's origin with the same path and query."""
+
+    def __init__(self, api_url: str, client: httpx.AsyncClient) -> None:
+        parts = urlsplit(api_url)
+        self.origin = f"{parts.scheme}://{parts.netloc}"
+        self.client = client
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        request = Request(scope, receive)
+        headers = {k: v for k, v in request.headers.items() if k.lower() not in _HOP_BY_HOP}
+        upstream = self.client.build_request(
+            request.method,
+            self.origin + request.url.path,
+            params=request.url.query or None,
+            headers=headers,
+            content=await request.body(),
+        )
+        try:
+            answer = await self.client.send(upstream, stream=True)
+        except httpx.HTTPError:
+            response: Response = PlainTextResponse("API unreachable\n", status_code=502)
+        else:
+            response = StreamingResponse(
+                answer.aiter_raw(),
+                status_code=answer.status_code,
+                headers={k: v for k, v in answer.headers.items() if k.lower() not in _HOP_BY_HOP},
+                background=BackgroundTask(answer.aclose),
+            )
+        await response(scope, receive, send)
+
+
+class SameOrigin:
+    """Dispatches by path: the API under /public/, the session under /session/, else the site."""
+
+    def __init__(self, site: ASGIApp, api: ASGIApp, session: ASGIApp | None = None) -> None:
+        self.site = site
+        self.api = api
+        self.session = session
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        path = scope.get("path", "") if scope["type"] in ("http", "websocket") else ""
+        if path.startswith(API_PREFIXES):
+            await self.api(scope, receive, send)
+        elif self.session is not None and path.startswith(SESSION_PREFIXES):
+            await self.session(scope, receive, send)
+        else:
+            await self.site(scope, receive, send)

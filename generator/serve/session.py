@@ -1,0 +1,230 @@
+"""The same-origin session endpoints of `storefront serve`, mounted under ``/session/``.
+
+    POST /session/login      {email, password}: logs in upstream, keeps the JWT in the httpOnly
+                             ``service_customer`` cookie, merges the guest cart; answers
+                             {customer} (never the token)
+    POST /session/register   {email, password, full_name, phone?}: registers, then logs in
+    POST /session/logout     clears both cookies
+    GET  /session/me         {customer} or {customer: null}; never a 401 for a guest
+    *    /session/api/<path> forwards to <API base>/<path> with X-Service-Key and, when the
+                             visitor is logged in, Authorization: Bearer <JWT from the cookie>
+
+Every request builds its own ``VisitorClient`` from its cookies (``session_client``). Every
+write passes ``session_guard`` (same Origin, JSON body). ``/customer/login`` is not forwarded:
+its answer carries the JWT, which must never reach a script.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Awaitable, Callable
+from urllib.parse import unquote
+
+import httpx
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from generator.serve.visitor import (
+    CART_COOKIE,
+    CUSTOMER_COOKIE,
+    SessionUpstream,
+    VisitorClient,
+    VisitorCookies,
+    cart_cookie,
+    cleared_cookie,
+    customer_cookie,
+    write_refusal,
+)
+
+SESSION_PREFIX = "/session"
+API_PREFIX = "/session/api"
+PROBLEM_TYPE = "application/problem+json"
+MAX_BODY = 256 * 1024
+# Answer headers worth passing back to the islands (rate limits above all).
+_PASSED_BACK = ("content-type", "retry-after", "ratelimit-limit", "ratelimit-remaining",
+                "ratelimit-reset", "etag", "location")  # fmt: skip
+# Request headers the islands may send on to the API.
+_PASSED_ON = ("content-type", "idempotency-key", "if-none-match")
+# Only what an API path can hold: no dot segments, no backslash, no control characters.
+_SAFE_PATH = re.compile(r"^(?:/[A-Za-z0-9._~%!$&'()*+,;=:@-]+)+/?$")
+_NOT_FORWARDED = re.compile(r"^/(?:v1/)?customer/login/?$")
+
+_Handler = Callable[[Request, VisitorClient], Awaitable[Response]]
+
+
+def session_app(upstream: SessionUpstream) -> Starlette:
+    async def login(request: Request) -> Response:
+        return await _guarded(request, upstream, _login)
+
+    async def register(request: Request) -> Response:
+        return await _guarded(request, upstream, _register)
+
+    async def logout(request: Request) -> Response:
+        return await _guarded(request, upstream, _logout)
+
+    async def me(request: Request) -> Response:
+        return await _guarded(request, upstream, _me)
+
+    async def forward(request: Request) -> Response:
+        return await _guarded(request, upstream, _forward)
+
+    methods = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"]
+    return Starlette(
+        routes=[
+            Route(f"{SESSION_PREFIX}/login", login, methods=["POST"]),
+            Route(f"{SESSION_PREFIX}/register", register, methods=["POST"]),
+            Route(f"{SESSION_PREFIX}/logout", logout, methods=["POST"]),
+            Route(f"{SESSION_PREFIX}/me", me, methods=["GET"]),
+            Route(f"{API_PREFIX}/{{path:path}}", forward, methods=methods),
+        ]
+    )
+
+
+async def _guarded(request: Request, upstream: SessionUpstream, handler: _Handler) -> Response:
+    refused = write_refusal(request)
+    if refused is not None:
+        return problem(*refused)
+    client = VisitorClient(upstream, VisitorCookies.read(request.cookies))
+    try:
+        return await handler(request, client)
+    except httpx.HTTPError:
+        return problem(502, "api_unreachable", "the store's API cannot be reached; try again")
+
+
+async def _login(request: Request, client: VisitorClient) -> Response:
+    body = await _json_body(request)
+    if isinstance(body, Response):
+        return body
+    answer = await client.send("POST", "/customer/login", json=body)
+    if answer.status_code != 200:
+        return _passed_back(answer)
+    return await _logged_in(request, client, answer, status=200)
+
+
+async def _register(request: Request, client: VisitorClient) -> Response:
+    body = await _json_body(request)
+    if isinstance(body, Response):
+        return body
+    answer = await client.send("POST", "/customer/register", json=body)
+    if answer.status_code != 201:
+        return _passed_back(answer)
+    credentials = {"email": body.get("email"), "password": body.get("password")}
+    login = await client.send("POST", "/customer/login", json=credentials)
+    if login.status_code != 200:
+        return _passed_back(login)
+    return await _logged_in(request, client, login, status=201)
+
+
+async def _logged_in(
+    request: Request, client: VisitorClient, login: httpx.Response, *, status: int
+) -> Response:
+    """The JWT into the httpOnly cookie, the guest cart merged into the customer's."""
+    data = login.json()
+    token, customer = data.get("token"), data.get("customer")
+    if not isinstance(token, str) or not token:
+        return problem(502, "bad_login_answer", "the API's login answer carries no token")
+    secure = request.url.scheme == "https"
+    expires_in = data.get("expires_in")
+    max_age = expires_in if isinstance(expires_in, int) else 7 * 24 * 3600
+    response = JSONResponse({"customer": customer}, status_code=status)
+    response.headers.append("cache-control", "no-store")
+    response.headers.append("set-cookie", customer_cookie(token, max_age=max_age, secure=secure))
+    guest_cart = client.cookies.cart_token
+    if guest_cart:
+        customer_client = VisitorClient(client.upstream, VisitorCookies(guest_cart, token))
+        merged = await customer_client.send("POST", "/cart/merge", query=_query(token=guest_cart))
+        kept = merged.json().get("token") if merged.status_code == 200 else None
+        if isinstance(kept, str) and kept:
+            response.headers.append("set-cookie", cart_cookie(kept, secure=secure))
+    return response
+
+
+async def _logout(request: Request, client: VisitorClient) -> Response:
+    secure = request.url.scheme == "https"
+    response = Response(status_code=204)
+    response.headers.append("set-cookie", cleared_cookie(CUSTOMER_COOKIE, secure=secure))
+    # The cart was merged into the customer's at login: it leaves with the customer.
+    response.headers.append("set-cookie", cleared_cookie(CART_COOKIE, secure=secure))
+    return response
+
+
+async def _me(request: Request, client: VisitorClient) -> Response:
+    if not client.cookies.customer_jwt:
+        return _no_store(JSONResponse({"customer": None}))
+    answer = await client.send("GET", "/customer/me")
+    if answer.status_code == 401:
+        response = _no_store(JSONResponse({"customer": None}))
+        secure = request.url.scheme == "https"
+        response.headers.append("set-cookie", cleared_cookie(CUSTOMER_COOKIE, secure=secure))
+        return response
+    if answer.status_code != 200:
+        return _passed_back(answer)
+    return _no_store(JSONResponse({"customer": answer.json()}))
+
+
+async def _forward(request: Request, client: VisitorClient) -> Response:
+    raw = request.scope.get("raw_path") or request.url.path.encode()
+    path = raw.decode("ascii", "replace").split("?", 1)[0][len(API_PREFIX) :]
+    decoded = unquote(path)
+    if (
+        not _SAFE_PATH.match(path)
+        or any(s in (".", "..") for s in decoded.split("/"))
+        or not decoded.isprintable()
+        or "\\" in decoded
+    ):
+        return problem(404, "not_found", "no such API path")
+    if _NOT_FORWARDED.match(path):
+        return problem(404, "use_session_login", "log in through /session/login")
+    content = await request.body()
+    if len(content) > MAX_BODY:
+        return problem(413, "body_too_large", f"a body of at most {MAX_BODY} bytes")
+    headers = {k: v for k in _PASSED_ON if (v := request.headers.get(k))}
+    answer = await client.send(
+        request.method,
+        path,
+        query=request.url.query,
+        content=content or None,
+        headers=headers,
+    )
+    response = _passed_back(answer)
+    if answer.status_code == 401 and client.cookies.customer_jwt:
+        secure = request.url.scheme == "https"
+        response.headers.append("set-cookie", cleared_cookie(CUSTOMER_COOKIE, secure=secure))
+    return response
+
+
+def problem(status: int, code: str, detail: str) -> JSONResponse:
+    body = {"type": "about:blank", "title": detail, "status": status, "detail": detail}
+    body["code"] = code
+    return JSONResponse(body, status_code=status, media_type=PROBLEM_TYPE)
+
+
+def _passed_back(answer: httpx.Response) -> Response:
+    headers = {k: v for k in _PASSED_BACK if (v := answer.headers.get(k))}
+    headers["cache-control"] = "no-store"
+    return Response(answer.content, status_code=answer.status_code, headers=headers)
+
+
+def _no_store(response: Response) -> Response:
+    response.headers["cache-control"] = "no-store"
+    return response
+
+
+async def _json_body(request: Request) -> dict[str, object] | Response:
+    content = await request.body()
+    if len(content) > MAX_BODY:
+        return problem(413, "body_too_large", f"a body of at most {MAX_BODY} bytes")
+    try:
+        body = json.loads(content)
+    except (ValueError, UnicodeDecodeError):
+        return problem(400, "invalid_json", "the body is not valid JSON")
+    if not isinstance(body, dict):
+        return problem(422, "invalid_body", "the body must be a JSON object")
+    return body
+
+
+def _query(**params: str) -> str:
+    return str(httpx.QueryParams(params))

@@ -1,0 +1,112 @@
+"""What `storefront serve` runs, assembled: site + API + session on one origin.
+
+``embedded_stack`` puts the companion in-process: the session endpoints and the sandbox
+gateway's IPN reach it through ``httpx.ASGITransport`` (no loopback HTTP to itself), and its
+``public_url`` is the served origin, so the sandbox's pay page and redirects stay on it.
+``proxy_stack`` forwards /public/ to a configured API and sends session calls there with the key.
+Browser tests use ``embedded_stack`` under uvicorn exactly as the command does.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import replace
+from pathlib import Path
+
+import httpx
+import uvicorn
+from starlette.types import ASGIApp
+
+from generator.serve.app import ApiProxy, SameOrigin, site_app
+from generator.serve.session import session_app
+from generator.serve.visitor import SessionUpstream
+
+#: Host name of the in-process companion's base url; nothing resolves it.
+EMBEDDED_BASE = "http://companion.internal/public/v1"
+_TIMEOUT = httpx.Timeout(30.0, connect=10.0)
+
+
+def embedded_stack(
+    root: Path,
+    *,
+    database: str,
+    public_url: str,
+    seed_products: int | None,
+    rate_per_minute: int | None = None,
+    rate_per_hour: int | None = None,
+) -> ASGIApp:
+    """The output at ``root`` with the companion on ``database`` (seeded with the demo store
+    of ``seed_products`` products when given), as served at ``public_url``."""
+    from companion.app import create_app
+    from companion.payments.ipn_sender import HttpIpnSender
+    from companion.seed.demo import DEMO_KEY, seed_demo
+    from companion.settings import CompanionSettings
+
+    settings = CompanionSettings(database=database, public_url=public_url)
+    if rate_per_minute is not None:  # a tiny limit lets a test see the 429 path for real
+        settings = replace(settings, rate_per_minute=rate_per_minute)
+    if rate_per_hour is not None:
+        settings = replace(settings, rate_per_hour=rate_per_hour)
+    companion = create_app(settings)
+    key = None
+    if seed_products is not None:
+        seed_demo(companion.state.services.engine, products=seed_products)
+        key = DEMO_KEY
+    companion.state.ipn_sender = HttpIpnSender(httpx.ASGITransport(app=companion))
+    http = httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=companion), base_url=EMBEDDED_BASE, timeout=_TIMEOUT
+    )
+    session = session_app(SessionUpstream(http, key))
+    return SameOrigin(site_app(root), companion, session)
+
+
+def proxy_stack(root: Path, *, api_url: str, key: str | None) -> ASGIApp:
+    """The output at ``root``; /public/ proxied to ``api_url``'s origin, sessions to its base."""
+    http = httpx.AsyncClient(base_url=api_url, timeout=_TIMEOUT)
+    proxy = ApiProxy(api_url, httpx.AsyncClient(timeout=_TIMEOUT))
+    return SameOrigin(site_app(root), proxy, session_app(SessionUpstream(http, key)))
+
+
+@contextmanager
+def serving_stack(
+    out: Path,
+    database: Path,
+    *,
+    seed_products: int,
+    rate_per_minute: int | None = None,
+    start_timeout: float = 30.0,
+) -> Iterator[str]:
+    """``embedded_stack`` under uvicorn on a thread, on a free loopback port, for the length of
+    the block: yields the origin (``http://127.0.0.1:<port>``). For browser tests and Lighthouse,
+    which must score pages with their real same-origin backend."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    origin = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    app = embedded_stack(
+        out,
+        database=str(database),
+        public_url=origin,
+        seed_products=seed_products,
+        rate_per_minute=rate_per_minute,
+    )
+    server = uvicorn.Server(
+        uvicorn.Config(app, log_level="warning", ws="none", lifespan="off", access_log=False)
+    )
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + start_timeout
+    try:
+        while not server.started:
+            if not thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError(f"the server for {out} did not start")
+            time.sleep(0.05)
+        yield origin
+    finally:
+        server.should_exit = True
+        thread.join(timeout=15)
+        sock.close()

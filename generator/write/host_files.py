@@ -1,0 +1,99 @@
+"""Deploy configs for a built site: host files inside the output, server configs beside it.
+
+Two kinds, because of where they may live:
+
+- ``host_files()`` names the files static hosts read *from the published folder*:
+  ``.nojekyll`` (GitHub Pages would otherwise drop ``/_assets/``: Jekyll skips folders that start
+  with "_") and ``_headers`` (Netlify and Cloudflare Pages: long caching for ``/_assets/``). Both
+  are inert elsewhere: the shipped nginx config and the static server refuse to serve them.
+- ``write_deploy_files(dest)`` copies the repository's ``deploy/`` folder (nginx server block and
+  the notes for every host) into ``dest``, a folder that is *not* published - by convention
+  ``<out>.deploy`` beside the output (``deploy_dir_for``). With ``site_root`` the nginx ``root``
+  is set to that output folder, ready to include.
+
+``nginx_server_block`` is the one place that fills the template, used by both and by the tests
+that serve a build with a real nginx.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from generator.errors import ConfigError, WriteError
+
+SHIPPED_DEPLOY_DIR = Path(__file__).resolve().parents[2] / "deploy"
+DEPLOY_FILES = ("nginx.conf", "README.md")
+TEMPLATE_ROOT = "root /var/www/storefront;"
+TEMPLATE_LISTEN = "listen 80;\n    listen [::]:80;"
+TEMPLATE_SERVER_NAME = "server_name _;"
+
+NETLIFY_CLOUDFLARE_HEADERS = """\
+# Read by Netlify and Cloudflare Pages (never served). Written by `storefront build`.
+/_assets/*
+  Cache-Control: public, max-age=31536000, immutable
+/*
+  X-Content-Type-Options: nosniff
+  Referrer-Policy: strict-origin-when-cross-origin
+"""
+
+
+def deploy_dir_for(out: Path) -> Path:
+    """Where deploy configs for ``out`` go: ``<out>.deploy`` beside it, never inside it."""
+    return out.with_name(out.name + ".deploy")
+
+
+def host_files() -> tuple[tuple[str, bytes], ...]:
+    """The files static hosts read from the published folder: (name, content) pairs.
+
+    ``write_site`` writes them into the staged output, so they are swapped in with the pages.
+    """
+    return ((".nojekyll", b""), ("_headers", NETLIFY_CLOUDFLARE_HEADERS.encode("utf-8")))
+
+
+def write_deploy_files(dest: Path, *, site_root: Path | None = None) -> None:
+    """Copy deploy/ (nginx.conf, README.md) into ``dest``; ``site_root`` fills nginx's root."""
+    template = read_nginx_template()
+    nginx = template if site_root is None else nginx_server_block(template, root=site_root)
+    readme = _shipped("README.md").read_text(encoding="utf-8")
+    try:
+        dest.mkdir(parents=True, exist_ok=True)
+        (dest / "nginx.conf").write_text(nginx, encoding="utf-8")
+        (dest / "README.md").write_text(readme, encoding="utf-8")
+    except OSError as exc:
+        raise WriteError(f"{dest}: cannot write deploy files ({exc.strerror or exc})") from None
+
+
+def read_nginx_template() -> str:
+    return _shipped("nginx.conf").read_text(encoding="utf-8")
+
+
+def nginx_server_block(
+    template: str, *, root: Path, listen: str | None = None, server_name: str | None = None
+) -> str:
+    """The shipped server block with ``root`` (absolute), and optionally ``listen`` and
+    ``server_name``, replaced. Refuses values nginx would misread (quotes, ``$``, newlines)."""
+    for value in (str(root), listen or "", server_name or ""):
+        if any(c in value for c in '"\\$;{}\n\r'):
+            raise ConfigError(f"cannot put {value!r} into nginx.conf: it has a special character")
+    config = _replace_once(template, TEMPLATE_ROOT, f'root "{root.resolve()}";')
+    if listen is not None:
+        config = _replace_once(config, TEMPLATE_LISTEN, f"listen {listen};")
+    if server_name is not None:
+        config = _replace_once(config, TEMPLATE_SERVER_NAME, f"server_name {server_name};")
+    return config
+
+
+def _replace_once(text: str, old: str, new: str) -> str:
+    if text.count(old) != 1:
+        raise ConfigError(f"deploy/nginx.conf no longer has exactly one {old!r} to replace")
+    return text.replace(old, new)
+
+
+def _shipped(name: str) -> Path:
+    path = SHIPPED_DEPLOY_DIR / name
+    if not path.is_file():
+        raise ConfigError(
+            f"deploy/{name} is not beside the generator package ({SHIPPED_DEPLOY_DIR}); "
+            "install from a source checkout"
+        )
+    return path

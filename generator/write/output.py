@@ -1,0 +1,376 @@
+"""Write the site atomically: ``write_site(pages, out_dir, ...) -> WriteReport``.
+
+Everything (pages, theme assets under ``_assets/``, sitemap.xml, robots.txt, the host files of
+``deploy.host_files``) goes into a temporary folder beside the output (``<out>.tmp-*``), which
+then replaces the output: rename the old folder aside, rename the new one in, delete the old
+one. A build that fails or is interrupted before that point deletes its temporary folder and
+leaves the previous output as it was. Between the two renames the output path is briefly absent
+(there is no portable atomic exchange of two folders); a crash exactly there leaves the previous
+site in ``<out>.old-*``. The old folder is deleted by a process of its own (``discard``), so the
+build returns as soon as the new output is in place.
+
+The writer re-derives each file from the page's url (``paths.output_file``), so it refuses unsafe
+paths itself, and refuses two pages at one file (``PathCollision``) including collisions only the
+file system sees (a case-insensitive disk). It never replaces a folder it did not write: an
+existing output must be empty (hidden files aside) or carry the marker file of an earlier build.
+Hidden entries of the previous output (``.gitkeep``, ``.well-known/``) are carried over.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import shutil
+import tempfile
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path, PurePosixPath
+from typing import NamedTuple
+
+from generator.errors import PathCollision, UnsafePath, WriteError
+from generator.plan.paths import output_file
+from generator.render.pages import RenderedPage
+from generator.render.theme import ASSETS_OUTPUT_FOLDER, asset_files
+from generator.write.host_files import host_files
+from generator.write.sitemap import SitemapLimits, sitemap_files
+
+# Marks a folder as written by a build, so the next build may replace it.
+MARKER_FILE = ".storefront-output"
+MARKER_TEXT = b"Written by `storefront build`; the next build replaces this whole folder.\n"
+_FOLDER_MODE = 0o755
+
+
+class WrittenPage(NamedTuple):
+    """A page in the output (a tuple: a large store's rebuild makes one for every page)."""
+
+    path: str
+    file: str  # relative to the output folder, POSIX form (``paths.output_name``)
+    in_sitemap: bool
+    lastmod: datetime | None
+    bytes: int
+
+
+@dataclass(frozen=True, slots=True)
+class WriteReport:
+    out_dir: Path
+    pages: tuple[WrittenPage, ...]
+    files: int  # every file written: pages, assets, sitemap files, robots.txt, markers
+    bytes: int
+    sitemap_files: tuple[str, ...]
+    #: Every file besides the pages (assets, public files, sitemap, host files, the marker),
+    #: relative to the output, in POSIX form.
+    extra_files: tuple[str, ...] = ()
+
+
+def write_site(
+    pages: Iterable[RenderedPage],
+    out_dir: Path,
+    *,
+    theme_dir: Path | None = None,
+    public_dir: Path | None = None,
+    site_url: str | None = None,
+    sitemap_limits: SitemapLimits | None = None,
+) -> WriteReport:
+    """Write pages, the theme's assets, the files of ``public_dir`` (xstore.json ``publicDir``,
+    copied as they are to the output root) and, given the site url, the sitemap; then swap.
+
+    ``pages`` may be a lazy iterator (``render_site``): an exception it raises aborts the build
+    and keeps the previous output.
+    """
+    with staged_output(out_dir) as staging:
+        written = write_pages(staging, pages)
+        report = finish_output(
+            staging,
+            out_dir,
+            written,
+            theme_dir=theme_dir,
+            public_dir=public_dir,
+            site_url=site_url,
+            sitemap_limits=sitemap_limits,
+        )
+    return report
+
+
+def finish_output(
+    staging: Path,
+    out_dir: Path,
+    written: tuple[WrittenPage, ...],
+    *,
+    theme_dir: Path | None,
+    public_dir: Path | None,
+    site_url: str | None,
+    sitemap_limits: SitemapLimits | None,
+) -> WriteReport:
+    """Everything besides the pages: assets, ``public_dir``, sitemap, host files, marker.
+
+    Shared by the full writer and the incremental one (``incremental_write``), so both
+    produce the same files from the same pages."""
+    sizes = [p.bytes for p in written]
+    extras: list[str] = []
+    if theme_dir is not None:
+        sizes += copy_assets(staging, theme_dir, extras)
+    if public_dir is not None:
+        sizes += copy_public(staging, public_dir, extras)
+    sitemap_names: list[str] = []
+    if site_url is not None:
+        for name, content in sitemap_files(written, site_url, sitemap_limits):
+            sizes.append(_write_new(staging, PurePosixPath(name), content))
+            sitemap_names.append(name)
+    for name, content in host_files():
+        sizes.append(_write_new(staging, PurePosixPath(name), content))
+        extras.append(name)
+    sizes.append(_write_new(staging, PurePosixPath(MARKER_FILE), MARKER_TEXT))
+    extras += [*sitemap_names, MARKER_FILE]
+    return WriteReport(
+        out_dir=out_dir,
+        pages=written,
+        files=len(sizes),
+        bytes=sum(sizes),
+        sitemap_files=tuple(sitemap_names),
+        extra_files=tuple(extras),
+    )
+
+
+def write_page(folder: Path, page: RenderedPage, *, made: set[str] | None = None) -> WrittenPage:
+    """One rendered page at its file under ``folder`` (never overwriting); ``made`` remembers
+    the folders already created, so a writer of many pages does not ask again for each."""
+    file = page.file
+    try:
+        size = _write_new(folder, file, page.html.encode("utf-8"), made)
+    except PathCollision as exc:
+        raise PathCollision(f"{page.path}: {exc}") from None
+    return WrittenPage(page.path, file.as_posix(), page.in_sitemap, page.lastmod, size)
+
+
+def link_previous(
+    folder: Path, previous: Path, relative: str, made: set[str] | None = None
+) -> None:
+    """Take over ``previous/relative`` unchanged: a hard link (a copy across file systems).
+
+    ``made``: the folders already created (as for ``write_page``); plain ``os`` calls on strings,
+    as this runs once per unchanged page."""
+    source = os.path.join(previous, relative)
+    destination = os.path.join(folder, relative)
+    parent = os.path.dirname(destination)
+    if made is None or parent not in made:
+        os.makedirs(parent, exist_ok=True)
+        if made is not None:
+            made.add(parent)
+    try:
+        os.link(source, destination)
+    except FileExistsError as exc:
+        raise PathCollision(f"{relative} clashes with a file or folder already written") from exc
+    except OSError:
+        shutil.copy2(source, destination)
+
+
+def write_pages(folder: Path, pages: Iterable[RenderedPage]) -> tuple[WrittenPage, ...]:
+    """Each page at its file under ``folder``; refuses unsafe paths and collisions."""
+    written: list[WrittenPage] = []
+    owners: dict[PurePosixPath, str] = {}
+    for page in pages:
+        file = output_file(page.path)
+        earlier = owners.get(file)
+        if earlier is not None:
+            raise PathCollision(
+                f"{earlier} and {page.path} would both be written to {file}; "
+                "give one of them another url"
+            )
+        owners[file] = page.path
+        try:
+            size = _write_new(folder, file, page.html.encode("utf-8"))
+        except PathCollision as exc:
+            raise PathCollision(f"{page.path}: {exc}") from None
+        written.append(WrittenPage(page.path, file.as_posix(), page.in_sitemap, page.lastmod, size))
+    return tuple(written)
+
+
+def copy_assets(folder: Path, theme_dir: Path, names: list[str]) -> list[int]:
+    """The theme's static files under ``folder/_assets/``; returns their sizes and adds their
+    relative names to ``names``."""
+    sizes: list[int] = []
+    for published, source in asset_files(theme_dir):
+        relative = PurePosixPath(ASSETS_OUTPUT_FOLDER) / published
+        sizes.append(_write_new(folder, relative, source.read_bytes()))
+        names.append(relative.as_posix())
+    return sizes
+
+
+def copy_public(folder: Path, public_dir: Path, names: list[str]) -> list[int]:
+    """Every file of ``public_dir`` at the same relative path under ``folder`` (favicon.ico,
+    .well-known/...), its name added to ``names``; a file that a page, an asset or another file
+    already took is refused."""
+    sizes: list[int] = []
+    for source in sorted(public_dir.rglob("*")):
+        if source.is_file():
+            relative = PurePosixPath(*source.relative_to(public_dir).parts)
+            try:
+                sizes.append(_write_new(folder, relative, source.read_bytes()))
+            except PathCollision as exc:
+                raise PathCollision(f"publicDir {public_dir}: {exc}") from None
+            names.append(relative.as_posix())
+    return sizes
+
+
+@contextmanager
+def staged_output(out_dir: Path) -> Iterator[Path]:
+    """A fresh folder beside ``out_dir`` that replaces it when the block ends without error."""
+    with staging_beside(out_dir) as (staging, target):
+        yield staging
+        swap_in(staging, target)
+
+
+@contextmanager
+def staging_beside(out_dir: Path) -> Iterator[tuple[Path, Path]]:
+    """(a fresh folder beside ``out_dir``, the real output folder), the output checked to be
+    safe to replace; the fresh folder is deleted when the block raises, and afterwards unless
+    the block moved it away (``swap_in``)."""
+    target = _usable_target(out_dir)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f"{target.name}.tmp-", dir=target.parent))
+    try:
+        staging.chmod(_FOLDER_MODE)  # mkdtemp makes it private; a web server must read it
+        yield staging, target
+    finally:
+        if staging.exists():
+            shutil.rmtree(staging, ignore_errors=True)
+
+
+def swap_in(staging: Path, target: Path) -> None:
+    """``staging`` becomes the output ``target``; the previous output goes (hidden entries of
+    its root are carried over)."""
+    _carry_over_hidden(target, staging)
+    _swap(staging, target)
+
+
+def _usable_target(out_dir: Path) -> Path:
+    """The real output folder (through symlinks), checked to be safe to replace."""
+    target = out_dir.resolve()
+    if target == Path(target.anchor) or target == Path.home().resolve():
+        raise WriteError(f"refusing to use {out_dir} as the output folder; choose a subfolder")
+    if not target.exists():
+        return target
+    if not target.is_dir():
+        raise WriteError(f"the output {out_dir} exists and is not a folder; move it or pick --out")
+    entries = [e for e in target.iterdir() if not e.name.startswith(".")]
+    if entries and not (target / MARKER_FILE).is_file():
+        raise WriteError(
+            f"refusing to replace {out_dir}: it is not empty and was not written by a build "
+            "(empty it or choose another --out)"
+        )
+    return target
+
+
+def _carry_over_hidden(previous: Path, staging: Path) -> None:
+    if not previous.is_dir():
+        return
+    for entry in previous.iterdir():
+        if not entry.name.startswith(".") or (staging / entry.name).exists():
+            continue
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.copytree(entry, staging / entry.name, symlinks=True)
+        else:
+            shutil.copy2(entry, staging / entry.name, follow_symlinks=False)
+
+
+def _swap(staging: Path, target: Path) -> None:
+    if not target.exists():
+        staging.rename(target)
+        return
+    aside = Path(tempfile.mkdtemp(prefix=f"{target.name}.old-", dir=target.parent))
+    aside.rmdir()  # only the unique name is wanted; rename needs it free
+    try:
+        target.rename(aside)
+    except OSError as exc:
+        raise WriteError(
+            f"cannot move the previous output {target} aside: {exc.strerror}"
+        ) from None
+    try:
+        staging.rename(target)
+    except OSError as exc:
+        aside.rename(target)
+        raise WriteError(f"cannot move the new output into {target}: {exc.strerror}") from None
+    discard(aside)
+
+
+_STDIO = (0, 1, 2)
+#: Deleters started by ``discard`` that may still run; reaped by the next call.
+_deleting: list[int] = []
+
+
+def discard(folder: Path) -> None:
+    """Delete ``folder`` in the background: ``rm -rf`` in a process of its own, which goes on
+    after the build exits.
+
+    The replaced output is not part of the site any more, and deleting a large one (tens of
+    thousands of files) takes the kernel seconds: the build need not wait for it. Where no
+    ``rm`` can be started the folder is deleted here, before the build returns."""
+    _reap()
+    rm = shutil.which("rm")
+    if rm is not None and hasattr(os, "posix_spawn"):
+        try:
+            pid = os.posix_spawn(
+                rm,
+                [rm, "-rf", "--", os.fspath(folder)],
+                os.environ,
+                file_actions=[(os.POSIX_SPAWN_OPEN, fd, os.devnull, os.O_RDWR, 0) for fd in _STDIO],
+                setsid=True,  # not stopped by a Ctrl-C meant for the build
+            )
+        except OSError:
+            pass
+        else:
+            _deleting.append(pid)
+            return
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def _reap() -> None:
+    """Collect the deleters that have finished (no zombies in a long ``storefront watch``)."""
+    for pid in list(_deleting):
+        try:
+            done, _ = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            done = pid
+        if done:
+            _deleting.remove(pid)
+
+
+#: A file created for writing, never an existing one (``FileExistsError``), as ``open(.., "xb")``;
+#: ``os.open`` makes the descriptor non-inheritable itself.
+_NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL
+
+
+def _write_new(
+    folder: Path, relative: PurePosixPath, content: bytes, made: set[str] | None = None
+) -> int:
+    """Create ``folder/relative`` (never overwriting); returns the byte count.
+
+    Plain ``os`` calls on strings: this runs once per page, where pathlib's objects and the
+    built-in ``open`` (a buffered file object, and ``fstat`` and ``isatty`` calls of its own)
+    cost more than the file system does."""
+    parts = relative.parts
+    if relative.is_absolute() or any(part in ("", ".", "..") for part in parts):
+        raise UnsafePath(f"{relative} is not a plain relative file path")
+    destination = os.path.join(folder, *parts)
+    try:
+        parent = os.path.dirname(destination)
+        if made is None or parent not in made:
+            os.makedirs(parent, exist_ok=True)
+            if made is not None:
+                made.add(parent)
+        descriptor = os.open(destination, _NEW_FILE, 0o666)
+        try:
+            view = memoryview(content)
+            while view:
+                view = view[os.write(descriptor, view) :]
+        finally:
+            os.close(descriptor)
+    except (FileExistsError, IsADirectoryError, NotADirectoryError) as exc:
+        raise PathCollision(f"{relative} clashes with a file or folder already written") from exc
+    except OSError as exc:
+        if exc.errno in (errno.ENAMETOOLONG, errno.EINVAL, errno.EILSEQ):
+            raise UnsafePath(f"{relative} cannot be a file name here: {exc.strerror}") from None
+        raise WriteError(f"cannot write {relative}: {exc.strerror}") from None
+    return len(content)

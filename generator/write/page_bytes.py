@@ -1,0 +1,105 @@
+"""The bytes a page's fingerprint is taken over: ``model_bytes(obj) -> bytes``.
+
+    model_bytes(obj)           -> bytes   # one object graph
+    memo = ModelBytes(); memo(page)        # many pages: each product card digested once
+
+Pickle, with shortcuts: the frozen dataclasses of the model and the plan are reduced to their
+class and field values in one C-level ``attrgetter`` call, instead of pickle's default route
+through each object's ``__getstate__`` (which looks the fields up again for every object). That
+halves the cost of fingerprinting a build's pages. A packed product is reduced to its blob and
+related cards: its head is worked out from the product its blob holds (``crawl.pack``),
+so the blob stands for both. ``ModelBytes`` stands each product card by the digest of its own
+bytes, worked out once per card object: the same cards recur on many pages (a category's first
+products are the related products of all the others). The bytes are only ever digested, never
+loaded; they are the same whichever way they were made, and however the graph's parts are
+shared (no memo: see ``_dumped``).
+"""
+
+from __future__ import annotations
+
+import copyreg
+import dataclasses
+import functools
+import hashlib
+import io
+import operator
+import pickle
+from datetime import timezone
+
+from generator import model
+from generator.model import PackedProduct, ProductCard
+from generator.plan import site_plan
+from generator.records import Reducer, reducers
+
+
+def model_bytes(obj: object) -> bytes:
+    """Pickled ``obj``, model dataclasses by their field values."""
+    return _dumped(obj, _dispatch_table())
+
+
+class CardDigest:
+    """Stands for a product card in ``ModelBytes``' bytes: the SHA-1 of the card's own."""
+
+
+class ModelBytes:
+    """``model_bytes`` for many objects of one build: each product card object is pickled and
+    digested once, then stands as its digest. Keeps the cards it saw (so no other object can
+    take an address it remembers); one per build's pages, not longer."""
+
+    __slots__ = ("_cards", "_table")
+
+    def __init__(self) -> None:
+        self._cards: dict[int, tuple[ProductCard, bytes]] = {}
+        self._table = dict(_dispatch_table())
+        self._table[ProductCard] = self._card
+
+    def __call__(self, obj: object) -> bytes:
+        return _dumped(obj, self._table)
+
+    def card_digest(self, card: ProductCard) -> bytes:
+        """The SHA-1 (20 bytes) of the card's field values, worked out once per card object."""
+        known = self._cards.get(id(card))
+        if known is None:
+            # A card's fields are plain values (numbers, strings, None, a datetime), whose
+            # ``repr`` is exact and costs a third of a pickle.
+            fields = repr(_card_fields(card)).encode()
+            known = self._cards[id(card)] = (
+                card,
+                hashlib.sha1(fields, usedforsecurity=False).digest(),
+            )
+        return known[1]
+
+    def _card(self, card: ProductCard) -> tuple[type, tuple[object, ...]]:
+        return CardDigest, (self.card_digest(card),)
+
+
+_card_fields = operator.attrgetter(*(field.name for field in dataclasses.fields(ProductCard)))
+
+
+def _dumped(obj: object, table: dict[type, Reducer]) -> bytes:
+    buffer = io.BytesIO()
+    _pickler(buffer, table).dump(obj)
+    return buffer.getvalue()
+
+
+def _pickler(buffer: io.BytesIO, table: dict[type, Reducer]) -> pickle.Pickler:
+    pickler = pickle.Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL)
+    pickler.dispatch_table = table
+    # No memo: pickle writes an object (a string too) met again as a reference to the first,
+    # so equal graphs whose parts are shared differently - an answer decoded fresh, the same
+    # read back from the crawl cache - would give other bytes, and every page would render
+    # again for nothing. The model's graphs have no cycles, which is what this mode needs; and
+    # without a memo, one pickler's dumps do not depend on what it dumped before.
+    pickler.fast = True
+    return pickler
+
+
+@functools.cache
+def _dispatch_table() -> dict[type, Reducer]:
+    table: dict[type, Reducer] = dict(copyreg.dispatch_table)  # type: ignore[arg-type]
+    table.update(reducers(model, site_plan))
+    # A time zone by its offset: pickle's default route for it costs twice the datetime's.
+    table[timezone] = lambda zone: (timezone, (zone.utcoffset(None),))
+    # The head is worked out from the blob's product: the blob stands for both.
+    table[PackedProduct] = lambda packed: (PackedProduct, (packed.blob, packed.related))
+    return table

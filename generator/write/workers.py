@@ -1,0 +1,194 @@
+"""Render (and write) many pages across processes, in order.
+
+    render_many(plan, pages, env, workers=2)          -> (RenderedPage, urls asked) per page
+    write_many(plan, pages, env, folder, workers=2)   -> PageOutput per page (file written)
+
+Rendering is pure CPU (Jinja), so threads do not help; a pool of forked processes does. The work
+(the plan, the Jinja environment with its templates compiled, the pages) is handed to the workers
+by ``fork`` itself - set in ``_shared`` just before the pool starts and cleared after - so nothing
+large is pickled per task: a task is a range of indexes. ``write_many``'s workers write each page
+into the staging folder themselves and answer only what the build records (the file's size, the
+urls the page asked about, its fingerprint when asked for), not the HTML. Results come back in
+input order, so the output is byte-for-byte the single-process output. A worker retires after
+``PAGES_PER_WORKER`` pages and a fresh one is forked in its place, so what a worker copies of
+the parent's memory stays bounded however large the store. A worker that ends in the middle of
+its pages (killed from outside) fails the render with ``WorkerLost`` instead of leaving it
+waiting.
+
+Each process keeps its own ``{% fragment %}`` outputs (``fragments``) for the pages it renders.
+Small jobs run in this process: starting workers costs more than it saves.
+"""
+
+from __future__ import annotations
+
+import gc
+import multiprocessing
+import os
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from multiprocessing.pool import IMapIterator
+from pathlib import Path
+from typing import Any, TypeVar
+
+import jinja2
+
+from generator.errors import WorkerLost
+from generator.plan.site_plan import Page, SitePlan
+from generator.render.fragments import FragmentCache
+from generator.render.pages import RenderedPage, render_recorded
+from generator.write.output import WrittenPage, write_page
+
+#: Fewer pages than this render in-process.
+PARALLEL_MIN_PAGES = 1_000
+#: Pages per task: large enough to amortise the round trip, small enough to share the work.
+CHUNK_PAGES = 250
+#: Pages a worker takes before a fresh one, forked from this process again, takes its place.
+#: A worker copies the memory pages of this process it touches (reference counts are writes),
+#: and every page it renders touches its own objects, spread across the heap: kept for the
+#: whole render, a large store's workers would grow to a copy of the catalog each.
+PAGES_PER_WORKER = 2000
+
+Rendered = tuple[RenderedPage, tuple[str, ...]]
+T = TypeVar("T")
+
+#: How often a render waiting for pages checks that the workers rendering them still live.
+WATCH_SECONDS = 1.0
+
+# Set by the parent just before forking, read by the forked workers; never set at import time:
+# what renders one page, and which process renders each span (see ``_in_order``).
+_shared: tuple[Callable[[int], Any], Any] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PageOutput:
+    """One page written: its file, the urls whose href it asked, its fingerprint if asked."""
+
+    written: WrittenPage
+    urls: tuple[str, ...]
+    fingerprint: str | None
+
+
+def default_workers() -> int:
+    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1)
+
+
+def render_many(
+    plan: SitePlan,
+    pages: Sequence[Page],
+    env: jinja2.Environment,
+    *,
+    workers: int,
+    min_pages: int = PARALLEL_MIN_PAGES,
+    chunk: int = CHUNK_PAGES,
+) -> Iterator[Rendered]:
+    """Each page rendered with its link dependencies, in the order given."""
+    fragments = FragmentCache()
+
+    def one(index: int) -> Rendered:
+        return render_recorded(plan, pages[index], env, fragments)
+
+    return _in_order(one, len(pages), _prepared(env, pages, workers, min_pages), chunk)
+
+
+def write_many(
+    plan: SitePlan,
+    pages: Sequence[Page],
+    env: jinja2.Environment,
+    folder: Path,
+    *,
+    workers: int,
+    fingerprint: Callable[[Page], str] | None = None,
+    min_pages: int = PARALLEL_MIN_PAGES,
+    chunk: int = CHUNK_PAGES,
+) -> Iterator[PageOutput]:
+    """Each page rendered and written under ``folder``, in the order given; with
+    ``fingerprint``, each page's fingerprint is computed in the same worker."""
+    fragments = FragmentCache()
+    folders: set[str] = set()  # folders this process already made
+
+    def one(index: int) -> PageOutput:
+        page = pages[index]
+        rendered, urls = render_recorded(plan, page, env, fragments)
+        written = write_page(folder, rendered, made=folders)
+        return PageOutput(written, urls, fingerprint(page) if fingerprint is not None else None)
+
+    return _in_order(one, len(pages), _prepared(env, pages, workers, min_pages), chunk)
+
+
+def _prepared(env: jinja2.Environment, pages: Sequence[Page], workers: int, min_pages: int) -> int:
+    """The number of processes to use; templates compiled first when there are several."""
+    if workers <= 1 or len(pages) < min_pages or not _can_fork():
+        return 1
+    for name in {page.template for page in pages}:
+        env.get_template(name)  # compile once here; every worker inherits the compiled code
+    return workers
+
+
+def _in_order(one: Callable[[int], T], count: int, workers: int, chunk: int) -> Iterator[T]:
+    if workers <= 1:
+        for index in range(count):
+            yield one(index)
+        return
+    global _shared
+    # The workers share the parent's memory until they write to it; the garbage collector
+    # would write to every object it scans (and so copy the whole heap into each worker).
+    # Frozen objects are never scanned. Frozen until the end: workers are forked again as
+    # they retire (``PAGES_PER_WORKER``). What was frozen before (by the build) stays so.
+    frozen_before = gc.get_freeze_count() > 0
+    gc.freeze()
+    try:
+        context = multiprocessing.get_context("fork")
+        spans = [
+            (number, start, min(start + chunk, count))
+            for number, start in enumerate(range(0, count, chunk))
+        ]
+        # Each span's slot holds the process rendering it, 0 before and after: the pool does
+        # not notice a worker that ends in the middle of a span (its pages would never come).
+        rendering = context.RawArray("i", len(spans))
+        _shared = (one, rendering)
+        with context.Pool(workers, maxtasksperchild=max(1, PAGES_PER_WORKER // chunk)) as pool:
+            results = pool.imap(_run_span, spans)
+            for _ in spans:
+                yield from _next(results, rendering)
+    finally:
+        if not frozen_before:
+            gc.unfreeze()
+        _shared = None
+
+
+def _next(results: IMapIterator[list[T]], rendering: Sequence[int]) -> list[T]:
+    """The next span's results, checking every ``WATCH_SECONDS`` that its workers still live."""
+    while True:
+        try:
+            return results.next(timeout=WATCH_SECONDS)
+        except multiprocessing.TimeoutError:
+            for pid in rendering:
+                if pid and not _alive(pid):
+                    raise WorkerLost(
+                        f"render worker {pid} ended in the middle of its pages (killed by the "
+                        "system, out of memory?); nothing was written to the output"
+                    ) from None
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)  # no signal: only whether the process is there
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass  # there, under another user
+    return True
+
+
+def _run_span(span: tuple[int, int, int]) -> list[Any]:
+    assert _shared is not None, "render workers must be forked by render_many or write_many"
+    one, rendering = _shared
+    number, start, stop = span
+    rendering[number] = os.getpid()
+    done = [one(index) for index in range(start, stop)]
+    rendering[number] = 0
+    return done
+
+
+def _can_fork() -> bool:
+    return "fork" in multiprocessing.get_all_start_methods()

@@ -1,0 +1,187 @@
+"""What a rebuild asks the API (the lists, and only what a change can reach), and what it
+replays from the crawl cache."""
+
+from __future__ import annotations
+
+import io
+import sqlite3
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import anyio
+import httpx
+from rich.console import Console
+from sqlalchemy import select
+
+from companion.db import schema
+from companion.seed.demo import DEMO_KEY
+from companion.webhooks.events import Entity
+from generator.client import ApiClient, ClientSettings
+from generator.config import BuildConfig
+from generator.crawl.cache import CACHE_FILE, CachedAnswer, CrawlCache
+from generator.crawl.catalog import crawl
+from generator.crawl.products import PACK_READING
+from generator.crawl.settings import CrawlSettings
+from generator.model import Catalog
+from generator.pipeline import ApiAccess, build_site
+from tests.support.incremental_store import UNLIMITED, DemoStore, config_for
+
+BASE = "http://localhost/public/v1"
+
+
+class Recording(httpx.AsyncBaseTransport):
+    """The real companion, noting every path and query asked of it."""
+
+    def __init__(self, store: DemoStore) -> None:
+        self.inner = httpx.ASGITransport(app=store.app)
+        self.asked: list[str] = []
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        url = str(request.url).removeprefix(BASE)
+        self.asked.append(url)
+        return await self.inner.handle_async_request(request)
+
+
+def build(store: DemoStore, folder: Path) -> list[str]:
+    """One incremental build; what it asked, in order."""
+    transport = Recording(store)
+
+    @asynccontextmanager
+    async def connect(config: BuildConfig) -> AsyncIterator[ApiAccess]:
+        async with httpx.AsyncClient(transport=transport, base_url=BASE) as http:
+            yield http, DEMO_KEY, UNLIMITED
+
+    console = Console(file=io.StringIO(), width=200)
+    anyio.run(lambda: build_site(config_for(folder), console, connect=connect))
+    return transport.asked
+
+
+def reached_by(store: DemoStore, product_id: int) -> set[str]:
+    """What a change of ``product_id`` may ask again: its detail and variants, the product
+    lists of its categories and their ancestors, of its collections, and the newest."""
+    with store.engine.connect() as conn:
+        primary = conn.scalar(
+            select(schema.products.c.category_id).where(schema.products.c.id == product_id)
+        )
+        extra = list(
+            conn.scalars(
+                select(schema.product_categories.c.category_id).where(
+                    schema.product_categories.c.product_id == product_id
+                )
+            )
+        )
+        table = schema.categories
+        parents = {
+            row.id: row.parent_id for row in conn.execute(select(table.c.id, table.c.parent_id))
+        }
+        collections = list(
+            conn.scalars(
+                select(schema.collection_products.c.collection_id).where(
+                    schema.collection_products.c.product_id == product_id
+                )
+            )
+        )
+        categories: set[int] = set()
+        for category in {primary, *extra}:
+            while category is not None and category not in categories:
+                categories.add(category)
+                category = parents.get(category)
+        return {
+            f"/products/{product_id}",
+            f"/products/{product_id}/variants",
+            "/products?sort=newest&limit=12",
+            *(f"/products?category={c}&limit=100" for c in categories),
+            *(f"/products?collection={c}&limit=100" for c in collections),
+        }
+
+
+def test_one_product_change_asks_the_lists_and_only_what_the_product_reaches(
+    tmp_path: Path,
+) -> None:
+    store = DemoStore(tmp_path, products=60)
+    try:
+        first = build(store, tmp_path)
+        lists = build(store, tmp_path)  # nothing changed: the lists alone
+        product = next(p for p in store.ids(Entity.PRODUCT) if store.product_url(p))
+        store.set_price(product, 654_000)
+        changed = build(store, tmp_path)
+        reachable = reached_by(store, product)
+    finally:
+        store.close()
+
+    assert not any(url.startswith("/routes/resolve") for url in lists)
+    beyond_lists = sorted(set(changed) - set(lists))
+    assert f"/products/{product}" in beyond_lists
+    assert set(beyond_lists) <= reachable, set(beyond_lists) - reachable
+    # Nothing a price cannot change is asked again: no route, CMS page or other product.
+    assert not any(url.startswith(("/routes/resolve", "/pages/")) for url in changed)
+    assert len(changed) <= len(lists) + len(reachable)
+    assert len(changed) < len(first) / 3
+
+
+def test_a_replay_from_stored_readings_equals_a_replay_that_decodes(tmp_path: Path) -> None:
+    store = DemoStore(tmp_path, products=30)
+    try:
+        build(store, tmp_path)
+    finally:
+        store.close()
+    cache_dir = tmp_path / "cache"
+    replayed = anyio.run(lambda: crawl(None, cache=CrawlCache.open(cache_dir)))
+    db = sqlite3.connect(cache_dir / CACHE_FILE)
+    with db:
+        stored = db.execute("SELECT count(*) FROM bodies WHERE readings IS NOT NULL").fetchone()
+        db.execute("UPDATE meta SET code = 'other code'")  # its readings are ignored now
+    db.close()
+    decoded = anyio.run(lambda: crawl(None, cache=CrawlCache.open(cache_dir)))
+    assert stored[0] > 100
+    assert replayed == decoded
+    assert len(replayed.products) > 20
+
+
+class ReadingsNoted(CrawlCache):
+    """The crawl cache, noting in ``events`` each product pack it is asked for."""
+
+    events: list[str]
+
+    def reading(self, key: str, answer: CachedAnswer, name: str) -> object:
+        if name == PACK_READING:
+            self.events.append(f"pack {key}")
+        return super().reading(key, answer, name)
+
+
+def test_products_are_replayed_while_the_product_list_is_still_walked(tmp_path: Path) -> None:
+    store = DemoStore(tmp_path, products=40)
+    events: list[str] = []
+
+    class Noted(httpx.AsyncBaseTransport):
+        inner = httpx.ASGITransport(app=store.app)
+
+        async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+            events.append(f"ask {request.url.path.removeprefix('/public/v1')}")
+            return await self.inner.handle_async_request(request)
+
+    async def crawl_once(cache: CrawlCache) -> Catalog:
+        async with httpx.AsyncClient(transport=Noted(), base_url=BASE) as http:
+            client = ApiClient(http, key=DEMO_KEY, settings=ClientSettings(windows=UNLIMITED))
+            return await crawl(client, settings=CrawlSettings(page_size=10), cache=cache)
+
+    cache_dir = tmp_path / "cache"
+    try:
+        first_cache = CrawlCache.open(cache_dir)
+        first = anyio.run(crawl_once, first_cache)
+        first_cache.save()
+        events.clear()
+        cache = ReadingsNoted.open(cache_dir)
+        cache.events = events
+        again = anyio.run(crawl_once, cache)
+    finally:
+        store.close()
+
+    assert again == first
+    list_pages = [at for at, event in enumerate(events) if event == "ask /products"]
+    packs = [at for at, event in enumerate(events) if event.startswith("pack ")]
+    assert len(list_pages) >= 4 and len(packs) >= 30
+    # The products of the first pages were replayed before the walk asked for its last page.
+    assert sum(at < list_pages[-1] for at in packs) >= 10
+    assert not any(event.startswith("ask /products/") for event in events)  # nothing changed

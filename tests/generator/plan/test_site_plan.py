@@ -1,0 +1,162 @@
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from generator.errors import PathCollision, UnsafePath
+from generator.model import Catalog, CmsPage, CollectionPage, Product
+from generator.plan.site_plan import ArticleListing, Page, SitePlan, plan_site
+from tests.support.fixture_site import fixture_plan
+from tests.support.fixture_store import SITE_URL, small_catalog
+
+
+def page(plan: SitePlan, path: str) -> Page:
+    found = plan.page_at(path)
+    assert found is not None, f"no page at {path}"
+    return found
+
+
+def with_product_url(catalog: Catalog, index: int, url: str | None) -> Catalog:
+    products = list(catalog.products)
+    product = products[index]
+    products[index] = replace(product, card=replace(product.card, url=url))
+    return replace(catalog, products=tuple(products))
+
+
+def test_every_kind_of_page_is_planned_at_its_path() -> None:
+    plan = fixture_plan()
+    kinds = {(p.kind, p.path) for p in plan.pages}
+    assert ("home", "/") in kinds
+    assert ("product", "/%C3%A1o-thun") in kinds
+    assert ("category", "/thoi-trang/ao") in kinds
+    assert ("collection", "/bo-suu-tap/he-2026") in kinds
+    assert ("article", "/bai-viet/cach-chon-ao") in kinds
+    assert ("article_list", "/bai-viet") in kinds
+    assert ("cms_page", "/gioi-thieu") in kinds
+    assert ("not_found", "/404") in kinds
+
+
+def test_null_url_entities_get_no_page_of_their_own() -> None:
+    plan = fixture_plan()
+    product_ids = {p.subject.card.id for p in plan.pages if isinstance(p.subject, Product)}
+    cms_paths = {p.path for p in plan.pages if isinstance(p.subject, CmsPage)}
+    assert 3 in product_ids  # only through its custom path
+    assert page(plan, "/mu-dac-biet").kind == "product"
+    assert cms_paths == {"/gioi-thieu", "/doi-tra"}
+    assert not any(p.name == "Quần" for p in plan.pages)  # category with a null url
+
+
+def test_non_ascii_path_given_in_nfd_is_planned_in_nfc_percent_encoded_form() -> None:
+    assert page(fixture_plan(), "/quần-jean").path == "/qu%E1%BA%A7n-jean"
+
+
+def test_custom_path_to_an_entity_with_its_own_page_points_its_canonical_there() -> None:
+    custom = page(fixture_plan(), "/khuyen-mai-he")
+    assert isinstance(custom.subject, CollectionPage)
+    assert custom.canonical_path == "/bo-suu-tap/he-2026"
+    assert custom.in_sitemap is False
+
+
+def test_custom_path_to_an_entity_without_url_is_the_canonical_page() -> None:
+    plan = fixture_plan()
+    for path in ("/doi-tra", "/mu-dac-biet"):
+        custom = page(plan, path)
+        assert custom.canonical_path == path
+        assert custom.in_sitemap is True
+
+
+def test_custom_path_equal_to_the_own_path_adds_no_second_page() -> None:
+    plan = fixture_plan()
+    assert [p.path for p in plan.pages].count("/bo-suu-tap/he-2026") == 1
+
+
+def test_custom_path_to_a_missing_entity_is_skipped_with_a_reason() -> None:
+    plan = fixture_plan()
+    assert plan.page_at("/khong-ton-tai") is None
+    assert any(s.what == "path /khong-ton-tai" and "999" in s.reason for s in plan.skipped)
+
+
+def test_not_found_page_has_no_canonical_and_stays_out_of_the_sitemap() -> None:
+    missing = page(fixture_plan(), "/404")
+    assert missing.canonical_path is None
+    assert missing.in_sitemap is False
+    assert str(missing.file) == "404.html"
+
+
+def test_not_found_page_is_never_a_link_target() -> None:
+    assert fixture_plan().links.href("/404") is None
+
+
+def test_every_page_has_a_title_and_a_description() -> None:
+    for p in fixture_plan().pages:
+        assert p.title.strip(), p.path
+        assert 0 < len(p.description) <= 160, p.path
+
+
+def test_description_falls_back_from_meta_to_html_text() -> None:
+    plan = fixture_plan()
+    assert page(plan, "/thoi-trang").description == "Thời trang nam nữ chính hãng, giá tốt."
+    assert page(plan, "/thoi-trang/ao").description == "Áo mùa hè"
+
+
+def test_product_breadcrumb_runs_from_home_through_its_categories() -> None:
+    crumbs = page(fixture_plan(), "/áo-thun").breadcrumb
+    assert [c.name for c in crumbs][:3] == ["Trang chủ", "Thời trang", "Áo"]
+    assert crumbs[-1].url == "/%C3%A1o-thun"
+
+
+def test_product_in_a_null_url_category_keeps_the_crumb_as_text() -> None:
+    crumbs = page(fixture_plan(), "/quần-jean").breadcrumb
+    assert [(c.name, c.url) for c in crumbs[1:3]] == [("Thời trang", "/thoi-trang"), ("Quần", None)]
+
+
+def test_article_list_is_paginated_under_trang() -> None:
+    plan = plan_site(small_catalog(), SITE_URL, articles_per_page=1)
+    first, second = page(plan, "/bai-viet"), page(plan, "/bai-viet/trang/2")
+    assert isinstance(first.subject, ArticleListing)
+    assert isinstance(second.subject, ArticleListing)
+    assert (first.subject.count, first.subject.next_path) == (2, "/bai-viet/trang/2")
+    assert second.subject.previous_path == "/bai-viet"
+
+
+def test_home_shows_only_running_flash_sales_and_home_banners_in_position_order() -> None:
+    home = page(fixture_plan(), "/").subject
+    assert [s.id for s in home.flash_sales] == [400]  # type: ignore[union-attr]
+    assert [b.id for b in home.hero_banners] == [1, 2]  # type: ignore[union-attr]
+
+
+def test_two_products_at_one_url_are_refused_naming_both() -> None:
+    catalog = with_product_url(small_catalog(), 1, "/%C3%A1o-thun")
+    with pytest.raises(PathCollision, match=r"product 1 .* product 2"):
+        plan_site(catalog, SITE_URL)
+
+
+def test_two_spellings_of_one_path_are_a_collision() -> None:
+    catalog = with_product_url(small_catalog(), 1, "/áo-thun")
+    with pytest.raises(PathCollision):
+        plan_site(catalog, SITE_URL)
+
+
+def test_a_product_at_index_collides_with_home() -> None:
+    catalog = with_product_url(small_catalog(), 0, "/index")
+    with pytest.raises(PathCollision, match="index.html"):
+        plan_site(catalog, SITE_URL)
+
+
+def test_a_custom_path_on_another_entity_page_is_a_collision() -> None:
+    catalog = small_catalog()
+    catalog = replace(catalog, custom_paths=(("/gioi-thieu", "product", 1),))
+    with pytest.raises(PathCollision, match="page 50"):
+        plan_site(catalog, SITE_URL)
+
+
+@pytest.mark.parametrize("url", ["/_assets/style.css", "/sitemap.xml", "/robots.txt"])
+def test_urls_the_build_uses_itself_are_refused(url: str) -> None:
+    with pytest.raises(PathCollision):
+        plan_site(with_product_url(small_catalog(), 0, url), SITE_URL)
+
+
+def test_unsafe_product_url_is_refused_naming_the_product() -> None:
+    with pytest.raises(UnsafePath, match=r"^product 1: .*\.\."):
+        plan_site(with_product_url(small_catalog(), 0, "/../../etc/passwd"), SITE_URL)

@@ -1,0 +1,172 @@
+"""Every rendered page is well-formed HTML5 with the head and accessibility basics."""
+
+from __future__ import annotations
+
+from collections import Counter
+from html.parser import HTMLParser
+
+import lxml.html
+import pytest
+
+from generator.render.pages import RenderedPage
+from generator.shells import SHELLS
+from tests.support.fixture_site import rendered_pages
+from tests.support.fixture_store import SITE_URL
+
+PAGES = rendered_pages()
+# Pages without a canonical, marked noindex: the not-found page and the islands' shells.
+UNLISTED = {"not_found", *(shell.kind for shell in SHELLS)}
+VOID = {
+    "area",
+    "base",
+    "br",
+    "col",
+    "embed",
+    "hr",
+    "img",
+    "input",
+    "link",
+    "meta",
+    "source",
+    "track",
+    "wbr",
+}
+
+
+def doc_of(page: RenderedPage) -> lxml.html.HtmlElement:
+    return lxml.html.document_fromstring(page.html)
+
+
+class _TagBalance(HTMLParser):
+    """Fails on an end tag that does not close the innermost open element."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stack: list[str] = []
+        self.errors: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag not in VOID:
+            self.stack.append(tag)
+
+    def handle_endtag(self, tag: str) -> None:
+        if not self.stack or self.stack[-1] != tag:
+            self.errors.append(f"</{tag}> closes {self.stack[-1:] or 'nothing'}")
+        else:
+            self.stack.pop()
+
+
+@pytest.fixture(params=sorted(PAGES), ids=lambda p: p)
+def page(request: pytest.FixtureRequest) -> RenderedPage:
+    return PAGES[request.param]
+
+
+def test_page_is_html5_with_balanced_tags(page: RenderedPage) -> None:
+    assert page.html.startswith("<!doctype html>\n")
+    checker = _TagBalance()
+    checker.feed(page.html)
+    checker.close()
+    assert checker.errors == []
+    assert checker.stack == []
+
+
+def test_page_is_in_vietnamese_with_a_viewport(page: RenderedPage) -> None:
+    doc = doc_of(page)
+    assert doc.get("lang") == "vi"
+    assert doc.xpath("//meta[@charset='utf-8']")
+    assert doc.xpath("//meta[@name='viewport']/@content") == ["width=device-width, initial-scale=1"]
+
+
+def test_page_has_one_title_and_one_meta_description(page: RenderedPage) -> None:
+    doc = doc_of(page)
+    titles = doc.xpath("//head/title")
+    descriptions = doc.xpath("//meta[@name='description']/@content")
+    assert len(titles) == 1 and titles[0].text_content().strip()
+    assert len(descriptions) == 1 and descriptions[0].strip()
+
+
+def test_page_has_exactly_one_absolute_canonical_except_404(page: RenderedPage) -> None:
+    doc = doc_of(page)
+    canonicals = doc.xpath("//link[@rel='canonical']/@href")
+    if page.kind in UNLISTED:
+        assert canonicals == []
+        assert doc.xpath("//meta[@name='robots']/@content") == ["noindex"]
+        return
+    assert len(canonicals) == 1
+    assert canonicals[0].startswith(SITE_URL + "/")
+    assert canonicals[0].isascii() and not canonicals[0].endswith(".html")
+
+
+def test_canonical_of_a_page_at_its_own_url_is_itself(page: RenderedPage) -> None:
+    if page.kind in UNLISTED or page.path == "/khuyen-mai-he":
+        return
+    assert doc_of(page).xpath("//link[@rel='canonical']/@href") == [SITE_URL + page.path]
+
+
+def test_page_has_open_graph_tags(page: RenderedPage) -> None:
+    doc = doc_of(page)
+    props = {m.get("property") for m in doc.xpath("//meta[@property]")}
+    assert {"og:title", "og:description", "og:type", "og:site_name", "og:locale"} <= props
+    if page.kind not in UNLISTED:
+        assert "og:url" in props
+
+
+def test_page_has_exactly_one_h1_and_no_skipped_heading_level(page: RenderedPage) -> None:
+    doc = doc_of(page)
+    levels = [int(h.tag[1]) for h in doc.iter("h1", "h2", "h3", "h4", "h5", "h6")]
+    assert levels.count(1) == 1
+    assert levels[0] == 1 or page.kind != "home"
+    for before, after in zip(levels, levels[1:], strict=False):
+        assert after <= before + 1, f"h{before} followed by h{after}"
+
+
+def test_every_image_has_alt_width_and_height(page: RenderedPage) -> None:
+    for img in doc_of(page).iter("img"):
+        assert img.get("alt") is not None, img.get("src")
+        assert img.get("width", "").isdigit() and img.get("height", "").isdigit()
+
+
+def test_images_are_lazy_except_the_logo_and_one_main_image(page: RenderedPage) -> None:
+    images = list(doc_of(page).iter("img"))
+    eager = [i for i in images if i.get("loading") != "lazy" and "brand-logo" not in i.classes]
+    assert len(eager) <= 1
+    assert all(i.get("fetchpriority") == "high" for i in eager)
+
+
+def test_no_render_blocking_script_and_one_stylesheet(page: RenderedPage) -> None:
+    doc = doc_of(page)
+    for script in doc.iter("script"):
+        assert script.get("type") in ("application/ld+json", "importmap", "module")
+    sheets = doc.xpath("//link[@rel='stylesheet']/@href")
+    assert len(sheets) == 1 and sheets[0].startswith("/_assets/style.css?v=")
+
+
+def test_ids_are_unique_and_references_resolve(page: RenderedPage) -> None:
+    doc = doc_of(page)
+    ids = Counter(doc.xpath("//@id"))
+    assert [i for i, n in ids.items() if n > 1] == []
+    for ref in doc.xpath("//@aria-labelledby") + doc.xpath("//label/@for"):
+        assert ref in ids, ref
+    assert "main" in ids  # the skip link's target
+
+
+def test_every_form_control_has_a_label(page: RenderedPage) -> None:
+    doc = doc_of(page)
+    for control in doc.xpath("//input | //select | //textarea"):
+        wrapped = control.xpath("ancestor::label")
+        labelled = control.get("id") and doc.xpath(f"//label[@for='{control.get('id')}']")
+        assert wrapped or labelled, lxml.html.tostring(control)
+
+
+def test_every_link_has_text(page: RenderedPage) -> None:
+    for a in doc_of(page).iter("a"):
+        text = a.text_content().strip() or "".join(a.xpath(".//img/@alt"))
+        assert text, lxml.html.tostring(a)
+
+
+def test_landmarks_are_present(page: RenderedPage) -> None:
+    doc = doc_of(page)
+    assert len(doc.xpath("//main")) == 1
+    assert doc.xpath("//header[@class='site-header']")
+    assert doc.xpath("//footer[@class='site-footer']")
+    assert doc.xpath("//a[@class='skip-link']/@href") == ["#main"]

@@ -1,0 +1,131 @@
+"""JSON-LD: Organization, Product with Offer in VND, BreadcrumbList, Article."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from typing import Any
+
+from generator.model import Product
+from generator.plan.site_plan import plan_site
+from generator.render.structured_data import structured_data
+from tests.support.fixture_site import fixture_plan, html_of
+from tests.support.fixture_store import SITE_URL, small_catalog
+
+
+def json_ld(path: str) -> dict[str, dict[str, Any]]:
+    scripts = html_of(path).xpath("//script[@type='application/ld+json']")
+    data = [json.loads(s.text) for s in scripts]
+    return {d["@type"]: d for d in data}
+
+
+def test_home_describes_the_organization() -> None:
+    org = json_ld("/")["Organization"]
+    assert org["name"] == "Cửa hàng Mẫu & Co"
+    assert org["url"] == SITE_URL + "/"
+    assert org["logo"] == "https://cdn.example.vn/logo.png"
+    assert org["sameAs"] == ["https://facebook.com/cuahangmau"]  # the javascript: one is dropped
+
+
+def test_product_has_an_offer_in_vnd_at_the_price_paid() -> None:
+    product = json_ld("/%C3%A1o-thun")["Product"]
+    offer = product["offers"]
+    assert offer["@type"] == "Offer"
+    assert offer["price"] == 120000 and isinstance(offer["price"], int)
+    assert offer["priceCurrency"] == "VND"
+    assert offer["availability"] == "https://schema.org/InStock"
+    assert offer["url"] == SITE_URL + "/%C3%A1o-thun"
+    assert product["sku"] == "AT-001"
+    assert product["brand"] == {"@type": "Brand", "name": "Mẫu & Co"}
+
+
+def test_product_without_a_price_has_no_offer() -> None:
+    product = json_ld("/qu%E1%BA%A7n-jean")["Product"]
+    assert "offers" not in product
+
+
+def test_product_with_a_zero_price_has_no_offer() -> None:
+    catalog = small_catalog()
+    shirt = catalog.products[0]
+    free = replace(shirt, card=replace(shirt.card, price=0, effective_price=0))
+    plan = plan_site(replace(catalog, products=(free, *catalog.products[1:])), SITE_URL)
+    page = plan.page_at("/%C3%A1o-thun")
+    assert page is not None and isinstance(page.subject, Product)
+    product = next(d for d in structured_data(plan, page) if d["@type"] == "Product")
+    assert "offers" not in product
+
+
+def test_out_of_stock_product_offers_out_of_stock() -> None:
+    catalog = small_catalog()
+    shirt = catalog.products[0]
+    sold_out = replace(shirt, card=replace(shirt.card, in_stock=False))
+    plan = plan_site(replace(catalog, products=(sold_out, *catalog.products[1:])), SITE_URL)
+    page = plan.page_at("/%C3%A1o-thun")
+    assert page is not None
+    product = next(d for d in structured_data(plan, page) if d["@type"] == "Product")
+    assert product["offers"]["availability"] == "https://schema.org/OutOfStock"  # type: ignore[index]
+
+
+def test_breadcrumb_list_numbers_the_linkable_crumbs_from_one() -> None:
+    crumbs = json_ld("/thoi-trang/ao")["BreadcrumbList"]["itemListElement"]
+    assert [(c["position"], c["name"], c["item"]) for c in crumbs] == [
+        (1, "Trang chủ", SITE_URL + "/"),
+        (2, "Thời trang", SITE_URL + "/thoi-trang"),
+        (3, "Áo", SITE_URL + "/thoi-trang/ao"),
+    ]
+
+
+def test_breadcrumb_list_leaves_out_a_crumb_without_a_page() -> None:
+    crumbs = json_ld("/qu%E1%BA%A7n-jean")["BreadcrumbList"]["itemListElement"]
+    assert [c["name"] for c in crumbs] == ["Trang chủ", "Thời trang", "Quần jean"]
+    assert [c["position"] for c in crumbs] == [1, 2, 3]
+    assert all(c["item"].startswith(SITE_URL + "/") for c in crumbs)
+    assert crumbs[-1]["item"] == SITE_URL + "/qu%E1%BA%A7n-jean"
+
+
+def test_breadcrumb_of_a_custom_path_page_ends_at_the_canonical_url() -> None:
+    crumbs = json_ld("/khuyen-mai-he")["BreadcrumbList"]["itemListElement"]
+    assert crumbs[-1]["item"] == SITE_URL + "/bo-suu-tap/he-2026"
+
+
+def test_article_has_headline_dates_image_and_author() -> None:
+    article = json_ld("/bai-viet/cach-chon-ao")["Article"]
+    assert article["headline"] == "Cách chọn áo <thun> & quần"
+    assert article["datePublished"] == "2026-11-07T08:30:00+00:00"
+    assert article["dateModified"] == "2026-11-09T08:30:00+00:00"
+    assert article["image"] == ["https://cdn.example.vn/a/20.jpg"]
+    assert article["author"] == {"@type": "Person", "name": "Lan <Nguyễn>"}
+
+
+def test_article_without_author_credits_the_store() -> None:
+    article = json_ld("/bai-viet/xu-huong-2026")["Article"]
+    assert article["author"]["@type"] == "Organization"
+    assert article["dateModified"] == article["datePublished"]
+
+
+def test_not_found_page_has_no_structured_data() -> None:
+    plan = fixture_plan()
+    page = plan.page_at("/404")
+    assert page is not None
+    assert structured_data(plan, page) == []
+
+
+def test_product_without_gallery_or_card_image_uses_its_variant_images() -> None:
+    catalog = small_catalog()
+    shirt = catalog.products[0]
+    bare = replace(
+        shirt,
+        images=(),
+        card=replace(shirt.card, image_url=None),
+        variants=tuple(
+            replace(v, image_url=f"https://cdn.example.vn/v/{v.id}.jpg") for v in shirt.variants
+        ),
+    )
+    plan = plan_site(replace(catalog, products=(bare, *catalog.products[1:])), SITE_URL)
+    page = plan.page_at("/%C3%A1o-thun")
+    assert page is not None
+    product = next(d for d in structured_data(plan, page) if d["@type"] == "Product")
+    assert product["image"] == [
+        "https://cdn.example.vn/v/11.jpg",
+        "https://cdn.example.vn/v/12.jpg",
+    ]

@@ -1,0 +1,233 @@
+"""The output layout, the atomic swap, and the writer's refusals."""
+
+from __future__ import annotations
+
+import stat
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from generator.errors import PathCollision, UnsafePath, WriteError
+from generator.render.pages import RenderedPage
+from generator.write import output as write_module
+from generator.write.output import MARKER_FILE, write_site
+from tests.support.fixture_site import THEME, build_site
+
+
+def page(path: str, html: str = "<!doctype html><title>x</title>") -> RenderedPage:
+    return RenderedPage(path=path, html=html, kind="cms_page", in_sitemap=True, lastmod=None)
+
+
+def files_under(root: Path) -> set[str]:
+    return {p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()}
+
+
+def test_layout_maps_urls_to_html_files(tmp_path: Path) -> None:
+    out = tmp_path / "output"
+    build_site(out)
+    files = files_under(out)
+    assert {"index.html", "404.html", "thoi-trang.html", "thoi-trang/ao.html"} <= files
+    assert {"bai-viet.html", "bai-viet/cach-chon-ao.html", "áo-thun.html"} <= files
+    assert {"_assets/style.css", "sitemap.xml", "robots.txt", ".nojekyll", "_headers"} <= files
+
+
+def test_non_ascii_file_names_are_nfc(tmp_path: Path) -> None:
+    out = tmp_path / "output"
+    build_site(out)
+    names = {p.name for p in out.iterdir()}
+    assert "quần-jean.html" in names  # the url was given in NFD
+    assert "qua\u0302\u0300n-jean.html" not in names
+
+
+def test_report_counts_files_and_bytes(tmp_path: Path) -> None:
+    out = tmp_path / "output"
+    report = build_site(out)
+    on_disk = [p for p in out.rglob("*") if p.is_file()]
+    assert report.files == len(on_disk)
+    assert report.bytes == sum(p.stat().st_size for p in on_disk)
+    assert report.sitemap_files == ("sitemap.xml", "robots.txt")
+    assert len(report.pages) == 19  # 14 pages and 5 island shells
+
+
+def test_trailing_slash_path_is_written_to_index_html_in_its_folder(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    write_site([page("/"), page("/a/b/"), page("/a/b")], out)
+    assert {"index.html", "a/b/index.html", "a/b.html"} <= files_under(out)
+
+
+def test_output_folder_is_readable_by_a_web_server(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    write_site([page("/")], out)
+    assert stat.S_IMODE(out.stat().st_mode) & 0o055 == 0o055
+
+
+def test_a_rebuild_replaces_the_previous_output(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    write_site([page("/"), page("/old")], out)
+    write_site([page("/"), page("/new")], out)
+    assert files_under(out) == {"index.html", "new.html", ".nojekyll", "_headers", MARKER_FILE}
+
+
+def test_the_replaced_output_is_deleted_in_the_background(tmp_path: Path) -> None:
+    """The swap hands the previous output to a deleter process of its own: the build does not
+    wait for it, the new output is complete at once, and the old folder goes away."""
+    out = tmp_path / "out"
+    write_site([page("/", "old"), *(page(f"/p/{n}") for n in range(200))], out)
+    write_site([page("/", "new")], out)
+    assert (out / "index.html").read_text() == "new"
+    assert files_under(out) == {"index.html", ".nojekyll", "_headers", MARKER_FILE}
+    deadline = time.monotonic() + 30
+    while sorted(p.name for p in tmp_path.iterdir()) != ["out"]:
+        assert time.monotonic() < deadline, f"left behind: {list(tmp_path.iterdir())}"
+        time.sleep(0.05)
+    while write_module._deleting:  # the finished deleter is collected: no zombie is kept
+        assert time.monotonic() < deadline, "the deleter did not end"
+        write_module._reap()
+        time.sleep(0.05)
+
+
+def test_without_a_deleter_process_the_old_output_is_deleted_before_returning(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(write_module.shutil, "which", lambda name: None)
+    out = tmp_path / "out"
+    write_site([page("/", "old")], out)
+    write_site([page("/", "new")], out)
+    assert [p.name for p in tmp_path.iterdir()] == ["out"]
+
+
+def test_failed_build_keeps_the_previous_output_intact(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    build_site(out)
+    before = {name: (out / name).read_bytes() for name in files_under(out)}
+
+    def failing() -> Iterator[RenderedPage]:
+        yield page("/")
+        yield page("/half-written")
+        raise RuntimeError("the API went away")
+
+    with pytest.raises(RuntimeError):
+        write_site(failing(), out, theme_dir=THEME, site_url="https://shop.example.vn")
+    assert {name: (out / name).read_bytes() for name in files_under(out)} == before
+    assert [p.name for p in tmp_path.iterdir()] == ["out"]  # no temporary folder left
+
+
+def test_interrupted_build_keeps_the_previous_output_intact(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    write_site([page("/", "old")], out)
+
+    def interrupted() -> Iterator[RenderedPage]:
+        yield page("/", "new")
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        write_site(interrupted(), out)
+    assert (out / "index.html").read_text() == "old"
+    assert [p.name for p in tmp_path.iterdir()] == ["out"]
+
+
+def test_two_pages_at_one_path_are_refused(tmp_path: Path) -> None:
+    with pytest.raises(PathCollision, match="/a"):
+        write_site([page("/a"), page("/a")], tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+
+
+def test_two_spellings_of_one_file_are_refused(tmp_path: Path) -> None:
+    with pytest.raises(PathCollision, match="áo.html"):
+        write_site([page("/%C3%A1o"), page("/a\u0301o")], tmp_path / "out")
+
+
+def test_a_file_where_a_folder_must_go_is_a_collision(tmp_path: Path) -> None:
+    with pytest.raises(PathCollision):
+        write_site([page("/a"), page("/a.html/")], tmp_path / "out")
+
+
+def test_page_over_an_asset_is_a_collision(tmp_path: Path) -> None:
+    with pytest.raises(PathCollision):
+        write_site([page("/_assets/style.css/")], tmp_path / "out", theme_dir=THEME)
+
+
+@pytest.mark.parametrize(
+    "path", ["/../escape", "/%2e%2e/escape", "/a%2Fb", "/a\\b", "/a\x00b", "//etc/passwd", "x"]
+)
+def test_writer_refuses_paths_that_escape_the_output(tmp_path: Path, path: str) -> None:
+    out = tmp_path / "deep" / "out"
+    with pytest.raises(UnsafePath):
+        write_site([page("/"), page(path)], out)
+    assert not out.exists()
+    assert files_under(tmp_path) == set()
+
+
+def test_refuses_to_replace_a_folder_it_did_not_write(tmp_path: Path) -> None:
+    out = tmp_path / "project"
+    out.mkdir()
+    (out / "notes.txt").write_text("precious")
+    with pytest.raises(WriteError, match="not written by a build"):
+        write_site([page("/")], out)
+    assert (out / "notes.txt").read_text() == "precious"
+
+
+def test_empty_folder_with_hidden_files_is_used_and_hidden_files_are_kept(tmp_path: Path) -> None:
+    out = tmp_path / "output"
+    out.mkdir()
+    (out / ".gitkeep").write_text("")
+    (out / ".well-known").mkdir()
+    (out / ".well-known" / "security.txt").write_text("Contact: x")
+    write_site([page("/")], out)
+    write_site([page("/")], out)
+    assert (out / ".gitkeep").exists()
+    assert (out / ".well-known" / "security.txt").read_text() == "Contact: x"
+    assert (out / "index.html").exists()
+
+
+def test_output_that_is_a_file_is_refused(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    out.write_text("x")
+    with pytest.raises(WriteError, match="not a folder"):
+        write_site([page("/")], out)
+
+
+def test_symlinked_output_replaces_the_target_and_keeps_the_link(tmp_path: Path) -> None:
+    real = tmp_path / "real"
+    write_site([page("/", "one")], real)
+    link = tmp_path / "link"
+    link.symlink_to(real)
+    write_site([page("/", "two")], link)
+    assert link.is_symlink()
+    assert (link / "index.html").read_text() == "two"
+
+
+def test_theme_assets_and_islands_are_copied_under_assets(tmp_path: Path) -> None:
+    theme = tmp_path / "theme"
+    (theme / "assets").mkdir(parents=True)
+    (theme / "assets" / "style.css").write_text("body{}")
+    (theme / "islands").mkdir()
+    (theme / "islands" / "cart.js").write_text("export {}")
+    (theme / "islands" / ".DS_Store").write_text("junk")
+    out = tmp_path / "out"
+    write_site([page("/")], out, theme_dir=theme)
+    assert {"_assets/style.css", "_assets/islands/cart.js"} <= files_under(out)
+    assert "_assets/islands/.DS_Store" not in files_under(out)
+
+
+def test_public_dir_files_are_copied_to_the_output_root(tmp_path: Path) -> None:
+    public = tmp_path / "public"
+    (public / ".well-known").mkdir(parents=True)
+    (public / "favicon.ico").write_bytes(b"\x00\x01icon")
+    (public / ".well-known" / "security.txt").write_text("Contact: x@example.vn\n")
+    out = tmp_path / "output"
+    write_site([page("/")], out, public_dir=public)
+    assert (out / "favicon.ico").read_bytes() == b"\x00\x01icon"
+    assert (out / ".well-known" / "security.txt").read_text() == "Contact: x@example.vn\n"
+
+
+def test_public_dir_file_may_not_take_a_page_path(tmp_path: Path) -> None:
+    public = tmp_path / "public"
+    public.mkdir()
+    (public / "gioi-thieu.html").write_text("<p>not the page</p>")
+    out = tmp_path / "output"
+    with pytest.raises(PathCollision, match="publicDir"):
+        write_site([page("/gioi-thieu")], out, public_dir=public)
+    assert not out.exists()

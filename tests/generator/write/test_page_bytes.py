@@ -1,0 +1,143 @@
+"""Fingerprint bytes: equal pages give equal bytes, any input's change gives other bytes."""
+
+from __future__ import annotations
+
+import dataclasses
+import pickle
+
+from generator.config import BUNDLED_THEME
+from generator.crawl.pack import pack
+from generator.model import Catalog, PackedProduct, Product
+from generator.plan.site_plan import Page, SitePlan, plan_site
+from generator.render.pages import build_environment
+from generator.write.incremental import RenderInputs
+from generator.write.page_bytes import ModelBytes, model_bytes
+from tests.support.fixture_site import fixture_plan
+from tests.support.fixture_store import SITE_URL, small_catalog
+
+
+def _product_page_and_product() -> tuple[Page, Product]:
+    plan = fixture_plan()
+    page = next(page for page in plan.pages if isinstance(page.subject, Product))
+    assert isinstance(page.subject, Product)
+    return page, page.subject
+
+
+def test_equal_pages_give_equal_bytes() -> None:
+    page, _ = _product_page_and_product()
+    copy = pickle.loads(pickle.dumps(page))
+    assert copy is not page
+    assert model_bytes(copy) == model_bytes(page)
+
+
+def test_every_field_of_a_nested_dataclass_counts() -> None:
+    page, product = _product_page_and_product()
+    before = model_bytes(page)
+    card = product.card
+    changes = {
+        "price": (card.price or 0) + 1000,
+        "name": card.name + " mới",
+        "in_stock": not card.in_stock,
+        "updated_at": None,
+    }
+    for name, value in changes.items():
+        moved_card = dataclasses.replace(card, **{name: value})
+        moved = dataclasses.replace(page, subject=dataclasses.replace(product, card=moved_card))
+        assert model_bytes(moved) != before, name
+    assert model_bytes(dataclasses.replace(page, title=page.title + "!")) != before
+
+
+def _packed_plan(catalog: Catalog | None = None) -> SitePlan:
+    catalog = catalog or small_catalog()
+    products = tuple(pack(p) if isinstance(p, Product) else p for p in catalog.products)
+    return plan_site(dataclasses.replace(catalog, products=products), SITE_URL)
+
+
+def _fingerprints(plan: SitePlan) -> dict[str, str]:
+    inputs = RenderInputs.of(plan, build_environment(BUNDLED_THEME), BUNDLED_THEME)
+    return {page.path: inputs.fingerprint(page) for page in plan.pages if page.kind == "product"}
+
+
+def test_a_card_digested_once_gives_the_bytes_it_gives_each_time() -> None:
+    plan = _packed_plan()
+    memo = ModelBytes()
+    pages = [page for page in plan.pages if page.kind == "product"]
+    first = [memo(page) for page in pages]
+    assert [memo(page) for page in pages] == first  # the cards now come from the memo
+    assert [ModelBytes()(page) for page in pages] == first
+    assert len(set(first)) == len(pages)
+
+
+def test_a_product_page_fingerprint_moves_with_every_input_it_is_made_from() -> None:
+    catalog = small_catalog()
+    before = _fingerprints(_packed_plan(catalog))
+    assert len(before) >= 2 and len(set(before.values())) == len(before)
+    assert _fingerprints(_packed_plan(catalog)) == before  # the same inputs: the same digests
+
+    store = dataclasses.replace(catalog.site.store, name="Cửa hàng khác")
+    renamed = dataclasses.replace(catalog, site=dataclasses.replace(catalog.site, store=store))
+    assert set(_fingerprints(_packed_plan(renamed)).values()).isdisjoint(before.values())
+
+    # The API's breadcrumb of a category (on its page, not in the site context) is the trail
+    # of every product page under it.
+    crumbed = [page for page in catalog.categories if page.breadcrumb]
+    assert crumbed
+    pages = tuple(
+        dataclasses.replace(
+            page,
+            breadcrumb=tuple(dataclasses.replace(c, name=c.name + " mới") for c in page.breadcrumb),
+        )
+        for page in catalog.categories
+    )
+    trail_moved = _fingerprints(_packed_plan(dataclasses.replace(catalog, categories=pages)))
+    assert trail_moved != before
+
+    # One product's price: its page alone (and those showing its card as related) moves.
+    first = catalog.products[0]
+    assert isinstance(first, Product)
+    cheaper = dataclasses.replace(first, card=dataclasses.replace(first.card, price=1))
+    changed = dataclasses.replace(catalog, products=(cheaper, *catalog.products[1:]))
+    after = _fingerprints(_packed_plan(changed))
+    assert first.card.url is not None
+    assert after[first.card.url] != before[first.card.url]
+    others = [path for path in before if path != first.card.url]
+    assert any(after[path] == before[path] for path in others)
+
+
+def test_a_related_card_reaches_the_fingerprint() -> None:
+    plan = _packed_plan()
+    page = next(p for p in plan.pages if isinstance(p.subject, PackedProduct) and p.subject.related)
+    assert isinstance(page.subject, PackedProduct)
+    inputs = RenderInputs.of(plan, build_environment(BUNDLED_THEME), BUNDLED_THEME)
+    related = page.subject.related
+    renamed = dataclasses.replace(related[0], name=related[0].name + "!")
+    subject = dataclasses.replace(page.subject, related=(renamed, *related[1:]))
+    assert inputs.fingerprint(dataclasses.replace(page, subject=subject)) != inputs.fingerprint(
+        page
+    )
+    moved = dataclasses.replace(page, canonical_path="/elsewhere", in_sitemap=False)
+    assert inputs.fingerprint(moved) != inputs.fingerprint(page)
+    # Each on its own, and no canonical is not an empty one.
+    variants = [
+        page,
+        dataclasses.replace(page, canonical_path="/elsewhere"),
+        dataclasses.replace(page, in_sitemap=False),
+        dataclasses.replace(page, canonical_path=None),
+        dataclasses.replace(page, canonical_path=""),
+        dataclasses.replace(page, path=page.path + "-2"),
+    ]
+    assert len({inputs.fingerprint(p) for p in variants}) == len(variants)
+    assert inputs.fingerprint(page) == inputs.fingerprint(page)  # the per-template base copied
+
+
+def test_equal_graphs_give_equal_bytes_however_their_parts_are_shared() -> None:
+    page, product = _product_page_and_product()
+    name = product.card.name
+    unshared = "".join(list(name))  # equal, another object
+    assert unshared == name and unshared is not name
+    twin = dataclasses.replace(product, card=dataclasses.replace(product.card, name=unshared))
+    crumbs = tuple(dataclasses.replace(c, name="".join(list(c.name))) for c in page.breadcrumb)
+    copy = dataclasses.replace(page, subject=twin, breadcrumb=crumbs)
+    assert model_bytes(copy) == model_bytes(page)
+    assert ModelBytes()(copy) == ModelBytes()(page)
+    assert ModelBytes().card_digest(twin.card) == ModelBytes().card_digest(product.card)

@@ -1,0 +1,131 @@
+"""Rendering across processes gives exactly the single-process pages, in order."""
+
+from __future__ import annotations
+
+import os
+import signal
+from collections import Counter
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from generator.config import BUNDLED_THEME
+from generator.errors import WorkerLost
+from generator.plan.site_plan import Page, SitePlan
+from generator.render.pages import build_environment
+from generator.write import workers as render_parallel
+from generator.write.incremental import RenderInputs
+from generator.write.workers import PageOutput, render_many, write_many
+from tests.support.fixture_site import fixture_plan
+
+
+def test_parallel_rendering_equals_single_process_rendering() -> None:
+    plan = fixture_plan()
+    pages = list(plan.pages) * 3  # enough work for two workers and several chunks
+    single = list(render_many(plan, pages, build_environment(BUNDLED_THEME), workers=1))
+    parallel = list(
+        render_many(plan, pages, build_environment(BUNDLED_THEME), workers=2, min_pages=1, chunk=5)
+    )
+    assert [page.path for page, _ in parallel] == [page.path for page in pages]
+    assert parallel == single
+
+
+def test_each_page_records_the_urls_it_linked() -> None:
+    plan = fixture_plan()
+    home = next(page for page in plan.pages if page.path == "/")
+    [(_, urls)] = render_many(plan, [home], build_environment(BUNDLED_THEME), workers=1)
+    assert urls  # the menus alone link somewhere
+    assert all(isinstance(url, str) and url for url in urls)
+
+
+def test_workers_write_the_files_the_single_process_writes(tmp_path: Path) -> None:
+    plan = fixture_plan()
+    pages = list(plan.pages)
+    env = build_environment(BUNDLED_THEME)
+    inputs = RenderInputs.of(plan, env, BUNDLED_THEME)
+    outputs = {}
+    for workers in (1, 2):
+        folder = tmp_path / str(workers)
+        folder.mkdir()
+        done = list(
+            write_many(
+                plan,
+                pages,
+                env,
+                folder,
+                workers=workers,
+                fingerprint=inputs.fingerprint,
+                min_pages=1,
+                chunk=3,
+            )
+        )
+        files = {p.relative_to(folder): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+        outputs[workers] = (done, files)
+    single, parallel = outputs[1], outputs[2]
+    assert [output.written.path for output in parallel[0]] == [page.path for page in pages]
+    assert parallel == single
+    assert [output.fingerprint for output in single[0]] == [inputs.fingerprint(p) for p in pages]
+    assert sum(output.written.bytes for output in single[0]) == sum(map(len, single[1].values()))
+
+
+def test_workers_retire_after_their_share_and_the_order_holds(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(render_parallel, "PAGES_PER_WORKER", 4)
+    plan = fixture_plan()
+    pages = list(plan.pages)
+    inputs = RenderInputs.of(plan, build_environment(BUNDLED_THEME), BUNDLED_THEME)
+
+    def fingerprint_and_process(page: Page) -> str:
+        return f"{inputs.fingerprint(page)} {os.getpid()}"
+
+    outputs = _in_two_workers(plan, pages, tmp_path, fingerprint_and_process, chunk=2)
+    done = [str(output.fingerprint).split() for output in outputs]
+    assert len(pages) >= 16
+    assert [fingerprint for fingerprint, _ in done] == [inputs.fingerprint(p) for p in pages]
+    processes = Counter(int(pid) for _, pid in done)
+    assert os.getpid() not in processes
+    assert max(processes.values()) <= 4  # two spans of two, then a fresh worker
+    assert len(processes) >= len(pages) // 4
+
+
+def test_a_worker_killed_in_the_middle_of_its_pages_fails_the_render(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(render_parallel, "WATCH_SECONDS", 0.2)
+    plan = fixture_plan()
+    pages = list(plan.pages)
+    doomed = pages[len(pages) // 2]
+
+    def fingerprint_or_die(page: Page) -> str:
+        if page is doomed:
+            os.kill(os.getpid(), signal.SIGKILL)  # as the out-of-memory killer would
+        return page.path
+
+    def give_up(signum: int, frame: object) -> None:
+        raise AssertionError("the render waited for a worker that was gone")
+
+    previous = signal.signal(signal.SIGALRM, give_up)
+    signal.alarm(30)
+    try:
+        with pytest.raises(WorkerLost, match="ended in the middle of its pages"):
+            list(_in_two_workers(plan, pages, tmp_path, fingerprint_or_die, chunk=4))
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _in_two_workers(
+    plan: SitePlan,
+    pages: list[Page],
+    folder: Path,
+    fingerprint: Callable[[Page], str],
+    *,
+    chunk: int,
+) -> Iterator[PageOutput]:
+    """``write_many`` across two workers however few the pages, ``fingerprint`` in each."""
+    env = build_environment(BUNDLED_THEME)
+    return write_many(
+        plan, pages, env, folder, workers=2, fingerprint=fingerprint, min_pages=1, chunk=chunk
+    )

@@ -1,0 +1,183 @@
+"""A small demo store in a real companion, and builds of it through the real build command.
+
+``DemoStore`` seeds the demo catalogue into a SQLite file under the test's folder and changes it
+the way a merchant would (``companion.catalog_admin``); ``build`` runs ``build_site`` against it
+over ``httpx.ASGITransport``, so crawl, cache, render and write are the real ones.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx
+from rich.console import Console
+from sqlalchemy import delete, insert, select
+
+from companion.app import create_app
+from companion.catalog_admin import create_entity, delete_entity, set_product_price, update_entity
+from companion.clock import ManualClock
+from companion.db import schema
+from companion.seed.demo import DEMO_KEY, seed_demo
+from companion.settings import CompanionSettings
+from companion.webhooks.events import Entity
+from generator.client import RateWindow
+from generator.config import BUNDLED_THEME, BuildConfig
+from generator.pipeline import ApiAccess, build_site
+from generator.summary import BuildSummary
+from generator.xstore import Descriptor
+
+UNLIMITED = (RateWindow(10_000_000, 60.0),)
+SITE_URL = "https://shop.example.vn"
+
+
+class DemoStore:
+    def __init__(self, folder: Path, *, products: int) -> None:
+        settings = CompanionSettings(
+            database=str(folder / "store.sqlite3"),
+            rate_per_minute=10_000_000,
+            rate_per_hour=10_000_000,
+        )
+        # The companion's clock moves only with the changes: schedules (flash sales, banners,
+        # discounts) cannot cross a boundary between two builds that are compared.
+        self.now = datetime.now(UTC).replace(tzinfo=None, microsecond=0)
+        self.clock = ManualClock(self.now)
+        self.app = create_app(settings, clock=self.clock)
+        self.engine = self.app.state.services.engine
+        seed_demo(self.engine, products=products, now=self.now)
+        with self.engine.connect() as conn:
+            self.store_id = int(conn.scalar(select(schema.stores.c.id)) or 0)
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    def ids(self, entity: Entity) -> list[int]:
+        table = {
+            Entity.PRODUCT: schema.products,
+            Entity.CATEGORY: schema.categories,
+            Entity.ARTICLE: schema.articles,
+            Entity.PAGE: schema.pages,
+            Entity.COLLECTION: schema.collections,
+        }[entity]
+        with self.engine.connect() as conn:
+            return list(conn.scalars(select(table.c.id).order_by(table.c.id)))
+
+    def product_url(self, product_id: int) -> str | None:
+        with self.engine.connect() as conn:
+            url = conn.scalar(
+                select(schema.products.c.url).where(schema.products.c.id == product_id)
+            )
+        return str(url) if url else None
+
+    def _tick(self) -> datetime:
+        # Every change a second later, as a merchant's edits would be.
+        self.now += timedelta(seconds=1)
+        self.clock.set(self.now)
+        return self.now
+
+    def set_price(self, product_id: int, price: int | None) -> None:
+        with self.engine.begin() as conn:
+            set_product_price(
+                conn, store_id=self.store_id, product_id=product_id, price=price, now=self._tick()
+            )
+
+    def update(self, entity: Entity, entity_id: int, changes: dict[str, Any]) -> None:
+        with self.engine.begin() as conn:
+            update_entity(
+                conn, entity, entity_id, changes, store_id=self.store_id, now=self._tick()
+            )
+
+    def delete(self, entity: Entity, entity_id: int) -> None:
+        with self.engine.begin() as conn:
+            delete_entity(conn, entity, entity_id, store_id=self.store_id, now=self._tick())
+
+    def link(self, table: str, *, owner: Entity, owner_id: int, row: dict[str, Any]) -> None:
+        """Add a membership row (``collection_products``, ``product_categories``) if missing,
+        and save ``owner`` (its updated_at moves), as the merchant's admin would."""
+        links = getattr(schema, table)
+        with self.engine.begin() as conn:
+            present = conn.execute(select(links).filter_by(store_id=self.store_id, **row)).first()
+            if present is None:
+                conn.execute(insert(links).values(store_id=self.store_id, **row))
+        self.update(owner, owner_id, {})
+
+    def unlink(self, table: str, *, owner: Entity, owner_id: int, row: dict[str, Any]) -> None:
+        """Remove a membership row if present, and save ``owner``."""
+        links = getattr(schema, table)
+        with self.engine.begin() as conn:
+            conn.execute(delete(links).filter_by(store_id=self.store_id, **row))
+        self.update(owner, owner_id, {})
+
+    def root_categories(self) -> list[int]:
+        with self.engine.connect() as conn:
+            return list(
+                conn.scalars(
+                    select(schema.categories.c.id)
+                    .where(schema.categories.c.parent_id.is_(None))
+                    .order_by(schema.categories.c.id)
+                )
+            )
+
+    def create(self, entity: Entity, values: dict[str, Any]) -> int:
+        with self.engine.begin() as conn:
+            return create_entity(conn, entity, values, store_id=self.store_id, now=self._tick())
+
+    @asynccontextmanager
+    async def connect(self, config: BuildConfig) -> AsyncIterator[ApiAccess]:
+        transport = httpx.ASGITransport(app=self.app)
+        async with httpx.AsyncClient(
+            transport=transport, base_url="http://localhost/public/v1"
+        ) as http:
+            yield http, DEMO_KEY, UNLIMITED
+
+
+def config_for(
+    folder: Path,
+    *,
+    out: str = "out",
+    cache: str = "cache",
+    full: bool = False,
+    from_cache: bool = False,
+    workers: int = 1,
+    templates: Path = BUNDLED_THEME,
+) -> BuildConfig:
+    return BuildConfig(
+        api_url=None,
+        api_key=None,
+        site_url=SITE_URL,
+        out=folder / out,
+        cache_dir=folder / cache,
+        templates=templates,
+        concurrency=4,
+        demo_products=1,
+        descriptor=Descriptor(),
+        full=full,
+        from_cache=from_cache,
+        workers=workers,
+    )
+
+
+def build(store: DemoStore | None, config: BuildConfig) -> tuple[BuildSummary, str]:
+    """Run the build; returns its summary and what it printed."""
+    printed = io.StringIO()
+    console = Console(file=printed, width=200, highlight=False)
+
+    async def run() -> BuildSummary:
+        return await build_site(config, console, connect=store.connect if store else None)
+
+    summary = anyio.run(run)
+    return summary, printed.getvalue()
+
+
+def folder_bytes(root: Path) -> dict[str, bytes | None]:
+    """Every file under ``root`` by relative path, with its bytes; every folder, with None (so
+    a folder left empty by a rebuild, which a full build would not make, shows)."""
+    return {
+        path.relative_to(root).as_posix(): path.read_bytes() if path.is_file() else None
+        for path in sorted(root.rglob("*"))
+    }
