@@ -16,22 +16,17 @@ import argparse
 import sys
 from typing import Any
 
-from sqlalchemy import Connection, Engine, select
-from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError, SQLAlchemyError
+from sqlalchemy import Engine
 
 from companion.api_keys import create_key, list_keys, revoke_key
+from companion.cli_support import CommandError, guarded, open_database, pick_store, shown_database
 from companion.clock import SystemClock, wire_timestamp
-from companion.db.schema import stores
 from companion.settings import CompanionSettings
+from companion.webhooks.cli import add_webhook_parser
 
 DEFAULT_DB = CompanionSettings().database
 #: Each worker holds up to 20 PostgreSQL connections (see engine.py): 4 fit the default 100.
 MAX_WORKERS = 4
-
-
-class CommandError(Exception):
-    """A user error of `storefront api`: its message is printed as one line."""
 
 
 def add_parser(subparsers: Any) -> None:
@@ -56,8 +51,6 @@ def add_parser(subparsers: Any) -> None:
     )
     api.set_defaults(func=guarded(run_api))
     actions = api.add_subparsers(dest="api_action", metavar="ACTION")
-    from companion.webhooks.cli import add_webhook_parser  # it builds on this module's helpers
-
     add_webhook_parser(actions)
     keys = actions.add_parser("keys", help="create, list or revoke publishable keys")
     key_actions = keys.add_subparsers(dest="keys_action", metavar="ACTION", required=True)
@@ -75,56 +68,6 @@ def add_parser(subparsers: Any) -> None:
         if name == "revoke":
             action.add_argument("key_id", type=int, help="id of the key (see `keys list`)")
         action.set_defaults(func=guarded(func))
-
-
-def guarded(func: Any) -> Any:
-    """Run a command; a user error becomes one line on stderr and exit status 2."""
-
-    def run(args: argparse.Namespace) -> int:
-        try:
-            code: int = func(args)
-        except CommandError as exc:
-            print(f"storefront api: error: {exc}", file=sys.stderr)
-            return 2
-        except SQLAlchemyError as exc:
-            reason = (str(getattr(exc, "orig", None) or exc).splitlines() or ["failed"])[0]
-            shown = shown_database(args.db)
-            print(f"storefront api: error: database {shown}: {reason}", file=sys.stderr)
-            return 2
-        return code
-
-    return run
-
-
-def shown_database(db: str) -> str:
-    """The database as printed: a URL's password is masked, a file path is left as it is."""
-    if "://" not in db:
-        return db
-    try:
-        return make_url(db).render_as_string(hide_password=True)
-    except ArgumentError:
-        return db.split("://", 1)[0] + "://..."
-
-
-def open_database(db: str) -> Engine:
-    from companion.db.engine import make_engine
-    from companion.db.migrate import upgrade
-
-    engine = make_engine(db, pooled=False)  # a command's connections close when it is done
-    upgrade(engine)
-    return engine
-
-
-def pick_store(conn: Connection, store: int | None) -> int:
-    ids = list(conn.execute(select(stores.c.id).order_by(stores.c.id)).scalars())
-    if store is not None:
-        if store not in ids:
-            raise CommandError(f"no store {store} in the database (stores: {ids or 'none'})")
-        return store
-    if len(ids) != 1:
-        hint = "seed one with `storefront api --seed demo`" if not ids else "choose with --store"
-        raise CommandError(f"the database holds {len(ids)} stores; {hint}")
-    return int(ids[0])
 
 
 def run_keys_create(args: argparse.Namespace) -> int:
