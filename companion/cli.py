@@ -18,9 +18,9 @@ from typing import Any
 
 from sqlalchemy import Engine
 
-from companion.api_keys import create_key, list_keys, revoke_key
 from companion.cli_support import CommandError, guarded, open_database, pick_store, shown_database
 from companion.clock import SystemClock, wire_timestamp
+from companion.keys.lifecycle import create_key, list_keys, revoke_key
 from companion.settings import CompanionSettings
 from companion.webhooks.cli import add_webhook_parser
 

@@ -56,12 +56,12 @@ sys.path.insert(0, str(ROOT))
 
 from loadtest_http import LeanClient, Response, TransportError  # noqa: E402
 
-from companion.api_keys import create_key  # noqa: E402
 from companion.db.commerce_schema import order_items, order_status_history, orders  # noqa: E402
 from companion.db.commerce_schema import payments as payments_table  # noqa: E402
 from companion.db.engine import database_url, make_engine  # noqa: E402
 from companion.db.migrate import upgrade  # noqa: E402
 from companion.db.schema import products, variants  # noqa: E402
+from companion.keys.lifecycle import create_key  # noqa: E402
 from companion.ratelimit.leases import lease_size  # noqa: E402
 from companion.ratelimit.windows import Window  # noqa: E402
 from companion.seed.demo import seed_demo  # noqa: E402
