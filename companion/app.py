@@ -28,9 +28,9 @@ from companion.health import router as health_router
 from companion.input_guard import InputGuard
 from companion.logging_http import RequestLogMiddleware
 from companion.openapi import DOCS_PATH, OPENAPI_PATH, description, install_openapi
-from companion.ratelimit import Window
-from companion.ratelimit_db import make_limiter
-from companion.ratelimit_http import RateLimitMiddleware
+from companion.ratelimit.database import make_limiter
+from companion.ratelimit.middleware import RateLimitMiddleware
+from companion.ratelimit.windows import Window
 from companion.routes.merge import add_routes
 from companion.settings import CompanionSettings
 from companion.tenancy import TenancyMiddleware

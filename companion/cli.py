@@ -1,13 +1,12 @@
-"""`storefront api`: run the companion API, and manage its publishable keys.
+"""`storefront api`: run the companion API; its `keys` and `webhooks` actions live with their
+packages (``keys.cli``, ``webhooks.cli``).
 
     storefront api [--db PATH_OR_URL] [--seed demo [--products N]] [--host H] [--port P]
                    [--workers N]
-    storefront api keys create [--db ...] [--store ID] [--name NAME]
-    storefront api keys list   [--db ...] [--store ID]
-    storefront api keys revoke [--db ...] [--store ID] KEY_ID
+    storefront api keys ...
+    storefront api webhooks ...
 
-``--store`` may be left out when the database holds exactly one store. User errors end in one
-line on stderr and a non-zero exit, never a traceback.
+User errors end in one line on stderr and a non-zero exit, never a traceback.
 """
 
 from __future__ import annotations
@@ -16,22 +15,16 @@ import argparse
 import sys
 from typing import Any
 
-from sqlalchemy import Connection, Engine, select
-from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError, SQLAlchemyError
+from sqlalchemy import Engine
 
-from companion.api_keys import create_key, list_keys, revoke_key
-from companion.clock import SystemClock, wire_timestamp
-from companion.db.schema import stores
+from companion.cli_support import CommandError, guarded, open_database, shown_database
+from companion.keys.cli import add_keys_parser
 from companion.settings import CompanionSettings
+from companion.webhooks.cli import add_webhook_parser
 
 DEFAULT_DB = CompanionSettings().database
 #: Each worker holds up to 20 PostgreSQL connections (see engine.py): 4 fit the default 100.
 MAX_WORKERS = 4
-
-
-class CommandError(Exception):
-    """A user error of `storefront api`: its message is printed as one line."""
 
 
 def add_parser(subparsers: Any) -> None:
@@ -56,108 +49,8 @@ def add_parser(subparsers: Any) -> None:
     )
     api.set_defaults(func=guarded(run_api))
     actions = api.add_subparsers(dest="api_action", metavar="ACTION")
-    from companion.webhooks.cli import add_webhook_parser  # it builds on this module's helpers
-
     add_webhook_parser(actions)
-    keys = actions.add_parser("keys", help="create, list or revoke publishable keys")
-    key_actions = keys.add_subparsers(dest="keys_action", metavar="ACTION", required=True)
-    for name, func, text in (
-        ("create", run_keys_create, "create a key; the full key is printed once"),
-        ("list", run_keys_list, "list keys (prefix only)"),
-        ("revoke", run_keys_revoke, "revoke a key; it stops working at once"),
-    ):
-        action = key_actions.add_parser(name, help=text, description=text)
-        # SUPPRESS: a --db given before `keys` is kept unless repeated here.
-        action.add_argument("--db", default=argparse.SUPPRESS, help="SQLite file or URL")
-        action.add_argument("--store", type=int, help="store id (needed with several stores)")
-        if name == "create":
-            action.add_argument("--name", default="", help="a label for the key")
-        if name == "revoke":
-            action.add_argument("key_id", type=int, help="id of the key (see `keys list`)")
-        action.set_defaults(func=guarded(func))
-
-
-def guarded(func: Any) -> Any:
-    """Run a command; a user error becomes one line on stderr and exit status 2."""
-
-    def run(args: argparse.Namespace) -> int:
-        try:
-            code: int = func(args)
-        except CommandError as exc:
-            print(f"storefront api: error: {exc}", file=sys.stderr)
-            return 2
-        except SQLAlchemyError as exc:
-            reason = (str(getattr(exc, "orig", None) or exc).splitlines() or ["failed"])[0]
-            shown = shown_database(args.db)
-            print(f"storefront api: error: database {shown}: {reason}", file=sys.stderr)
-            return 2
-        return code
-
-    return run
-
-
-def shown_database(db: str) -> str:
-    """The database as printed: a URL's password is masked, a file path is left as it is."""
-    if "://" not in db:
-        return db
-    try:
-        return make_url(db).render_as_string(hide_password=True)
-    except ArgumentError:
-        return db.split("://", 1)[0] + "://..."
-
-
-def open_database(db: str) -> Engine:
-    from companion.db.engine import make_engine
-    from companion.db.migrate import upgrade
-
-    engine = make_engine(db, pooled=False)  # a command's connections close when it is done
-    upgrade(engine)
-    return engine
-
-
-def pick_store(conn: Connection, store: int | None) -> int:
-    ids = list(conn.execute(select(stores.c.id).order_by(stores.c.id)).scalars())
-    if store is not None:
-        if store not in ids:
-            raise CommandError(f"no store {store} in the database (stores: {ids or 'none'})")
-        return store
-    if len(ids) != 1:
-        hint = "seed one with `storefront api --seed demo`" if not ids else "choose with --store"
-        raise CommandError(f"the database holds {len(ids)} stores; {hint}")
-    return int(ids[0])
-
-
-def run_keys_create(args: argparse.Namespace) -> int:
-    engine = open_database(args.db)
-    with engine.begin() as conn:
-        store_id = pick_store(conn, args.store)
-        info, key = create_key(conn, store_id, now=SystemClock().now(), name=args.name)
-    print(f"created key {info.id} for store {store_id}; it is shown only now:")
-    print(key)
-    return 0
-
-
-def run_keys_list(args: argparse.Namespace) -> int:
-    engine = open_database(args.db)
-    with engine.connect() as conn:
-        store_id = args.store if args.store is None else pick_store(conn, args.store)
-        rows = list_keys(conn, store_id)
-    for k in rows:
-        state = f"revoked {wire_timestamp(k.revoked_at)}" if k.revoked_at else "active"
-        label = f" {k.name}" if k.name else ""
-        print(f"{k.id}\tstore {k.store_id}\t{k.prefix}\t{state}{label}")
-    if not rows:
-        print("no keys", file=sys.stderr)
-    return 0
-
-
-def run_keys_revoke(args: argparse.Namespace) -> int:
-    engine = open_database(args.db)
-    with engine.begin() as conn:
-        if not revoke_key(conn, args.key_id, now=SystemClock().now(), store_id=args.store):
-            raise CommandError(f"no key {args.key_id} in the database")
-    print(f"revoked key {args.key_id}")
-    return 0
+    add_keys_parser(actions)
 
 
 def seed(engine: Engine, products: int) -> None:

@@ -13,7 +13,7 @@ from fastapi import Depends, Request
 from sqlalchemy import Connection, Engine
 
 from companion.clock import Clock
-from companion.ratelimit import RateLimiter
+from companion.ratelimit.windows import RateLimiter
 from companion.settings import CompanionSettings
 
 

@@ -3,7 +3,7 @@
 Rules, in order:
 1. ``X-Service-Key: pk_live_...`` present: the key's store. An unknown or revoked key is a 401
    at once. A worker keeps the store of a key it has seen for a few seconds
-   (``companion.key_cache``, which says how fast a revocation takes effect); unknown keys are
+   (``companion.keys.cache``, which says how fast a revocation takes effect); unknown keys are
    looked up every time.
 2. No key: the store linked to the Host header in ``store_hosts`` (lower case, port stripped).
 3. No key and an unknown host: if the database holds exactly one store, that store (so a local
@@ -25,8 +25,8 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from companion.db.schema import api_keys, store_hosts, stores
 from companion.deps import Tenant
 from companion.errors_http import problem_response
-from companion.key_cache import KeyCache
-from companion.keys import PUBLISHABLE_PREFIX, hash_key
+from companion.keys.cache import KeyCache
+from companion.keys.material import PUBLISHABLE_PREFIX, hash_key
 from companion.problems import Problem, unauthorized
 
 SERVICE_KEY_HEADER = "x-service-key"

@@ -56,14 +56,14 @@ sys.path.insert(0, str(ROOT))
 
 from loadtest_http import LeanClient, Response, TransportError  # noqa: E402
 
-from companion.api_keys import create_key  # noqa: E402
 from companion.db.commerce_schema import order_items, order_status_history, orders  # noqa: E402
 from companion.db.commerce_schema import payments as payments_table  # noqa: E402
 from companion.db.engine import database_url, make_engine  # noqa: E402
 from companion.db.migrate import upgrade  # noqa: E402
 from companion.db.schema import products, variants  # noqa: E402
-from companion.ratelimit import Window  # noqa: E402
-from companion.ratelimit_leases import lease_size  # noqa: E402
+from companion.keys.lifecycle import create_key  # noqa: E402
+from companion.ratelimit.leases import lease_size  # noqa: E402
+from companion.ratelimit.windows import Window  # noqa: E402
 from companion.seed.demo import seed_demo  # noqa: E402
 
 T = TypeVar("T")
@@ -437,7 +437,7 @@ def audit(
     )
     allowed, refused = burst_seen.get(200, 0), burst_seen.get(429, 0)
     # Never more than the limit. Fewer only by units a worker leased and had no request left
-    # to spend them on when the burst ended (companion.ratelimit_leases): at most a lease each.
+    # to spend them on when the burst ended (companion.ratelimit.leases): at most a lease each.
     stranded = workers * lease_size([Window(60, RATE_PER_MINUTE), Window(3600, RATE_PER_HOUR)])
     checks.append(
         (

@@ -9,7 +9,7 @@ from sqlalchemy import Connection, select
 
 from companion.db.schema import products
 from companion.problems import unprocessable
-from companion.routes.read.product_cards import CARD_COLUMNS, PUBLISHED, build_cards
+from companion.product_cards import CARD_COLUMNS, PUBLISHED, build_cards
 from companion.schemas.read import ProductCard
 
 

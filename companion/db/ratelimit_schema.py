@@ -2,7 +2,7 @@
 
 A row holds the count of the window it last saw (``window_index``); the first request of a new
 window resets it, so the table never grows beyond two rows per key or store. Every worker
-process counts here, so a limit holds across workers (see ``companion.ratelimit_db``).
+process counts here, so a limit holds across workers (see ``companion.ratelimit.database``).
 """
 
 from __future__ import annotations

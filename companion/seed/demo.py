@@ -26,10 +26,10 @@ from itertools import islice
 
 from sqlalchemy import Connection, Engine, func, select
 
-from companion.api_keys import create_key
 from companion.clock import SystemClock
 from companion.db import schema as t
-from companion.keys import hash_key
+from companion.keys.lifecycle import create_key
+from companion.keys.material import hash_key
 from companion.seed.bulk import RowWriter
 from companion.seed.catalog_rows import CategoryDraft, Shelf, brand_rows, plan_category_tree
 from companion.seed.collection_rows import (

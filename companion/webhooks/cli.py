@@ -17,7 +17,7 @@ from typing import Any
 
 import httpx
 
-from companion.cli import CommandError, guarded, open_database, pick_store
+from companion.cli_support import CommandError, guarded, open_database, pick_store
 from companion.clock import SystemClock
 from companion.webhooks.events import EVENT_TYPES
 from companion.webhooks.subscriptions import (

@@ -12,8 +12,8 @@ from typing import Any
 
 from sqlalchemy import Engine, Table, insert
 
-from companion.api_keys import create_key
 from companion.db import schema
+from companion.keys.lifecycle import create_key
 from companion.text import fold
 
 

@@ -47,7 +47,7 @@ async def test_two_apps_share_nothing(make_api: MakeApi) -> None:
     assert (await first.get("/store")).status_code == 200
     if first.app.state.services.settings.database.startswith("postgresql"):
         # On PostgreSQL the apps are workers of one deployment: rate limits are counted in the
-        # database on purpose (companion.ratelimit_db), so the key's minute is already used.
+        # database on purpose (companion.ratelimit.database), so the key's minute is already used.
         assert (await second.get("/store", key=first.key)).status_code == 429
         return
     assert (await second.get("/store", key=first.key)).status_code == 200

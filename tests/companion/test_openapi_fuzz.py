@@ -23,9 +23,9 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from companion.api_keys import create_key
 from companion.app import create_app
 from companion.clock import ManualClock
+from companion.keys.lifecycle import create_key
 from companion.routes.read import router as read_router
 from companion.settings import CompanionSettings
 from tests.companion.conftest import PREFIX, START, fresh_database

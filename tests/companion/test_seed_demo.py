@@ -15,7 +15,7 @@ from companion.clock import SystemClock
 from companion.db import schema as t
 from companion.db.engine import make_engine
 from companion.db.migrate import upgrade
-from companion.keys import hash_key
+from companion.keys.material import hash_key
 from companion.seed.demo import SEEDED_TABLES, seed_demo
 from companion.seed.errors import SeedError
 from companion.seed.summary import SeedSummary

@@ -17,7 +17,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from companion.cli import shown_database
+from companion.cli_support import shown_database
 from companion.db.engine import database_url
 from companion.server import SETTINGS_VARIABLE, ServeError, settings_from_env, settings_to_env
 from companion.settings import CompanionSettings

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from companion.api_keys import list_keys, revoke_key
+from companion.keys.lifecycle import list_keys, revoke_key
 from companion.tenancy import host_name
 from tests.companion.conftest import PREFIX, Api
 from tests.companion.factory import Shop

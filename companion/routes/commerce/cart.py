@@ -26,7 +26,6 @@ from companion.customers.auth import CustomerId, OptionalCustomerId
 from companion.deps import CurrentTenant, Db, ServicesDep
 from companion.problems import conflict, forbidden, not_found, unprocessable
 from companion.routes.commerce.wire import CartTokenQuery, RequiredCartToken, money
-from companion.routes.read.values import wire
 from companion.schemas.commerce_cart import (
     MAX_QUANTITY,
     CartItemOut,
@@ -37,6 +36,7 @@ from companion.schemas.commerce_cart import (
     DiscountLineOut,
     TaxLineOut,
 )
+from companion.wire_values import wire
 
 router = APIRouter(tags=["cart"])
 

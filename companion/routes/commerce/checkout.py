@@ -26,7 +26,6 @@ from companion.deps import CurrentTenant, Db, ServicesDep
 from companion.payments.gateways import connected_gateways
 from companion.problems import conflict, not_found, unprocessable
 from companion.routes.commerce.wire import RequiredCartToken, money
-from companion.routes.read.values import wire
 from companion.schemas.commerce_checkout import (
     AddressIn,
     AddressOut,
@@ -38,6 +37,7 @@ from companion.schemas.commerce_checkout import (
     PlaceOrderIn,
     ShippingChoiceIn,
 )
+from companion.wire_values import wire
 
 router = APIRouter(tags=["checkout"])
 

@@ -16,9 +16,9 @@ from companion.deps import CurrentTenant, Db, ServicesDep
 from companion.problems import not_found
 from companion.routes.commerce.pages import newest_first, page_of
 from companion.routes.read.params import Cursor, EntityId, Limit
-from companion.routes.read.values import wire
 from companion.schemas.commerce_activity import ContactIn, ContactOut, CustomerContactIn
 from companion.schemas.envelope import Envelope
+from companion.wire_values import wire
 
 router = APIRouter(tags=["contacts"])
 

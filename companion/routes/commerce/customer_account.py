@@ -29,7 +29,6 @@ from companion.deps import CurrentTenant, Db, ServicesDep
 from companion.problems import Problem, not_found, too_many_requests, unprocessable
 from companion.routes.commerce.pages import newest_first, page_of
 from companion.routes.read.params import Cursor, Limit
-from companion.routes.read.values import wire
 from companion.schemas.commerce_customer import (
     CustomerOut,
     LoginIn,
@@ -40,6 +39,7 @@ from companion.schemas.commerce_customer import (
     RegisterIn,
 )
 from companion.schemas.envelope import Envelope
+from companion.wire_values import wire
 
 router = APIRouter(tags=["customer"])
 

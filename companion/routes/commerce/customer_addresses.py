@@ -23,13 +23,13 @@ from companion.deps import CurrentTenant, Db, ServicesDep
 from companion.problems import conflict, not_found, unprocessable
 from companion.routes.commerce.pages import whole
 from companion.routes.read.params import EntityId
-from companion.routes.read.values import wire
 from companion.schemas.commerce_customer import (
     CustomerAddressIn,
     CustomerAddressOut,
     CustomerAddressPatch,
 )
 from companion.schemas.envelope import Envelope
+from companion.wire_values import wire
 
 router = APIRouter(tags=["customer"])
 

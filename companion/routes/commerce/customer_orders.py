@@ -15,10 +15,10 @@ from companion.problems import not_found
 from companion.routes.commerce.pages import newest_first, page_of
 from companion.routes.commerce.wire import money
 from companion.routes.read.params import Cursor, EntityId, Limit
-from companion.routes.read.values import wire
 from companion.schemas.commerce_checkout import CustomerOrderRead
 from companion.schemas.commerce_customer import CouponUseOut
 from companion.schemas.envelope import Envelope
+from companion.wire_values import wire
 
 router = APIRouter(tags=["customer"])
 

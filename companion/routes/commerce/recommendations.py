@@ -20,9 +20,9 @@ from companion.customers.auth import OptionalCustomerId, token_problem
 from companion.db.schema import products
 from companion.deps import CurrentTenant, Db, ServicesDep
 from companion.problems import forbidden, not_found, unprocessable
+from companion.product_cards import CARD_COLUMNS, PUBLISHED, build_cards
 from companion.routes.commerce.pages import whole
 from companion.routes.read.params import EntityId, Limit
-from companion.routes.read.product_cards import CARD_COLUMNS, PUBLISHED, build_cards
 from companion.schemas.commerce_activity import RecommendationViewIn
 from companion.schemas.commerce_fields import MAX_ID
 from companion.schemas.envelope import Envelope

@@ -17,10 +17,10 @@ from companion.deps import CurrentTenant, Db, ServicesDep
 from companion.problems import conflict, not_found, unprocessable
 from companion.routes.commerce.pages import newest_first, page_of
 from companion.routes.read.params import Cursor, EntityId, Limit
-from companion.routes.read.values import wire
 from companion.schemas.commerce_activity import ReviewedEntity, ReviewIn, ReviewOut
 from companion.schemas.commerce_fields import MAX_ID
 from companion.schemas.envelope import Envelope
+from companion.wire_values import wire
 
 router = APIRouter(tags=["reviews"])
 

@@ -15,17 +15,17 @@ from sqlalchemy import ColumnElement, Connection, and_, select, true
 from companion.cursors import clamp_limit
 from companion.db.schema import articles, pages, products
 from companion.deps import CurrentTenant, Db, Services, ServicesDep
+from companion.product_cards import CARD_COLUMNS, PUBLISHED, build_cards
 from companion.routes.commerce.pages import newest_first, page_of
 from companion.routes.read.category_index import category_parents, descendants, filed_under
 from companion.routes.read.paging import cut_page, time_cursor, time_key
 from companion.routes.read.params import Cursor, Limit
-from companion.routes.read.product_cards import CARD_COLUMNS, PUBLISHED, build_cards
-from companion.routes.read.values import article_path, clean_url, wire
 from companion.schemas.commerce_activity import ContentEntity, ContentHit
 from companion.schemas.commerce_fields import MAX_ID
 from companion.schemas.envelope import Envelope
 from companion.schemas.read import ProductCard
 from companion.text import fold
+from companion.wire_values import article_path, clean_url, wire
 
 router = APIRouter(tags=["search"])
 

@@ -27,7 +27,6 @@ from companion.problems import not_found
 from companion.routes.read.paging import after_desc, cut_page, first_page, time_cursor, time_key
 from companion.routes.read.params import Cursor, EntityId, Limit, Ref, Slug
 from companion.routes.read.refs import ref_match
-from companion.routes.read.values import wire
 from companion.schemas.envelope import Envelope
 from companion.schemas.read import (
     ArticleCategory,
@@ -36,6 +35,7 @@ from companion.schemas.read import (
     ArticleTag,
     ArticleTagRef,
 )
+from companion.wire_values import wire
 
 router = APIRouter()
 

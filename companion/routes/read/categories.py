@@ -19,9 +19,9 @@ from companion.routes.read.category_index import product_counts
 from companion.routes.read.paging import first_page
 from companion.routes.read.params import EntityId, Limit, Ref, Slug
 from companion.routes.read.refs import ref_match
-from companion.routes.read.values import clean_url, wire
 from companion.schemas.envelope import Envelope
 from companion.schemas.read import BreadcrumbItem, Category, CategoryTreeNode
+from companion.wire_values import clean_url, wire
 
 router = APIRouter()
 

@@ -13,9 +13,9 @@ from companion.deps import CurrentTenant, Db, ServicesDep
 from companion.problems import not_found
 from companion.routes.read.paging import first_page
 from companion.routes.read.params import Limit, Slug
-from companion.routes.read.values import wire
 from companion.schemas.envelope import Envelope
 from companion.schemas.read import Collection
+from companion.wire_values import wire
 
 router = APIRouter()
 

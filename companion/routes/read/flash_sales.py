@@ -13,12 +13,12 @@ from companion.db.schema import flash_sale_products, flash_sales, products
 from companion.deps import CurrentTenant, Db, ServicesDep
 from companion.pricing import sale_status
 from companion.problems import not_found
+from companion.product_cards import CARD_COLUMNS, PUBLISHED, build_cards
 from companion.routes.read.paging import first_page
 from companion.routes.read.params import EntityId, Limit
-from companion.routes.read.product_cards import CARD_COLUMNS, PUBLISHED, build_cards
-from companion.routes.read.values import wire
 from companion.schemas.envelope import Envelope
 from companion.schemas.read import FlashSale, ProductCard
+from companion.wire_values import wire
 
 router = APIRouter()
 

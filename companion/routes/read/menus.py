@@ -11,9 +11,9 @@ from sqlalchemy import select
 
 from companion.db.schema import menu_items, menus
 from companion.deps import CurrentTenant, Db
-from companion.routes.read.values import clean_url
 from companion.schemas.envelope import Envelope
 from companion.schemas.read import Menu, MenuItem
+from companion.wire_values import clean_url
 
 router = APIRouter()
 

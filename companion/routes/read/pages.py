@@ -11,8 +11,8 @@ from companion.db.schema import pages
 from companion.deps import CurrentTenant, Db
 from companion.problems import not_found
 from companion.routes.read.params import EntityId, Slug
-from companion.routes.read.values import clean_url, wire
 from companion.schemas.read import CmsPage
+from companion.wire_values import clean_url, wire
 
 router = APIRouter()
 

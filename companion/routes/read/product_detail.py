@@ -14,10 +14,7 @@ from companion.db.schema import brands, product_categories, product_images, prod
 from companion.deps import CurrentTenant, Db, ServicesDep
 from companion.pricing import discounted, unit_in_stock
 from companion.problems import not_found
-from companion.routes.read.answers import answer
-from companion.routes.read.paging import first_page
-from companion.routes.read.params import EntityId, Limit, Slug
-from companion.routes.read.product_cards import (
+from companion.product_cards import (
     CARD_COLUMNS,
     PUBLISHED,
     build_cards,
@@ -25,9 +22,12 @@ from companion.routes.read.product_cards import (
     card_select,
     running_discounts,
 )
-from companion.routes.read.values import wire
+from companion.routes.read.answers import answer
+from companion.routes.read.paging import first_page
+from companion.routes.read.params import EntityId, Limit, Slug
 from companion.schemas.envelope import Envelope
 from companion.schemas.read import ProductCard, ProductDetail, Variant
+from companion.wire_values import wire
 
 router = APIRouter()
 

@@ -18,6 +18,7 @@ from companion.cursors import clamp_limit
 from companion.db.schema import categories, collection_products, collections, products
 from companion.deps import CurrentTenant, Db, ServicesDep
 from companion.problems import unprocessable
+from companion.product_cards import PUBLISHED, card_of, card_select
 from companion.routes.read.answers import page as page_answer
 from companion.routes.read.category_index import category_parents, descendants, filed_under
 from companion.routes.read.paging import (
@@ -30,7 +31,6 @@ from companion.routes.read.paging import (
     time_key,
 )
 from companion.routes.read.params import MAX_ID, Cursor, Limit, Ref
-from companion.routes.read.product_cards import PUBLISHED, card_of, card_select
 from companion.routes.read.refs import ref_id
 from companion.schemas.envelope import Envelope
 from companion.schemas.read import ProductCard

@@ -15,9 +15,9 @@ from companion.problems import not_found
 from companion.routes.read.answers import answer
 from companion.routes.read.paging import first_page
 from companion.routes.read.params import Limit
-from companion.routes.read.values import wire
 from companion.schemas.envelope import Envelope
 from companion.schemas.read import Banner, CustomVariable, Promotion, Store
+from companion.wire_values import wire
 
 router = APIRouter()
 

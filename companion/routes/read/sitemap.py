@@ -22,9 +22,9 @@ from companion.db.schema import articles, categories, collections, custom_paths,
 from companion.deps import CurrentTenant, Db, ServicesDep
 from companion.routes.read.paging import after_asc, cut_page, time_cursor, time_key
 from companion.routes.read.params import Cursor, Limit
-from companion.routes.read.values import wire
 from companion.schemas.envelope import Envelope
 from companion.schemas.read import SectionName, Sitemap, SitemapEntry, SitemapSection
+from companion.wire_values import wire
 
 router = APIRouter()
 

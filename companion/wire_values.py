@@ -1,4 +1,4 @@
-"""Small conversions from stored values to wire values, shared by the read routes."""
+"""Small conversions from stored values to wire values, shared by the routes and product cards."""
 
 from __future__ import annotations
 

@@ -19,12 +19,13 @@ from companion.clock import ManualClock
 from companion.db.engine import make_engine
 from companion.db.migrate import upgrade
 from companion.db.ratelimit_schema import rate_limit_counts
-from companion.ratelimit import InMemoryRateLimiter, Window
-from companion.ratelimit_db import DatabaseRateLimiter, make_limiter
+from companion.ratelimit.database import DatabaseRateLimiter, make_limiter
+from companion.ratelimit.memory import InMemoryRateLimiter
+from companion.ratelimit.windows import Window
 from companion.settings import CompanionSettings
 from tests.companion.conftest import PREFIX, Api, MakeApi
 from tests.companion.databases import fresh_database
-from tests.companion.ratelimit_threads import hammer
+from tests.companion.ratelimit.threads import hammer
 
 pytestmark = pytest.mark.anyio
 

@@ -1,7 +1,7 @@
 """Publishable keys of a store: create (the full key is returned once), list, revoke.
 
-Only a digest is stored (``keys.hash_key``); revocation is a timestamp. Workers cache a key's
-store for a few seconds (``companion.key_cache``): a revocation in this process moves
+Only a digest is stored (``material.hash_key``); revocation is a timestamp. Workers cache a
+key's store for a few seconds (``keys.cache``): a revocation in this process moves
 ``revocations``, which empties those caches at once; one made by another process takes effect
 when the cached entry expires.
 """
@@ -14,7 +14,7 @@ from datetime import datetime
 from sqlalchemy import Connection, event, insert, select, update
 
 from companion.db.schema import api_keys
-from companion.keys import display_prefix, hash_key, new_publishable_key
+from companion.keys.material import display_prefix, hash_key, new_publishable_key
 
 
 class Generation:

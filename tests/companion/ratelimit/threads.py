@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 
-from companion.ratelimit_db import DatabaseRateLimiter
+from companion.ratelimit.database import DatabaseRateLimiter
 
 
 def hammer(

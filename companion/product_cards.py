@@ -20,8 +20,8 @@ from sqlalchemy import type_coerce as as_type
 
 from companion.db.schema import flash_sale_products, flash_sales, products, variants
 from companion.pricing import discounted, product_in_stock
-from companion.routes.read.values import clean_url, wire
 from companion.schemas.read import ProductCard
+from companion.wire_values import clean_url, wire
 
 CARD_COLUMNS = (
     products.c.id,

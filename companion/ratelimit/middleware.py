@@ -18,7 +18,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from companion.deps import Tenant
 from companion.errors_http import problem_response
 from companion.problems import too_many_requests
-from companion.ratelimit import RateDecision, RateLimiter
+from companion.ratelimit.windows import RateDecision, RateLimiter
 
 
 def bucket_of(tenant: Tenant) -> str:

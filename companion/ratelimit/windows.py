@@ -4,9 +4,9 @@ A bucket is one publishable key, or one store for unkeyed traffic (all unkeyed r
 store share it). Every window of the policy must have room for a request to pass; a refused
 request is not counted, so a client that waits ``retry_after`` seconds gets through.
 
-The arithmetic is pure (``decide``); where the counts live is behind ``RateLimiter``, so a
-database-backed limiter shared by several worker processes can replace ``InMemoryRateLimiter``
-without touching the middleware (``ratelimit_http``).
+The arithmetic is pure (``decide``); where the counts live is behind ``RateLimiter``: in this
+process (``ratelimit.memory``) or in the database, shared by several worker processes
+(``ratelimit.database``), without the middleware (``ratelimit.middleware``) knowing which.
 """
 
 from __future__ import annotations
@@ -15,8 +15,6 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
-
-from companion.clock import Clock, epoch_seconds
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,32 +70,3 @@ def decide(windows: Sequence[Window], used: Sequence[int], now_seconds: float) -
     full = [s.reset_seconds for s, is_full in zip(states, exhausted, strict=True) if is_full]
     retry_after = max(full, default=0)
     return RateDecision(allowed, tightest, retry_after, states)
-
-
-class InMemoryRateLimiter:
-    """Counts in this process only: right for one worker (SQLite) and for tests.
-
-    Runs on the event loop without awaiting between read and write, so no lock is needed.
-    Memory holds one counter per bucket and window; a counter is reused when its window rolls.
-    """
-
-    def __init__(self, clock: Clock, windows: Sequence[Window]) -> None:
-        self._clock = clock
-        self._windows = tuple(windows)
-        self._counts: dict[tuple[str, int], tuple[int, int]] = {}  # -> (window index, count)
-
-    async def hit(self, bucket: str) -> RateDecision:
-        now_seconds = epoch_seconds(self._clock.now())
-        indexes = [window_index(w, now_seconds) for w in self._windows]
-        used = [
-            self._used(bucket, w, index) for w, index in zip(self._windows, indexes, strict=True)
-        ]
-        decision = decide(self._windows, used, now_seconds)
-        if decision.allowed:
-            for w, index, count in zip(self._windows, indexes, used, strict=True):
-                self._counts[(bucket, w.seconds)] = (index, count + 1)
-        return decision
-
-    def _used(self, bucket: str, window: Window, index: int) -> int:
-        stored_index, count = self._counts.get((bucket, window.seconds), (index, 0))
-        return count if stored_index == index else 0

@@ -16,11 +16,11 @@ from companion.clock import ManualClock
 from companion.db.engine import make_engine
 from companion.db.migrate import upgrade
 from companion.db.ratelimit_schema import rate_limit_counts
-from companion.ratelimit import Window
-from companion.ratelimit_db import DatabaseRateLimiter
-from companion.ratelimit_leases import lease_size
+from companion.ratelimit.database import DatabaseRateLimiter
+from companion.ratelimit.leases import lease_size
+from companion.ratelimit.windows import Window
 from tests.companion.databases import fresh_database
-from tests.companion.ratelimit_threads import hammer
+from tests.companion.ratelimit.threads import hammer
 
 pytestmark = pytest.mark.anyio
 

@@ -1,7 +1,7 @@
 """Units of a shared rate limit that one worker has leased, spent from memory.
 
 A worker serving a bucket takes a lease of a few units in every window of the policy from the
-shared counters (``companion.ratelimit_db``), then lets that many requests of the bucket through
+shared counters (``ratelimit.database``), then lets that many requests of the bucket through
 without touching the database. The shared counter holds every unit any worker leased, and a lease
 is granted only while it fits under the limit, so all workers together never let more than the
 limit through. Units still unspent when their window ends expire with it.
@@ -24,7 +24,7 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from companion.ratelimit import RateDecision, Window, decide, window_index
+from companion.ratelimit.windows import RateDecision, Window, decide, window_index
 
 #: A lease is at most this share of the tightest limit (1/50: 12 units of 600 per minute) ...
 LEASE_SHARE = 50

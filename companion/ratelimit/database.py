@@ -1,7 +1,7 @@
 """A rate limiter whose counts live in the database, so several worker processes share them.
 
 Workers do not write per request: each leases a few units at a time from the shared counters
-and spends them from memory (``companion.ratelimit_leases``). A lease is one statement: an upsert
+and spends them from memory (``ratelimit.leases``). A lease is one statement: an upsert
 that adds the units to the bucket's counter of every window (rows always in the same order, so
 two workers never wait on each other crosswise), resetting a counter when a new window began,
 but only where the units still fit under that window's limit. Unless every window took them, the
@@ -26,8 +26,9 @@ import anyio.to_thread
 from sqlalchemy import Connection, Engine, TextClause, text
 
 from companion.clock import Clock, epoch_seconds
-from companion.ratelimit import InMemoryRateLimiter, RateDecision, RateLimiter, Window, decide
-from companion.ratelimit_leases import LeaseBook, lease_size
+from companion.ratelimit.leases import LeaseBook, lease_size
+from companion.ratelimit.memory import InMemoryRateLimiter
+from companion.ratelimit.windows import RateDecision, RateLimiter, Window, decide
 from companion.settings import CompanionSettings
 
 

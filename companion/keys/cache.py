@@ -1,8 +1,8 @@
 """The tenants of recently used publishable keys, kept in one worker for a few seconds.
 
 A hot key then costs no database round trip. How fast a revocation takes effect:
-- revoked in this process (``api_keys.revoke_key`` on any engine): at once. Every revocation
-  moves a process-wide generation (``api_keys.revocations``), and a cache that sees it move
+- revoked in this process (``lifecycle.revoke_key`` on any engine): at once. Every revocation
+  moves a process-wide generation (``lifecycle.revocations``), and a cache that sees it move
   forgets every key; a lookup that started before the revocation is not kept;
 - revoked by another process (the ``keys revoke`` command, another worker): within
   ``KEY_TTL_SECONDS``, when the cached entry expires and the key is looked up again.
@@ -15,8 +15,8 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from companion.api_keys import revocations
 from companion.deps import Tenant
+from companion.keys.lifecycle import revocations
 
 #: Seconds a key's tenant is reused before the key is looked up again.
 KEY_TTL_SECONDS = 5.0

@@ -6,11 +6,11 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import update
 
-from companion.api_keys import revocations, revoke_key
 from companion.db.engine import make_engine
 from companion.db.schema import api_keys
 from companion.deps import Tenant
-from companion.key_cache import KEY_TTL_SECONDS, KeyCache
+from companion.keys.cache import KEY_TTL_SECONDS, KeyCache
+from companion.keys.lifecycle import revocations, revoke_key
 from tests.companion.conftest import Api
 
 pytestmark = pytest.mark.anyio
