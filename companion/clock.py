@@ -20,7 +20,8 @@ class SystemClock:
 
 
 class ManualClock:
-    """A clock that moves only when told to; for tests of schedules and rate-limit windows."""
+    """A clock that moves only when told to: for tests of schedules and rate-limit windows, and
+    the stopped clock of the demo a build starts in-process (``seed.demo_app``)."""
 
     def __init__(self, start: datetime) -> None:
         self._now = start

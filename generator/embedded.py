@@ -9,8 +9,8 @@ from pathlib import Path
 
 from fastapi import FastAPI
 
-from companion.app import create_app
-from companion.seed.demo import DEMO_KEY, seed_demo
+from companion.seed.demo import DEMO_KEY
+from companion.seed.demo_app import demo_companion
 from companion.settings import CompanionSettings
 
 # The embedded companion serves one build in this process: its rate limit must not pace it.
@@ -21,8 +21,8 @@ _NO_LIMIT = 10_000_000
 def embedded_companion(*, products: int) -> Iterator[tuple[FastAPI, str]]:
     """A fresh demo store in a throw-away SQLite file, and its publishable key.
 
-    Seeded anew each time: the demo's schedules (running flash sale, current banners) are
-    relative to now, so a stored copy would go stale.
+    Seeded anew each time, at the demo's fixed date and on a clock stopped there
+    (``demo_companion``): every build gets the same answers.
     """
     with tempfile.TemporaryDirectory(prefix="storefront-demo-") as folder:
         settings = CompanionSettings(
@@ -30,10 +30,9 @@ def embedded_companion(*, products: int) -> Iterator[tuple[FastAPI, str]]:
             rate_per_minute=_NO_LIMIT,
             rate_per_hour=_NO_LIMIT,
         )
-        app = create_app(settings)
+        app = demo_companion(settings, products=products)
         engine = app.state.services.engine
         try:
-            seed_demo(engine, products=products)
             yield app, DEMO_KEY
         finally:
             engine.dispose()

@@ -7,8 +7,10 @@ linking to them, drafts that must not be served. ``products`` scales the catalog
 products on, every product edge case is present.
 
 Determinism: every section draws from its own ``random.Random`` with a fixed seed, and catalogue
-timestamps derive from ``timeline.BASE``; only banners and flash sales are placed around ``now``
-(so something is running whenever the demo is served). Same ``products`` and ``now``: same rows.
+timestamps derive from ``timeline.BASE``; only banners, flash sales, coupons and order promotions
+are placed around ``now`` (so something is running whenever the demo is served): the wall clock
+unless given, ``timeline.DEMO_NOW`` for a build's in-process demo (``demo_app``). Same
+``products`` and ``now``: same rows.
 
 Idempotent: when the database already holds the demo store (found by its publishable key),
 nothing is written and the summary of what is there comes back with ``created=False``. When

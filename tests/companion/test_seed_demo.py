@@ -8,7 +8,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
+from fastapi import FastAPI
 from sqlalchemy import Connection, Engine, Table, insert, select
 
 from companion.clock import SystemClock
@@ -16,9 +18,12 @@ from companion.db import schema as t
 from companion.db.engine import make_engine
 from companion.db.migrate import upgrade
 from companion.keys.material import hash_key
-from companion.seed.demo import SEEDED_TABLES, seed_demo
+from companion.routes.read.sitemap import SECTIONS
+from companion.seed.demo import DEMO_KEY, SEEDED_TABLES, seed_demo
+from companion.seed.demo_app import DEMO_NOW, demo_companion
 from companion.seed.errors import SeedError
 from companion.seed.summary import SeedSummary
+from companion.settings import CompanionSettings
 from companion.text import fold
 
 NOW = datetime(2026, 11, 22, 9, 30)
@@ -404,6 +409,77 @@ def test_an_aware_now_is_taken_as_utc(tmp_path: Path) -> None:
     with engine.connect() as conn:
         starts = {s["starts_at"] for s in rows(conn, t.flash_sales)}
     assert datetime(2026, 11, 21, 16, 30) in starts
+
+
+# --- the demo a build serves itself ------------------------------------------------------------
+
+LISTS = (
+    "/store",
+    "/custom-variables",
+    "/promotions",
+    "/banners",
+    "/menus",
+    "/categories",
+    "/categories/tree",
+    "/flash-sales",
+    "/collections",
+    "/articles",
+    "/article-categories",
+    "/article-tags",
+    "/products",
+    "/sitemap",
+    *(f"/sitemap/{section}" for section in SECTIONS),
+)
+
+
+async def list_answers(app: FastAPI) -> dict[str, list[tuple[str, Any]]]:
+    """(ETag, body) of every page of each list endpoint, and of each running sale's products."""
+    answers: dict[str, list[tuple[str, Any]]] = {}
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=app),
+        base_url="http://demo.localhost/public/v1",
+        headers={"X-Service-Key": DEMO_KEY},
+    ) as client:
+
+        async def walk(endpoint: str) -> list[tuple[str, Any]]:
+            pages, params = [], {"limit": "200" if endpoint == "/collections" else "100"}
+            while True:
+                response = await client.get(endpoint, params=params)
+                assert response.status_code == 200, (endpoint, response.text)
+                body = response.json()
+                pages.append((response.headers["etag"], body))
+                if not (isinstance(body, dict) and body.get("next_cursor")):
+                    return pages
+                params["cursor"] = body["next_cursor"]
+
+        for endpoint in LISTS:
+            answers[endpoint] = await walk(endpoint)
+        for sale in answers["/flash-sales"][0][1]["items"]:
+            endpoint = f"/flash-sales/{sale['id']}/products"
+            answers[endpoint] = await walk(endpoint)
+    return answers
+
+
+@pytest.mark.anyio
+async def test_the_demo_of_a_build_answers_the_same_whenever_it_is_seeded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    wall = SystemClock().now()
+    answers = []
+    for days in (0, 40):  # weeks apart: past the end of every schedule placed around "now"
+        monkeypatch.setattr(SystemClock, "now", lambda self, days=days: wall + timedelta(days))
+        settings = CompanionSettings(database=str(tmp_path / f"demo-{days}.db"))
+        app = demo_companion(settings, products=40)
+        try:
+            answers.append(await list_answers(app))
+        finally:
+            app.state.services.engine.dispose()
+    first, later = answers
+    assert first == later
+    (sale,) = first["/flash-sales"][0][1]["items"]  # the sale running at the demo's date
+    assert sale["starts_at"] < DEMO_NOW.isoformat() < sale["ends_at"]
+    assert first["/banners"][0][1]
+    assert len(first["/sitemap/collections"]) > 1  # walked page by page
 
 
 def test_demo_images_are_shipped_with_the_default_theme(db: Connection) -> None:

@@ -2,22 +2,25 @@
 
 from __future__ import annotations
 
+import re
 import shutil
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 
+from companion.clock import SystemClock
 from generator.cli import main
 
 REPO = Path(__file__).resolve().parents[2]
 
 
-def build(tmp_path: Path, out: Path, *extra: str) -> int:
+def build(tmp_path: Path, out: Path, *extra: str, cache: str = "cache") -> int:
     return main(
         [
             "build",
             "--out", str(out),
-            "--cache-dir", str(tmp_path / "cache"),
+            "--cache-dir", str(tmp_path / cache),
             "--demo-products", "20",
             "--xstore", str(tmp_path / "no-xstore.json"),
             *extra,
@@ -80,3 +83,37 @@ def test_api_url_without_a_key_is_a_one_line_error(
     assert code == 2
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and "STOREFRONT_API_KEY" in err
+
+
+def rendered_and_kept(err: str) -> tuple[int, int]:
+    """The page counts of the line a build ends with ("rendered N pages, kept M")."""
+    found = re.search(r"rendered (\d+) pages, kept (\d+)", " ".join(err.split()))
+    assert found, err
+    return int(found[1]), int(found[2])
+
+
+def files(root: Path) -> dict[str, bytes]:
+    return {
+        path.relative_to(root).as_posix(): path.read_bytes()
+        for path in sorted(root.rglob("*"))
+        if path.is_file()
+    }
+
+
+def test_the_demo_builds_the_same_pages_whenever_it_is_built(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "site"
+    assert build(tmp_path, out) == 0
+    pages, kept = rendered_and_kept(capsys.readouterr().err)
+    assert pages > 100 and kept == 0
+    # Weeks later by the wall clock: past the end of every schedule the demo has around "now".
+    later = SystemClock().now() + timedelta(days=40)
+    monkeypatch.setattr(SystemClock, "now", lambda self: later)
+
+    assert build(tmp_path, out) == 0
+    assert rendered_and_kept(capsys.readouterr().err) == (0, pages)
+
+    fresh = tmp_path / "fresh-site"
+    assert build(tmp_path, fresh, cache="fresh-cache") == 0
+    assert files(fresh) == files(out)
