@@ -28,10 +28,11 @@ test: install lint nginx lighthouse-deps test-postgres
 	$(BIN)/pytest
 	$(MAKE) --no-print-directory lighthouse
 
-## lint: ruff and mypy --strict on the packages
+## lint: ruff, mypy --strict on the packages, and the import contracts (stages, no cycles)
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 ## serve: build, then serve output/ with the embedded companion on the same origin
 serve: build

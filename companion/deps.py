@@ -15,6 +15,7 @@ from sqlalchemy import Connection, Engine
 from companion.clock import Clock
 from companion.ratelimit.windows import RateLimiter
 from companion.settings import CompanionSettings
+from companion.tenant import Tenant
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,14 +26,6 @@ class Services:
     engine: Engine
     clock: Clock
     limiter: RateLimiter
-
-
-@dataclass(frozen=True, slots=True)
-class Tenant:
-    """The store a request is for, set on ``request.state.tenant`` by the tenancy middleware."""
-
-    store_id: int
-    key_id: int | None  # None: unkeyed request, store chosen by the Host header
 
 
 async def get_services(request: Request) -> Services:

@@ -23,11 +23,11 @@ from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from companion.db.schema import api_keys, store_hosts, stores
-from companion.deps import Tenant
 from companion.errors_http import problem_response
 from companion.keys.cache import KeyCache
 from companion.keys.material import PUBLISHABLE_PREFIX, hash_key
 from companion.problems import Problem, unauthorized
+from companion.tenant import Tenant
 
 SERVICE_KEY_HEADER = "x-service-key"
 MAX_KEY_LENGTH = 200

@@ -6,18 +6,12 @@ import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from enum import StrEnum
 from typing import Any
 
 from sqlalchemy import Connection, delete, insert, select, update
 
+from companion.commerce_states import CartStatus
 from companion.db.commerce_schema import cart_items, carts
-
-
-class CartStatus(StrEnum):
-    ACTIVE = "active"
-    ORDERED = "ordered"  # became an order: read-only from now on
-    MERGED = "merged"  # its items went into the customer's cart on login
 
 
 @dataclass(frozen=True, slots=True)

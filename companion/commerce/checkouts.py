@@ -12,12 +12,8 @@ from typing import Any
 from sqlalchemy import Connection, Select, insert, select, update
 
 from companion.commerce.carts import Cart
+from companion.commerce_states import CheckoutStatus
 from companion.db.commerce_schema import carts, checkouts
-
-
-class CheckoutStatus(StrEnum):
-    OPEN = "open"
-    COMPLETED = "completed"  # its cart became an order; no more changes
 
 
 @dataclass(frozen=True, slots=True)

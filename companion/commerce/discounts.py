@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 
+from companion.commerce_states import CouponReason
+
 
 class DiscountKind(StrEnum):
     PERCENT = "percent"
@@ -50,16 +52,6 @@ class Coupon:
     active: bool
     usage_limit: int | None
     used_count: int
-
-
-class CouponReason(StrEnum):
-    APPLIED = "applied"
-    UNKNOWN = "unknown"
-    INACTIVE = "inactive"
-    NOT_STARTED = "not_started"
-    EXPIRED = "expired"
-    BELOW_MINIMUM = "below_minimum"
-    USAGE_LIMIT_REACHED = "usage_limit_reached"
 
 
 @dataclass(frozen=True, slots=True)

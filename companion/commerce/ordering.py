@@ -21,10 +21,9 @@ from sqlalchemy import Connection, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
 from companion.commerce.cart_lines import price_variants
-from companion.commerce.carts import Cart, CartStatus, find_cart, item_quantities, touch
+from companion.commerce.carts import Cart, find_cart, item_quantities, touch
 from companion.commerce.checkouts import (
     Checkout,
-    CheckoutStatus,
     latest_checkout,
     update_checkout,
 )
@@ -35,6 +34,7 @@ from companion.commerce.order_totals import OrderTotals, order_totals
 from companion.commerce.quote import PricedLine, shipping_fee
 from companion.commerce.shipping import enabled_methods, find_method
 from companion.commerce.store_rules import store_rules
+from companion.commerce_states import CartStatus, CheckoutStatus
 from companion.db.commerce_schema import (
     carts,
     customers,

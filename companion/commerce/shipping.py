@@ -3,16 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import StrEnum
 
 from sqlalchemy import Connection, select
 
+from companion.commerce_states import ShippingKind
 from companion.db.commerce_schema import pickup_locations, shipping_methods
-
-
-class ShippingKind(StrEnum):
-    DELIVERY = "delivery"
-    PICKUP = "pickup"  # collected at a pickup location; needs pickup_location_id
 
 
 @dataclass(frozen=True, slots=True)

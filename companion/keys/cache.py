@@ -15,8 +15,8 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from companion.deps import Tenant
 from companion.keys.lifecycle import revocations
+from companion.tenant import Tenant
 
 #: Seconds a key's tenant is reused before the key is looked up again.
 KEY_TTL_SECONDS = 5.0

@@ -15,10 +15,10 @@ from __future__ import annotations
 from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from companion.deps import Tenant
 from companion.errors_http import problem_response
 from companion.problems import too_many_requests
 from companion.ratelimit.windows import RateDecision, RateLimiter
+from companion.tenant import Tenant
 
 
 def bucket_of(tenant: Tenant) -> str:

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from companion.commerce.carts import CartStatus
-from companion.commerce.discounts import CouponReason
+from companion.commerce_states import CartStatus, CouponReason
 from companion.schemas.commerce_fields import RowId, WireMoney, WireTime
 
 MAX_QUANTITY = 999

@@ -10,8 +10,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, Field, StringConstraints
 
-from companion.commerce.checkouts import CheckoutStatus
-from companion.commerce.shipping import ShippingKind
+from companion.commerce_states import CheckoutStatus, ShippingKind
 from companion.schemas.commerce_fields import (
     Code,
     Email,

@@ -11,7 +11,6 @@ from sqlalchemy import Connection
 from companion.commerce.cart_lines import price_variants
 from companion.commerce.carts import (
     Cart,
-    CartStatus,
     combine_quantities,
     create_cart,
     customer_cart,
@@ -22,6 +21,7 @@ from companion.commerce.carts import (
 )
 from companion.commerce.quote import PricedLine, Quote, subtotal_of
 from companion.commerce.quoting import quote_cart
+from companion.commerce_states import CartStatus
 from companion.customers.auth import CustomerId, OptionalCustomerId
 from companion.deps import CurrentTenant, Db, ServicesDep
 from companion.problems import conflict, forbidden, not_found, unprocessable

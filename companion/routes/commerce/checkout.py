@@ -8,10 +8,9 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body, Header, Path, Response, status
 from sqlalchemy import Connection
 
-from companion.commerce.carts import CartStatus, find_cart
+from companion.commerce.carts import find_cart
 from companion.commerce.checkouts import (
     Checkout,
-    CheckoutStatus,
     get_checkout,
     latest_checkout,
     start_checkout,
@@ -20,7 +19,8 @@ from companion.commerce.checkouts import (
 from companion.commerce.discounts import normalize_code
 from companion.commerce.order_reads import order_item_rows, order_row
 from companion.commerce.ordering import OrderRequest, place_order
-from companion.commerce.shipping import ShippingKind, find_method, pickup_location_exists
+from companion.commerce.shipping import find_method, pickup_location_exists
+from companion.commerce_states import CartStatus, CheckoutStatus, ShippingKind
 from companion.customers.auth import OptionalCustomerId
 from companion.deps import CurrentTenant, Db, ServicesDep
 from companion.payments.gateways import connected_gateways

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from companion.commerce.discounts import CouponReason, CouponVerdict, DiscountKind, DiscountRule
+from companion.commerce.discounts import CouponVerdict, DiscountKind, DiscountRule
 from companion.commerce.order_totals import order_totals
 from companion.commerce.quote import (
     PricedLine,
@@ -14,6 +14,7 @@ from companion.commerce.quote import (
     shipping_fee,
 )
 from companion.commerce.store_rules import LoyaltyRule
+from companion.commerce_states import CouponReason
 
 NOW = datetime(2026, 11, 20, 3, 0)
 VAT_INCLUDED = TaxRule(10, True)

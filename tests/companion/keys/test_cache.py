@@ -8,9 +8,9 @@ from sqlalchemy import update
 
 from companion.db.engine import make_engine
 from companion.db.schema import api_keys
-from companion.deps import Tenant
 from companion.keys.cache import KEY_TTL_SECONDS, KeyCache
 from companion.keys.lifecycle import revocations, revoke_key
+from companion.tenant import Tenant
 from tests.companion.conftest import Api
 
 pytestmark = pytest.mark.anyio
