@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: install build test lint serve api clean bench
+.PHONY: install build test lint serve api clean bench bench-against
 
 include make/nginx.mk make/lighthouse.mk
 include make/postgres.mk
@@ -47,6 +47,12 @@ api: install
 ## --large adds 50,000); writes docs/benchmarks.md
 bench: install
 	$(BIN)/python scripts/bench.py $(BENCH_ARGS)
+
+## bench-against: the build figures of this tree beside another revision's, alternated in one
+## run on one store (REF=<git revision>, default the last commit; BENCH_ARGS as bench_against.py)
+REF ?= HEAD
+bench-against: install
+	$(BIN)/python scripts/bench_against.py $(REF) $(BENCH_ARGS)
 
 clean:
 	rm -rf output/* .storefront-cache .pytest_cache .mypy_cache .ruff_cache

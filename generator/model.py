@@ -94,11 +94,11 @@ class ProductHead:
 @dataclass(frozen=True, slots=True)
 class PackedProduct:
     """A product as a build holds it between the crawl and its page's render: the head the plan
-    reads, and the rest pickled and compressed (``product_pack``), under a KB instead of some
+    reads, and the rest pickled and compressed (``crawl.pack``), under a KB instead of some
     hundred objects. Unpacked only by the render of a page that shows it."""
 
     head: ProductHead
-    blob: bytes  # the Product with its variants, without ``related`` (product_pack)
+    blob: bytes  # the Product with its variants, without ``related`` (crawl.pack)
     related: tuple[ProductCard, ...] = ()
 
     @property
@@ -108,10 +108,6 @@ class PackedProduct:
     @property
     def category_ids(self) -> tuple[int, ...]:
         return self.head.category_ids
-
-
-#: A product of the catalog: packed by the crawl, plain when built by hand.
-ProductEntry = Product | PackedProduct
 
 
 @dataclass(frozen=True, slots=True)
@@ -308,7 +304,7 @@ class Catalog:
     """
 
     site: SiteContext
-    products: tuple[ProductEntry, ...]
+    products: tuple[PackedProduct, ...]
     categories: tuple[CategoryPage, ...]
     collections: tuple[CollectionPage, ...]
     articles: tuple[Article, ...]

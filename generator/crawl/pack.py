@@ -1,9 +1,8 @@
-"""Products packed between the crawl and the render: ``pack``, ``unpack``, ``head_of``.
+"""Products packed between the crawl and the render: ``pack`` and ``unpack``.
 
     pack(product) -> PackedProduct      (head + the product with its variants, pickled and
                                          compressed)
-    unpack(entry) -> Product            (with ``related``; a plain Product is returned as is)
-    head_of(entry) -> ProductHead       (what the plan reads)
+    unpack(packed) -> Product           (with ``related``)
 
 A large store's catalog is mostly its products' page content: descriptions, galleries,
 variants. As live objects that is some hundred objects and tens of KB a product, held by the
@@ -21,7 +20,7 @@ import dataclasses
 import zlib
 
 from generator.crawl.cache_values import dump_records, load_records
-from generator.model import PackedProduct, Product, ProductEntry, ProductHead
+from generator.model import PackedProduct, Product, ProductHead
 from generator.plain_text import META_DESCRIPTION_LENGTH, html_to_text, shorten
 
 #: zlib's fastest level: a pack is about half its pickled size (descriptions and variant
@@ -36,16 +35,10 @@ def pack(product: Product) -> PackedProduct:
     return PackedProduct(head=_head(product), blob=blob, related=product.related)
 
 
-def unpack(entry: ProductEntry) -> Product:
-    if isinstance(entry, Product):
-        return entry
-    product = load_records(zlib.decompress(entry.blob))
+def unpack(packed: PackedProduct) -> Product:
+    product = load_records(zlib.decompress(packed.blob))
     assert isinstance(product, Product), "a packed product holds a Product"
-    return dataclasses.replace(product, related=entry.related)
-
-
-def head_of(entry: ProductEntry) -> ProductHead:
-    return entry.head if isinstance(entry, PackedProduct) else _head(entry)
+    return dataclasses.replace(product, related=packed.related)
 
 
 def _head(product: Product) -> ProductHead:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from generator.model import ArticleSummary, ProductCard, ProductEntry, ProductHead
+from generator.model import ArticleSummary, PackedProduct, ProductCard, ProductHead
 
 #: Cards (or summaries) by category id, in list order.
 CardsByCategory = Mapping[int, Sequence[ProductCard]]
@@ -34,7 +34,7 @@ def articles_by_category(summaries: Iterable[ArticleSummary]) -> ArticlesByCateg
 
 
 def related_products(
-    product: ProductEntry | ProductHead, by_category: CardsByCategory, count: int
+    product: PackedProduct | ProductHead, by_category: CardsByCategory, count: int
 ) -> tuple[ProductCard, ...]:
     """Up to ``count`` other products of the same category, in list order, those with a page
     first; the product's main category before its other categories. (For one product: a crawl
@@ -55,7 +55,7 @@ class RelatedProducts:
         #: tuple that all those products share (a page's fingerprint digests it once).
         self._shared: dict[tuple[int, ...], tuple[ProductCard, ...]] = {}
 
-    def of(self, product: ProductEntry | ProductHead) -> tuple[ProductCard, ...]:
+    def of(self, product: PackedProduct | ProductHead) -> tuple[ProductCard, ...]:
         categories = tuple(
             dict.fromkeys(
                 cid for cid in (product.card.category_id, *product.category_ids) if cid is not None

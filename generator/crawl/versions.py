@@ -38,8 +38,8 @@ from generator.model import (
     ArticleSummary,
     Category,
     Collection,
+    PackedProduct,
     ProductCard,
-    ProductEntry,
 )
 
 
@@ -84,7 +84,7 @@ class CategoryClaims:
     def __init__(
         self,
         cards: Sequence[ProductCard],
-        products: Iterable[ProductEntry],
+        products: Iterable[PackedProduct],
         parent_of: Mapping[int, int | None],
         versions: Mapping[int, str],
     ) -> None:

@@ -29,7 +29,6 @@ from datetime import datetime
 from pathlib import PurePosixPath
 from typing import Literal
 
-from generator.crawl.pack import head_of
 from generator.errors import PathCollision, UnsafePath
 from generator.model import (
     Article,
@@ -45,7 +44,6 @@ from generator.model import (
     PackedProduct,
     Product,
     ProductCard,
-    ProductEntry,
     Promotion,
     SiteContext,
     Skip,
@@ -128,8 +126,18 @@ class ArticleListing:
     next_path: str | None
 
 
+#: What a page shows. A product page's is its packed product in the plan; the render unpacks it
+#: (a ``Product``) for the templates of that one page.
 Subject = (
-    Home | ProductEntry | CategoryPage | CollectionPage | Article | ArticleListing | CmsPage | None
+    Home
+    | PackedProduct
+    | Product
+    | CategoryPage
+    | CollectionPage
+    | Article
+    | ArticleListing
+    | CmsPage
+    | None
 )
 
 
@@ -286,8 +294,8 @@ class _Drafts:
             image_url=site.store.logo_url,
         )
 
-    def product(self, product: ProductEntry, path: str) -> Page:
-        head = head_of(product)
+    def product(self, product: PackedProduct, path: str) -> Page:
+        head = product.head
         card = head.card
         trail = self._category_trail(card.category_id or next(iter(head.category_ids), None))
         return self._page(
@@ -536,7 +544,7 @@ def _refuse_collisions(pages: Iterable[Page]) -> None:
 
 def _describe(page: Page) -> str:
     subject = page.subject
-    if isinstance(subject, (Product, PackedProduct)):
+    if isinstance(subject, PackedProduct):
         return f"product {subject.card.id}"
     if isinstance(subject, CategoryPage):
         return f"category {subject.category.id}"

@@ -1,4 +1,4 @@
-"""Render the plan with the theme: ``render_site(plan, env) -> Iterator[RenderedPage]``.
+"""Render one page of the plan with the theme: ``render_recorded(plan, page, env)``.
 
 One Jinja2 Environment per build (``build_environment``): a FileSystemLoader over the theme
 folder, autoescape on for every template, StrictUndefined so a misspelt name fails the build
@@ -21,7 +21,7 @@ import hashlib
 import json
 import re
 import types
-from collections.abc import Iterator, Mapping, MutableMapping
+from collections.abc import Mapping, MutableMapping
 from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone
@@ -135,13 +135,6 @@ _page_links: ContextVar[Links] = ContextVar("page_links")
 def current_href(url: str | None) -> str | None:
     """``href`` of the page being rendered: its Links rule (see ``links``)."""
     return _page_links.get().href(url)
-
-
-def render_site(plan: SitePlan, env: jinja2.Environment) -> Iterator[RenderedPage]:
-    """Each page of the plan rendered, lazily, in plan order."""
-    fragments = FragmentCache()
-    for page in plan.pages:
-        yield render_page(plan, page, env, PageFragments(fragments, None))
 
 
 def render_page(

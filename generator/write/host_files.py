@@ -45,7 +45,7 @@ def deploy_dir_for(out: Path) -> Path:
 def host_files() -> tuple[tuple[str, bytes], ...]:
     """The files static hosts read from the published folder: (name, content) pairs.
 
-    ``write_site`` writes them into the staged output, so they are swapped in with the pages.
+    ``write.output.finish_output`` stages them with the pages, so they arrive together.
     """
     return ((".nojekyll", b""), ("_headers", NETLIFY_CLOUDFLARE_HEADERS.encode("utf-8")))
 

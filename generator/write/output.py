@@ -1,16 +1,17 @@
-"""Write the site atomically: ``write_site(pages, out_dir, ...) -> WriteReport``.
+"""The output folder and what goes into it besides rendering: pages' files, assets, sitemap.
 
-Everything (pages, theme assets under ``_assets/``, sitemap.xml, robots.txt, the host files of
-``deploy.host_files``) goes into a temporary folder beside the output (``<out>.tmp-*``), which
-then replaces the output: rename the old folder aside, rename the new one in, delete the old
-one. A build that fails or is interrupted before that point deletes its temporary folder and
-leaves the previous output as it was. Between the two renames the output path is briefly absent
-(there is no portable atomic exchange of two folders); a crash exactly there leaves the previous
-site in ``<out>.old-*``. The old folder is deleted by a process of its own (``discard``), so the
-build returns as soon as the new output is in place.
+A build stages everything (pages, theme assets under ``_assets/``, sitemap.xml, robots.txt, the
+host files of ``host_files``) in a temporary folder beside the output (``staging_beside``:
+``<out>.tmp-*``); ``write.site`` then either commits the staged files in place or swaps the
+whole staging folder in (``swap_in``), which replaces the output: rename the old folder aside,
+rename the new one in, delete the old one. A build that fails or is interrupted before that
+point deletes its temporary folder and leaves the previous output as it was. Between the two
+renames the output path is briefly absent (there is no portable atomic exchange of two folders);
+a crash exactly there leaves the previous site in ``<out>.old-*``. The old folder is deleted by
+a process of its own (``discard``), so the build returns as soon as the new output is in place.
 
 The writer re-derives each file from the page's url (``paths.output_file``), so it refuses unsafe
-paths itself, and refuses two pages at one file (``PathCollision``) including collisions only the
+paths itself, and never writes over a file (``PathCollision``), which catches collisions only the
 file system sees (a case-insensitive disk). It never replaces a folder it did not write: an
 existing output must be empty (hidden files aside) or carry the marker file of an earlier build.
 Hidden entries of the previous output (``.gitkeep``, ``.well-known/``) are carried over.
@@ -22,7 +23,7 @@ import errno
 import os
 import shutil
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
@@ -30,7 +31,6 @@ from pathlib import Path, PurePosixPath
 from typing import NamedTuple
 
 from generator.errors import PathCollision, UnsafePath, WriteError
-from generator.plan.paths import output_file
 from generator.render.pages import RenderedPage
 from generator.render.theme import ASSETS_OUTPUT_FOLDER, asset_files
 from generator.write.host_files import host_files
@@ -64,35 +64,6 @@ class WriteReport:
     extra_files: tuple[str, ...] = ()
 
 
-def write_site(
-    pages: Iterable[RenderedPage],
-    out_dir: Path,
-    *,
-    theme_dir: Path | None = None,
-    public_dir: Path | None = None,
-    site_url: str | None = None,
-    sitemap_limits: SitemapLimits | None = None,
-) -> WriteReport:
-    """Write pages, the theme's assets, the files of ``public_dir`` (xstore.json ``publicDir``,
-    copied as they are to the output root) and, given the site url, the sitemap; then swap.
-
-    ``pages`` may be a lazy iterator (``render_site``): an exception it raises aborts the build
-    and keeps the previous output.
-    """
-    with staged_output(out_dir) as staging:
-        written = write_pages(staging, pages)
-        report = finish_output(
-            staging,
-            out_dir,
-            written,
-            theme_dir=theme_dir,
-            public_dir=public_dir,
-            site_url=site_url,
-            sitemap_limits=sitemap_limits,
-        )
-    return report
-
-
 def finish_output(
     staging: Path,
     out_dir: Path,
@@ -105,8 +76,7 @@ def finish_output(
 ) -> WriteReport:
     """Everything besides the pages: assets, ``public_dir``, sitemap, host files, marker.
 
-    Shared by the full writer and the incremental one (``incremental_write``), so both
-    produce the same files from the same pages."""
+    A rebuild writes them all again (they are cheap), so its files are a whole build's."""
     sizes = [p.bytes for p in written]
     extras: list[str] = []
     if theme_dir is not None:
@@ -166,27 +136,6 @@ def link_previous(
         shutil.copy2(source, destination)
 
 
-def write_pages(folder: Path, pages: Iterable[RenderedPage]) -> tuple[WrittenPage, ...]:
-    """Each page at its file under ``folder``; refuses unsafe paths and collisions."""
-    written: list[WrittenPage] = []
-    owners: dict[PurePosixPath, str] = {}
-    for page in pages:
-        file = output_file(page.path)
-        earlier = owners.get(file)
-        if earlier is not None:
-            raise PathCollision(
-                f"{earlier} and {page.path} would both be written to {file}; "
-                "give one of them another url"
-            )
-        owners[file] = page.path
-        try:
-            size = _write_new(folder, file, page.html.encode("utf-8"))
-        except PathCollision as exc:
-            raise PathCollision(f"{page.path}: {exc}") from None
-        written.append(WrittenPage(page.path, file.as_posix(), page.in_sitemap, page.lastmod, size))
-    return tuple(written)
-
-
 def copy_assets(folder: Path, theme_dir: Path, names: list[str]) -> list[int]:
     """The theme's static files under ``folder/_assets/``; returns their sizes and adds their
     relative names to ``names``."""
@@ -212,14 +161,6 @@ def copy_public(folder: Path, public_dir: Path, names: list[str]) -> list[int]:
                 raise PathCollision(f"publicDir {public_dir}: {exc}") from None
             names.append(relative.as_posix())
     return sizes
-
-
-@contextmanager
-def staged_output(out_dir: Path) -> Iterator[Path]:
-    """A fresh folder beside ``out_dir`` that replaces it when the block ends without error."""
-    with staging_beside(out_dir) as (staging, target):
-        yield staging
-        swap_in(staging, target)
 
 
 @contextmanager

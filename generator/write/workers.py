@@ -1,6 +1,5 @@
 """Render (and write) many pages across processes, in order.
 
-    render_many(plan, pages, env, workers=2)          -> (RenderedPage, urls asked) per page
     write_many(plan, pages, env, folder, workers=2)   -> PageOutput per page (file written)
 
 Rendering is pure CPU (Jinja), so threads do not help; a pool of forked processes does. The work
@@ -35,7 +34,7 @@ import jinja2
 from generator.errors import WorkerLost
 from generator.plan.site_plan import Page, SitePlan
 from generator.render.fragments import FragmentCache
-from generator.render.pages import RenderedPage, render_recorded
+from generator.render.pages import render_recorded
 from generator.write.output import WrittenPage, write_page
 
 #: Fewer pages than this render in-process.
@@ -48,7 +47,6 @@ CHUNK_PAGES = 250
 #: whole render, a large store's workers would grow to a copy of the catalog each.
 PAGES_PER_WORKER = 2000
 
-Rendered = tuple[RenderedPage, tuple[str, ...]]
 T = TypeVar("T")
 
 #: How often a render waiting for pages checks that the workers rendering them still live.
@@ -70,24 +68,6 @@ class PageOutput:
 
 def default_workers() -> int:
     return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1)
-
-
-def render_many(
-    plan: SitePlan,
-    pages: Sequence[Page],
-    env: jinja2.Environment,
-    *,
-    workers: int,
-    min_pages: int = PARALLEL_MIN_PAGES,
-    chunk: int = CHUNK_PAGES,
-) -> Iterator[Rendered]:
-    """Each page rendered with its link dependencies, in the order given."""
-    fragments = FragmentCache()
-
-    def one(index: int) -> Rendered:
-        return render_recorded(plan, pages[index], env, fragments)
-
-    return _in_order(one, len(pages), _prepared(env, pages, workers, min_pages), chunk)
 
 
 def write_many(
@@ -181,7 +161,7 @@ def _alive(pid: int) -> bool:
 
 
 def _run_span(span: tuple[int, int, int]) -> list[Any]:
-    assert _shared is not None, "render workers must be forked by render_many or write_many"
+    assert _shared is not None, "render workers must be forked by write_many"
     one, rendering = _shared
     number, start, stop = span
     rendering[number] = os.getpid()

@@ -9,8 +9,11 @@ article is not in the catalog.
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Callable
 from datetime import UTC, datetime
 
+from generator.crawl.pack import pack, unpack
 from generator.model import (
     Article,
     ArticleCategory,
@@ -341,7 +344,7 @@ def small_catalog() -> Catalog:
     )
     return Catalog(
         site=site,
-        products=(shirt, jean, cap),
+        products=tuple(pack(p) for p in (shirt, jean, cap)),
         categories=categories,
         collections=(
             CollectionPage(
@@ -368,3 +371,10 @@ def small_catalog() -> Catalog:
         ),
         dead_paths=frozenset({DEAD_PATH}),
     )
+
+
+def with_product(catalog: Catalog, index: int, change: Callable[[Product], Product]) -> Catalog:
+    """``catalog`` with its product at ``index`` changed (unpacked, changed, packed again)."""
+    products = list(catalog.products)
+    products[index] = pack(change(unpack(products[index])))
+    return dataclasses.replace(catalog, products=tuple(products))

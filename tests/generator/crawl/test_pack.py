@@ -11,16 +11,15 @@ from generator.client import ApiClient
 from generator.crawl.cache import CrawlCache
 from generator.crawl.cache_values import dump_records
 from generator.crawl.catalog import crawl
-from generator.crawl.pack import head_of, pack, unpack
-from generator.model import Catalog, PackedProduct, Product
-from generator.plan.site_plan import plan_site
+from generator.crawl.pack import pack, unpack
+from generator.model import Catalog, Product
+from generator.plain_text import html_to_text, shorten
 from tests.support.fakeapi import KEY, FakeApi, Quirks, small_store
-from tests.support.fixture_site import rendered_pages
-from tests.support.fixture_store import SITE_URL, small_catalog
+from tests.support.fixture_store import small_catalog
 
 
 def _products() -> list[Product]:
-    return [p for p in small_catalog().products if isinstance(p, Product)]
+    return [unpack(p) for p in small_catalog().products]
 
 
 def test_a_packed_product_unpacks_to_the_same_product_with_its_related_products() -> None:
@@ -36,28 +35,15 @@ def test_a_packed_product_unpacks_to_the_same_product_with_its_related_products(
 def test_the_head_is_what_the_plan_reads_of_the_product() -> None:
     for product in _products():
         head = pack(product).head
-        assert head == head_of(product)
+        assert (head.card, head.category_ids) == (product.card, product.category_ids)
+        assert (head.meta_title, head.meta_description) == (
+            product.meta_title,
+            product.meta_description,
+        )
         assert len(head.summary) <= 160
-
-
-def test_a_store_of_packed_products_plans_and_renders_as_the_plain_one() -> None:
-    catalog = small_catalog()
-    packed = dataclasses.replace(
-        catalog, products=tuple(pack(p) if isinstance(p, Product) else p for p in catalog.products)
-    )
-    plain_plan = plan_site(catalog, SITE_URL)
-    packed_plan = plan_site(packed, SITE_URL)
-    assert [p.path for p in packed_plan.pages] == [p.path for p in plain_plan.pages]
-    for plain_page, packed_page in zip(plain_plan.pages, packed_plan.pages, strict=True):
-        if isinstance(packed_page.subject, PackedProduct):
-            # Everything but the subject's form is the same, and the subject unpacks to it.
-            assert unpack(packed_page.subject) == plain_page.subject
-            packed_page = dataclasses.replace(packed_page, subject=plain_page.subject)
-        assert packed_page == plain_page
-    assert any(isinstance(p.subject, PackedProduct) for p in packed_plan.pages)
-    plain_html = {path: page.html for path, page in rendered_pages(plain_plan).items()}
-    packed_html = {path: page.html for path, page in rendered_pages(packed_plan).items()}
-    assert packed_html == plain_html
+        assert head.summary == shorten(html_to_text(product.description_html), 160)
+        assert head.image_url == (product.images[0].url if product.images else head.image_url)
+    assert any(pack(product).head.summary for product in _products())
 
 
 async def _crawl_with_cache(fake: FakeApi, cache_dir: Path) -> Catalog:

@@ -5,10 +5,10 @@ from dataclasses import replace
 import pytest
 
 from generator.errors import PathCollision, UnsafePath
-from generator.model import Catalog, CmsPage, CollectionPage, Product
+from generator.model import Catalog, CmsPage, CollectionPage, PackedProduct
 from generator.plan.site_plan import ArticleListing, Page, SitePlan, plan_site
 from tests.support.fixture_site import fixture_plan
-from tests.support.fixture_store import SITE_URL, small_catalog
+from tests.support.fixture_store import SITE_URL, small_catalog, with_product
 
 
 def page(plan: SitePlan, path: str) -> Page:
@@ -18,10 +18,7 @@ def page(plan: SitePlan, path: str) -> Page:
 
 
 def with_product_url(catalog: Catalog, index: int, url: str | None) -> Catalog:
-    products = list(catalog.products)
-    product = products[index]
-    products[index] = replace(product, card=replace(product.card, url=url))
-    return replace(catalog, products=tuple(products))
+    return with_product(catalog, index, lambda p: replace(p, card=replace(p.card, url=url)))
 
 
 def test_every_kind_of_page_is_planned_at_its_path() -> None:
@@ -39,7 +36,7 @@ def test_every_kind_of_page_is_planned_at_its_path() -> None:
 
 def test_null_url_entities_get_no_page_of_their_own() -> None:
     plan = fixture_plan()
-    product_ids = {p.subject.card.id for p in plan.pages if isinstance(p.subject, Product)}
+    product_ids = {p.subject.card.id for p in plan.pages if isinstance(p.subject, PackedProduct)}
     cms_paths = {p.path for p in plan.pages if isinstance(p.subject, CmsPage)}
     assert 3 in product_ids  # only through its custom path
     assert page(plan, "/mu-dac-biet").kind == "product"

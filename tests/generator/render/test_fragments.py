@@ -8,7 +8,7 @@ from pathlib import Path
 import jinja2
 
 from generator.config import BUNDLED_THEME
-from generator.model import PackedProduct, Product
+from generator.model import PackedProduct
 from generator.plan.links import Links, RecordingLinks
 from generator.render.fragments import CONTEXT_NAME, FragmentCache, PageFragments
 from generator.render.pages import build_environment, render_page, render_recorded
@@ -135,7 +135,7 @@ def test_products_sharing_their_related_products_share_one_rendered_grid() -> No
     related = {
         page.subject.related
         for page in products
-        if isinstance(page.subject, Product | PackedProduct) and page.subject.related
+        if isinstance(page.subject, PackedProduct) and page.subject.related
     }
     assert related, "the fixture has products with related products"
     # A second copy of a product's page (as another product of its category would be):

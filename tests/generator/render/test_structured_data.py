@@ -6,11 +6,20 @@ import json
 from dataclasses import replace
 from typing import Any
 
-from generator.model import Product
-from generator.plan.site_plan import plan_site
+from generator.crawl.pack import unpack
+from generator.model import PackedProduct, Product
+from generator.plan.site_plan import SitePlan, plan_site
 from generator.render.structured_data import structured_data
 from tests.support.fixture_site import fixture_plan, html_of
-from tests.support.fixture_store import SITE_URL, small_catalog
+from tests.support.fixture_store import SITE_URL, small_catalog, with_product
+
+
+def product_data(plan: SitePlan, path: str) -> dict[str, Any]:
+    """The Product JSON-LD of the product page at ``path``, as its render gives it."""
+    page = plan.page_at(path)
+    assert page is not None and isinstance(page.subject, PackedProduct)
+    rendered = replace(page, subject=unpack(page.subject))
+    return next(d for d in structured_data(plan, rendered) if d["@type"] == "Product")
 
 
 def json_ld(path: str) -> dict[str, dict[str, Any]]:
@@ -45,24 +54,19 @@ def test_product_without_a_price_has_no_offer() -> None:
 
 
 def test_product_with_a_zero_price_has_no_offer() -> None:
-    catalog = small_catalog()
-    shirt = catalog.products[0]
-    free = replace(shirt, card=replace(shirt.card, price=0, effective_price=0))
-    plan = plan_site(replace(catalog, products=(free, *catalog.products[1:])), SITE_URL)
-    page = plan.page_at("/%C3%A1o-thun")
-    assert page is not None and isinstance(page.subject, Product)
-    product = next(d for d in structured_data(plan, page) if d["@type"] == "Product")
+    catalog = with_product(
+        small_catalog(), 0, lambda p: replace(p, card=replace(p.card, price=0, effective_price=0))
+    )
+    plan = plan_site(catalog, SITE_URL)
+    product = product_data(plan, "/%C3%A1o-thun")
     assert "offers" not in product
 
 
 def test_out_of_stock_product_offers_out_of_stock() -> None:
-    catalog = small_catalog()
-    shirt = catalog.products[0]
-    sold_out = replace(shirt, card=replace(shirt.card, in_stock=False))
-    plan = plan_site(replace(catalog, products=(sold_out, *catalog.products[1:])), SITE_URL)
-    page = plan.page_at("/%C3%A1o-thun")
-    assert page is not None
-    product = next(d for d in structured_data(plan, page) if d["@type"] == "Product")
+    catalog = with_product(
+        small_catalog(), 0, lambda p: replace(p, card=replace(p.card, in_stock=False))
+    )
+    product = product_data(plan_site(catalog, SITE_URL), "/%C3%A1o-thun")
     assert product["offers"]["availability"] == "https://schema.org/OutOfStock"  # type: ignore[index]
 
 
@@ -111,20 +115,20 @@ def test_not_found_page_has_no_structured_data() -> None:
 
 
 def test_product_without_gallery_or_card_image_uses_its_variant_images() -> None:
-    catalog = small_catalog()
-    shirt = catalog.products[0]
-    bare = replace(
-        shirt,
-        images=(),
-        card=replace(shirt.card, image_url=None),
-        variants=tuple(
-            replace(v, image_url=f"https://cdn.example.vn/v/{v.id}.jpg") for v in shirt.variants
-        ),
+
+    def bare(shirt: Product) -> Product:
+        return replace(
+            shirt,
+            images=(),
+            card=replace(shirt.card, image_url=None),
+            variants=tuple(
+                replace(v, image_url=f"https://cdn.example.vn/v/{v.id}.jpg") for v in shirt.variants
+            ),
+        )
+
+    product = product_data(
+        plan_site(with_product(small_catalog(), 0, bare), SITE_URL), "/%C3%A1o-thun"
     )
-    plan = plan_site(replace(catalog, products=(bare, *catalog.products[1:])), SITE_URL)
-    page = plan.page_at("/%C3%A1o-thun")
-    assert page is not None
-    product = next(d for d in structured_data(plan, page) if d["@type"] == "Product")
     assert product["image"] == [
         "https://cdn.example.vn/v/11.jpg",
         "https://cdn.example.vn/v/12.jpg",

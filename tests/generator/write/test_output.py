@@ -2,22 +2,32 @@
 
 from __future__ import annotations
 
+import shutil
 import stat
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from generator.errors import PathCollision, UnsafePath, WriteError
-from generator.render.pages import RenderedPage
+from generator.errors import PathCollision, TemplateError, UnsafePath, WriteError
+from generator.render.pages import build_environment
 from generator.write import output as write_module
-from generator.write.output import MARKER_FILE, write_site
-from tests.support.fixture_site import THEME, build_site
+from generator.write.output import MARKER_FILE, WriteReport
+from generator.write.site import write_incremental
+from tests.support.fixture_site import THEME, build_site, cms_plan, write_plan
+
+#: What every output holds besides pages.
+BESIDES_PAGES = {".nojekyll", "_headers", MARKER_FILE, "sitemap.xml", "robots.txt"}
 
 
-def page(path: str, html: str = "<!doctype html><title>x</title>") -> RenderedPage:
-    return RenderedPage(path=path, html=html, kind="cms_page", in_sitemap=True, lastmod=None)
+def write(out: Path, *paths: str, text: str = "x", **options: Path) -> WriteReport:
+    """CMS pages at ``paths``, showing ``text``, written whole into ``out`` with the default
+    theme (``theme=`` another; ``public_dir=`` a public folder)."""
+    return write_plan(cms_plan(*paths, text=text), out, **options)
+
+
+def pages_under(root: Path) -> set[str]:
+    return {name for name in files_under(root) if not name.startswith("_assets/")}
 
 
 def files_under(root: Path) -> set[str]:
@@ -53,31 +63,31 @@ def test_report_counts_files_and_bytes(tmp_path: Path) -> None:
 
 def test_trailing_slash_path_is_written_to_index_html_in_its_folder(tmp_path: Path) -> None:
     out = tmp_path / "out"
-    write_site([page("/"), page("/a/b/"), page("/a/b")], out)
+    write(out, "/", "/a/b/", "/a/b")
     assert {"index.html", "a/b/index.html", "a/b.html"} <= files_under(out)
 
 
 def test_output_folder_is_readable_by_a_web_server(tmp_path: Path) -> None:
     out = tmp_path / "out"
-    write_site([page("/")], out)
+    write(out, "/")
     assert stat.S_IMODE(out.stat().st_mode) & 0o055 == 0o055
 
 
 def test_a_rebuild_replaces_the_previous_output(tmp_path: Path) -> None:
     out = tmp_path / "out"
-    write_site([page("/"), page("/old")], out)
-    write_site([page("/"), page("/new")], out)
-    assert files_under(out) == {"index.html", "new.html", ".nojekyll", "_headers", MARKER_FILE}
+    write(out, "/", "/old")
+    write(out, "/", "/new")
+    assert pages_under(out) == {"index.html", "new.html", *BESIDES_PAGES}
 
 
 def test_the_replaced_output_is_deleted_in_the_background(tmp_path: Path) -> None:
     """The swap hands the previous output to a deleter process of its own: the build does not
     wait for it, the new output is complete at once, and the old folder goes away."""
     out = tmp_path / "out"
-    write_site([page("/", "old"), *(page(f"/p/{n}") for n in range(200))], out)
-    write_site([page("/", "new")], out)
-    assert (out / "index.html").read_text() == "new"
-    assert files_under(out) == {"index.html", ".nojekyll", "_headers", MARKER_FILE}
+    write(out, "/", *(f"/p/{n}" for n in range(200)), text="old")
+    write(out, "/", text="new")
+    assert "<p>new</p>" in (out / "index.html").read_text()
+    assert pages_under(out) == {"index.html", *BESIDES_PAGES}
     deadline = time.monotonic() + 30
     while sorted(p.name for p in tmp_path.iterdir()) != ["out"]:
         assert time.monotonic() < deadline, f"left behind: {list(tmp_path.iterdir())}"
@@ -93,8 +103,8 @@ def test_without_a_deleter_process_the_old_output_is_deleted_before_returning(
 ) -> None:
     monkeypatch.setattr(write_module.shutil, "which", lambda name: None)
     out = tmp_path / "out"
-    write_site([page("/", "old")], out)
-    write_site([page("/", "new")], out)
+    write(out, "/", text="old")
+    write(out, "/", text="new")
     assert [p.name for p in tmp_path.iterdir()] == ["out"]
 
 
@@ -103,50 +113,60 @@ def test_failed_build_keeps_the_previous_output_intact(tmp_path: Path) -> None:
     build_site(out)
     before = {name: (out / name).read_bytes() for name in files_under(out)}
 
-    def failing() -> Iterator[RenderedPage]:
-        yield page("/")
-        yield page("/half-written")
-        raise RuntimeError("the API went away")
-
-    with pytest.raises(RuntimeError):
-        write_site(failing(), out, theme_dir=THEME, site_url="https://shop.example.vn")
+    # A theme whose page template fails on the second page: the first is written by then.
+    theme = tmp_path / "themes" / "failing"
+    shutil.copytree(THEME, theme)
+    page_template = theme / "page.html"
+    page_template.write_text(
+        '{% if page.path == "/half-written" %}{{ none.fails() }}{% endif %}'
+        + page_template.read_text()
+    )
+    with pytest.raises(TemplateError):
+        write(out, "/", "/half-written", theme=theme)
     assert {name: (out / name).read_bytes() for name in files_under(out)} == before
-    assert [p.name for p in tmp_path.iterdir()] == ["out"]  # no temporary folder left
+    # No temporary folder left beside the output.
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "themes"]
 
 
 def test_interrupted_build_keeps_the_previous_output_intact(tmp_path: Path) -> None:
     out = tmp_path / "out"
-    write_site([page("/", "old")], out)
+    write(out, "/", text="old")
 
-    def interrupted() -> Iterator[RenderedPage]:
-        yield page("/", "new")
+    def interrupt() -> None:
         raise KeyboardInterrupt
 
-    with pytest.raises(KeyboardInterrupt):
-        write_site(interrupted(), out)
-    assert (out / "index.html").read_text() == "old"
+    with pytest.raises(KeyboardInterrupt):  # Ctrl-C once the first page is written
+        write_incremental(
+            cms_plan("/", "/next", text="new"),
+            build_environment(THEME),
+            out,
+            theme_dir=THEME,
+            previous=None,
+            on_page=interrupt,
+        )
+    assert "<p>old</p>" in (out / "index.html").read_text()
     assert [p.name for p in tmp_path.iterdir()] == ["out"]
 
 
 def test_two_pages_at_one_path_are_refused(tmp_path: Path) -> None:
-    with pytest.raises(PathCollision, match="/a"):
-        write_site([page("/a"), page("/a")], tmp_path / "out")
+    with pytest.raises(PathCollision, match="a.html"):
+        write(tmp_path / "out", "/a", "/a")
     assert not (tmp_path / "out").exists()
 
 
 def test_two_spellings_of_one_file_are_refused(tmp_path: Path) -> None:
     with pytest.raises(PathCollision, match="áo.html"):
-        write_site([page("/%C3%A1o"), page("/a\u0301o")], tmp_path / "out")
+        write(tmp_path / "out", "/%C3%A1o", "/a\u0301o")
 
 
 def test_a_file_where_a_folder_must_go_is_a_collision(tmp_path: Path) -> None:
     with pytest.raises(PathCollision):
-        write_site([page("/a"), page("/a.html/")], tmp_path / "out")
+        write(tmp_path / "out", "/a", "/a.html/")
 
 
 def test_page_over_an_asset_is_a_collision(tmp_path: Path) -> None:
     with pytest.raises(PathCollision):
-        write_site([page("/_assets/style.css/")], tmp_path / "out", theme_dir=THEME)
+        write(tmp_path / "out", "/_assets/style.css/")
 
 
 @pytest.mark.parametrize(
@@ -155,7 +175,7 @@ def test_page_over_an_asset_is_a_collision(tmp_path: Path) -> None:
 def test_writer_refuses_paths_that_escape_the_output(tmp_path: Path, path: str) -> None:
     out = tmp_path / "deep" / "out"
     with pytest.raises(UnsafePath):
-        write_site([page("/"), page(path)], out)
+        write(out, "/", path)
     assert not out.exists()
     assert files_under(tmp_path) == set()
 
@@ -165,7 +185,7 @@ def test_refuses_to_replace_a_folder_it_did_not_write(tmp_path: Path) -> None:
     out.mkdir()
     (out / "notes.txt").write_text("precious")
     with pytest.raises(WriteError, match="not written by a build"):
-        write_site([page("/")], out)
+        write(out, "/")
     assert (out / "notes.txt").read_text() == "precious"
 
 
@@ -175,8 +195,8 @@ def test_empty_folder_with_hidden_files_is_used_and_hidden_files_are_kept(tmp_pa
     (out / ".gitkeep").write_text("")
     (out / ".well-known").mkdir()
     (out / ".well-known" / "security.txt").write_text("Contact: x")
-    write_site([page("/")], out)
-    write_site([page("/")], out)
+    write(out, "/")
+    write(out, "/")
     assert (out / ".gitkeep").exists()
     assert (out / ".well-known" / "security.txt").read_text() == "Contact: x"
     assert (out / "index.html").exists()
@@ -186,29 +206,28 @@ def test_output_that_is_a_file_is_refused(tmp_path: Path) -> None:
     out = tmp_path / "out"
     out.write_text("x")
     with pytest.raises(WriteError, match="not a folder"):
-        write_site([page("/")], out)
+        write(out, "/")
 
 
 def test_symlinked_output_replaces_the_target_and_keeps_the_link(tmp_path: Path) -> None:
     real = tmp_path / "real"
-    write_site([page("/", "one")], real)
+    write(real, "/", text="one")
     link = tmp_path / "link"
     link.symlink_to(real)
-    write_site([page("/", "two")], link)
+    write(link, "/", text="two")
     assert link.is_symlink()
-    assert (link / "index.html").read_text() == "two"
+    assert "<p>two</p>" in (link / "index.html").read_text()
 
 
 def test_theme_assets_and_islands_are_copied_under_assets(tmp_path: Path) -> None:
     theme = tmp_path / "theme"
-    (theme / "assets").mkdir(parents=True)
-    (theme / "assets" / "style.css").write_text("body{}")
-    (theme / "islands").mkdir()
-    (theme / "islands" / "cart.js").write_text("export {}")
+    shutil.copytree(THEME, theme)
+    (theme / "assets" / "extra.css").write_text("body{}")
+    (theme / "islands" / "extra.js").write_text("export {}")
     (theme / "islands" / ".DS_Store").write_text("junk")
     out = tmp_path / "out"
-    write_site([page("/")], out, theme_dir=theme)
-    assert {"_assets/style.css", "_assets/islands/cart.js"} <= files_under(out)
+    write(out, "/", theme=theme)
+    assert {"_assets/extra.css", "_assets/islands/extra.js"} <= files_under(out)
     assert "_assets/islands/.DS_Store" not in files_under(out)
 
 
@@ -218,7 +237,7 @@ def test_public_dir_files_are_copied_to_the_output_root(tmp_path: Path) -> None:
     (public / "favicon.ico").write_bytes(b"\x00\x01icon")
     (public / ".well-known" / "security.txt").write_text("Contact: x@example.vn\n")
     out = tmp_path / "output"
-    write_site([page("/")], out, public_dir=public)
+    write(out, "/", public_dir=public)
     assert (out / "favicon.ico").read_bytes() == b"\x00\x01icon"
     assert (out / ".well-known" / "security.txt").read_text() == "Contact: x@example.vn\n"
 
@@ -229,5 +248,5 @@ def test_public_dir_file_may_not_take_a_page_path(tmp_path: Path) -> None:
     (public / "gioi-thieu.html").write_text("<p>not the page</p>")
     out = tmp_path / "output"
     with pytest.raises(PathCollision, match="publicDir"):
-        write_site([page("/gioi-thieu")], out, public_dir=public)
+        write(out, "/gioi-thieu", public_dir=public)
     assert not out.exists()

@@ -6,7 +6,7 @@ import dataclasses
 import pickle
 
 from generator.config import BUNDLED_THEME
-from generator.crawl.pack import pack
+from generator.crawl.pack import pack, unpack
 from generator.model import Catalog, PackedProduct, Product
 from generator.plan.site_plan import Page, SitePlan, plan_site
 from generator.render.pages import build_environment
@@ -18,9 +18,9 @@ from tests.support.fixture_store import SITE_URL, small_catalog
 
 def _product_page_and_product() -> tuple[Page, Product]:
     plan = fixture_plan()
-    page = next(page for page in plan.pages if isinstance(page.subject, Product))
-    assert isinstance(page.subject, Product)
-    return page, page.subject
+    page = next(page for page in plan.pages if isinstance(page.subject, PackedProduct))
+    assert isinstance(page.subject, PackedProduct)
+    return page, unpack(page.subject)
 
 
 def test_equal_pages_give_equal_bytes() -> None:
@@ -42,15 +42,14 @@ def test_every_field_of_a_nested_dataclass_counts() -> None:
     }
     for name, value in changes.items():
         moved_card = dataclasses.replace(card, **{name: value})
-        moved = dataclasses.replace(page, subject=dataclasses.replace(product, card=moved_card))
+        moved_product = dataclasses.replace(product, card=moved_card)
+        moved = dataclasses.replace(page, subject=pack(moved_product))
         assert model_bytes(moved) != before, name
     assert model_bytes(dataclasses.replace(page, title=page.title + "!")) != before
 
 
 def _packed_plan(catalog: Catalog | None = None) -> SitePlan:
-    catalog = catalog or small_catalog()
-    products = tuple(pack(p) if isinstance(p, Product) else p for p in catalog.products)
-    return plan_site(dataclasses.replace(catalog, products=products), SITE_URL)
+    return plan_site(catalog or small_catalog(), SITE_URL)
 
 
 def _fingerprints(plan: SitePlan) -> dict[str, str]:
@@ -93,9 +92,8 @@ def test_a_product_page_fingerprint_moves_with_every_input_it_is_made_from() -> 
     assert trail_moved != before
 
     # One product's price: its page alone (and those showing its card as related) moves.
-    first = catalog.products[0]
-    assert isinstance(first, Product)
-    cheaper = dataclasses.replace(first, card=dataclasses.replace(first.card, price=1))
+    first = unpack(catalog.products[0])
+    cheaper = pack(dataclasses.replace(first, card=dataclasses.replace(first.card, price=1)))
     changed = dataclasses.replace(catalog, products=(cheaper, *catalog.products[1:]))
     after = _fingerprints(_packed_plan(changed))
     assert first.card.url is not None
@@ -137,7 +135,7 @@ def test_equal_graphs_give_equal_bytes_however_their_parts_are_shared() -> None:
     assert unshared == name and unshared is not name
     twin = dataclasses.replace(product, card=dataclasses.replace(product.card, name=unshared))
     crumbs = tuple(dataclasses.replace(c, name="".join(list(c.name))) for c in page.breadcrumb)
-    copy = dataclasses.replace(page, subject=twin, breadcrumb=crumbs)
+    copy = dataclasses.replace(page, breadcrumb=crumbs)
     assert model_bytes(copy) == model_bytes(page)
     assert ModelBytes()(copy) == ModelBytes()(page)
     assert ModelBytes().card_digest(twin.card) == ModelBytes().card_digest(product.card)

@@ -18,9 +18,9 @@ from usp.web_client.abstract_client import (
 )
 
 from generator.render.pages import RenderedPage
-from generator.write.output import WriteReport, write_site
+from generator.write.output import WriteReport
 from generator.write.sitemap import SitemapLimits, sitemap_files
-from tests.support.fixture_site import SCHEMAS, build_site
+from tests.support.fixture_site import SCHEMAS, build_site, cms_plan, write_plan
 from tests.support.fixture_store import SITE_URL
 
 NS = {"sm": "http://www.sitemaps.org/schemas/sitemap/0.9"}
@@ -209,9 +209,9 @@ def test_non_ascii_site_host_is_written_in_idna() -> None:
 
 
 def test_ampersand_in_a_path_is_escaped_in_xml(tmp_path: Path) -> None:
-    write_site([page("/a&b")], tmp_path / "out", site_url=SITE_URL)
+    write_plan(cms_plan("/", "/a&b"), tmp_path / "out")
     doc = etree.parse(str(tmp_path / "out" / "sitemap.xml"))
-    assert doc.xpath("//sm:loc/text()", namespaces=NS) == [f"{SITE_URL}/a&b"]
+    assert doc.xpath("//sm:loc/text()", namespaces=NS) == [f"{SITE_URL}/", f"{SITE_URL}/a&b"]
 
 
 @pytest.mark.parametrize("site_url", ["shop.example.vn", "ftp://shop.example.vn"])

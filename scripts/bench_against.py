@@ -1,0 +1,158 @@
+"""`make bench-against REF=<revision>`: this tree's build figures beside another revision's.
+
+This machine's speed drifts by a third from hour to hour, so a figure compared with one taken
+on another day means little. This runs both versions of the generator in one run, on one store:
+
+- the demo store of ``--products`` products (default 10,000) is seeded once and served by the
+  companion of this tree (loopback, rate limits out of the way);
+- ``REF`` is checked out into a temporary worktree; each tree fills its own crawl cache with a
+  full crawl, then ``--runs`` rounds (default 3) alternate the trees, the first tree of a round
+  changing from round to round: one product's price changes (the same change for both trees),
+  each tree rebuilds, then each renders its last crawl whole (``--from-cache --full``);
+- each build is a fresh process (``bench_build.py`` of its own tree), timed from start to exit.
+
+It prints the median of each figure per tree and their ratio: the one-product change's time
+beyond its requests, the whole render's pages per second, and the peak memory of a build with
+its render workers (proportional set size, the most of all its builds).
+"""
+
+from __future__ import annotations
+
+import argparse
+import compileall
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from bench import NO_LIMIT, REPO, SITE_URL, _settle_disk, _with_process_figures, change_one_price
+from bench import seed as seed_store
+from bench_procs import companion_server, measured_run
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("ref", help="the git revision to measure beside this tree")
+    parser.add_argument("--products", type=int, default=10_000)
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="storefront-against-") as scratch:
+        folder = Path(scratch)
+        other = folder / "other-tree"
+        subprocess.run(
+            ["git", "-C", str(REPO), "worktree", "add", "--detach", str(other), args.ref],
+            check=True,
+            capture_output=True,
+        )
+        try:
+            figures = compare(folder, {"this": REPO, args.ref: other}, args.products, args.runs)
+        finally:
+            subprocess.run(
+                ["git", "-C", str(REPO), "worktree", "remove", "--force", str(other)],
+                check=False,
+                capture_output=True,
+            )
+    print(table(figures, this="this", other=args.ref, products=args.products, runs=args.runs))
+    return 0
+
+
+def compare(
+    folder: Path, trees: dict[str, Path], products: int, runs: int
+) -> dict[str, dict[str, list[float]]]:
+    for tree in trees.values():
+        for package in ("generator", "companion"):
+            compileall.compile_dir(tree / package, quiet=1)
+    db = folder / "store.sqlite3"
+    key = seed_store(db, products)
+    figures: dict[str, dict[str, list[float]]] = {
+        name: {"change_beyond": [], "render_pages_per_second": [], "peak_pss_mb": []}
+        for name in trees
+    }
+    log = folder / "companion.log"
+    with companion_server(db, rate_per_minute=NO_LIMIT, rate_per_hour=NO_LIMIT, log=log) as url:
+        common = {"api_url": url, "key": key}
+        for name, tree in trees.items():
+            full = build(tree, folder / name, {**common, "full": True})
+            figures[name]["peak_pss_mb"].append(full["peak_tree_pss_mb"])
+        names = list(trees)
+        for run in range(runs):
+            order = names if run % 2 == 0 else names[::-1]
+            change_one_price(db)
+            for name in order:
+                changed = build(trees[name], folder / name, common)
+                figures[name]["change_beyond"].append(changed["beyond_requests"])
+                figures[name]["peak_pss_mb"].append(changed["peak_tree_pss_mb"])
+            for name in order:
+                job = {**common, "full": True, "from_cache": True, "out": f"render-{run}"}
+                render = build(trees[name], folder / name, job)
+                figures[name]["render_pages_per_second"].append(
+                    render["pages"] / render["seconds"]
+                )
+                figures[name]["peak_pss_mb"].append(render["peak_tree_pss_mb"])
+                shutil.rmtree(folder / name / f"render-{run}", ignore_errors=True)
+            print(json.dumps({"run": run + 1, **figures}), flush=True)
+    return figures
+
+
+def build(tree: Path, folder: Path, job: dict[str, Any]) -> dict[str, Any]:
+    """One build by the generator of ``tree``, in a fresh process; its figures."""
+    folder.mkdir(parents=True, exist_ok=True)
+    _settle_disk(folder)
+    spawned = time.monotonic()
+    child_job = {
+        "api_url": job["api_url"],
+        "key": job["key"],
+        "out": str(folder / job.get("out", "out")),
+        "cache": str(folder / "cache"),
+        "site_url": SITE_URL,
+        "full": bool(job.get("full")),
+        "from_cache": bool(job.get("from_cache")),
+        "windows": [(NO_LIMIT, 60.0)],
+        "spawned": spawned,
+    }
+    command = [sys.executable, str(tree / "scripts" / "bench_build.py"), json.dumps(child_job)]
+    previous = os.environ.get("PYTHONPATH")
+    os.environ["PYTHONPATH"] = str(tree)  # the tree's own generator, not the installed one
+    try:
+        run = measured_run(command, cwd=folder, spawned=spawned)
+    finally:
+        if previous is None:
+            del os.environ["PYTHONPATH"]
+        else:
+            os.environ["PYTHONPATH"] = previous
+    if run.returncode != 0:
+        raise SystemExit(f"build of {tree} failed: {run.stderr.strip().splitlines()[-3:]}")
+    figures: dict[str, Any] = json.loads(run.stdout.strip().splitlines()[-1])
+    return _with_process_figures(figures, run)
+
+
+def table(
+    figures: dict[str, dict[str, list[float]]], *, this: str, other: str, products: int, runs: int
+) -> str:
+    rows = [
+        ("one-product change beyond its requests (s)", "change_beyond"),
+        ("--from-cache --full (pages/s)", "render_pages_per_second"),
+        ("peak memory with workers (MB)", "peak_pss_mb"),
+    ]
+    lines = [
+        f"{products:,} products, {runs} alternated runs per tree, medians "
+        f"(peak memory: the most of any build)",
+        "",
+        f"| figure | {other} | this tree | this / {other} |",
+        "|---|---:|---:|---:|",
+    ]
+    for label, name in rows:
+        pick = max if name == "peak_pss_mb" else statistics.median
+        mine, theirs = pick(figures[this][name]), pick(figures[other][name])
+        lines.append(f"| {label} | {theirs:,.2f} | {mine:,.2f} | {mine / theirs:.2f} |")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
