@@ -1,0 +1,7 @@
+"""`storefront serve`: the output served as nginx serves it, with the API and the session layer.
+
+    stack.py     the app serve and watch run: static files, /public/ to the API, /session/
+    app.py       the static site and the API proxy; static.py, files by the output rules
+    session.py   the /session/* endpoints the islands call
+    visitor.py   one visitor: its two cookies, its API client, its write guard
+"""
