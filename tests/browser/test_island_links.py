@@ -1,0 +1,54 @@
+"""Urls the islands draw from API answers: only site paths become links, whatever the API says.
+
+The cart page is drawn from the session layer's answer; here an upstream that answers with a
+hostile product url stands in for a broken or compromised implementation of the spec."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from playwright.sync_api import Page, Route
+
+HOSTILE_URL = "javascript:alert(document.domain)//"
+
+
+def _hostile_cart(route: Route) -> None:
+    item = {
+        "variant_id": 1,
+        "product_id": 1,
+        "name": "Áo thun",
+        "variant_name": "M",
+        "url": HOSTILE_URL,
+        "quantity": 1,
+        "unit_price": 100000,
+        "line_total": 100000,
+    }
+    cart = {"token": "t" * 32, "items": [item], "item_count": 1, "subtotal": 100000}
+    route.fulfill(status=200, content_type="application/json", body=json.dumps(cart))
+
+
+def _quote(route: Route) -> None:
+    quote = {
+        "subtotal": 100000,
+        "discount_lines": [],
+        "tax_lines": [],
+        "shipping_total": 0,
+        "total": 100000,
+        "coupon": None,
+    }
+    route.fulfill(status=200, content_type="application/json", body=json.dumps(quote))
+
+
+@pytest.mark.xfail(strict=True, reason="the cart island links item.url as given")
+def test_a_cart_item_with_a_javascript_url_is_not_a_link(page: Page, origin: str) -> None:
+    page.context.add_cookies([{"name": "service_cart", "value": "t" * 32, "url": origin}])
+    page.route(re.compile(r"/session/api/cart/quote\?"), _quote)
+    page.route(re.compile(r"/session/api/cart\?"), _hostile_cart)
+    page.goto(f"{origin}/gio-hang")
+    name = page.locator(".cart-name").first
+    name.wait_for()
+    assert "Áo thun" in name.inner_text()
+    hrefs = page.eval_on_selector_all("a[href]", "links => links.map(a => a.getAttribute('href'))")
+    assert not [href for href in hrefs if href.strip().lower().startswith("javascript:")]
