@@ -33,9 +33,10 @@ export function h (tag, props, ...kids) {
   return el
 }
 
-// A path from the API (null url: plain text, never a built link).
+// A path of this site from the API, else plain text: a null url, another scheme (javascript:)
+// or a host ("//x", and "/\x", which browsers read as "//x") never becomes a link.
 export const link = (url, text) =>
-  typeof url === 'string' && /^\/(?!\/)/.test(url) ? h('a', { href: url }, text) : h('span', null, text)
+  typeof url === 'string' && /^\/(?![\/\\])/.test(url) ? h('a', { href: url }, text) : h('span', null, text)
 
 // Integer VND from a number or a string; nothing for a missing price (never "0 ₫").
 export function vnd (amount) {

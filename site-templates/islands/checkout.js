@@ -1,5 +1,5 @@
 // The buying path: cart, checkout and payment return.
-import { STATUS, api, enc, failed, h, readCart, saveItems, setCartToken, showCount, sleep, vnd } from './api.js'
+import { STATUS, api, enc, failed, h, link, readCart, saveItems, setCartToken, showCount, sleep, vnd } from './api.js'
 
 const COUPON = 'sf_coupon'
 
@@ -21,7 +21,7 @@ function cart (root) {
       saveItems(next).then(render).catch(failed(root))
     }
     const lines = cart.items.map((item, n) => h('li', { class: 'cart-line' },
-      h('span', { class: 'cart-name' }, item.url ? h('a', { href: item.url }, item.name) : item.name, item.variant_name ? ` (${item.variant_name})` : ''),
+      h('span', { class: 'cart-name' }, link(item.url, item.name), item.variant_name ? ` (${item.variant_name})` : ''),
       h('span', null, vnd(item.unit_price)),
       h('input', { type: 'number', min: 1, max: 999, value: item.quantity, 'aria-label': `Số lượng ${item.name}`, onchange: (e) => change(n, Math.max(1, Number(e.target.value) || 1)) }),
       h('button', { type: 'button', class: 'secondary', onclick: () => change(n, 0) }, 'Xóa')))

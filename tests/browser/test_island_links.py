@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 
 import pytest
 from playwright.sync_api import Page, Route
@@ -14,13 +15,20 @@ from playwright.sync_api import Page, Route
 HOSTILE_URL = "javascript:alert(document.domain)//"
 
 
-def _hostile_cart(route: Route) -> None:
+def _cart_with(url: str) -> Callable[[Route], None]:
+    def answer(route: Route) -> None:
+        _hostile_cart(route, url)
+
+    return answer
+
+
+def _hostile_cart(route: Route, url: str) -> None:
     item = {
         "variant_id": 1,
         "product_id": 1,
         "name": "Áo thun",
         "variant_name": "M",
-        "url": HOSTILE_URL,
+        "url": url,
         "quantity": 1,
         "unit_price": 100000,
         "line_total": 100000,
@@ -41,14 +49,17 @@ def _quote(route: Route) -> None:
     route.fulfill(status=200, content_type="application/json", body=json.dumps(quote))
 
 
-@pytest.mark.xfail(strict=True, reason="the cart island links item.url as given")
-def test_a_cart_item_with_a_javascript_url_is_not_a_link(page: Page, origin: str) -> None:
+@pytest.mark.parametrize("url", [HOSTILE_URL, "//evil.example/x", "/\\evil.example/x"])
+def test_a_cart_item_whose_url_is_not_a_site_path_is_not_a_link(
+    page: Page, origin: str, url: str
+) -> None:
     page.context.add_cookies([{"name": "service_cart", "value": "t" * 32, "url": origin}])
     page.route(re.compile(r"/session/api/cart/quote\?"), _quote)
-    page.route(re.compile(r"/session/api/cart\?"), _hostile_cart)
+    page.route(re.compile(r"/session/api/cart\?"), _cart_with(url))
     page.goto(f"{origin}/gio-hang")
     name = page.locator(".cart-name").first
     name.wait_for()
     assert "Áo thun" in name.inner_text()
     hrefs = page.eval_on_selector_all("a[href]", "links => links.map(a => a.getAttribute('href'))")
+    assert url not in hrefs
     assert not [href for href in hrefs if href.strip().lower().startswith("javascript:")]
