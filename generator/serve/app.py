@@ -18,7 +18,7 @@ from starlette.background import BackgroundTask
 from starlette.requests import Request
 from starlette.responses import FileResponse, PlainTextResponse, Response, StreamingResponse
 from starlette.routing import Route
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from generator.serve.static import (
     ASSET_PREFIX,
@@ -100,6 +100,8 @@ class SameOrigin:
         self.session = session
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            send = _with_security_headers(send)
         path = scope.get("path", "") if scope["type"] in ("http", "websocket") else ""
         if path.startswith(API_PREFIXES):
             await self.api(scope, receive, send)
@@ -107,3 +109,22 @@ class SameOrigin:
             await self.session(scope, receive, send)
         else:
             await self.site(scope, receive, send)
+
+
+#: Sent with every answer, as the shipped nginx config and the ``_headers`` file send them: no
+#: answer is ever read as another type than it says.
+SECURITY_HEADERS = (
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"strict-origin-when-cross-origin"),
+)
+
+
+def _with_security_headers(send: Send) -> Send:
+    async def sending(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            names = {name.lower() for name, _ in message.get("headers", [])}
+            extra = [(name, value) for name, value in SECURITY_HEADERS if name not in names]
+            message = {**message, "headers": [*message.get("headers", []), *extra]}
+        await send(message)
+
+    return sending

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Awaitable, Callable
-from urllib.parse import unquote
+from urllib.parse import quote, unquote
 
 import httpx
 from starlette.applications import Starlette
@@ -48,9 +48,27 @@ _PASSED_BACK = ("content-type", "retry-after", "ratelimit-limit", "ratelimit-rem
                 "ratelimit-reset", "etag", "location")  # fmt: skip
 # Request headers the islands may send on to the API.
 _PASSED_ON = ("content-type", "idempotency-key", "if-none-match")
-# Only what an API path can hold: no dot segments, no backslash, no control characters.
+# Only what a raw API path can hold: no backslash, no control characters.
 _SAFE_PATH = re.compile(r"^(?:/[A-Za-z0-9._~%!$&'()*+,;=:@-]+)+/?$")
-_NOT_FORWARDED = re.compile(r"^/(?:v1/)?customer/login/?$")
+#: What the islands reach through the forwarder, as decoded path segments ("*": any one
+#: segment). Nothing else is forwarded: above all not /customer/login, whose answer carries
+#: the JWT that only the httpOnly cookie may hold.
+_FORWARDED = frozenset(
+    {
+        "cart", "cart/items", "cart/quote",
+        "shipping-methods", "shipping/provinces", "shipping/wards",
+        "checkout", "checkout/payment-methods", "checkout/payment-return", "checkout/pay",
+        "checkout/place-order", "checkout/*/shipping",
+        "customer/me", "customer/addresses", "customer/addresses/*",
+        "customer/orders", "customer/orders/*",
+        "customer/saved-products", "customer/saved-products/*",
+        "products", "products/*", "products/*/variants", "search", "store",
+        "recommendations/product/*", "recommendations/recently-viewed", "recommendations/view",
+        "storefront-errors",
+    }
+)  # fmt: skip
+#: Paths the session endpoints own: the forwarder points there instead.
+_SESSION_OWNED = frozenset({"customer/login", "customer/register"})
 
 _Handler = Callable[[Request, VisitorClient], Awaitable[Response]]
 
@@ -167,17 +185,15 @@ async def _me(request: Request, client: VisitorClient) -> Response:
 
 async def _forward(request: Request, client: VisitorClient) -> Response:
     raw = request.scope.get("raw_path") or request.url.path.encode()
-    path = raw.decode("ascii", "replace").split("?", 1)[0][len(API_PREFIX) :]
-    decoded = unquote(path)
-    if (
-        not _SAFE_PATH.match(path)
-        or any(s in (".", "..") for s in decoded.split("/"))
-        or not decoded.isprintable()
-        or "\\" in decoded
-    ):
+    segments = forwarded_segments(raw.decode("ascii", "replace").split("?", 1)[0])
+    if segments is None:
         return problem(404, "not_found", "no such API path")
-    if _NOT_FORWARDED.match(path):
+    if "/".join(segments) in _SESSION_OWNED:
         return problem(404, "use_session_login", "log in through /session/login")
+    if not _forwarded(segments):
+        return problem(404, "not_found", "no such API path")
+    # The path sent is the one decided on: each decoded segment quoted again.
+    path = "/" + "/".join(quote(segment, safe="") for segment in segments)
     content = await request.body()
     if len(content) > MAX_BODY:
         return problem(413, "body_too_large", f"a body of at most {MAX_BODY} bytes")
@@ -194,6 +210,40 @@ async def _forward(request: Request, client: VisitorClient) -> Response:
         secure = request.url.scheme == "https"
         response.headers.append("set-cookie", cleared_cookie(CUSTOMER_COOKIE, secure=secure))
     return response
+
+
+def forwarded_segments(raw_path: str) -> tuple[str, ...] | None:
+    """The API path the forwarder was asked for (the raw path after ``/session/api``), as the
+    API will read it: percent-decoded (``%2F`` included), split into segments. None when it is
+    not a plain path: dot segments, empty segments, a backslash, control characters or bytes
+    that are not UTF-8, in any spelling."""
+    path = raw_path[len(API_PREFIX) :] if raw_path.startswith(API_PREFIX) else raw_path
+    if not _SAFE_PATH.match(path):
+        return None
+    try:
+        decoded = unquote(path, errors="strict")
+    except UnicodeDecodeError:
+        return None
+    segments = tuple(decoded.strip("/").split("/")) if decoded.strip("/") else ()
+    if (
+        not segments
+        or any(s in ("", ".", "..") for s in segments)
+        or not decoded.isprintable()
+        or "\\" in decoded
+    ):
+        return None
+    return segments
+
+
+def _forwarded(segments: tuple[str, ...]) -> bool:
+    """Whether ``segments`` match one of the paths the islands use."""
+    for allowed in _FORWARDED:
+        parts = allowed.split("/")
+        if len(parts) == len(segments) and all(
+            part == "*" or part == segment for part, segment in zip(parts, segments, strict=True)
+        ):
+            return True
+    return False
 
 
 def problem(status: int, code: str, detail: str) -> JSONResponse:
@@ -219,7 +269,7 @@ async def _json_body(request: Request) -> dict[str, object] | Response:
         return problem(413, "body_too_large", f"a body of at most {MAX_BODY} bytes")
     try:
         body = json.loads(content)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):  # nested past the parser's depth
         return problem(400, "invalid_json", "the body is not valid JSON")
     if not isinstance(body, dict):
         return problem(422, "invalid_body", "the body must be a JSON object")

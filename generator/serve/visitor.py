@@ -7,10 +7,10 @@ only shared piece is the connection pool, ``SessionUpstream``), and nothing abou
 anywhere else. The cookies are ``SameSite=Lax`` and ``Path=/``, ``Secure`` when the site is
 served over https.
 
-CSRF: a write (any method but GET and HEAD) is accepted only when the browser says it comes
-from this same origin and its body is JSON (``write_refusal``). A cross-site form can neither
-fake ``Origin`` nor send ``application/json`` without a CORS preflight, which this server never
-grants; ``SameSite=Lax`` cookies add a third wall.
+CSRF: a write (any method but GET and HEAD) is accepted only when the browser says it comes from
+this same origin (scheme, host and port) and its body is JSON (``write_refusal``). A cross-site
+form can neither fake ``Origin`` nor send ``application/json`` without a CORS preflight, which
+this server never grants; ``SameSite=Lax`` cookies add a third wall.
 """
 
 from __future__ import annotations
@@ -124,10 +124,27 @@ def write_refusal(request: Request) -> tuple[int, str, str] | None:
     if request.method in SAFE_METHODS:
         return None
     origin = request.headers.get("origin")
-    host = request.headers.get("host", "")
-    if not origin or origin == "null" or urlsplit(origin).netloc.lower() != host.lower():
+    own = _origin(request.url.scheme, request.headers.get("host", ""))
+    if not origin or origin == "null" or _origin_of(origin) != own:
         return 403, "cross_origin", "writes to the session must come from this site's own pages"
     media_type = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
     if media_type != "application/json":
         return 415, "json_required", "send the body as application/json"
     return None
+
+
+_DEFAULT_PORTS = {"http": ":80", "https": ":443"}
+
+
+def _origin(scheme: str, host: str) -> str:
+    """``scheme://host[:port]`` in lower case, the scheme's default port left out."""
+    scheme, host = scheme.lower(), host.lower()
+    default = _DEFAULT_PORTS.get(scheme)
+    if default and host.endswith(default):
+        host = host[: -len(default)]
+    return f"{scheme}://{host}"
+
+
+def _origin_of(header: str) -> str:
+    parts = urlsplit(header)
+    return _origin(parts.scheme, parts.netloc)
