@@ -272,9 +272,9 @@ def price_of(item: Priced) -> PriceView:
 
 
 class AssetUrls:
-    """``asset_url('style.css')`` -> '/_assets/style.css?v=<hash>'.
+    """``asset_url('style.css')`` -> '/_assets/style.css?v=<digest>'.
 
-    The content hash changes the url whenever the file changes, so assets can be cached
+    The content digest changes the url whenever the file changes, so assets can be cached
     for a year (``immutable``) and still update with the next build.
     """
 

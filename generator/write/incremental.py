@@ -7,7 +7,7 @@
 A page's output is a function of: the page itself (its entity, and every card or summary it
 lists - they are in ``Page.subject``), the site context every page shows (store, menus, category
 tree, banners, custom variables), the site url, the templates its template reaches (``extends``,
-``include``, ``import``), the theme's assets (their hashes are in the urls), the generator's own
+``include``, ``import``), the theme's assets (their digests are in the urls), the generator's own
 code, and the answers ``Links.href`` gave for the urls it showed (a page that links to a product
 turns that link into text when the product goes away). The first six are digested into the
 page's ``fingerprint``; the link answers are recorded as the urls asked, checked against the new
