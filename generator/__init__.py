@@ -1,1 +1,1 @@
-"""The storefront generator: crawl -> normalize -> render -> write -> sitemap."""
+"""The storefront generator: crawl -> plan -> render -> write (docs/architecture.md)."""

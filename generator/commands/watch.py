@@ -2,7 +2,7 @@
 
 Changes are the theme folder and xstore.json (watchfiles) and the store's content: with a
 webhook secret, the companion's signed content-change webhook at ``/_storefront/webhook`` on the
-served port (see ``watch_webhook``); without one, a digest of the first list pages polled every
+served port (see ``watch.webhook``); without one, a digest of the first list pages polled every
 ``--poll`` seconds. Every trigger goes into one queue, so a burst is one rebuild. Open tabs
 reload after each good build and show the error of a failed one; the watcher keeps running
 either way.

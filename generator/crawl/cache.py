@@ -31,7 +31,7 @@ file was read (new and changed answers, the removal of those this crawl did not 
 that started empty (``--full``, a first build) is written whole to a new file that then takes
 the old one's place: each answer's row as the answer arrives (its body is read back from there
 when asked for, so a first crawl holds no bodies in memory), the readings when the crawl
-settles. It is build state, never part of the output.
+ends. It is build state, never part of the output.
 """
 
 from __future__ import annotations
@@ -498,7 +498,7 @@ class CrawlCache:
             spill.restamp(key, answer)
             return answer
         if not answer.in_memory:
-            return answer  # read from the old file: written when the crawl settles
+            return answer  # read from the old file: written when the save is prepared
         a = answer
         spill.put((key, a.status, a.version, a.etag, a.digest, None, a.body))
         return CachedAnswer(a.status, a.version, a.etag, digest=a.digest, load=spill.body, key=key)
@@ -561,7 +561,7 @@ class CrawlCache:
         Once the crawl is done the answers it reused as they were are needed by nothing but
         ``save``, which writes only what changed; a cache that is written whole is written to
         its new file now (it takes the old one's place at ``save``), so that its answers need
-        not stay in memory either. A build settles its cache before planning and rendering,
+        not stay in memory either. A build prepares its cache before planning and rendering,
         so that memory serves them instead. Afterwards the cache answers no lookups: a further
         crawl opens the file again."""
         if self._writes_difference and self.path.is_file():  # still there to differ from
@@ -573,15 +573,15 @@ class CrawlCache:
 
     def save(self) -> None:
         """Replace the stored answers by those of this crawl, in one transaction."""
-        settled = self._save_plan
-        if settled is None:
+        changes = self._save_plan
+        if changes is None:
             self.prepare_save()
-            settled = self._save_plan
-        assert settled is not None
-        if settled.whole:
+            changes = self._save_plan
+        assert changes is not None
+        if changes.whole:
             self._new_file().replace(self.path)  # atomic: a reader sees the old or the new
         else:
-            self._write_changes(settled)
+            self._write_changes(changes)
         self._save_plan = None
 
     def _has_readings(self, key: str) -> bool:

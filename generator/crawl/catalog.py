@@ -2,11 +2,11 @@
 
     crawl(client) -> Catalog
 
-1. context   /store, /menus, /categories/tree, /collections, ... (crawl_context)
-2. enumerate the sitemap (crawl_sitemap), every product card and article summary (cursor
-             walks), every category level (crawl_categories)
+1. context   /store, /menus, /categories/tree, /collections, ... (context)
+2. enumerate the sitemap (sitemap), every product card and article summary (cursor
+             walks), every category level (categories)
 3. resolve   paths no list explains - from the sitemap, menus, banners, promotions - through
-             /routes/resolve (crawl_paths); 404 makes a dead path
+             /routes/resolve (routes); 404 makes a dead path
 4. details   products + variants, articles, CMS pages, collection pages, flash sales, the
              newest products for the home page - with bounded concurrency; then category
              pages, whose versions need the products' categories
@@ -14,7 +14,7 @@
              redirect), dead paths and everything skipped
 
 With a crawl cache, every derived answer carries a version built from exactly what can change
-it (``crawl_versions``), so a rebuild asks the lists and only what their changes reach.
+it (``versions``), so a rebuild asks the lists and only what their changes reach.
 
 It relies only on the spec and the documented field names: cursors are opaque, optional blocks
 may be missing (a Skip, not a crash), a detail that 404s is skipped, and a 429 is waited out.

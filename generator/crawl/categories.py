@@ -5,7 +5,7 @@ The two-level /categories/tree gives the top levels; below the second level the 
 an implementation has no tree, /categories (top level) is the start. Breadcrumbs come from the
 parent links found on the way, so a category page costs one request: the first page of its
 products (/products?category=<id>), asked again when its version moves
-(``crawl_versions``). Only a category the walk could not place (reached through
+(``versions``). Only a category the walk could not place (reached through
 a custom path) asks /categories/{id}/breadcrumb and /categories/{id}/subcategories.
 """
 

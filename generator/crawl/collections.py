@@ -4,7 +4,7 @@ Collections have no url column and no get-by-id, and /collections serves one pag
 200). A collection's page lives at each path that /routes/resolve maps to it. To know the
 collection itself the crawl looks in that list, then asks /collections/by-slug/{segment} with
 the last segment of the path (kept only if the id matches). Its products are the first page of
-/products?collection=<id>, asked again when its version moves (``crawl_versions``).
+/products?collection=<id>, asked again when its version moves (``versions``).
 What cannot be found is reported, and its paths become dead links.
 
 A collection reached by several paths gets one ``CollectionPage``, at the first path (sitemap

@@ -15,7 +15,7 @@ cached body); stores every answer for the next build; and digests the unversione
 A cached body is read (decoded and normalized) at most once per build, and what reading it gave
 is kept in the cache with it, so the next build replays it without decoding (``_memo``).
 ``listing`` serves the first page of a list whose version depends on what it listed last time
-(``crawl_versions``).
+(``versions``).
 
 Does NOT: retry 5xx (the client does), decide what to fetch (the crawl phases do).
 """

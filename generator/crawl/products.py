@@ -114,7 +114,7 @@ async def product_details(
     ids = list(dict.fromkeys([*with_pages, *extra_ids]))
     observer.phase_started("products", len(ids))
     # A listed product's detail and variants are asked again only when its card moved
-    # (``versions``: the version of each card, see ``crawl_versions.card_version``).
+    # (``versions``: the version of each card, see ``versions.card_version``).
 
     async def detail(product_id: int) -> PackedProduct | None:
         version = versions.get(product_id)

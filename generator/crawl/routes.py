@@ -101,7 +101,7 @@ async def resolve_paths(
     fetcher: Fetcher, paths: list[str], *, version: str | None, observer: CrawlObserver
 ) -> list[Resolution]:
     """Each path's resolution; a cached one is reused while ``version`` (what can change a
-    path's meaning, see ``crawl_versions.paths_version``) has not moved."""
+    path's meaning, see ``versions.paths_version``) has not moved."""
     observer.phase_started("resolve", len(paths))
 
     async def resolve(path: str) -> Resolution:

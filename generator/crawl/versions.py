@@ -1,6 +1,6 @@
 """The versions of what a crawl derives from its lists: which answers a change can reach.
 
-A cached answer is replayed without a request while its version holds (see ``crawl_fetch``).
+A cached answer is replayed without a request while its version holds (see ``fetch``).
 These functions give the derived answers - category and collection product pages, the newest
 products, route resolutions - versions built from exactly what can change them, so that a
 one-product change asks only the list walk and what that product reaches:

@@ -12,7 +12,7 @@ Pages, in this order:
 - each ``Catalog.custom_paths`` entry: its target again at the custom path. When the target has
   its own page the custom page's canonical points there and the custom page stays out of the
   sitemap; when it has none (null url), the custom path is the canonical page;
-- the island shells of ``shell_pages.SHELLS`` (cart, checkout, payment return, account, search),
+- the island shells of ``shells.SHELLS`` (cart, checkout, payment return, account, search),
   ``noindex`` and out of the sitemap, unless a merchant page already has the path;
 - the not-found page (``/404`` -> ``404.html``), never in the sitemap, never linked.
 

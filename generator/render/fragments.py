@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 #: The template variable through which the tag reaches the page being rendered ...
 CONTEXT_NAME = "_fragments"
 #: ... or, for a macro of a partial imported without context (which does not see the page's
-#: variables), the fragments of the page this thread is rendering (set by ``render.render_page``).
+#: variables), the fragments of the page this thread is rendering (set by ``pages.render_page``).
 page_fragments: ContextVar[PageFragments | None] = ContextVar("page_fragments", default=None)
 
 Kept = tuple[Markup, tuple[str, ...]]

@@ -3,7 +3,7 @@
 Requests under /public/ (and the sandbox gateway's /sandbox/ and /payments/) go to the API: the
 embedded companion app, or a proxy to the configured API. Requests under /session/ go to the
 customer-session endpoints (``session_app``), which the islands call. Everything else is a
-file of the output, served by the layout rules of ``static_server.resolve_request_path``:
+file of the output, served by the layout rules of ``static.resolve_request_path``:
 200 and no redirect for /a/b from a/b.html, 404.html with status 404.
 """
 

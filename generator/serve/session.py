@@ -9,9 +9,10 @@
     *    /session/api/<path> forwards to <API base>/<path> with X-Service-Key and, when the
                              visitor is logged in, Authorization: Bearer <JWT from the cookie>
 
-Every request builds its own ``VisitorClient`` from its cookies (``session_client``). Every
-write passes ``session_guard`` (same Origin, JSON body). ``/customer/login`` is not forwarded:
-its answer carries the JWT, which must never reach a script.
+Every request builds its own ``VisitorClient`` from its cookies (``visitor``). Every write
+passes ``visitor.write_refusal`` (same origin, JSON body). The forwarder decides on the path as
+the API will read it and forwards only the paths the islands use (``_FORWARDED``): never
+``/customer/login``, whose answer carries the JWT, which must never reach a script.
 """
 
 from __future__ import annotations

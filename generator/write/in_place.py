@@ -17,7 +17,7 @@ full build does, and then:
 A failure before step 2 (a template error, an API answer that stops the crawl, a collision)
 changes nothing in the output. The build forgets its page records before step 2 and writes
 them again after step 3, so a build interrupted in between is followed by one that renders
-every page and swaps in a new output (see ``incremental_write``).
+every page and swaps in a new output (see ``write.site``).
 """
 
 from __future__ import annotations

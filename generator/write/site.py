@@ -2,20 +2,20 @@
 
 Each page of the plan either keeps its file from the previous output (its record in
 ``BuildState`` matches - see ``incremental``) or is rendered anew into a staging folder beside
-the output, across processes when there are many (``render_parallel``: the workers write the
+the output, across processes when there are many (``workers``: the workers write the
 files themselves). A full build fingerprints its pages in those workers too; an incremental one
 first, in this process, to choose. Assets, sitemap, host files and the marker are
 staged as in a full build. Nothing in the output changes until everything is staged: a failed
 build leaves the previous output intact.
 
 Then, when the previous output is the one the records describe, the staged files replace their
-old versions in place and the files this build no longer writes are deleted (``write_in_place``:
+old versions in place and the files this build no longer writes are deleted (``in_place``:
 a deleted product loses its page, and - the sitemap being written from the pages of this plan -
 its sitemap entry), so a rebuild's writing costs what changed, not the store. Otherwise (first
 build, ``--full``, another output folder, a staged file that cannot take its place) the staging
 folder becomes the whole new output, taking over unchanged pages by hard link, and is swapped in
-(``write``). Every page renders when there is no usable state, which is the full build: one code
-path, so both give the same bytes.
+(``output.swap_in``). Every page renders when there is no usable state, which is the full build:
+one code path, so both give the same bytes.
 """
 
 from __future__ import annotations
@@ -150,7 +150,7 @@ def write_incremental(
             sitemap_limits=sitemap_limits,
         )
         # Staged: the pages rendered now and the files besides pages. They replace their old
-        # versions in place when the last build's output is there (``write_in_place``); else the
+        # versions in place when the last build's output is there (``in_place``); else the
         # staging folder, given the unchanged pages, becomes the whole new output.
         staged = [done.file for done, record in zip(written, reused, strict=True) if record is None]
         staged += report.extra_files
