@@ -1,0 +1,90 @@
+"""Answers no client should swallow whole: each fails in one line that names the endpoint."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from generator.client import ClientSettings, RetryPolicy
+from generator.errors import ApiStatusError, StorefrontError
+from tests.support.hostile_api import (
+    CHUNK,
+    MiB,
+    Served,
+    endless_body,
+    gzip_bomb,
+    hostile_client,
+    padded_list_page,
+)
+
+pytestmark = pytest.mark.anyio
+
+NO_SIZE_LIMIT = "answers are read whole, with no size limit"
+
+
+def one_line(error: BaseException) -> str:
+    text = str(error)
+    assert "\n" not in text
+    return text
+
+
+@pytest.mark.xfail(strict=True, reason=NO_SIZE_LIMIT)
+async def test_a_list_page_past_the_default_limit_stops_at_32_mib() -> None:
+    served = Served()
+    async with hostile_client(lambda request: padded_list_page(50 * MiB, served)) as client:
+        with pytest.raises(StorefrontError) as caught:
+            await client.get("/products", {"limit": 100})
+    assert one_line(caught.value).startswith("GET /products?limit=100: the answer is larger")
+    assert "32 MiB" in str(caught.value)
+    assert served.bytes <= 32 * MiB + CHUNK
+
+
+@pytest.mark.xfail(strict=True, reason=NO_SIZE_LIMIT)
+async def test_an_endless_body_stops_at_the_configured_limit() -> None:
+    served = Served()
+    settings = ClientSettings(max_answer_bytes=MiB)
+    async with hostile_client(lambda request: endless_body(served), settings) as client:
+        with pytest.raises(StorefrontError, match=r"^GET /menus: the answer is larger than 1 MiB"):
+            await client.get("/menus")
+    assert served.bytes <= MiB + CHUNK
+
+
+@pytest.mark.xfail(strict=True, reason=NO_SIZE_LIMIT)
+async def test_a_gzip_bomb_is_limited_after_decompression() -> None:
+    served = Served()
+    bomb = gzip_bomb(64 * MiB, served)
+    async with hostile_client(lambda request: bomb) as client:
+        with pytest.raises(StorefrontError, match=r"^GET /store: the answer is larger than 32 MiB"):
+            await client.get("/store")
+    assert served.bytes < 50 * 1024  # of about 64 KB: it stopped half way
+
+
+@pytest.mark.xfail(strict=True, reason=NO_SIZE_LIMIT)
+async def test_a_declared_length_past_the_limit_is_refused_before_reading() -> None:
+    served = Served()
+    settings = ClientSettings(max_answer_bytes=MiB)
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        response = padded_list_page(2 * MiB, served)
+        response.headers["Content-Length"] = str(2 * MiB)
+        return response
+
+    async with hostile_client(answer, settings) as client:
+        with pytest.raises(StorefrontError, match=r"the answer is larger than 1 MiB"):
+            await client.get("/products")
+    assert served.bytes == 0
+
+
+@pytest.mark.xfail(strict=True, reason=NO_SIZE_LIMIT)
+async def test_an_endless_error_body_is_cut_short_and_the_status_still_reported() -> None:
+    served = Served()
+    settings = ClientSettings(retry=RetryPolicy(attempts=1))
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        body = endless_body(served, cap=4 * MiB)
+        return httpx.Response(502, stream=body.stream)
+
+    async with hostile_client(answer, settings) as client:
+        with pytest.raises(ApiStatusError, match=r"^GET /store: HTTP 502: Bad Gateway$"):
+            await client.get("/store")
+    assert served.bytes <= 64 * 1024 + CHUNK
