@@ -7,6 +7,7 @@
     │   │   └── RateLimited  429: carries retry_after seconds; the crawler decides to wait
     │   ├── ApiUnreachable   connection errors or timeouts after the last retry
     │   └── ApiPayloadError  a 2xx answer whose body is not what the spec promises
+    │       └── ApiAnswerTooLarge  a body past the client's size limit (read no further)
     ├── WriteError           the output cannot be written
     │   ├── UnsafePath       a path that would escape the output folder
     │   └── PathCollision    two pages at one path
@@ -54,6 +55,10 @@ class ApiUnreachable(ApiError):
 
 class ApiPayloadError(ApiError):
     pass
+
+
+class ApiAnswerTooLarge(ApiPayloadError):
+    """An answer larger than a build agrees to hold: refused while it streams, not after."""
 
 
 class WriteError(StorefrontError):

@@ -1,8 +1,9 @@
 """The single request: one GET, its JSON body, and the mapping of a bad answer to our errors.
 
 Does: send ``GET {base}{path}`` with ``X-Service-Key`` and any extra headers (e.g.
-``If-None-Match``), decode the JSON body, return it with the status and the ETag; turn a
-non-2xx answer into ``ApiStatusError`` (``RateLimited`` for 429), a 2xx non-JSON body into
+``If-None-Match``), stream the body within a size limit (``body``), decode its JSON, return
+it with the status and the ETag; turn a non-2xx answer into ``ApiStatusError`` (``RateLimited``
+for 429), a body past the limit into ``ApiAnswerTooLarge``, a 2xx non-JSON body into
 ``ApiPayloadError`` and a transport failure into ``ApiUnreachable``, each naming the endpoint.
 
 Does NOT: retry, wait, rate-limit, page, or check the shape of the JSON (callers know what they
@@ -18,11 +19,15 @@ from urllib.parse import urlencode
 
 import httpx
 
+from generator.client.body import DEFAULT_MAX_ANSWER_BYTES, describe_size, read_limited
 from generator.client.status_errors import status_error
-from generator.errors import ApiPayloadError, ApiUnreachable
+from generator.errors import ApiAnswerTooLarge, ApiPayloadError, ApiUnreachable
 
 #: Query parameter values as the client layers pass them on.
 Params = Mapping[str, str | int]
+
+#: Most of a 4xx/5xx body read for its problem JSON.
+_MAX_ERROR_BODY = 64 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,32 +56,51 @@ async def send_get(
     key: str,
     params: Params | None = None,
     headers: Mapping[str, str] | None = None,
+    max_bytes: int = DEFAULT_MAX_ANSWER_BYTES,
 ) -> ApiResponse:
-    """One GET of ``path`` (relative to the client's base url, starting with "/")."""
+    """One GET of ``path`` (relative to the client's base url, starting with "/"); a body
+    longer than ``max_bytes`` once decoded is an ``ApiAnswerTooLarge``."""
     endpoint = describe_endpoint(path, params)
     request_headers = {"Accept": "application/json"}
     if key:
         request_headers["X-Service-Key"] = key
     request_headers.update(headers or {})
     try:
-        response = await http.get(
-            path.lstrip("/"), params=dict(params or {}), headers=request_headers
-        )
+        async with http.stream(
+            "GET", path.lstrip("/"), params=dict(params or {}), headers=request_headers
+        ) as response:
+            status = response.status_code
+            etag = response.headers.get("ETag")
+            if status == 304 or status == 204:
+                return ApiResponse(endpoint, status, None, etag)
+            if not response.is_success:
+                raise status_error(response, await _error_body(response), endpoint=endpoint)
+            body = await read_limited(response, max_bytes)
+            content_type = response.headers.get("Content-Type", "no content type")
     except httpx.TimeoutException as exc:
         raise ApiUnreachable(f"timed out ({type(exc).__name__})", endpoint=endpoint) from exc
     except httpx.TransportError as exc:
         raise ApiUnreachable(f"no answer: {exc or type(exc).__name__}", endpoint=endpoint) from exc
-    etag = response.headers.get("ETag")
-    if response.status_code == 304 or response.status_code == 204:
-        return ApiResponse(endpoint, response.status_code, None, etag)
-    if not response.is_success:
-        raise status_error(response, endpoint=endpoint)
-    try:
-        data: object = json.loads(response.content)
-    except (ValueError, UnicodeDecodeError) as exc:
-        content_type = response.headers.get("Content-Type", "no content type")
-        raise ApiPayloadError(
-            f"the answer is not JSON ({content_type}, {len(response.content)} bytes)",
+    if body is None:
+        raise ApiAnswerTooLarge(
+            f"the answer is larger than {describe_size(max_bytes)}, the most the client "
+            "reads of one answer; stopped reading",
             endpoint=endpoint,
+        )
+    return ApiResponse(endpoint, status, _json(body, content_type, endpoint), etag)
+
+
+async def _error_body(response: httpx.Response) -> bytes:
+    """The start of a non-2xx answer's body, enough for problem JSON; b"" when it is longer
+    (the status says what went wrong, the body only adds detail)."""
+    body = await read_limited(response, _MAX_ERROR_BODY)
+    return b"" if body is None else bytes(body)
+
+
+def _json(body: bytearray, content_type: str, endpoint: str) -> object:
+    try:
+        return json.loads(body)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ApiPayloadError(
+            f"the answer is not JSON ({content_type}, {len(body)} bytes)", endpoint=endpoint
         ) from exc
-    return ApiResponse(endpoint, response.status_code, data, etag)

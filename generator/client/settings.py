@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from generator.client.body import DEFAULT_MAX_ANSWER_BYTES
 from generator.client.limiter import RateWindow
 from generator.client.retry import RetryPolicy
 from generator.errors import ConfigError
@@ -24,9 +25,13 @@ class ClientSettings:
     concurrency: int = 8
     #: Longest cursor walk before a list is declared endless.
     max_pages: int = 100_000
+    #: Largest answer body read, in bytes once decompressed; a larger one fails the request.
+    max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES
 
     def __post_init__(self) -> None:
         if self.concurrency < 1:
             raise ConfigError(f"client concurrency {self.concurrency}: need at least 1")
         if self.max_pages < 1:
             raise ConfigError(f"client max_pages {self.max_pages}: need at least 1")
+        if self.max_answer_bytes < 1:
+            raise ConfigError(f"client max_answer_bytes {self.max_answer_bytes}: need at least 1")

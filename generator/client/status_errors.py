@@ -20,8 +20,9 @@ DEFAULT_RETRY_AFTER = 60.0
 _MAX_DETAIL = 200
 
 
-def status_error(response: httpx.Response, *, endpoint: str) -> ApiStatusError:
-    body = _json_object(response)
+def status_error(response: httpx.Response, content: bytes, *, endpoint: str) -> ApiStatusError:
+    """The error of one non-2xx answer, ``content`` its body (or as much as was read)."""
+    body = _json_object(content)
     if response.status_code == 429:
         return RateLimited(endpoint=endpoint, retry_after=retry_after_seconds(response, body))
     return ApiStatusError(
@@ -76,9 +77,9 @@ def _parse_seconds(text: str) -> float | None:
     return seconds
 
 
-def _json_object(response: httpx.Response) -> dict[str, object] | None:
+def _json_object(content: bytes) -> dict[str, object] | None:
     try:
-        body = json.loads(response.content)
+        body = json.loads(content)
     except (ValueError, UnicodeDecodeError):
         return None
     return body if isinstance(body, dict) else None
