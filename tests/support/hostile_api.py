@@ -10,11 +10,13 @@ so a test can check where the client stopped reading.
 
 from __future__ import annotations
 
+import time
 import zlib
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
+import anyio
 import httpx
 
 from generator.client import ApiClient, ClientSettings, ManualTimer
@@ -25,8 +27,8 @@ KEY = "pk_live_hostile"
 MiB = 1024 * 1024
 CHUNK = 64 * 1024
 
-#: Answers one request.
-Handler = Callable[[httpx.Request], httpx.Response]
+#: Answers one request (MockTransport awaits an answer that is awaitable).
+Handler = Callable[[httpx.Request], httpx.Response | Awaitable[httpx.Response]]
 
 
 @dataclass
@@ -59,6 +61,21 @@ def streamed(
     return httpx.Response(
         200, content=body(), headers={"Content-Type": "application/json", **(headers or {})}
     )
+
+
+def drip(served: Served, *, every: float = 0.05, cap: float = 3.0) -> httpx.Response:
+    """An answer that sends one blank every ``every`` seconds, so no read ever times out,
+    then ``{}`` after ``cap`` seconds (the fake's own safety net)."""
+
+    async def body() -> AsyncIterator[bytes]:
+        ends = time.monotonic() + cap
+        while time.monotonic() < ends:
+            served.bytes += 1
+            yield b" "
+            await anyio.sleep(every)
+        yield b"{}"
+
+    return httpx.Response(200, content=body(), headers={"Content-Type": "application/json"})
 
 
 def padded_list_page(size: int, served: Served) -> httpx.Response:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import time
+
+import anyio
 import httpx
 import pytest
 
@@ -11,6 +14,7 @@ from tests.support.hostile_api import (
     CHUNK,
     MiB,
     Served,
+    drip,
     endless_body,
     gzip_bomb,
     hostile_client,
@@ -18,6 +22,9 @@ from tests.support.hostile_api import (
 )
 
 pytestmark = pytest.mark.anyio
+
+
+NO_DEADLINE = "a request has no overall deadline"
 
 
 def one_line(error: BaseException) -> str:
@@ -81,3 +88,45 @@ async def test_an_endless_error_body_is_cut_short_and_the_status_still_reported(
         with pytest.raises(ApiStatusError, match=r"^GET /store: HTTP 502: Bad Gateway$"):
             await client.get("/store")
     assert served.bytes <= 64 * 1024 + CHUNK
+
+
+@pytest.mark.xfail(strict=True, reason=NO_DEADLINE)
+async def test_a_drip_fed_answer_ends_at_the_deadline_and_is_tried_once_more() -> None:
+    attempts: list[Served] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        attempts.append(Served())
+        return drip(attempts[-1])
+
+    started = time.monotonic()
+    async with hostile_client(answer, ClientSettings(request_deadline=0.3)) as client:
+        with pytest.raises(StorefrontError) as caught:
+            await client.get("/store")
+    assert one_line(caught.value) == (
+        "GET /store: no complete answer within 0.3 s (gave up after 2 attempts)"
+    )
+    assert len(attempts) == 2 and all(served.bytes >= 3 for served in attempts)
+    assert time.monotonic() - started < 2.0
+
+
+@pytest.mark.xfail(strict=True, reason=NO_DEADLINE)
+async def test_an_answer_slow_to_start_ends_at_the_deadline() -> None:
+    async def answer(request: httpx.Request) -> httpx.Response:
+        await anyio.sleep(3.0)
+        return httpx.Response(200, json={})
+
+    settings = ClientSettings(request_deadline=0.2, retry=RetryPolicy(attempts=1))
+    async with hostile_client(answer, settings) as client:
+        with pytest.raises(StorefrontError, match=r"^GET /menus: no complete answer within 0.2 s$"):
+            await client.get("/menus")
+
+
+@pytest.mark.xfail(strict=True, reason=NO_DEADLINE)
+async def test_after_a_deadline_the_next_attempt_may_succeed() -> None:
+    served = Served()
+    answers = iter([drip(served), httpx.Response(200, json={"name": "Shop"})])
+    async with hostile_client(
+        lambda request: next(answers), ClientSettings(request_deadline=0.2)
+    ) as client:
+        assert (await client.get("/store")).data == {"name": "Shop"}
+        assert client.stats.retries == 1

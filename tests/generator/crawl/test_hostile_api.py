@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import httpx
 import pytest
 
@@ -9,7 +11,7 @@ from generator.client import ClientSettings
 from generator.errors import StorefrontError
 from tests.support.crawl_helpers import crawl_fake
 from tests.support.fakeapi import FakeApi, Quirks, small_store
-from tests.support.hostile_api import MiB, Served, padded_list_page
+from tests.support.hostile_api import MiB, Served, drip, padded_list_page
 
 pytestmark = pytest.mark.anyio
 
@@ -34,3 +36,12 @@ async def test_a_huge_list_page_fails_the_crawl_naming_the_list() -> None:
     error = await crawl_error(fake, ClientSettings(max_answer_bytes=MiB))
     assert error.startswith("GET /products?limit=100: the answer is larger than 1 MiB")
     assert served.bytes <= 2 * MiB
+
+
+@pytest.mark.xfail(strict=True, reason="a request has no overall deadline")
+async def test_a_drip_fed_detail_fails_the_crawl_at_the_deadline() -> None:
+    fake = hostile("/products/3", drip(Served()))
+    started = time.monotonic()
+    error = await crawl_error(fake, ClientSettings(request_deadline=0.2))
+    assert error.startswith("GET /products/3: no complete answer within 0.2 s")
+    assert time.monotonic() - started < 2.0
