@@ -6,6 +6,7 @@
     │   ├── ApiStatusError   a 4xx/5xx answer (after retries for 5xx); carries endpoint, status
     │   │   └── RateLimited  429: carries retry_after seconds; the crawler decides to wait
     │   ├── ApiUnreachable   connection errors or timeouts after the last retry
+    │   │   └── ApiDeadlineExceeded  no complete answer within the request deadline
     │   └── ApiPayloadError  a 2xx answer whose body is not what the spec promises
     │       └── ApiAnswerTooLarge  a body past the client's size limit (read no further)
     ├── WriteError           the output cannot be written
@@ -51,6 +52,10 @@ class RateLimited(ApiStatusError):
 
 class ApiUnreachable(ApiError):
     pass
+
+
+class ApiDeadlineExceeded(ApiUnreachable):
+    """No complete answer within the deadline of one request, however steadily bytes came."""
 
 
 class ApiPayloadError(ApiError):

@@ -105,6 +105,7 @@ class ApiClient:
                     params=params,
                     headers=headers,
                     max_bytes=self.settings.max_answer_bytes,
+                    deadline=self.settings.request_deadline,
                 )
             except RateLimited as exc:
                 self.stats.rate_limited += 1

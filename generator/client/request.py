@@ -4,7 +4,8 @@ Does: send ``GET {base}{path}`` with ``X-Service-Key`` and any extra headers (e.
 ``If-None-Match``), stream the body within a size limit (``body``), decode its JSON, return
 it with the status and the ETag; turn a non-2xx answer into ``ApiStatusError`` (``RateLimited``
 for 429), a body past the limit into ``ApiAnswerTooLarge``, a 2xx non-JSON body into
-``ApiPayloadError`` and a transport failure into ``ApiUnreachable``, each naming the endpoint.
+``ApiPayloadError``, a transport failure into ``ApiUnreachable`` and an exchange longer than
+the request deadline into ``ApiDeadlineExceeded``, each naming the endpoint.
 
 Does NOT: retry, wait, rate-limit, page, or check the shape of the JSON (callers know what they
 asked for). It never raises an httpx exception.
@@ -17,15 +18,23 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
+import anyio
 import httpx
 
 from generator.client.body import DEFAULT_MAX_ANSWER_BYTES, describe_size, read_limited
 from generator.client.status_errors import status_error
-from generator.errors import ApiAnswerTooLarge, ApiPayloadError, ApiUnreachable
+from generator.errors import (
+    ApiAnswerTooLarge,
+    ApiDeadlineExceeded,
+    ApiPayloadError,
+    ApiUnreachable,
+)
 
 #: Query parameter values as the client layers pass them on.
 Params = Mapping[str, str | int]
 
+#: The default time one request may take, body included, in seconds.
+DEFAULT_REQUEST_DEADLINE = 60.0
 #: Most of a 4xx/5xx body read for its problem JSON.
 _MAX_ERROR_BODY = 64 * 1024
 
@@ -57,17 +66,38 @@ async def send_get(
     params: Params | None = None,
     headers: Mapping[str, str] | None = None,
     max_bytes: int = DEFAULT_MAX_ANSWER_BYTES,
+    deadline: float = DEFAULT_REQUEST_DEADLINE,
 ) -> ApiResponse:
-    """One GET of ``path`` (relative to the client's base url, starting with "/"); a body
-    longer than ``max_bytes`` once decoded is an ``ApiAnswerTooLarge``."""
+    """One GET of ``path`` (relative to the client's base url, starting with "/").
+
+    A body longer than ``max_bytes`` once decoded is an ``ApiAnswerTooLarge``. The whole
+    exchange, body included, must end within ``deadline`` seconds: httpx's own timeouts start
+    again with every byte, so an answer that trickles in would otherwise never end."""
     endpoint = describe_endpoint(path, params)
     request_headers = {"Accept": "application/json"}
     if key:
         request_headers["X-Service-Key"] = key
     request_headers.update(headers or {})
     try:
+        with anyio.fail_after(deadline):
+            return await _exchange(http, path, params, request_headers, endpoint, max_bytes)
+    except TimeoutError as exc:
+        raise ApiDeadlineExceeded(
+            f"no complete answer within {deadline:g} s", endpoint=endpoint
+        ) from exc
+
+
+async def _exchange(
+    http: httpx.AsyncClient,
+    path: str,
+    params: Params | None,
+    headers: dict[str, str],
+    endpoint: str,
+    max_bytes: int,
+) -> ApiResponse:
+    try:
         async with http.stream(
-            "GET", path.lstrip("/"), params=dict(params or {}), headers=request_headers
+            "GET", path.lstrip("/"), params=dict(params or {}), headers=headers
         ) as response:
             status = response.status_code
             etag = response.headers.get("ETag")

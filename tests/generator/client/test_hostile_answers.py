@@ -24,9 +24,6 @@ from tests.support.hostile_api import (
 pytestmark = pytest.mark.anyio
 
 
-NO_DEADLINE = "a request has no overall deadline"
-
-
 def one_line(error: BaseException) -> str:
     text = str(error)
     assert "\n" not in text
@@ -90,7 +87,6 @@ async def test_an_endless_error_body_is_cut_short_and_the_status_still_reported(
     assert served.bytes <= 64 * 1024 + CHUNK
 
 
-@pytest.mark.xfail(strict=True, reason=NO_DEADLINE)
 async def test_a_drip_fed_answer_ends_at_the_deadline_and_is_tried_once_more() -> None:
     attempts: list[Served] = []
 
@@ -109,7 +105,6 @@ async def test_a_drip_fed_answer_ends_at_the_deadline_and_is_tried_once_more() -
     assert time.monotonic() - started < 2.0
 
 
-@pytest.mark.xfail(strict=True, reason=NO_DEADLINE)
 async def test_an_answer_slow_to_start_ends_at_the_deadline() -> None:
     async def answer(request: httpx.Request) -> httpx.Response:
         await anyio.sleep(3.0)
@@ -121,7 +116,6 @@ async def test_an_answer_slow_to_start_ends_at_the_deadline() -> None:
             await client.get("/menus")
 
 
-@pytest.mark.xfail(strict=True, reason=NO_DEADLINE)
 async def test_after_a_deadline_the_next_attempt_may_succeed() -> None:
     served = Served()
     answers = iter([drip(served), httpx.Response(200, json={"name": "Shop"})])
