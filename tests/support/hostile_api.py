@@ -10,6 +10,7 @@ so a test can check where the client stopped reading.
 
 from __future__ import annotations
 
+import itertools
 import time
 import zlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
@@ -111,6 +112,20 @@ def gzip_bomb(decoded: int, served: Served, *, raw_chunk: int = 8 * 1024) -> htt
     """A small gzip body that expands to ``decoded`` bytes of blanks, sent in network-sized
     pieces (a thousandfold expansion: 64 MiB take about 64 KB on the wire)."""
     return streamed(_pieces(_gzip_blanks(decoded), raw_chunk), served, {"Content-Encoding": "gzip"})
+
+
+def endless_list(
+    items: list[object], cursor: Callable[[int], str] = lambda page: f"c{page}"
+) -> Handler:
+    """A list whose every page says ``has_more`` with ``cursor(n)`` for page n (by default a
+    new cursor each time: no loop a client could notice)."""
+    pages = itertools.count(1)
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        body = {"items": items, "next_cursor": cursor(next(pages)), "has_more": True}
+        return httpx.Response(200, json=body)
+
+    return answer
 
 
 def _gzip_blanks(size: int) -> bytes:
