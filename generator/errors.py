@@ -30,10 +30,23 @@ class ConfigError(StorefrontError):
     exit_code = 2
 
 
+#: Longest endpoint a message shows: a cursor chosen by the API can be of any length.
+_MAX_SHOWN_ENDPOINT = 160
+
+
 class ApiError(StorefrontError):
     def __init__(self, message: str, *, endpoint: str) -> None:
-        super().__init__(f"{endpoint}: {message}")
+        super().__init__(f"{shown_endpoint(endpoint)}: {message}")
         self.endpoint = endpoint
+        #: The message without the endpoint.
+        self.detail = message
+
+
+def shown_endpoint(endpoint: str) -> str:
+    """The endpoint as a one-line message shows it: its start when it is very long."""
+    if len(endpoint) <= _MAX_SHOWN_ENDPOINT:
+        return endpoint
+    return f"{endpoint[: _MAX_SHOWN_ENDPOINT - 1]}…"
 
 
 class ApiStatusError(ApiError):

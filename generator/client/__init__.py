@@ -13,6 +13,7 @@ from generator.client.limiter import RateLimiter, RateWindow
 from generator.client.observer import ClientObserver, NullObserver, WaitReason
 from generator.client.paging import (
     FetchPage,
+    ListBound,
     Page,
     parse_page,
     walk_items,
@@ -32,6 +33,7 @@ __all__ = [
     "ClientSettings",
     "ClientStats",
     "FetchPage",
+    "ListBound",
     "ManualTimer",
     "NullObserver",
     "Page",

@@ -102,13 +102,13 @@ async def with_retries(
 def _reason(exc: ApiStatusError | ApiUnreachable) -> str:
     if isinstance(exc, ApiStatusError):
         return f"HTTP {exc.status}"
-    return str(exc).removeprefix(f"{exc.endpoint}: ")
+    return exc.detail
 
 
 def _gave_up(exc: ApiStatusError | ApiUnreachable, attempts: int) -> ApiError:
     """The same error, its message saying that retrying did not help."""
     suffix = f" (gave up after {attempts} attempts)"
     if isinstance(exc, ApiStatusError):
-        message = str(exc).removeprefix(f"{exc.endpoint}: HTTP {exc.status}: ")
+        message = exc.detail.removeprefix(f"HTTP {exc.status}: ")
         return ApiStatusError(message + suffix, endpoint=exc.endpoint, status=exc.status)
     return type(exc)(_reason(exc) + suffix, endpoint=exc.endpoint)
