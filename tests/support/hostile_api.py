@@ -11,11 +11,14 @@ so a test can check where the client stopped reading.
 from __future__ import annotations
 
 import itertools
+import json
+import threading
 import time
 import zlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import anyio
 import httpx
@@ -114,6 +117,35 @@ def gzip_bomb(decoded: int, served: Served, *, raw_chunk: int = 8 * 1024) -> htt
     return streamed(_pieces(_gzip_blanks(decoded), raw_chunk), served, {"Content-Encoding": "gzip"})
 
 
+def raw_json(text: str, status: int = 200, headers: dict[str, str] | None = None) -> httpx.Response:
+    """An answer whose body is ``text`` as it is (httpx's ``json=`` would refuse a lone
+    surrogate, and needs the whole structure in memory)."""
+    return httpx.Response(
+        status,
+        content=text.encode("ascii"),
+        headers={"Content-Type": "application/json", **(headers or {})},
+    )
+
+
+def nested(depth: int) -> str:
+    """JSON text of a store whose name is ``depth`` arrays deep."""
+    return '{"id": 1, "name": ' + "[" * depth + "]" * depth + "}"
+
+
+def with_lone_surrogate(record: dict[str, object], key: str) -> str:
+    """JSON text of ``record`` with a lone UTF-16 surrogate (\\ud800) ending field ``key``:
+    valid JSON, not valid Unicode."""
+    return json.dumps({**record, key: f"{record.get(key, '')}\ud800"})
+
+
+def bad_gzip(status: int = 200) -> httpx.Response:
+    """An answer that says it is gzip and is not (streamed: httpx decodes a body given whole
+    as soon as the answer is made)."""
+    response = streamed(iter([b'{"id": 1}']), Served(), {"Content-Encoding": "gzip"})
+    response.status_code = status
+    return response
+
+
 def endless_list(
     items: list[object], cursor: Callable[[int], str] = lambda page: f"c{page}"
 ) -> Handler:
@@ -139,3 +171,33 @@ def _gzip_blanks(size: int) -> bytes:
 def _pieces(data: bytes, size: int) -> Iterator[bytes]:
     for start in range(0, len(data), size):
         yield data[start : start + size]
+
+
+@contextmanager
+def serve_http(answers: dict[str, bytes]) -> Iterator[str]:
+    """A real HTTP server on loopback, in a thread: ``answers`` maps a path under /public/v1 to
+    its 200 JSON body; every other path answers 404 problem JSON. Yields the API base url."""
+    missing = json.dumps({"status": 404, "code": "not_found", "detail": "not here"}).encode()
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802  (the name http.server calls)
+            path = self.path.split("?", 1)[0].removeprefix("/public/v1")
+            body = answers.get(path)
+            self.send_response(200 if body is not None else 404)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body or missing)))
+            self.end_headers()
+            self.wfile.write(body or missing)
+
+        def log_message(self, format: str, *args: object) -> None:
+            return None
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/public/v1"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()

@@ -14,11 +14,15 @@ from tests.support.hostile_api import (
     CHUNK,
     MiB,
     Served,
+    bad_gzip,
     drip,
     endless_body,
     gzip_bomb,
     hostile_client,
+    nested,
     padded_list_page,
+    raw_json,
+    with_lone_surrogate,
 )
 
 pytestmark = pytest.mark.anyio
@@ -124,3 +128,54 @@ async def test_after_a_deadline_the_next_attempt_may_succeed() -> None:
     ) as client:
         assert (await client.get("/store")).data == {"name": "Shop"}
         assert client.stats.retries == 1
+
+
+TRACEBACK = "the answer's JSON is decoded unchecked: a traceback, not one line"
+
+
+@pytest.mark.xfail(strict=True, reason=TRACEBACK)
+@pytest.mark.parametrize("depth", [5_000, 500], ids=["past-the-recursion-limit", "deep"])
+async def test_deeply_nested_json_is_refused_in_one_line(depth: int) -> None:
+    async with hostile_client(lambda request: raw_json(nested(depth))) as client:
+        with pytest.raises(StorefrontError) as caught:
+            await client.get("/store")
+    assert one_line(caught.value) == "GET /store: the answer's JSON nests deeper than 100 levels"
+
+
+async def test_json_nested_as_deep_as_allowed_is_read() -> None:
+    async with hostile_client(lambda request: raw_json(nested(99))) as client:
+        assert isinstance((await client.get("/store")).data, dict)
+
+
+@pytest.mark.xfail(strict=True, reason=TRACEBACK)
+async def test_a_lone_surrogate_is_refused_in_one_line() -> None:
+    text = with_lone_surrogate({"id": 1, "name": "Shop"}, "name")
+    async with hostile_client(lambda request: raw_json(text)) as client:
+        with pytest.raises(StorefrontError) as caught:
+            await client.get("/store")
+    assert one_line(caught.value) == (
+        "GET /store: the answer's JSON holds a lone UTF-16 surrogate (\\ud800), not Unicode text"
+    )
+
+
+async def test_escaped_surrogate_pairs_are_read() -> None:
+    async with hostile_client(lambda request: raw_json('{"name": "\\ud83d\\ude00"}')) as client:
+        assert (await client.get("/store")).data == {"name": "\U0001f600"}
+
+
+@pytest.mark.xfail(strict=True, reason=TRACEBACK)
+async def test_a_body_that_is_not_the_gzip_it_claims_is_refused_in_one_line() -> None:
+    async with hostile_client(lambda request: bad_gzip()) as client:
+        with pytest.raises(StorefrontError) as caught:
+            await client.get("/store")
+    assert one_line(caught.value) == (
+        "GET /store: the answer's body cannot be decoded (Content-Encoding: gzip)"
+    )
+
+
+@pytest.mark.xfail(strict=True, reason=TRACEBACK)
+async def test_an_error_body_that_is_not_its_gzip_still_reports_the_status() -> None:
+    settings = ClientSettings(retry=RetryPolicy(attempts=1))
+    async with hostile_client(lambda request: bad_gzip(502), settings) as client:
+        with pytest.raises(ApiStatusError, match=r"^GET /store: HTTP 502: Bad Gateway$"):
+            await client.get("/store")

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import httpx
 import pytest
@@ -12,14 +16,20 @@ from generator.client import ClientSettings
 from generator.crawl import normalize
 from generator.errors import StorefrontError
 from tests.support.crawl_helpers import crawl_fake
+from tests.support.demo_build import REPO
 from tests.support.fakeapi import FakeApi, Quirks, small_store
 from tests.support.hostile_api import (
     Handler,
     MiB,
     Served,
+    bad_gzip,
     drip,
     endless_list,
+    nested,
     padded_list_page,
+    raw_json,
+    serve_http,
+    with_lone_surrogate,
 )
 
 pytestmark = pytest.mark.anyio
@@ -107,3 +117,72 @@ async def test_a_cursor_seen_before_stops_the_list(cursor: Callable[[int], str])
     error = await crawl_error(listing("/articles", endless_list([], cursor=cursor)))
     assert error.startswith("GET /articles?limit=100&cursor=")
     assert "repeats an earlier cursor" in error
+
+
+TRACEBACK = "a bad answer ends the crawl in a traceback, not one line"
+
+
+def category_chain(depth: int) -> str:
+    """JSON text of a category tree ``depth`` categories deep (two JSON levels each)."""
+    tree: dict[str, object] = {"id": depth, "name": f"C{depth}", "url": None, "children": []}
+    for ident in range(depth - 1, 0, -1):
+        tree = {"id": ident, "name": f"C{ident}", "url": None, "children": [tree]}
+    return json.dumps({"items": [tree], "next_cursor": None, "has_more": False})
+
+
+@pytest.mark.xfail(strict=True, reason=TRACEBACK)
+async def test_a_category_tree_too_deep_to_read_is_refused() -> None:
+    text = category_chain(300)
+    error = await crawl_error(hostile("/categories/tree", lambda: raw_json(text)))
+    assert error == "GET /categories/tree: the answer's JSON nests deeper than 100 levels"
+
+
+@pytest.mark.xfail(strict=True, reason=TRACEBACK)
+async def test_a_lone_surrogate_in_a_detail_is_refused() -> None:
+    store = small_store()
+    text = with_lone_surrogate(store.products[2], "name")
+    error = await crawl_error(hostile("/products/3", lambda: raw_json(text)))
+    assert error.startswith("GET /products/3: the answer's JSON holds a lone UTF-16 surrogate")
+
+
+@pytest.mark.xfail(strict=True, reason=TRACEBACK)
+async def test_a_detail_that_is_not_its_gzip_is_refused() -> None:
+    error = await crawl_error(hostile("/products/4", bad_gzip))
+    assert error == "GET /products/4: the answer's body cannot be decoded (Content-Encoding: gzip)"
+
+
+@pytest.mark.xfail(strict=True, reason=TRACEBACK)
+@pytest.mark.parametrize(
+    "price",
+    ["1" * 30, "1e999999", 10**30, -(10**30)],
+    ids=["digits", "exponent", "int", "negative"],
+)
+async def test_a_money_amount_out_of_range_is_refused(price: object) -> None:
+    data = small_store()
+    data.products[3]["price"] = price
+    error = await crawl_error(FakeApi(data))
+    assert error.startswith("GET /products?limit=100: product 4: price: ")
+    assert error.endswith("is out of range for a money amount")
+
+
+@pytest.mark.xfail(strict=True, reason=TRACEBACK)
+def test_storefront_build_fails_in_one_line_without_a_traceback(tmp_path: Path) -> None:
+    with serve_http({"/store": nested(5_000).encode()}) as api_url:
+        result = subprocess.run(
+            [sys.executable, "-m", "generator", "build", "--api-url", api_url, "--key", "pk_x"]
+            + ["--out", str(tmp_path / "out"), "--cache-dir", str(tmp_path / "cache")],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO)},
+        )
+    assert result.returncode != 0
+    assert "Traceback" not in result.stderr
+    # Besides the progress lines ("context (9)…"), one line says what failed, and ends it.
+    lines = result.stderr.splitlines()
+    assert (
+        [line for line in lines if "error" in line]
+        == lines[-1:]
+        == ["storefront build: error: GET /store: the answer's JSON nests deeper than 100 levels"]
+    )
