@@ -1,9 +1,10 @@
 """The single request: one GET, its JSON body, and the mapping of a bad answer to our errors.
 
 Does: send ``GET {base}{path}`` with ``X-Service-Key`` and any extra headers (e.g.
-``If-None-Match``), stream the body within a size limit (``body``), decode its JSON, return
-it with the status and the ETag; turn a non-2xx answer into ``ApiStatusError`` (``RateLimited``
-for 429), a body past the limit into ``ApiAnswerTooLarge``, a 2xx non-JSON body into
+``If-None-Match``), stream the body within a size limit (``body``), decode its JSON
+(``decode``), return it with the status and the ETag. Turn a non-2xx answer into
+``ApiStatusError`` (``RateLimited`` for 429), a body past the limit into ``ApiAnswerTooLarge``,
+a 2xx body that is not usable JSON (or not the Content-Encoding it claims) into
 ``ApiPayloadError``, a transport failure into ``ApiUnreachable`` and an exchange longer than
 the request deadline into ``ApiDeadlineExceeded``, each naming the endpoint.
 
@@ -13,7 +14,6 @@ asked for). It never raises an httpx exception.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from urllib.parse import urlencode
@@ -22,6 +22,7 @@ import anyio
 import httpx
 
 from generator.client.body import DEFAULT_MAX_ANSWER_BYTES, describe_size, read_limited
+from generator.client.decode import JsonRefused, NotJson, decode_json
 from generator.client.status_errors import status_error
 from generator.errors import (
     ApiAnswerTooLarge,
@@ -105,7 +106,7 @@ async def _exchange(
                 return ApiResponse(endpoint, status, None, etag)
             if not response.is_success:
                 raise status_error(response, await _error_body(response), endpoint=endpoint)
-            body = await read_limited(response, max_bytes)
+            body = await _success_body(response, max_bytes, endpoint)
             content_type = response.headers.get("Content-Type", "no content type")
     except httpx.TimeoutException as exc:
         raise ApiUnreachable(f"timed out ({type(exc).__name__})", endpoint=endpoint) from exc
@@ -120,17 +121,36 @@ async def _exchange(
     return ApiResponse(endpoint, status, _json(body, content_type, endpoint), etag)
 
 
+async def _success_body(
+    response: httpx.Response, max_bytes: int, endpoint: str
+) -> bytearray | None:
+    """The decoded body of a 2xx answer; None when it is longer than ``max_bytes``."""
+    try:
+        return await read_limited(response, max_bytes)
+    except httpx.DecodingError as exc:
+        encoding = response.headers.get("Content-Encoding", "none")
+        raise ApiPayloadError(
+            f"the answer's body cannot be decoded (Content-Encoding: {encoding})",
+            endpoint=endpoint,
+        ) from exc
+
+
 async def _error_body(response: httpx.Response) -> bytes:
     """The start of a non-2xx answer's body, enough for problem JSON; b"" when it is longer
-    (the status says what went wrong, the body only adds detail)."""
-    body = await read_limited(response, _MAX_ERROR_BODY)
+    or cannot be decoded (the status says what went wrong, the body only adds detail)."""
+    try:
+        body = await read_limited(response, _MAX_ERROR_BODY)
+    except httpx.DecodingError:
+        return b""
     return b"" if body is None else bytes(body)
 
 
 def _json(body: bytearray, content_type: str, endpoint: str) -> object:
     try:
-        return json.loads(body)
-    except (ValueError, UnicodeDecodeError) as exc:
+        return decode_json(body)
+    except NotJson as exc:
         raise ApiPayloadError(
             f"the answer is not JSON ({content_type}, {len(body)} bytes)", endpoint=endpoint
         ) from exc
+    except JsonRefused as exc:
+        raise ApiPayloadError(str(exc), endpoint=endpoint) from exc

@@ -6,12 +6,12 @@ retry or wait (the retry layer and the crawler do).
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 
 import httpx
 
+from generator.client.decode import JsonRefused, decode_json
 from generator.errors import ApiStatusError, RateLimited
 
 #: Seconds to wait after a 429 that says nothing about when to come back.
@@ -79,8 +79,8 @@ def _parse_seconds(text: str) -> float | None:
 
 def _json_object(content: bytes) -> dict[str, object] | None:
     try:
-        body = json.loads(content)
-    except (ValueError, UnicodeDecodeError):
+        body = decode_json(content)
+    except JsonRefused:
         return None
     return body if isinstance(body, dict) else None
 
