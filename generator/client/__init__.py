@@ -1,6 +1,7 @@
 """The generator's client of the storefront public API: one request, wrapped in layers.
 
-One module per layer, innermost first: ``request`` (one GET, errors mapped), ``limiter``
+One module per layer, innermost first: ``request`` (one GET within its deadline, errors
+mapped; ``body`` reads within the size limit, ``decode`` refuses unusable JSON), ``limiter``
 (rate windows and Retry-After), ``retry`` (5xx and transport failures), ``paging`` (cursor
 walks), ``api`` (``ApiClient``, the composition a build uses). ``timing``, ``observer`` and
 ``stats`` are the injectable clock, the progress hook and the counters.
