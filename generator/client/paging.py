@@ -63,7 +63,7 @@ def parse_page(data: object, *, endpoint: str) -> Page:
 class ListBound:
     """The most items a list may hold, and why, for the message of a walk that goes past it.
 
-    A page counts as at least one item, so a list of empty pages stops as well."""
+    A walk stops after as many pages too: a list of empty pages ends as well."""
 
     items: int
     #: e.g. "more than twice the 120 rows the sitemap counts for products, plus 1,000"
