@@ -6,7 +6,9 @@
     │   ├── ApiStatusError   a 4xx/5xx answer (after retries for 5xx); carries endpoint, status
     │   │   └── RateLimited  429: carries retry_after seconds; the crawler decides to wait
     │   ├── ApiUnreachable   connection errors or timeouts after the last retry
+    │   │   └── ApiDeadlineExceeded  no complete answer within the request deadline
     │   └── ApiPayloadError  a 2xx answer whose body is not what the spec promises
+    │       └── ApiAnswerTooLarge  a body past the client's size limit (read no further)
     ├── WriteError           the output cannot be written
     │   ├── UnsafePath       a path that would escape the output folder
     │   └── PathCollision    two pages at one path
@@ -28,10 +30,23 @@ class ConfigError(StorefrontError):
     exit_code = 2
 
 
+#: Longest endpoint a message shows: a cursor chosen by the API can be of any length.
+_MAX_SHOWN_ENDPOINT = 160
+
+
 class ApiError(StorefrontError):
     def __init__(self, message: str, *, endpoint: str) -> None:
-        super().__init__(f"{endpoint}: {message}")
+        super().__init__(f"{shown_endpoint(endpoint)}: {message}")
         self.endpoint = endpoint
+        #: The message without the endpoint.
+        self.detail = message
+
+
+def shown_endpoint(endpoint: str) -> str:
+    """The endpoint as a one-line message shows it: its start when it is very long."""
+    if len(endpoint) <= _MAX_SHOWN_ENDPOINT:
+        return endpoint
+    return f"{endpoint[: _MAX_SHOWN_ENDPOINT - 1]}…"
 
 
 class ApiStatusError(ApiError):
@@ -52,8 +67,16 @@ class ApiUnreachable(ApiError):
     pass
 
 
+class ApiDeadlineExceeded(ApiUnreachable):
+    """No complete answer within the deadline of one request, however steadily bytes came."""
+
+
 class ApiPayloadError(ApiError):
     pass
+
+
+class ApiAnswerTooLarge(ApiPayloadError):
+    """An answer larger than a build agrees to hold: refused while it streams, not after."""
 
 
 class WriteError(StorefrontError):

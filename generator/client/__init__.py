@@ -1,6 +1,7 @@
 """The generator's client of the storefront public API: one request, wrapped in layers.
 
-One module per layer, innermost first: ``request`` (one GET, errors mapped), ``limiter``
+One module per layer, innermost first: ``request`` (one GET within its deadline, errors
+mapped; ``body`` reads within the size limit, ``decode`` refuses unusable JSON), ``limiter``
 (rate windows and Retry-After), ``retry`` (5xx and transport failures), ``paging`` (cursor
 walks), ``api`` (``ApiClient``, the composition a build uses). ``timing``, ``observer`` and
 ``stats`` are the injectable clock, the progress hook and the counters.
@@ -13,6 +14,7 @@ from generator.client.limiter import RateLimiter, RateWindow
 from generator.client.observer import ClientObserver, NullObserver, WaitReason
 from generator.client.paging import (
     FetchPage,
+    ListBound,
     Page,
     parse_page,
     walk_items,
@@ -32,6 +34,7 @@ __all__ = [
     "ClientSettings",
     "ClientStats",
     "FetchPage",
+    "ListBound",
     "ManualTimer",
     "NullObserver",
     "Page",

@@ -99,7 +99,13 @@ class ApiClient:
             self.stats.count_request(path)
             try:
                 response = await send_get(
-                    self.http, path, key=self.key, params=params, headers=headers
+                    self.http,
+                    path,
+                    key=self.key,
+                    params=params,
+                    headers=headers,
+                    max_bytes=self.settings.max_answer_bytes,
+                    deadline=self.settings.request_deadline,
                 )
             except RateLimited as exc:
                 self.stats.rate_limited += 1

@@ -1,9 +1,12 @@
 """The single request: one GET, its JSON body, and the mapping of a bad answer to our errors.
 
 Does: send ``GET {base}{path}`` with ``X-Service-Key`` and any extra headers (e.g.
-``If-None-Match``), decode the JSON body, return it with the status and the ETag; turn a
-non-2xx answer into ``ApiStatusError`` (``RateLimited`` for 429), a 2xx non-JSON body into
-``ApiPayloadError`` and a transport failure into ``ApiUnreachable``, each naming the endpoint.
+``If-None-Match``), stream the body within a size limit (``body``), decode its JSON
+(``decode``), return it with the status and the ETag. Turn a non-2xx answer into
+``ApiStatusError`` (``RateLimited`` for 429), a body past the limit into ``ApiAnswerTooLarge``,
+a 2xx body that is not usable JSON (or not the Content-Encoding it claims) into
+``ApiPayloadError``, a transport failure into ``ApiUnreachable`` and an exchange longer than
+the request deadline into ``ApiDeadlineExceeded``, each naming the endpoint.
 
 Does NOT: retry, wait, rate-limit, page, or check the shape of the JSON (callers know what they
 asked for). It never raises an httpx exception.
@@ -11,18 +14,30 @@ asked for). It never raises an httpx exception.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
+import anyio
 import httpx
 
+from generator.client.body import DEFAULT_MAX_ANSWER_BYTES, describe_size, read_limited
+from generator.client.decode import JsonRefused, NotJson, decode_json
 from generator.client.status_errors import status_error
-from generator.errors import ApiPayloadError, ApiUnreachable
+from generator.errors import (
+    ApiAnswerTooLarge,
+    ApiDeadlineExceeded,
+    ApiPayloadError,
+    ApiUnreachable,
+)
 
 #: Query parameter values as the client layers pass them on.
 Params = Mapping[str, str | int]
+
+#: The default time one request may take, body included, in seconds.
+DEFAULT_REQUEST_DEADLINE = 60.0
+#: Most of a 4xx/5xx body read for its problem JSON.
+_MAX_ERROR_BODY = 64 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,32 +66,91 @@ async def send_get(
     key: str,
     params: Params | None = None,
     headers: Mapping[str, str] | None = None,
+    max_bytes: int = DEFAULT_MAX_ANSWER_BYTES,
+    deadline: float = DEFAULT_REQUEST_DEADLINE,
 ) -> ApiResponse:
-    """One GET of ``path`` (relative to the client's base url, starting with "/")."""
+    """One GET of ``path`` (relative to the client's base url, starting with "/").
+
+    A body longer than ``max_bytes`` once decoded is an ``ApiAnswerTooLarge``. The whole
+    exchange, body included, must end within ``deadline`` seconds: httpx's own timeouts start
+    again with every byte, so an answer that trickles in would otherwise never end."""
     endpoint = describe_endpoint(path, params)
     request_headers = {"Accept": "application/json"}
     if key:
         request_headers["X-Service-Key"] = key
     request_headers.update(headers or {})
     try:
-        response = await http.get(
-            path.lstrip("/"), params=dict(params or {}), headers=request_headers
-        )
+        with anyio.fail_after(deadline):
+            return await _exchange(http, path, params, request_headers, endpoint, max_bytes)
+    except TimeoutError as exc:
+        raise ApiDeadlineExceeded(
+            f"no complete answer within {deadline:g} s", endpoint=endpoint
+        ) from exc
+
+
+async def _exchange(
+    http: httpx.AsyncClient,
+    path: str,
+    params: Params | None,
+    headers: dict[str, str],
+    endpoint: str,
+    max_bytes: int,
+) -> ApiResponse:
+    try:
+        async with http.stream(
+            "GET", path.lstrip("/"), params=dict(params or {}), headers=headers
+        ) as response:
+            status = response.status_code
+            etag = response.headers.get("ETag")
+            if status == 304 or status == 204:
+                return ApiResponse(endpoint, status, None, etag)
+            if not response.is_success:
+                raise status_error(response, await _error_body(response), endpoint=endpoint)
+            body = await _success_body(response, max_bytes, endpoint)
+            content_type = response.headers.get("Content-Type", "no content type")
     except httpx.TimeoutException as exc:
         raise ApiUnreachable(f"timed out ({type(exc).__name__})", endpoint=endpoint) from exc
     except httpx.TransportError as exc:
         raise ApiUnreachable(f"no answer: {exc or type(exc).__name__}", endpoint=endpoint) from exc
-    etag = response.headers.get("ETag")
-    if response.status_code == 304 or response.status_code == 204:
-        return ApiResponse(endpoint, response.status_code, None, etag)
-    if not response.is_success:
-        raise status_error(response, endpoint=endpoint)
+    if body is None:
+        raise ApiAnswerTooLarge(
+            f"the answer is larger than {describe_size(max_bytes)}, the most the client "
+            "reads of one answer; stopped reading",
+            endpoint=endpoint,
+        )
+    return ApiResponse(endpoint, status, _json(body, content_type, endpoint), etag)
+
+
+async def _success_body(
+    response: httpx.Response, max_bytes: int, endpoint: str
+) -> bytearray | None:
+    """The decoded body of a 2xx answer; None when it is longer than ``max_bytes``."""
     try:
-        data: object = json.loads(response.content)
-    except (ValueError, UnicodeDecodeError) as exc:
-        content_type = response.headers.get("Content-Type", "no content type")
+        return await read_limited(response, max_bytes)
+    except httpx.DecodingError as exc:
+        encoding = response.headers.get("Content-Encoding", "none")
         raise ApiPayloadError(
-            f"the answer is not JSON ({content_type}, {len(response.content)} bytes)",
+            f"the answer's body cannot be decoded (Content-Encoding: {encoding})",
             endpoint=endpoint,
         ) from exc
-    return ApiResponse(endpoint, response.status_code, data, etag)
+
+
+async def _error_body(response: httpx.Response) -> bytes:
+    """The start of a non-2xx answer's body, enough for problem JSON; b"" when it is longer
+    or cannot be decoded (the status says what went wrong, the body only adds detail)."""
+    try:
+        body = await read_limited(response, _MAX_ERROR_BODY)
+    except httpx.DecodingError:
+        return b""
+    return b"" if body is None else bytes(body)
+
+
+def _json(body: bytearray, content_type: str, endpoint: str) -> object:
+    try:
+        return decode_json(body)
+    except NotJson as exc:
+        raise ApiPayloadError(
+            f"the answer is not JSON ({content_type}, {len(body)} bytes)", endpoint=endpoint
+        ) from exc
+    except JsonRefused as exc:
+        raise ApiPayloadError(str(exc), endpoint=endpoint) from exc

@@ -1,8 +1,8 @@
 """The retry layer: repeats a request after a 5xx, a timeout or a connection error.
 
-Does: call the request again, up to ``attempts`` times in all, sleeping a bounded, jittered,
-exponentially growing delay between attempts; the last failure is raised, saying how many
-attempts were made.
+Does: call the request again, up to ``attempts`` times in all (``slow_attempts`` when the
+request ran out of its deadline), sleeping a bounded, jittered, exponentially growing delay
+between attempts; the last failure is raised, saying how many attempts were made.
 
 Does NOT: retry 4xx answers (the request is wrong, asking again will not help), 501 (not
 implemented is not transient), or 429: the spec says a client library does not retry a rate
@@ -19,7 +19,14 @@ from typing import TypeVar
 from generator.client.observer import ClientObserver
 from generator.client.stats import ClientStats
 from generator.client.timing import Timer
-from generator.errors import ApiError, ApiStatusError, ApiUnreachable, ConfigError, RateLimited
+from generator.errors import (
+    ApiDeadlineExceeded,
+    ApiError,
+    ApiStatusError,
+    ApiUnreachable,
+    ConfigError,
+    RateLimited,
+)
 
 T = TypeVar("T")
 
@@ -32,10 +39,19 @@ class RetryPolicy:
     base_delay: float = 0.5
     #: Largest delay between two attempts, in seconds.
     max_delay: float = 10.0
+    #: Attempts in all (at most ``attempts``) when a request runs out of its deadline: each
+    #: costs a whole deadline, and an answer that slow is likely to be as slow again.
+    slow_attempts: int = 2
 
     def __post_init__(self) -> None:
-        if self.attempts < 1 or self.base_delay < 0 or self.max_delay < 0:
-            raise ConfigError("retry policy: attempts must be >= 1 and delays >= 0")
+        if min(self.attempts, self.slow_attempts) < 1 or min(self.base_delay, self.max_delay) < 0:
+            raise ConfigError("retry policy: attempts and slow_attempts >= 1, delays >= 0")
+
+    def attempts_for(self, exc: ApiError) -> int:
+        """Attempts in all for a request that failed with ``exc``."""
+        if isinstance(exc, ApiDeadlineExceeded):
+            return min(self.attempts, self.slow_attempts)
+        return self.attempts
 
     def delay(self, retry: int, rng: random.Random) -> float:
         """Delay before retry number ``retry`` (1-based): "equal jitter" in [c/2, c].
@@ -72,7 +88,7 @@ async def with_retries(
         except (ApiStatusError, ApiUnreachable) as exc:
             if not is_transient(exc):
                 raise
-            if attempt >= policy.attempts:
+            if attempt >= policy.attempts_for(exc):
                 if attempt == 1:
                     raise
                 raise _gave_up(exc, attempt) from exc
@@ -86,13 +102,13 @@ async def with_retries(
 def _reason(exc: ApiStatusError | ApiUnreachable) -> str:
     if isinstance(exc, ApiStatusError):
         return f"HTTP {exc.status}"
-    return str(exc).removeprefix(f"{exc.endpoint}: ")
+    return exc.detail
 
 
 def _gave_up(exc: ApiStatusError | ApiUnreachable, attempts: int) -> ApiError:
     """The same error, its message saying that retrying did not help."""
     suffix = f" (gave up after {attempts} attempts)"
     if isinstance(exc, ApiStatusError):
-        message = str(exc).removeprefix(f"{exc.endpoint}: HTTP {exc.status}: ")
+        message = exc.detail.removeprefix(f"HTTP {exc.status}: ")
         return ApiStatusError(message + suffix, endpoint=exc.endpoint, status=exc.status)
-    return ApiUnreachable(_reason(exc) + suffix, endpoint=exc.endpoint)
+    return type(exc)(_reason(exc) + suffix, endpoint=exc.endpoint)

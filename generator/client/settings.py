@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from generator.client.body import DEFAULT_MAX_ANSWER_BYTES
 from generator.client.limiter import RateWindow
+from generator.client.request import DEFAULT_REQUEST_DEADLINE
 from generator.client.retry import RetryPolicy
 from generator.errors import ConfigError
 
@@ -24,9 +26,19 @@ class ClientSettings:
     concurrency: int = 8
     #: Longest cursor walk before a list is declared endless.
     max_pages: int = 100_000
+    #: Largest answer body read, in bytes once decompressed; a larger one fails the request.
+    max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES
+    #: Longest time one request may take, body included, in seconds (retries start anew).
+    request_deadline: float = DEFAULT_REQUEST_DEADLINE
 
     def __post_init__(self) -> None:
         if self.concurrency < 1:
             raise ConfigError(f"client concurrency {self.concurrency}: need at least 1")
         if self.max_pages < 1:
             raise ConfigError(f"client max_pages {self.max_pages}: need at least 1")
+        if self.max_answer_bytes < 1:
+            raise ConfigError(f"client max_answer_bytes {self.max_answer_bytes}: need at least 1")
+        if not self.request_deadline > 0:
+            raise ConfigError(
+                f"client request_deadline {self.request_deadline:g}: need more than 0 s"
+            )

@@ -6,12 +6,12 @@ retry or wait (the retry layer and the crawler do).
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 
 import httpx
 
+from generator.client.decode import JsonRefused, decode_json
 from generator.errors import ApiStatusError, RateLimited
 
 #: Seconds to wait after a 429 that says nothing about when to come back.
@@ -20,8 +20,9 @@ DEFAULT_RETRY_AFTER = 60.0
 _MAX_DETAIL = 200
 
 
-def status_error(response: httpx.Response, *, endpoint: str) -> ApiStatusError:
-    body = _json_object(response)
+def status_error(response: httpx.Response, content: bytes, *, endpoint: str) -> ApiStatusError:
+    """The error of one non-2xx answer, ``content`` its body (or as much as was read)."""
+    body = _json_object(content)
     if response.status_code == 429:
         return RateLimited(endpoint=endpoint, retry_after=retry_after_seconds(response, body))
     return ApiStatusError(
@@ -76,10 +77,10 @@ def _parse_seconds(text: str) -> float | None:
     return seconds
 
 
-def _json_object(response: httpx.Response) -> dict[str, object] | None:
+def _json_object(content: bytes) -> dict[str, object] | None:
     try:
-        body = json.loads(response.content)
-    except (ValueError, UnicodeDecodeError):
+        body = decode_json(content)
+    except JsonRefused:
         return None
     return body if isinstance(body, dict) else None
 

@@ -2,7 +2,8 @@
 
     catalog.py        the whole crawl, in its phases: context, lists, routes, details
     context.py        store, menus, category tree, banners and the other site-wide blocks
-    sitemap.py        the sitemap's paths, for paths no list explains
+    sitemap.py        the sitemap's paths, for paths no list explains; its counts bound
+                      the list walks
     routes.py         /routes/resolve for those paths; custom and dead paths
     products.py       product details and variants (replayed from the cache during the walk)
     categories.py     category pages; collections.py, collection pages; content.py, articles,

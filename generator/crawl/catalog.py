@@ -2,7 +2,8 @@
 
     crawl(client) -> Catalog
 
-1. context   /store, /menus, /categories/tree, /collections, ... (context)
+1. context   /store, /menus, /categories/tree, /collections, ... (context), and the
+             sitemap's sections, whose counts bound the walks of the lists
 2. enumerate the sitemap (sitemap), every product card and article summary (cursor
              walks), every category level (categories)
 3. resolve   paths no list explains - from the sitemap, menus, banners, promotions - through
@@ -24,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from generator.client import ApiClient
+from generator.client import ApiClient, ListBound
 from generator.crawl import normalize
 from generator.crawl.cache import CrawlCache
 from generator.crawl.categories import CategoryIndex, category_pages, index_categories
@@ -43,7 +44,7 @@ from generator.crawl.routes import (
     unexplained_paths,
 )
 from generator.crawl.settings import CrawlSettings
-from generator.crawl.sitemap import sitemap_paths
+from generator.crawl.sitemap import Sections, list_bound, sitemap_paths, sitemap_sections
 from generator.crawl.versions import (
     CategoryClaims,
     digest,
@@ -82,7 +83,16 @@ async def crawl(
     fetcher = Fetcher(client, settings, cache=cache)
     skips = SkipLog(observer)
 
-    context = await gather_context(fetcher, skips=skips, observer=observer)
+    sections = Later[Sections | None]()
+    context = await gather_context(
+        fetcher,
+        skips=skips,
+        observer=observer,
+        alongside=[sections.job(lambda: sitemap_sections(fetcher))],
+    )
+
+    def bound(section: str) -> ListBound | None:
+        return list_bound(sections.value, section, settings.list_margin)
 
     index = Later[CategoryIndex]()
     sitemap = Later[list[tuple[str, str | None]]]()
@@ -91,7 +101,10 @@ async def crawl(
 
     async def list_articles() -> list[ArticleSummary]:
         found = await fetcher.optional_all(
-            "/articles", normalize.article_summary, {"limit": settings.page_size}
+            "/articles",
+            normalize.article_summary,
+            {"limit": settings.page_size},
+            bound=bound("articles"),
         )
         if found is None:
             skips.add("articles (/articles)", "the API does not offer it (404)")
@@ -106,6 +119,7 @@ async def crawl(
                 normalize.product_card,
                 {"limit": settings.page_size},
                 on_items=listed.offer,
+                bound=bound("products"),
             )
         finally:
             listed.close()
@@ -116,7 +130,9 @@ async def crawl(
     await run_concurrently(
         [
             index.job(lambda: index_categories(fetcher, context.category_tree, observer=observer)),
-            sitemap.job(lambda: sitemap_paths(fetcher, skips=skips, observer=observer)),
+            sitemap.job(
+                lambda: sitemap_paths(fetcher, sections.value, skips=skips, observer=observer)
+            ),
             cards.job(list_products),
             summaries.job(list_articles),
             listed.run,

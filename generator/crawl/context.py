@@ -9,7 +9,7 @@ phase completes it (levels below the second) before it goes into ``SiteContext``
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
@@ -81,8 +81,14 @@ class _Block(Generic[T]):  # noqa: UP046  (Python 3.11: no PEP 695 syntax)
 
 
 async def gather_context(
-    fetcher: Fetcher, *, skips: SkipLog, observer: CrawlObserver
+    fetcher: Fetcher,
+    *,
+    skips: SkipLog,
+    observer: CrawlObserver,
+    alongside: Sequence[Callable[[], Awaitable[None]]] = (),
 ) -> ContextBlocks:
+    """The context blocks; ``alongside``: other jobs the crawl needs done before the lists
+    (the sitemap's sections), run with the blocks' and after them in order."""
     settings = fetcher.settings
     menus = _Block("menus", "/menus", normalize.menu)
     tree = _Block("category tree", "/categories/tree", normalize.category)
@@ -125,6 +131,7 @@ async def gather_context(
             job(promotions),
             job(banners),
             job(variables),
+            *alongside,
         ],
         limit=settings.concurrency,
     )

@@ -33,6 +33,7 @@ import anyio
 from generator.client import (
     ApiClient,
     ApiResponse,
+    ListBound,
     Page,
     Params,
     describe_endpoint,
@@ -388,10 +389,14 @@ class Fetcher:
         *,
         version: str | None = None,
         on_items: Callable[[Sequence[T]], None] | None = None,
+        bound: ListBound | None = None,
     ) -> list[T]:
         """Every item of a list endpoint, cursor after cursor, each decoded by ``parse``;
-        ``on_items`` is handed each page's items as they come."""
-        return (await self.walk(path, parse, params, version=version, on_items=on_items))[0]
+        ``on_items`` is handed each page's items as they come; past ``bound`` the walk fails."""
+        walked = await self.walk(
+            path, parse, params, version=version, on_items=on_items, bound=bound
+        )
+        return walked[0]
 
     async def walk(
         self,
@@ -402,6 +407,7 @@ class Fetcher:
         version: str | None = None,
         keep_reading: bool = True,
         on_items: Callable[[Sequence[T]], None] | None = None,
+        bound: ListBound | None = None,
     ) -> tuple[list[T], tuple[str, ...]]:
         """``all``, with the keys of the pages it read (``keep_replayable`` keeps them);
         ``keep_reading`` as in ``one``."""
@@ -414,7 +420,8 @@ class Fetcher:
             return await self._read(path, page_params, version, name, read)
 
         items: list[T] = []
-        async for page in walk_parsed_pages(fetch_page, params, max_pages=self.max_pages):
+        pages = walk_parsed_pages(fetch_page, params, max_pages=self.max_pages, bound=bound)
+        async for page in pages:
             found = cast(tuple[T, ...], page.items)
             items.extend(found)
             if on_items is not None:
@@ -441,8 +448,9 @@ class Fetcher:
         params: Params | None = None,
         *,
         version: str | None = None,
+        bound: ListBound | None = None,
     ) -> list[T] | None:
-        return await _unless_absent(self.all(path, parse, params, version=version))
+        return await _unless_absent(self.all(path, parse, params, version=version, bound=bound))
 
     async def optional_first_page(
         self,

@@ -101,19 +101,21 @@ def sitemap_entry(item: object) -> tuple[str | None, str | None]:
     return sitemap_path(item), changed
 
 
-def sitemap_sections(data: object) -> tuple[tuple[str, int], ...]:
-    """(name, count) of every section in the /sitemap answer ``{sections: [{name, count}]}``."""
+def sitemap_sections(data: object) -> tuple[tuple[str, int | None], ...]:
+    """(name, count) of every section in the /sitemap answer ``{sections: [{name, count}]}``;
+    the count is None when the section gives none (a bare name) or a negative one."""
     sections = data.get("sections") if isinstance(data, Mapping) else data
     if not isinstance(sections, list):
         raise WireValueError("sections: missing or not an array")
-    result: list[tuple[str, int]] = []
+    result: list[tuple[str, int | None]] = []
     for entry in sections:
         if isinstance(entry, str):
-            result.append((entry, 0))
+            result.append((entry, None))
             continue
         record = as_record(entry, "sitemap section")
         name = req_str(record, "name", "sitemap section")
-        result.append((name, int_or(record, "count", f"sitemap section {name}")))
+        count = opt_int(record, "count", f"sitemap section {name}")
+        result.append((name, None if count is None or count < 0 else count))
     return tuple(result)
 
 

@@ -32,10 +32,15 @@ class CrawlSettings:
     builtin_paths: frozenset[str] = field(default_factory=_builtin_paths)
     #: Detail fetches in flight at once (the client bounds requests on its own as well).
     concurrency: int = 8
+    #: Items a list may hold beyond twice the rows the sitemap counts for them (products,
+    #: articles, a sitemap section) before its walk is stopped as endless.
+    list_margin: int = 1_000
 
     def __post_init__(self) -> None:
         for name in ("page_size", "collections_limit", "featured_limit", "concurrency"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"crawl setting {name}: need at least 1")
+        if self.list_margin < 0:
+            raise ConfigError("crawl setting list_margin: need >= 0")
         if self.rate_limit_waits < 0 or self.max_retry_after < 0:
             raise ConfigError("crawl settings rate_limit_waits and max_retry_after: need >= 0")

@@ -2,24 +2,48 @@
 
 The paths only tell the crawl what exists; the pages themselves come from the lists and
 details. A path no list explains is a merchant-chosen one, sent to /routes/resolve later.
-The section counts are not trusted (a section may report rows it does not serve).
+The section counts are not trusted to be exact (a section may count rows it does not serve),
+but they bound the lists of those rows: a list that goes on past twice its section's count, plus
+a margin, is not a store growing during the crawl but an API that does not stop (``list_bound``).
 """
 
 from __future__ import annotations
 
 from urllib.parse import quote
 
+from generator.client import ListBound
 from generator.crawl import normalize
 from generator.crawl.fetch import Fetcher, gather_limited
 from generator.crawl.observer import CrawlObserver, SkipLog
 
+#: (name, the rows it counts or None) of every section of GET /sitemap, in its order.
+Sections = tuple[tuple[str, int | None], ...]
+
+
+async def sitemap_sections(fetcher: Fetcher) -> Sections | None:
+    """The sections of GET /sitemap; None when the API does not offer a sitemap. Read before
+    the lists are walked, so that their walks know how long each may be."""
+    return await fetcher.optional("/sitemap", normalize.sitemap_sections)
+
+
+def list_bound(sections: Sections | None, name: str, margin: int) -> ListBound | None:
+    """The most items a list of section ``name``'s rows may hold; None when the sitemap gives
+    no count for it (the client's page cap still ends the walk)."""
+    counts = [count for section, count in sections or () if section == name and count is not None]
+    if not counts:
+        return None
+    count = max(counts)
+    return ListBound(
+        2 * count + margin,
+        f"more than twice the {count:,} rows the sitemap counts for {name}, plus {margin:,}",
+    )
+
 
 async def sitemap_paths(
-    fetcher: Fetcher, *, skips: SkipLog, observer: CrawlObserver
+    fetcher: Fetcher, sections: Sections | None, *, skips: SkipLog, observer: CrawlObserver
 ) -> list[tuple[str, str | None]]:
     """Every path of every sitemap section, in section order, with what its item says of the
     row's last change (see ``normalize.sitemap_entry``); [] without a sitemap."""
-    sections = await fetcher.optional("/sitemap", normalize.sitemap_sections)
     if sections is None:
         skips.add("sitemap (/sitemap)", "the API does not offer it (404)")
         return []
@@ -29,7 +53,10 @@ async def sitemap_paths(
     async def walk(name: str) -> list[tuple[str, str | None]]:
         path = f"/sitemap/{quote(name, safe='')}"
         found = await fetcher.optional_all(
-            path, normalize.sitemap_entry, {"limit": fetcher.settings.page_size}
+            path,
+            normalize.sitemap_entry,
+            {"limit": fetcher.settings.page_size},
+            bound=list_bound(sections, name, fetcher.settings.list_margin),
         )
         observer.item_done("sitemap")
         if found is None:

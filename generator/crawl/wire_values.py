@@ -21,18 +21,24 @@ class WireValueError(ValueError):
     """A value from the API that the spec does not allow where it was found."""
 
 
+#: Largest money amount taken, in VND, either sign: beyond any price, and every amount up to it
+#: is exact as a JavaScript number (below 2^53), as the islands read prices.
+MAX_MONEY = 10**15
+
+
 def money(value: object, field: str) -> int | None:
     """Integer VND from a JSON number or string; None stays None (no price: show nothing).
 
     Accepts 120000, 120000.0, "120000", "120000.00", " 120000 "; a fraction of a dong is
-    rounded half up. Anything else (words, booleans, NaN) is a ``WireValueError``.
+    rounded half up. Anything else (words, booleans, NaN, amounts beyond ``MAX_MONEY``) is a
+    ``WireValueError``.
     """
     if value is None:
         return None
     if isinstance(value, bool):
         raise WireValueError(f"{field}: a boolean is not a money amount")
     if isinstance(value, int):
-        return value
+        return _in_range(value, value, field)
     if isinstance(value, float | str):
         text = str(value).strip()
         if text == "":
@@ -43,8 +49,22 @@ def money(value: object, field: str) -> int | None:
             raise WireValueError(f"{field}: {show(value)} is not a money amount") from None
         if not amount.is_finite():
             raise WireValueError(f"{field}: {show(value)} is not a money amount")
+        # Checked before rounding (a comparison is exact): rounding "1e999999" or 30 digits to
+        # a whole number is past the precision of Decimal's arithmetic, and raises.
+        if amount.copy_abs() > MAX_MONEY:
+            raise _out_of_range(value, field)
         return int(amount.quantize(Decimal(1), rounding=ROUND_HALF_UP))
     raise WireValueError(f"{field}: {show(value)} is not a money amount")
+
+
+def _in_range(amount: int, value: object, field: str) -> int:
+    if abs(amount) > MAX_MONEY:
+        raise _out_of_range(value, field)
+    return amount
+
+
+def _out_of_range(value: object, field: str) -> WireValueError:
+    return WireValueError(f"{field}: {show(value)} is out of range for a money amount")
 
 
 def timestamp(value: object, field: str) -> datetime | None:

@@ -1,0 +1,51 @@
+"""Reading an answer's body within a size limit, while it streams.
+
+Does: count the body as it arrives, decompressed (``aiter_bytes`` undoes any Content-Encoding),
+and stop at the first byte past the limit; refuse at once a body whose declared length already
+is. So neither a huge list page, an endless chunked body nor a small gzip body that expands a
+thousandfold is ever held whole.
+
+Does NOT: decode JSON or name endpoints in errors (``request`` does); the caller maps
+httpx's exceptions.
+"""
+
+from __future__ import annotations
+
+import httpx
+
+#: The default largest answer, decoded: far beyond any page of the spec (100 product cards
+#: take a few hundred KB), far below what would strain a build's memory.
+DEFAULT_MAX_ANSWER_BYTES = 32 * 1024 * 1024
+
+_IDENTITY = frozenset({"", "identity"})
+
+
+async def read_limited(response: httpx.Response, limit: int) -> bytearray | None:
+    """The whole decoded body, or None as soon as it is longer than ``limit`` bytes (the rest
+    is left unread; the caller closes the response)."""
+    if _declared_length(response) > limit:
+        return None
+    body = bytearray()
+    async for chunk in response.aiter_bytes():
+        body += chunk
+        if len(body) > limit:
+            return None
+    return body
+
+
+def _declared_length(response: httpx.Response) -> int:
+    """The length the server declares for the decoded body; 0 when it declares none (or only
+    that of a compressed body, which says nothing of the decoded size)."""
+    encoding = response.headers.get("Content-Encoding", "").strip().lower()
+    length = response.headers.get("Content-Length", "").strip()
+    if encoding not in _IDENTITY or not length.isdigit():
+        return 0
+    return int(length)
+
+
+def describe_size(size: int) -> str:
+    """``32 MiB``, ``512 KiB`` or ``1,000 bytes``: a limit as a person reads it."""
+    for unit, factor in (("MiB", 1024 * 1024), ("KiB", 1024)):
+        if size >= factor and size % factor == 0:
+            return f"{size // factor:,} {unit}"
+    return f"{size:,} bytes"
