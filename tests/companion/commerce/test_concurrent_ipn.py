@@ -15,7 +15,6 @@ from companion.payments import vnpay
 from companion.seed.commerce import DEMO_HASH_SECRET
 from tests.companion.commerce.conftest import Store
 from tests.companion.commerce.test_payments_http import placed_vnpay_order, start
-from tests.companion.databases import postgres_server
 
 pytestmark = pytest.mark.anyio
 
@@ -73,11 +72,6 @@ def applied(store: Store, order_id: int) -> tuple[list[str], int]:
     return statuses, paid
 
 
-@pytest.mark.xfail(
-    postgres_server() is None,
-    strict=True,
-    reason="a SQLite transaction that read first cannot wait for the write lock",
-)
 async def test_identical_ipns_at_once_all_succeed_and_pay_once(store: Store) -> None:
     for _ in range(ROUNDS):
         order_id, params = await signed_ipn(store)
