@@ -9,6 +9,8 @@ point deletes its temporary folder and leaves the previous output as it was. Bet
 renames the output path is briefly absent (there is no portable atomic exchange of two folders);
 a crash exactly there leaves the previous site in ``<out>.old-*``. The old folder is deleted by
 a process of its own (``discard``), so the build returns as soon as the new output is in place.
+A build writes under the output's lock (``lock``), and first removes the working folders of
+builds that were killed (``_Place``).
 
 The writer re-derives each file from the page's url (``paths.output_file``), so it refuses unsafe
 paths itself, and never writes over a file (``PathCollision``), which catches collisions only the
@@ -34,6 +36,7 @@ from generator.errors import PathCollision, UnsafePath, WriteError
 from generator.render.pages import RenderedPage
 from generator.render.theme import ASSETS_OUTPUT_FOLDER, asset_files
 from generator.write.host_files import host_files
+from generator.write.lock import held
 from generator.write.sitemap import SitemapLimits, sitemap_files
 
 # Marks a folder as written by a build, so the next build may replace it.
@@ -91,7 +94,7 @@ def finish_output(
     for name, content in host_files():
         sizes.append(_write_new(staging, PurePosixPath(name), content))
         extras.append(name)
-    sizes.append(_write_new(staging, PurePosixPath(MARKER_FILE), MARKER_TEXT))
+    sizes.append(len(MARKER_TEXT))  # written with the staging folder (``staging_beside``)
     extras += [*sitemap_names, MARKER_FILE]
     return WriteReport(
         out_dir=out_dir,
@@ -167,16 +170,62 @@ def copy_public(folder: Path, public_dir: Path, names: list[str]) -> list[int]:
 def staging_beside(out_dir: Path) -> Iterator[tuple[Path, Path]]:
     """(a fresh folder beside ``out_dir``, the real output folder), the output checked to be
     safe to replace; the fresh folder is deleted when the block raises, and afterwards unless
-    the block moved it away (``swap_in``)."""
-    target = _usable_target(out_dir)
+    the block moved it away (``swap_in``).
+
+    The block runs under the output's build lock, and what killed builds left beside the output
+    is removed first (``_Place``). The fresh folder carries the marker file from the start, so
+    a build killed while it fills it leaves a folder the next build knows for its own."""
+    target = _real_target(out_dir)
     target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f"{target.name}.tmp-", dir=target.parent))
-    try:
-        staging.chmod(_FOLDER_MODE)  # mkdtemp makes it private; a web server must read it
-        yield staging, target
-    finally:
-        if staging.exists():
-            shutil.rmtree(staging, ignore_errors=True)
+    place = _Place.of(target)
+    with held(place.lock_file, output=out_dir):
+        _check_replaceable(target, out_dir)
+        for leftover in place.leftovers():
+            discard(leftover)
+        staging = place.new_folder("tmp")
+        try:
+            staging.chmod(_FOLDER_MODE)  # mkdtemp makes it private; a web server must read it
+            _write_new(staging, PurePosixPath(MARKER_FILE), MARKER_TEXT)
+            yield staging, target
+        finally:
+            if staging.exists():
+                shutil.rmtree(staging, ignore_errors=True)
+
+
+@dataclass(frozen=True, slots=True)
+class _Place:
+    """Where the builds of one output keep their lock and working folders: beside the output,
+    named after it (``<out>.lock``, ``<out>.tmp-*`` for staging, ``<out>.old-*`` for the
+    output being replaced). A killed build leaves its working folders there; the next one
+    removes them while it holds the lock, so a running build's folders are never touched."""
+
+    folder: Path
+    prefix: str
+
+    @staticmethod
+    def of(target: Path) -> _Place:
+        return _Place(target.parent, f"{target.name}.")
+
+    @property
+    def lock_file(self) -> Path:
+        return self.folder / f"{self.prefix}lock"
+
+    def new_folder(self, kind: str) -> Path:
+        """A new empty working folder, ``<prefix><kind>-<random>``."""
+        return Path(tempfile.mkdtemp(prefix=f"{self.prefix}{kind}-", dir=self.folder))
+
+    def leftovers(self) -> list[Path]:
+        """Working folders of earlier builds: named as this place names them and holding the
+        marker file (a folder without it is not a build's, and is left alone)."""
+        names = (f"{self.prefix}tmp-", f"{self.prefix}old-")
+        with os.scandir(self.folder) as entries:
+            return [
+                Path(entry.path)
+                for entry in entries
+                if entry.name.startswith(names)
+                and entry.is_dir(follow_symlinks=False)
+                and os.path.isfile(os.path.join(entry.path, MARKER_FILE))
+            ]
 
 
 def swap_in(staging: Path, target: Path) -> None:
@@ -186,13 +235,18 @@ def swap_in(staging: Path, target: Path) -> None:
     _swap(staging, target)
 
 
-def _usable_target(out_dir: Path) -> Path:
-    """The real output folder (through symlinks), checked to be safe to replace."""
+def _real_target(out_dir: Path) -> Path:
+    """The real output folder (through symlinks), never a root or home folder."""
     target = out_dir.resolve()
     if target == Path(target.anchor) or target == Path.home().resolve():
         raise WriteError(f"refusing to use {out_dir} as the output folder; choose a subfolder")
+    return target
+
+
+def _check_replaceable(target: Path, out_dir: Path) -> None:
+    """Refuse an output that is not a folder, or a folder a build did not write."""
     if not target.exists():
-        return target
+        return
     if not target.is_dir():
         raise WriteError(f"the output {out_dir} exists and is not a folder; move it or pick --out")
     entries = [e for e in target.iterdir() if not e.name.startswith(".")]
@@ -201,7 +255,6 @@ def _usable_target(out_dir: Path) -> Path:
             f"refusing to replace {out_dir}: it is not empty and was not written by a build "
             "(empty it or choose another --out)"
         )
-    return target
 
 
 def _carry_over_hidden(previous: Path, staging: Path) -> None:
@@ -220,7 +273,7 @@ def _swap(staging: Path, target: Path) -> None:
     if not target.exists():
         staging.rename(target)
         return
-    aside = Path(tempfile.mkdtemp(prefix=f"{target.name}.old-", dir=target.parent))
+    aside = _Place.of(target).new_folder("old")
     aside.rmdir()  # only the unique name is wanted; rename needs it free
     try:
         target.rename(aside)

@@ -37,7 +37,6 @@ def wait_for(condition: Path, what: str) -> None:
         time.sleep(0.02)
 
 
-@pytest.mark.xfail(strict=True, reason="leftovers of killed builds are never removed")
 def test_the_next_build_removes_what_killed_builds_left(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -76,7 +75,6 @@ def _slow_build(out: Path, started: Path, go: Path) -> None:
     )
 
 
-@pytest.mark.xfail(strict=True, reason="two builds of one output are not kept apart")
 def test_a_second_build_leaves_a_running_build_alone_and_says_why(tmp_path: Path) -> None:
     out = tmp_path / "out"
     write(out, "/", text="before")
