@@ -1,4 +1,5 @@
-"""Engine construction: SQLite (WAL, foreign keys) by default, PostgreSQL by URL.
+"""Engine construction: SQLite (WAL, foreign keys, write transactions that begin as writes) by
+default, PostgreSQL by URL.
 
 Every worker process builds its own engine, so pool sizes are per worker: N workers hold at most
 ``N * (POOL_SIZE + POOL_OVERFLOW)`` PostgreSQL connections (40 for two workers, well inside the
@@ -7,10 +8,11 @@ server's default ``max_connections`` of 100; see docs/deployment.md).
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.pool import NullPool
 
@@ -65,14 +67,31 @@ def make_engine(
     engine = create_engine(
         url, connect_args={"check_same_thread": False, "timeout": 30}, future=True, **pool
     )
-
-    @event.listens_for(engine, "connect")
-    def _pragmas(dbapi_conn: Any, _record: Any) -> None:
-        cur = dbapi_conn.cursor()
-        cur.execute("PRAGMA journal_mode=WAL")
-        cur.execute("PRAGMA synchronous=NORMAL")
-        cur.execute("PRAGMA foreign_keys=ON")
-        cur.execute("PRAGMA busy_timeout=30000")
-        cur.close()
-
+    event.listen(engine, "connect", _sqlite_pragmas)
+    # The driver begins a transaction just before a connection's first write statement (reads
+    # before it run outside any transaction), so such a transaction begins as a write. Only a
+    # savepoint can begin one before any write:
+    event.listen(engine, "savepoint", _begin_before_savepoint)
     return engine
+
+
+def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
+    cur = dbapi_conn.cursor()
+    cur.execute("PRAGMA journal_mode=WAL")
+    cur.execute("PRAGMA synchronous=NORMAL")
+    cur.execute("PRAGMA foreign_keys=ON")
+    cur.execute("PRAGMA busy_timeout=30000")
+    cur.close()
+
+
+def _begin_before_savepoint(conn: Connection, _name: str | None) -> None:
+    """Begin a write transaction before a savepoint that no transaction encloses yet.
+
+    SQLite begins such a savepoint's transaction as a read (BEGIN DEFERRED). If the block reads
+    and then writes while another connection has written meanwhile, its write cannot wait for
+    the lock: it fails at once with "database is locked", whatever the busy timeout. A block in
+    a savepoint is one that means to write (the IPN, placing an order), so it waits for the
+    write lock up front instead, as long as the busy timeout allows."""
+    dbapi_conn = cast(sqlite3.Connection, conn.connection.dbapi_connection)
+    if not dbapi_conn.in_transaction:
+        conn.exec_driver_sql("BEGIN IMMEDIATE")

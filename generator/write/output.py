@@ -1,7 +1,7 @@
 """The output folder and what goes into it besides rendering: pages' files, assets, sitemap.
 
 A build stages everything (pages, theme assets under ``_assets/``, sitemap.xml, robots.txt, the
-host files of ``host_files``) in a temporary folder beside the output (``staging_beside``:
+host files of ``host_files``) in a temporary folder beside the output (``staging_folder``:
 ``<out>.tmp-*``); ``write.site`` then either commits the staged files in place or swaps the
 whole staging folder in (``swap_in``), which replaces the output: rename the old folder aside,
 rename the new one in, delete the old one. A build that fails or is interrupted before that
@@ -9,6 +9,9 @@ point deletes its temporary folder and leaves the previous output as it was. Bet
 renames the output path is briefly absent (there is no portable atomic exchange of two folders);
 a crash exactly there leaves the previous site in ``<out>.old-*``. The old folder is deleted by
 a process of its own (``discard``), so the build returns as soon as the new output is in place.
+A build writes under the output's lock (``lock``), and first removes the working folders of
+builds that were killed (``_Place``). An output folder that is a mount point cannot be renamed:
+the build stages inside it and replaces its entries instead (``mount_point``).
 
 The writer re-derives each file from the page's url (``paths.output_file``), so it refuses unsafe
 paths itself, and never writes over a file (``PathCollision``), which catches collisions only the
@@ -23,7 +26,7 @@ import errno
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
@@ -34,6 +37,8 @@ from generator.errors import PathCollision, UnsafePath, WriteError
 from generator.render.pages import RenderedPage
 from generator.render.theme import ASSETS_OUTPUT_FOLDER, asset_files
 from generator.write.host_files import host_files
+from generator.write.lock import held
+from generator.write.mount_point import FILE_SYSTEM_ENTRIES, is_mount_point, replace_contents
 from generator.write.sitemap import SitemapLimits, sitemap_files
 
 # Marks a folder as written by a build, so the next build may replace it.
@@ -91,7 +96,7 @@ def finish_output(
     for name, content in host_files():
         sizes.append(_write_new(staging, PurePosixPath(name), content))
         extras.append(name)
-    sizes.append(_write_new(staging, PurePosixPath(MARKER_FILE), MARKER_TEXT))
+    sizes.append(len(MARKER_TEXT))  # written with the staging folder (``staging_folder``)
     extras += [*sitemap_names, MARKER_FILE]
     return WriteReport(
         out_dir=out_dir,
@@ -164,44 +169,125 @@ def copy_public(folder: Path, public_dir: Path, names: list[str]) -> list[int]:
 
 
 @contextmanager
-def staging_beside(out_dir: Path) -> Iterator[tuple[Path, Path]]:
-    """(a fresh folder beside ``out_dir``, the real output folder), the output checked to be
-    safe to replace; the fresh folder is deleted when the block raises, and afterwards unless
-    the block moved it away (``swap_in``)."""
-    target = _usable_target(out_dir)
+def staging_folder(out_dir: Path) -> Iterator[tuple[Path, Path]]:
+    """(a fresh staging folder, the real output folder), the output checked to be safe to
+    replace; the fresh folder is deleted when the block raises, and afterwards unless the block
+    moved it away (``swap_in``).
+
+    The block runs under the output's build lock, and what killed builds left is removed first
+    (``_Place``). The staging folder is beside the output, or inside it when it is a mount point
+    (``mount_point``)."""
+    target = _real_target(out_dir)
     target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f"{target.name}.tmp-", dir=target.parent))
-    try:
-        staging.chmod(_FOLDER_MODE)  # mkdtemp makes it private; a web server must read it
-        yield staging, target
-    finally:
-        if staging.exists():
-            shutil.rmtree(staging, ignore_errors=True)
+    place = _Place.of(target)
+    with held(place.lock_file, output=out_dir):
+        _check_replaceable(target, out_dir, place.kept)
+        for leftover in place.leftovers():
+            discard(leftover)
+        staging = place.new_folder("tmp")
+        try:
+            yield staging, target
+        finally:
+            if staging.exists():
+                shutil.rmtree(staging, ignore_errors=True)
 
 
-def swap_in(staging: Path, target: Path) -> None:
+@dataclass(frozen=True, slots=True)
+class _Place:
+    """Where the builds of one output keep their lock and working folders: beside the output,
+    named after it (``<out>.lock``, ``<out>.tmp-*`` for staging, ``<out>.old-*`` for the
+    output being replaced), or hidden inside it when it is a mount point (``.storefront.lock``,
+    ``.storefront.tmp-*``, ``.storefront.old-*``), which cannot be renamed.
+
+    A working folder carries the marker file from the start. A killed build leaves its working
+    folders behind; the next one removes them while it holds the lock, so a running build's
+    folders are never touched."""
+
+    folder: Path
+    prefix: str
+    inside: bool  # the output is a mount point: updated by its contents (``mount_point``)
+
+    @staticmethod
+    def of(target: Path) -> _Place:
+        if target.is_dir() and is_mount_point(target):
+            return _Place(target, ".storefront.", inside=True)
+        return _Place(target.parent, f"{target.name}.", inside=False)
+
+    @property
+    def lock_file(self) -> Path:
+        return self.folder / f"{self.prefix}lock"
+
+    @property
+    def kept(self) -> frozenset[str]:
+        """Entries of the output that are not the build's, and that it leaves alone."""
+        return FILE_SYSTEM_ENTRIES if self.inside else frozenset()
+
+    def new_folder(self, kind: str) -> Path:
+        """A new working folder, ``<prefix><kind>-<random>``, holding only the marker file."""
+        folder = Path(tempfile.mkdtemp(prefix=f"{self.prefix}{kind}-", dir=self.folder))
+        folder.chmod(_FOLDER_MODE)  # mkdtemp makes it private; a web server must read it
+        _write_new(folder, PurePosixPath(MARKER_FILE), MARKER_TEXT)
+        return folder
+
+    def free_name(self, kind: str) -> Path:
+        """A unique path for a working folder, not taken yet."""
+        name = Path(tempfile.mkdtemp(prefix=f"{self.prefix}{kind}-", dir=self.folder))
+        name.rmdir()  # only the unique name is wanted
+        return name
+
+    def leftovers(self) -> list[Path]:
+        """Working folders of earlier builds: named as this place names them and holding the
+        marker file (a folder without it is not a build's, and is left alone)."""
+        names = (f"{self.prefix}tmp-", f"{self.prefix}old-")
+        with os.scandir(self.folder) as entries:
+            return [
+                Path(entry.path)
+                for entry in entries
+                if entry.name.startswith(names)
+                and entry.is_dir(follow_symlinks=False)
+                and os.path.isfile(os.path.join(entry.path, MARKER_FILE))
+            ]
+
+
+def swap_in(
+    staging: Path, target: Path, *, before_update: Callable[[], None] | None = None
+) -> None:
     """``staging`` becomes the output ``target``; the previous output goes (hidden entries of
-    its root are carried over)."""
+    its root are carried over). A mount point is updated by its contents instead
+    (``mount_point``); ``before_update`` runs just before that starts changing it."""
+    place = _Place.of(target)
+    if place.inside:
+        if before_update is not None:
+            before_update()
+        aside = place.new_folder("old")
+        replace_contents(staging, target, aside, marker=MARKER_FILE)
+        discard(aside)
+        return
     _carry_over_hidden(target, staging)
     _swap(staging, target)
 
 
-def _usable_target(out_dir: Path) -> Path:
-    """The real output folder (through symlinks), checked to be safe to replace."""
+def _real_target(out_dir: Path) -> Path:
+    """The real output folder (through symlinks), never a root or home folder."""
     target = out_dir.resolve()
     if target == Path(target.anchor) or target == Path.home().resolve():
         raise WriteError(f"refusing to use {out_dir} as the output folder; choose a subfolder")
+    return target
+
+
+def _check_replaceable(target: Path, out_dir: Path, kept: frozenset[str]) -> None:
+    """Refuse an output that is not a folder, or a folder a build did not write (hidden entries
+    and ``kept`` aside)."""
     if not target.exists():
-        return target
+        return
     if not target.is_dir():
         raise WriteError(f"the output {out_dir} exists and is not a folder; move it or pick --out")
-    entries = [e for e in target.iterdir() if not e.name.startswith(".")]
+    entries = [e for e in target.iterdir() if not e.name.startswith(".") and e.name not in kept]
     if entries and not (target / MARKER_FILE).is_file():
         raise WriteError(
             f"refusing to replace {out_dir}: it is not empty and was not written by a build "
             "(empty it or choose another --out)"
         )
-    return target
 
 
 def _carry_over_hidden(previous: Path, staging: Path) -> None:
@@ -220,8 +306,7 @@ def _swap(staging: Path, target: Path) -> None:
     if not target.exists():
         staging.rename(target)
         return
-    aside = Path(tempfile.mkdtemp(prefix=f"{target.name}.old-", dir=target.parent))
-    aside.rmdir()  # only the unique name is wanted; rename needs it free
+    aside = _Place.of(target).free_name("old")
     try:
         target.rename(aside)
     except OSError as exc:

@@ -46,7 +46,7 @@ from generator.write.output import (
     WrittenPage,
     finish_output,
     link_previous,
-    staging_beside,
+    staging_folder,
     swap_in,
 )
 from generator.write.sitemap import SitemapLimits
@@ -82,7 +82,8 @@ def write_incremental(
     before_commit: Callable[[], None] | None = None,
 ) -> IncrementalResult:
     """Render what moved and put the output in place; ``before_commit`` runs just before an
-    in-place update starts changing the output (the build forgets its page records then)."""
+    update starts changing the output file by file or entry by entry (in place, or a mount
+    point's contents): the build forgets its page records then."""
     started = time.perf_counter()
     # What the theme's templates name: the last build's findings hold for unedited ones.
     references = TemplateReferences(env, previous.template_references if previous else None)
@@ -113,7 +114,7 @@ def write_incremental(
 
     records: dict[str, PageRecord] = {}
     written: list[WrittenPage] = []
-    with staging_beside(out_dir) as (staging, target):
+    with staging_folder(out_dir) as (staging, target):
         # The pages that moved, staged; those taken over stay where they are for now.
         outputs = write_many(
             plan,
@@ -164,7 +165,7 @@ def write_incremental(
             for done, record in zip(written, reused, strict=True):
                 if record is not None:  # taken over unchanged: a hard link
                     link_previous(staging, target, done.file, made=folders)
-            swap_in(staging, target)
+            swap_in(staging, target, before_update=before_commit)
     new_state = BuildState(
         out_dir=str(previous_out),
         pages=records,
