@@ -57,7 +57,6 @@ def _build(out: Path, cache: Path, site_url: str, *extra: str) -> float:
     return time.monotonic() - started
 
 
-@pytest.mark.xfail(strict=True, reason="staging folders of killed builds are never removed")
 def test_a_build_killed_anywhere_leaves_whole_files_and_the_next_one_completes(
     tmp_path: Path,
 ) -> None:
