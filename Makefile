@@ -6,6 +6,11 @@ STAMP  := $(VENV)/.installed-stamp
 
 .PHONY: install build test lint serve api clean bench
 
+# pytest on every core (pytest-xdist); each test module stays on one worker, so a module's
+# fixtures are built once. PYTEST_WORKERS=0 runs the tests in one process.
+PYTEST_WORKERS ?= auto
+PYTEST_XDIST   := -n $(PYTEST_WORKERS) --dist loadfile
+
 include make/nginx.mk make/lighthouse.mk
 include make/postgres.mk
 
@@ -25,7 +30,7 @@ build: install
 ## checks; PostgreSQL), lint, run the companion's suite on PostgreSQL, run the whole suite (the
 ## companion's on SQLite), then score the demo store's pages with Lighthouse
 test: install lint nginx lighthouse-deps test-postgres
-	$(BIN)/pytest
+	$(BIN)/pytest $(PYTEST_XDIST)
 	$(MAKE) --no-print-directory lighthouse
 
 ## lint: ruff and mypy --strict on the packages

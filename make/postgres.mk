@@ -53,8 +53,8 @@ postgres-stop:
 ## test-postgres: the companion's whole suite once more, on PostgreSQL (the cluster stops after)
 test-postgres: install postgres-start
 	@status=0; \
-	STOREFRONT_TEST_POSTGRES=$(PG_URL) $(BIN)/pytest -q -p no:cacheprovider tests/companion \
-		|| status=$$?; \
+	STOREFRONT_TEST_POSTGRES=$(PG_URL) $(BIN)/pytest -q -p no:cacheprovider $(PYTEST_XDIST) \
+		tests/companion || status=$$?; \
 	$(PG_STOP); \
 	exit $$status
 
