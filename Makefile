@@ -27,8 +27,8 @@ build: install
 	$(BIN)/storefront build
 
 ## test: install (Python packages; nginx, Chromium and Lighthouse for the serving and page
-## checks; PostgreSQL), lint, run the companion's suite on PostgreSQL, run the whole suite (the
-## companion's on SQLite), then score the demo store's pages with Lighthouse
+## checks; PostgreSQL), lint, run the companion's database tests on PostgreSQL, run the whole
+## suite (the companion's on SQLite), then score the demo store's pages with Lighthouse
 test: install lint nginx lighthouse-deps test-postgres
 	$(BIN)/pytest $(PYTEST_XDIST)
 	$(MAKE) --no-print-directory lighthouse
