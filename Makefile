@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: install build test lint serve api clean bench
+.PHONY: install build test test-fast lint serve api clean bench
 
 # pytest on every core (pytest-xdist); each test module stays on one worker, so a module's
 # fixtures are built once. PYTEST_WORKERS=0 runs the tests in one process.
@@ -32,6 +32,11 @@ build: install
 test: install lint nginx lighthouse-deps test-postgres
 	$(BIN)/pytest $(PYTEST_XDIST)
 	$(MAKE) --no-print-directory lighthouse
+
+## test-fast: the inner loop: the suite but its slow (fuzzing, large seeds), browser and nginx
+## tests, on every core; no lint, and no PostgreSQL, nginx or Chromium needed
+test-fast: install
+	$(BIN)/pytest $(PYTEST_XDIST) -m "not slow and not browser and not serving"
 
 ## lint: ruff and mypy --strict on the packages
 lint: install

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -126,6 +127,7 @@ def test_a_product_among_the_first_cards_leaves_its_place_to_the_next() -> None:
     assert [c.id for c in chooser.of(first)] == [3]
 
 
+@pytest.mark.slow
 @settings(max_examples=1000, deadline=None)
 @given(
     listed=st.lists(st.tuples(st.integers(1, 12), st.integers(1, 4), st.booleans()), max_size=40),
