@@ -4,7 +4,12 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: install build test lint serve api clean bench bench-against
+.PHONY: install build test test-fast lint serve api clean bench bench-against
+
+# pytest on every core (pytest-xdist); each test module stays on one worker, so a module's
+# fixtures are built once. PYTEST_WORKERS=0 runs the tests in one process.
+PYTEST_WORKERS ?= auto
+PYTEST_XDIST   := -n $(PYTEST_WORKERS) --dist loadfile
 
 include make/nginx.mk make/lighthouse.mk
 include make/postgres.mk
@@ -22,11 +27,16 @@ build: install
 	$(BIN)/storefront build
 
 ## test: install (Python packages; nginx, Chromium and Lighthouse for the serving and page
-## checks; PostgreSQL), lint, run the companion's suite on PostgreSQL, run the whole suite (the
-## companion's on SQLite), then score the demo store's pages with Lighthouse
+## checks; PostgreSQL), lint, run the companion's database tests on PostgreSQL, run the whole
+## suite (the companion's on SQLite), then score the demo store's pages with Lighthouse
 test: install lint nginx lighthouse-deps test-postgres
-	$(BIN)/pytest
+	$(BIN)/pytest $(PYTEST_XDIST)
 	$(MAKE) --no-print-directory lighthouse
+
+## test-fast: the inner loop: the suite but its slow (fuzzing, large seeds), browser and nginx
+## tests, on every core; no lint, and no PostgreSQL, nginx or Chromium needed
+test-fast: install
+	$(BIN)/pytest $(PYTEST_XDIST) -m "not slow and not browser and not serving"
 
 ## lint: ruff, mypy --strict on the packages, and the import contracts (stages, no cycles)
 lint: install

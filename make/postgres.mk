@@ -2,7 +2,8 @@
 #   make postgres          install PostgreSQL when missing (apt-get); nothing to do when present
 #   make postgres-start    create (once) and start the private cluster on $(PG_PORT)
 #   make postgres-stop     stop it
-#   make test-postgres     start it, run tests/companion against it, stop it (always)
+#   make test-postgres     start it, run tests/companion's database tests against it, stop it
+#                          (always)
 #   make loadtest          start it, run scripts/loadtest.py against it, stop it (always)
 # The cluster lives in $(PG_DIR) (data, socket, log), listens on loopback only, trusts local
 # connections, and trades durability for speed (fsync off): it holds test data only.
@@ -50,11 +51,13 @@ PG_STOP = bin=$$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n
 postgres-stop:
 	@$(PG_STOP)
 
-## test-postgres: the companion's whole suite once more, on PostgreSQL (the cluster stops after)
+## test-postgres: the companion's tests that make a database (marked `db`, see
+## tests/companion/conftest.py) once more, on PostgreSQL (the cluster stops after); the others
+## run once, in the whole suite
 test-postgres: install postgres-start
 	@status=0; \
-	STOREFRONT_TEST_POSTGRES=$(PG_URL) $(BIN)/pytest -q -p no:cacheprovider tests/companion \
-		|| status=$$?; \
+	STOREFRONT_TEST_POSTGRES=$(PG_URL) $(BIN)/pytest -q -p no:cacheprovider $(PYTEST_XDIST) \
+		-m db tests/companion || status=$$?; \
 	$(PG_STOP); \
 	exit $$status
 

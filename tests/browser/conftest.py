@@ -13,10 +13,19 @@ from tests.browser.live_server import live_server
 from tests.support.demo_build import build_demo_site
 
 CHROMIUM = "/usr/bin/chromium"
+HERE = Path(__file__).parent
 CHROMIUM_ARGS = [
     "--no-sandbox", "--disable-gpu", "--disable-background-networking",
     "--disable-component-update", "--disable-sync", "--no-first-run",
 ]  # fmt: skip
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` selects by marker
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test in this folder drives Chromium: marked `browser` whatever its module says."""
+    for item in items:
+        if HERE in item.path.parents:
+            item.add_marker(pytest.mark.browser)
 
 
 @pytest.fixture(scope="session")

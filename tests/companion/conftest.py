@@ -3,6 +3,10 @@
 Set STOREFRONT_TEST_POSTGRES to a server URL (``postgresql+psycopg://user@host:port/postgres``)
 to run the same tests on PostgreSQL instead: each test gets a fresh database, dropped after
 (see ``tests.companion.databases``).
+
+A test that makes a database (through ``fresh_database``, in its body or in any fixture it uses)
+is marked ``db`` here; the PostgreSQL pass runs only those (``pytest -m db``). A test that makes
+one without the marker fails, so the pass cannot miss it silently.
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
+from types import CodeType
 from typing import Any
 
 import httpx
@@ -19,7 +24,10 @@ from fastapi import FastAPI
 
 from companion.app import create_app
 from companion.clock import ManualClock
+from companion.db.engine import make_engine
+from companion.db.migrate import upgrade
 from companion.settings import CompanionSettings
+from tests.companion import databases
 from tests.companion.databases import fresh_database
 from tests.companion.factory import Shop
 
@@ -70,6 +78,42 @@ class Api:
 MakeApi = Callable[..., Awaitable[Api]]
 
 
+def _names(code: CodeType) -> set[str]:
+    """The global and attribute names a function's code (and the code nested in it) uses."""
+    names = set(code.co_names)
+    for constant in code.co_consts:
+        if isinstance(constant, CodeType):
+            names |= _names(constant)
+    return names
+
+
+def _makes_a_database(item: pytest.Item) -> bool:
+    info = getattr(item, "_fixtureinfo", None)
+    fixtures = [] if info is None else [d for ds in info.name2fixturedefs.values() for d in ds]
+    functions = [getattr(item, "function", None), *(d.func for d in fixtures)]
+    return any(
+        fresh_database.__name__ in _names(function.__code__)
+        for function in functions
+        if hasattr(function, "__code__")
+    )
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` selects by marker
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    here = Path(__file__).parent
+    for item in items:
+        if here in item.path.parents and _makes_a_database(item):
+            item.add_marker(pytest.mark.db)
+
+
+@pytest.fixture(autouse=True)
+def _database_tests_are_marked(request: pytest.FixtureRequest) -> Iterator[None]:
+    made = databases.made
+    yield
+    if databases.made != made and request.node.get_closest_marker("db") is None:
+        pytest.fail("this test makes a database: mark it `db` for the PostgreSQL pass", False)
+
+
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
@@ -80,9 +124,20 @@ def clock() -> ManualClock:
     return ManualClock(START)
 
 
+@pytest.fixture(scope="session")
+def migrated(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """An empty database at the latest migration, made once per session and copied per test: the
+    app's own migration step then finds nothing to do (on PostgreSQL, half a second a test)."""
+    with fresh_database(tmp_path_factory.mktemp("migrated")) as database:
+        engine = make_engine(database)
+        upgrade(engine)
+        engine.dispose()  # the last connection closing checkpoints the WAL into the file
+        yield database
+
+
 @pytest.fixture
-def settings(tmp_path: Path) -> Iterator[CompanionSettings]:
-    with fresh_database(tmp_path) as database:
+def settings(tmp_path: Path, migrated: str) -> Iterator[CompanionSettings]:
+    with fresh_database(tmp_path, template=migrated) as database:
         yield CompanionSettings(database=database)
 
 

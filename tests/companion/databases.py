@@ -2,8 +2,9 @@
 STOREFRONT_TEST_POSTGRES names a PostgreSQL server (``postgresql+psycopg://user@host:port/postgres``),
 a fresh database on that server, dropped after the test.
 
-``make test`` runs tests/companion twice: once on SQLite, once with the variable set (see
-make/postgres.mk), so every companion test holds on both databases.
+``make test`` runs tests/companion on SQLite, then its tests that make a database (marked ``db``
+by tests/companion/conftest.py) once more with the variable set (see make/postgres.mk), so every
+companion test that touches a database holds on both.
 """
 
 from __future__ import annotations
@@ -19,6 +20,10 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
 SERVER_VARIABLE = "STOREFRONT_TEST_POSTGRES"
+
+#: How many databases ``fresh_database`` has made in this process (tests/companion/conftest.py
+#: checks that the tests making one are marked ``db``).
+made = 0
 
 
 def postgres_server() -> str | None:
@@ -42,6 +47,8 @@ def fresh_database(folder: Path, *, template: str | None = None) -> Iterator[str
     SQLite: a file in ``folder`` (the template file copied). PostgreSQL: a new database on the
     server, created from the template database when given (a cheap file-level copy).
     """
+    global made
+    made += 1
     server = postgres_server()
     if not server:
         database = folder / "companion.db"

@@ -22,6 +22,8 @@ from tests.companion.test_server import free_port, running_api
 NGINX = Path("/usr/sbin/nginx")
 CONFIG = Path(__file__).parents[2] / "deploy" / "nginx-api.conf"
 
+pytestmark = pytest.mark.serving
+
 if not NGINX.exists():
     if os.environ.get("CI"):
         pytest.fail("nginx is not installed: `make test` installs it", pytrace=False)

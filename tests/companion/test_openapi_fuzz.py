@@ -40,6 +40,8 @@ CHECKS = [
 ]
 EXAMPLES = {GenerationMode.POSITIVE: 25, GenerationMode.NEGATIVE: 15}
 
+pytestmark = pytest.mark.slow
+
 
 def read_paths() -> list[str]:
     """The paths of the read router alone (commerce routes are fuzzed by their own tests)."""

@@ -28,6 +28,8 @@ NGINX = Path("/usr/sbin/nginx")
 SITEMAP_NS = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
 LONG_CACHE = "public, max-age=31536000, immutable"
 
+pytestmark = pytest.mark.serving
+
 if not NGINX.exists():
     if os.environ.get("CI"):
         pytest.fail("nginx is not installed: `make test` installs it", pytrace=False)

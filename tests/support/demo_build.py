@@ -1,15 +1,20 @@
 """The demo store, built once per test session by the real `storefront build`.
 
 Several test modules need it (serving it behind nginx, auditing it); the first to ask builds it
-into the session's base temporary folder and later ones reuse that folder. A failed build fails
-every test that needs it, with the command's last lines: the site is never faked.
+into the session's base temporary folder and later ones reuse that folder. Under pytest-xdist
+the workers share one build in the run's folder (above each worker's own), made by the first
+worker to ask while the others wait on a lock. A failed build fails every test that needs it,
+with the command's last lines: the site is never faked.
 """
 
 from __future__ import annotations
 
+import fcntl
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -19,7 +24,24 @@ DEMO_SITE_URL = "http://127.0.0.1:8000"
 BUILD_TIMEOUT = 900
 
 
+@contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    with path.open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
 def build_demo_site(base: Path) -> Path:
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent  # the run's folder, shared by its workers
+    with _locked(base / "demo-output.lock"):
+        return _build_once(base)
+
+
+def _build_once(base: Path) -> Path:
     out = base / "demo-output"
     built, failed = base / "demo-output.built", base / "demo-output.failed"
     if built.exists():

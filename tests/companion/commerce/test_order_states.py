@@ -14,7 +14,7 @@ from companion.commerce.order_states import (
     releases_stock,
 )
 
-ALLOWED = [(s, g) for s, goals in TRANSITIONS.items() for g in goals]
+ALLOWED = [(s, g) for s, goals in TRANSITIONS.items() for g in sorted(goals)]
 REFUSED = [
     (s, g) for s, g in itertools.product(OrderStatus, OrderStatus) if g not in TRANSITIONS[s]
 ]

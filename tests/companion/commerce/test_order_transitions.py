@@ -25,7 +25,7 @@ ROUTE = {
     OrderStatus.CANCELLED: [OrderStatus.CANCELLED],
     OrderStatus.REFUNDED: [OrderStatus.PAID, OrderStatus.REFUNDED],
 }
-ALLOWED = [(s, g) for s, goals in TRANSITIONS.items() for g in goals]
+ALLOWED = [(s, g) for s, goals in TRANSITIONS.items() for g in sorted(goals)]
 REFUSED = [
     (s, g) for s, g in itertools.product(OrderStatus, OrderStatus) if g not in TRANSITIONS[s]
 ]

@@ -107,6 +107,7 @@ def apply(store: DemoStore, change: Change) -> None:
         )
 
 
+@pytest.mark.slow
 @settings(
     max_examples=6,
     deadline=None,
