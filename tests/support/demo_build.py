@@ -37,7 +37,8 @@ def _locked(path: Path) -> Iterator[None]:
 def build_demo_site(base: Path) -> Path:
     if os.environ.get("PYTEST_XDIST_WORKER"):
         base = base.parent  # the run's folder, shared by its workers
-    with _locked(base / "demo-output.lock"):
+    # Not demo-output.lock: that is the lock the build itself takes beside its output.
+    with _locked(base / "demo-build.lock"):
         return _build_once(base)
 
 
