@@ -65,7 +65,7 @@ _FORWARDED = frozenset(
         "customer/saved-products", "customer/saved-products/*",
         "products", "products/*", "products/*/variants", "search", "store",
         "recommendations/product/*", "recommendations/recently-viewed", "recommendations/view",
-        "storefront-errors",
+        "storefront-errors", "analytics/entity-view", "banners/*/click",
     }
 )  # fmt: skip
 #: Paths the session endpoints own: the forwarder points there instead.
@@ -191,7 +191,7 @@ async def _forward(request: Request, client: VisitorClient) -> Response:
         return problem(404, "not_found", "no such API path")
     if "/".join(segments) in _SESSION_OWNED:
         return problem(404, "use_session_login", "log in through /session/login")
-    if not _forwarded(segments):
+    if not forwarded(segments):
         return problem(404, "not_found", "no such API path")
     # The path sent is the one decided on: each decoded segment quoted again.
     path = "/" + "/".join(quote(segment, safe="") for segment in segments)
@@ -236,7 +236,7 @@ def forwarded_segments(raw_path: str) -> tuple[str, ...] | None:
     return segments
 
 
-def _forwarded(segments: tuple[str, ...]) -> bool:
+def forwarded(segments: tuple[str, ...]) -> bool:
     """Whether ``segments`` match one of the paths the islands use."""
     for allowed in _FORWARDED:
         parts = allowed.split("/")

@@ -6,12 +6,14 @@ through httpx.ASGITransport with the cookies a browser would keep.
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import httpx
 import pytest
 
+from generator.serve.session import forwarded, forwarded_segments
 from generator.serve.stack import embedded_stack
 
 ORIGIN = "http://shop.test"
@@ -249,3 +251,23 @@ async def test_every_answer_of_serve_says_nosniff(browser: httpx.AsyncClient) ->
     for path in ("/", "/no-such-page", "/session/me", "/session/api/store", "/public/v1/store"):
         answer = await browser.get(path)
         assert answer.headers.get("x-content-type-options") == "nosniff", path
+
+
+ISLANDS = Path(__file__).resolve().parents[3] / "site-templates" / "islands"
+#: A path an island asks the API for: api('/a/b?...'), beacon(`/a/${id}/b`, ...).
+_ASKED = re.compile(r"\b(?:api|beacon)\((['`])(/[^'`?]*)")
+
+
+def test_every_api_path_the_islands_ask_for_is_forwarded() -> None:
+    asked = set()
+    for source in ISLANDS.glob("*.js"):
+        for _, path in _ASKED.findall(source.read_text(encoding="utf-8")):
+            asked.add(re.sub(r"\$\{[^}]*\}", "1", path).rstrip("/") or "/")
+    assert len(asked) > 15, asked  # the scan finds the islands' calls
+    refused = [p for p in sorted(asked) if not _forwardable(p)]
+    assert refused == []
+
+
+def _forwardable(path: str) -> bool:
+    segments = forwarded_segments(path)
+    return segments is not None and forwarded(segments)
