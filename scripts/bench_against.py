@@ -6,9 +6,10 @@ on another day means little. This runs both versions of the generator in one run
 - the demo store of ``--products`` products (default 10,000) is seeded once and served by the
   companion of this tree (loopback, rate limits out of the way);
 - ``REF`` is checked out into a temporary worktree; each tree fills its own crawl cache with a
-  full crawl, then ``--runs`` rounds (default 3) alternate the trees, the first tree of a round
-  changing from round to round: one product's price changes (the same change for both trees),
-  each tree rebuilds, then each renders its last crawl whole (``--from-cache --full``);
+  full crawl; then ``--runs`` rounds (default 3) of one product's price change (the same change
+  for both trees), each tree rebuilding; then ``--runs`` rounds of each tree rendering its last
+  crawl whole (``--from-cache --full``). The trees alternate, the first of a round changing
+  from round to round;
 - each build is a fresh process (``bench_build.py`` of its own tree), timed from start to exit.
 
 It prints the median of each figure per tree and their ratio: the one-product change's time
@@ -81,13 +82,19 @@ def compare(
             full = build(tree, folder / name, {**common, "full": True})
             figures[name]["peak_pss_mb"].append(full["peak_tree_pss_mb"])
         names = list(trees)
+        # The one-product changes first, then the whole renders: a render writes another
+        # output folder, and the records it leaves would make the next change a whole render.
         for run in range(runs):
             order = names if run % 2 == 0 else names[::-1]
             change_one_price(db)
             for name in order:
                 changed = build(trees[name], folder / name, common)
                 figures[name]["change_beyond"].append(changed["beyond_requests"])
+                for phase, seconds in changed["phases"].items():
+                    figures[name].setdefault(f"change phase: {phase}", []).append(seconds)
                 figures[name]["peak_pss_mb"].append(changed["peak_tree_pss_mb"])
+        for run in range(runs):
+            order = names if run % 2 == 0 else names[::-1]
             for name in order:
                 job = {**common, "full": True, "from_cache": True, "out": f"render-{run}"}
                 render = build(trees[name], folder / name, job)
@@ -96,7 +103,7 @@ def compare(
                 )
                 figures[name]["peak_pss_mb"].append(render["peak_tree_pss_mb"])
                 shutil.rmtree(folder / name / f"render-{run}", ignore_errors=True)
-            print(json.dumps({"run": run + 1, **figures}), flush=True)
+        print(json.dumps(figures), flush=True)
     return figures
 
 
@@ -147,10 +154,17 @@ def table(
         f"| figure | {other} | this tree | this / {other} |",
         "|---|---:|---:|---:|",
     ]
+    # The one-product change's phases (medians), as bench_build.py splits a build's time.
+    phases = sorted(
+        {name for name in figures[this] if name.startswith("change phase: ")}
+        & {name for name in figures[other] if name.startswith("change phase: ")}
+    )
+    rows += [(f"- {name.removeprefix('change ')} (s)", name) for name in phases]
     for label, name in rows:
         pick = max if name == "peak_pss_mb" else statistics.median
         mine, theirs = pick(figures[this][name]), pick(figures[other][name])
-        lines.append(f"| {label} | {theirs:,.2f} | {mine:,.2f} | {mine / theirs:.2f} |")
+        ratio = f"{mine / theirs:.2f}" if theirs else "-"
+        lines.append(f"| {label} | {theirs:,.2f} | {mine:,.2f} | {ratio} |")
     return "\n".join(lines)
 
 
