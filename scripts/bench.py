@@ -177,8 +177,9 @@ def seed(db: Path, products: int) -> str:
     return DEMO_KEY
 
 
-def build(job: dict[str, Any]) -> dict[str, Any]:
-    """One build in a fresh process against the running companion; its figures."""
+def build(job: dict[str, Any], tree: Path = REPO) -> dict[str, Any]:
+    """One build in a fresh process against the running companion, by the generator of
+    ``tree`` (another checkout's, for ``bench_against``); its figures."""
     folder: Path = job["folder"]
     _settle_disk(folder)
     spawned = time.monotonic()
@@ -193,10 +194,13 @@ def build(job: dict[str, Any]) -> dict[str, Any]:
         "windows": job.get("windows", [(NO_LIMIT, 60.0)]),
         "spawned": spawned,
     }
-    command = [sys.executable, str(BUILD_SCRIPT), json.dumps(child_job)]
-    run = measured_run(command, cwd=folder, spawned=spawned)
+    script = tree / "scripts" / BUILD_SCRIPT.name
+    # The tree's own generator, not the installed one.
+    env = {**os.environ, "PYTHONPATH": str(tree)} if tree != REPO else None
+    command = [sys.executable, str(script), json.dumps(child_job)]
+    run = measured_run(command, cwd=folder, spawned=spawned, env=env)
     if run.returncode != 0:
-        raise SystemExit(f"bench build failed: {run.stderr.strip().splitlines()[-3:]}")
+        raise SystemExit(f"bench build of {tree} failed: {run.stderr.strip().splitlines()[-3:]}")
     figures: dict[str, Any] = json.loads(run.stdout.strip().splitlines()[-1])
     return _with_process_figures(figures, run)
 

@@ -22,19 +22,17 @@ from __future__ import annotations
 import argparse
 import compileall
 import json
-import os
 import shutil
 import statistics
 import subprocess
-import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
-from bench import NO_LIMIT, REPO, SITE_URL, _settle_disk, _with_process_figures, change_one_price
+from bench import NO_LIMIT, REPO, change_one_price
+from bench import build as bench_build
 from bench import seed as seed_store
-from bench_procs import companion_server, measured_run
+from bench_procs import companion_server
 
 
 def main() -> int:
@@ -108,35 +106,9 @@ def compare(
 
 
 def build(tree: Path, folder: Path, job: dict[str, Any]) -> dict[str, Any]:
-    """One build by the generator of ``tree``, in a fresh process; its figures."""
+    """One build by the generator of ``tree`` into ``folder``; its figures."""
     folder.mkdir(parents=True, exist_ok=True)
-    _settle_disk(folder)
-    spawned = time.monotonic()
-    child_job = {
-        "api_url": job["api_url"],
-        "key": job["key"],
-        "out": str(folder / job.get("out", "out")),
-        "cache": str(folder / "cache"),
-        "site_url": SITE_URL,
-        "full": bool(job.get("full")),
-        "from_cache": bool(job.get("from_cache")),
-        "windows": [(NO_LIMIT, 60.0)],
-        "spawned": spawned,
-    }
-    command = [sys.executable, str(tree / "scripts" / "bench_build.py"), json.dumps(child_job)]
-    previous = os.environ.get("PYTHONPATH")
-    os.environ["PYTHONPATH"] = str(tree)  # the tree's own generator, not the installed one
-    try:
-        run = measured_run(command, cwd=folder, spawned=spawned)
-    finally:
-        if previous is None:
-            del os.environ["PYTHONPATH"]
-        else:
-            os.environ["PYTHONPATH"] = previous
-    if run.returncode != 0:
-        raise SystemExit(f"build of {tree} failed: {run.stderr.strip().splitlines()[-3:]}")
-    figures: dict[str, Any] = json.loads(run.stdout.strip().splitlines()[-1])
-    return _with_process_figures(figures, run)
+    return bench_build({**job, "folder": folder}, tree)
 
 
 def table(

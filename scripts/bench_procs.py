@@ -21,7 +21,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -107,11 +107,13 @@ def _wait_ready(base: str, server: subprocess.Popen[bytes], log: Path) -> None:
     raise SystemExit("bench: the companion was not ready within 60 s")
 
 
-def measured_run(command: Sequence[str], *, cwd: Path, spawned: float) -> Run:
+def measured_run(
+    command: Sequence[str], *, cwd: Path, spawned: float, env: Mapping[str, str] | None = None
+) -> Run:
     """Run ``command`` to its end; ``spawned`` is the monotonic time the caller took just
     before, also handed to the process so it can split its own time into phases."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        process = subprocess.Popen(command, cwd=cwd, stdout=out, stderr=err)
+        process = subprocess.Popen(command, cwd=cwd, stdout=out, stderr=err, env=env)
         sampler = _TreeSampler(process.pid)
         sampler.start()
         # wait4 rather than wait: the rusage of the process includes its reaped children's.
