@@ -14,7 +14,7 @@ from companion.db.commerce_schema import order_status_history, payments
 from companion.payments import vnpay
 from companion.seed.commerce import DEMO_HASH_SECRET
 from tests.companion.commerce.conftest import Store
-from tests.companion.commerce.test_payments_http import placed_vnpay_order, start
+from tests.companion.commerce.test_payments_http import paid_result, placed_vnpay_order, start
 
 pytestmark = pytest.mark.anyio
 
@@ -27,15 +27,7 @@ SUCCESS = {"00", "02"}  # confirmed now, or already confirmed by another copy
 async def signed_ipn(store: Store) -> tuple[int, dict[str, str]]:
     """A placed order's id and the gateway's signed notification that it was paid."""
     token, order = await placed_vnpay_order(store)
-    request = await start(store, token)
-    result = {
-        "vnp_Amount": request["vnp_Amount"],
-        "vnp_ResponseCode": "00",
-        "vnp_TransactionStatus": "00",
-        "vnp_TmnCode": "DEMOSHOP",
-        "vnp_TxnRef": request["vnp_TxnRef"],
-        "vnp_TransactionNo": "1234",
-    }
+    result = paid_result(await start(store, token))
     order_id = order["id"]
     assert isinstance(order_id, int)
     return order_id, dict(parse_qsl(vnpay.signed_query(result, DEMO_HASH_SECRET)))

@@ -94,6 +94,18 @@ async def test_cancel_fails_the_payment_and_a_retry_pays(store: Store) -> None:
     assert refused.status_code == 409 and refused.json()["code"] == "order_not_payable"
 
 
+def paid_result(request: dict[str, str]) -> dict[str, str]:
+    """The gateway's (unsigned) notification that the payment ``request`` was paid."""
+    return {
+        "vnp_Amount": request["vnp_Amount"],
+        "vnp_ResponseCode": "00",
+        "vnp_TransactionStatus": "00",
+        "vnp_TmnCode": "DEMOSHOP",
+        "vnp_TxnRef": request["vnp_TxnRef"],
+        "vnp_TransactionNo": "1234",
+    }
+
+
 async def test_replayed_ipn_is_acknowledged_without_change(store: Store) -> None:
     token, _ = await placed_vnpay_order(store)
     returned = await complete(store, await start(store, token), "pay")
@@ -104,15 +116,7 @@ async def test_replayed_ipn_is_acknowledged_without_change(store: Store) -> None
 
 async def test_ipn_answers_in_the_gateway_convention(store: Store) -> None:
     token, _ = await placed_vnpay_order(store)
-    request = await start(store, token)
-    result = {
-        "vnp_Amount": request["vnp_Amount"],
-        "vnp_ResponseCode": "00",
-        "vnp_TransactionStatus": "00",
-        "vnp_TmnCode": "DEMOSHOP",
-        "vnp_TxnRef": request["vnp_TxnRef"],
-        "vnp_TransactionNo": "1234",
-    }
+    result = paid_result(await start(store, token))
 
     async def ipn(params: dict[str, str], secret: str = DEMO_HASH_SECRET) -> str:
         signed = dict(parse_qsl(vnpay.signed_query(params, secret)))
