@@ -68,6 +68,7 @@ _FORWARDED = frozenset(
         "storefront-errors", "analytics/entity-view", "banners/*/click",
     }
 )  # fmt: skip
+_FORWARDED_PARTS = tuple(tuple(path.split("/")) for path in sorted(_FORWARDED))
 #: Paths the session endpoints own: the forwarder points there instead.
 _SESSION_OWNED = frozenset({"customer/login", "customer/register"})
 
@@ -238,13 +239,11 @@ def forwarded_segments(raw_path: str) -> tuple[str, ...] | None:
 
 def forwarded(segments: tuple[str, ...]) -> bool:
     """Whether ``segments`` match one of the paths the islands use."""
-    for allowed in _FORWARDED:
-        parts = allowed.split("/")
-        if len(parts) == len(segments) and all(
-            part == "*" or part == segment for part, segment in zip(parts, segments, strict=True)
-        ):
-            return True
-    return False
+    return any(
+        len(parts) == len(segments)
+        and all(part in ("*", segment) for part, segment in zip(parts, segments, strict=True))
+        for parts in _FORWARDED_PARTS
+    )
 
 
 def problem(status: int, code: str, detail: str) -> JSONResponse:
