@@ -46,12 +46,14 @@ class ModelBytes:
     digested once, then stands as its digest. Keeps the cards it saw (so no other object can
     take an address it remembers); one per build's pages, not longer."""
 
-    __slots__ = ("_cards", "_table")
+    __slots__ = ("_cards", "_choices", "_table")
 
     def __init__(self) -> None:
         self._cards: dict[int, tuple[ProductCard, bytes]] = {}
+        self._choices: dict[int, tuple[tuple[ProductCard, ...], bytes]] = {}
         self._table = dict(_dispatch_table())
         self._table[ProductCard] = self._card
+        self._table[PackedProduct] = self._packed
 
     def __call__(self, obj: object) -> bytes:
         return _dumped(obj, self._table)
@@ -71,6 +73,16 @@ class ModelBytes:
 
     def _card(self, card: ProductCard) -> tuple[type, tuple[object, ...]]:
         return CardDigest, (self.card_digest(card),)
+
+    def _packed(self, packed: PackedProduct) -> tuple[type, tuple[object, ...]]:
+        # Most products share their related products' tuple with the others of their
+        # categories (``crawl.related``): its cards are digested together, once per tuple.
+        related = packed.related
+        known = self._choices.get(id(related))
+        if known is None:
+            joined = b"".join(self.card_digest(card) for card in related)
+            known = self._choices[id(related)] = (related, joined)
+        return PackedProduct, (packed.blob, CardDigest, known[1])
 
 
 _card_fields = operator.attrgetter(*(field.name for field in dataclasses.fields(ProductCard)))
