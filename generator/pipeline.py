@@ -24,7 +24,7 @@ import anyio
 import httpx
 from rich.console import Console
 
-from generator.client import ApiClient, ClientSettings, ClientStats, RateWindow
+from generator.client import ApiClient, ClientSettings, ClientStats, RateWindow, RequestLog
 from generator.config import BuildConfig
 from generator.crawl.cache import CrawlCache
 from generator.crawl.catalog import crawl
@@ -35,7 +35,7 @@ from generator.model import Catalog
 from generator.plan.site_plan import plan_site
 from generator.progress import BuildProgress
 from generator.render.pages import build_environment
-from generator.summary import BuildSummary
+from generator.summary import Budget, BuildSummary
 from generator.write.incremental import BuildState, compiled_templates
 from generator.write.site import write_incremental
 
@@ -116,6 +116,7 @@ async def build_site(
         skipped=plan.skipped,
         seconds=time.perf_counter() - started,
         source=_source(config),
+        budget=crawled.budget,
     )
 
 
@@ -125,6 +126,7 @@ class Crawled:
     stats: ClientStats
     cache: CrawlCache | None  # prepared, to save once the output is in place; None offline
     reused: int  # answers taken from the crawl cache without a request
+    budget: Budget | None = None  # the longest rate window at the crawl's end; None offline
 
 
 @contextmanager
@@ -178,7 +180,14 @@ async def crawl_catalog(
             settings=ClientSettings(concurrency=config.concurrency, windows=windows),
             observer=progress,
         )
-        catalog = await crawling(client, cache=cache)
+        # What the last builds of this key spent counts against this one's windows.
+        log = RequestLog(config.cache_dir, config.api_url or "embedded", key)
+        log.restore(client.limiter)
+        try:
+            catalog = await crawling(client, cache=cache)
+        finally:
+            log.record(client.limiter)
+        budget = _budget(client) if windows != UNLIMITED else None
     cache.prepare_save()  # what it no longer needs is freed for the plan and the render
     written = CrawlCache.reopen_new_file(cache)
     if written is not None:
@@ -188,7 +197,17 @@ async def crawl_catalog(
         del catalog
         release_memory()
         catalog = await crawl(None, settings=settings, cache=written)
-    return Crawled(catalog, client.stats, cache, reused=cache.reused)
+    return Crawled(catalog, client.stats, cache, reused=cache.reused, budget=budget)
+
+
+def _budget(client: ApiClient) -> Budget | None:
+    """What the client's longest rate window (the spec's hour) has counted, earlier builds'
+    requests included; None without windows."""
+    windows = client.limiter.windows
+    if not windows:
+        return None
+    longest = max(windows, key=lambda window: window.seconds)
+    return Budget(client.limiter.used(longest), longest.limit, longest.seconds)
 
 
 def _source(config: BuildConfig) -> str:

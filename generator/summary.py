@@ -16,6 +16,16 @@ SKIPS_LISTED = 20
 
 
 @dataclass(frozen=True, slots=True)
+class Budget:
+    """A rate window at a build's end: requests it counts (earlier builds' of the same key
+    too), its limit and its length."""
+
+    used: int
+    limit: int
+    seconds: float
+
+
+@dataclass(frozen=True, slots=True)
 class BuildSummary:
     out_dir: Path
     pages_by_kind: Counter[str]
@@ -29,10 +39,17 @@ class BuildSummary:
     skipped: tuple[Skip, ...]
     seconds: float
     source: str
+    budget: Budget | None = None  # the API's longest rate window; None: no API asked
 
     @property
     def pages(self) -> int:
         return sum(self.pages_by_kind.values())
+
+
+def _span(seconds: float) -> str:
+    if seconds % 3600 == 0:
+        return "hour" if seconds == 3600 else f"{seconds / 3600:g} hours"
+    return f"{seconds / 60:g} min" if seconds % 60 == 0 else f"{seconds:g} s"
 
 
 def print_summary(summary: BuildSummary, console: Console) -> None:
@@ -45,6 +62,12 @@ def print_summary(summary: BuildSummary, console: Console) -> None:
     table.add_row("files written", f"{summary.files} ({summary.bytes / 1_048_576:.1f} MiB)")
     table.add_row("sitemap files", ", ".join(summary.sitemap_files) or "none")
     table.add_row("API requests", str(summary.requests))
+    if summary.budget is not None:
+        budget = summary.budget
+        table.add_row(
+            f"requests in the last {_span(budget.seconds)} (earlier builds too)",
+            f"{budget.used:,} of {budget.limit:,} ({budget.used / budget.limit:.0%})",
+        )
     table.add_row("retries (5xx, timeouts)", str(summary.retries))
     table.add_row("429 answers", str(summary.rate_limited))
     table.add_row("seconds waited for rate limits", f"{summary.waited_seconds:.1f}")

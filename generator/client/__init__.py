@@ -4,7 +4,8 @@ One module per layer, innermost first: ``request`` (one GET within its deadline,
 mapped; ``body`` reads within the size limit, ``decode`` refuses unusable JSON), ``limiter``
 (rate windows and Retry-After), ``retry`` (5xx and transport failures), ``paging`` (cursor
 walks), ``api`` (``ApiClient``, the composition a build uses). ``timing``, ``observer`` and
-``stats`` are the injectable clock, the progress hook and the counters.
+``stats`` are the injectable clock, the progress hook and the counters; ``request_log`` keeps
+a key's recent requests between builds, so consecutive builds share the rate windows.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from generator.client.paging import (
     walk_parsed_pages,
 )
 from generator.client.request import ApiResponse, Params, describe_endpoint
+from generator.client.request_log import RequestLog
 from generator.client.retry import RetryPolicy
 from generator.client.settings import ClientSettings
 from generator.client.stats import ClientStats, endpoint_group
@@ -41,6 +43,7 @@ __all__ = [
     "Params",
     "RateLimiter",
     "RateWindow",
+    "RequestLog",
     "RetryPolicy",
     "SystemTimer",
     "Timer",

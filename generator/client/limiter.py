@@ -66,6 +66,30 @@ class RateLimiter:
         self._in_flight = 0
         self._blocked_until = -math.inf
         self._lock = anyio.Lock()
+        #: When each request this limiter let through ended (timer instants), in order.
+        self.sent: list[float] = []
+
+    @property
+    def windows(self) -> tuple[RateWindow, ...]:
+        return self._windows
+
+    def now(self) -> float:
+        """The limiter's timer now."""
+        return self._timer.now()
+
+    def seed(self, ended: Sequence[float]) -> None:
+        """Count requests sent before this limiter existed (by earlier builds of the same key,
+        ``request_log``), given as the timer instants they ended at, oldest first."""
+        for log in self._logs:
+            merged = sorted([*ended, *log])
+            log.clear()
+            log.extend(merged)
+
+    def used(self, window: RateWindow) -> int:
+        """Requests counted in ``window`` now: logged inside it (seeded ones too) and in flight."""
+        index = self._windows.index(window)
+        cutoff = self._timer.now() - window.seconds
+        return sum(1 for ended in self._logs[index] if ended > cutoff) + self._in_flight
 
     @property
     def blocked_until(self) -> float:
@@ -128,5 +152,6 @@ class RateLimiter:
     def _release(self) -> None:
         self._in_flight -= 1
         finished = self._timer.now()
+        self.sent.append(finished)
         for log in self._logs:
             log.append(finished)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from datetime import timedelta
@@ -117,3 +118,16 @@ def test_the_demo_builds_the_same_pages_whenever_it_is_built(
     fresh = tmp_path / "fresh-site"
     assert build(tmp_path, fresh, cache="fresh-cache") == 0
     assert files(fresh) == files(out)
+
+
+def test_builds_in_a_row_share_one_request_log(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each build adds the requests it sent to the log in the cache folder, which the next build
+    of the same API and key counts against its windows (``client.request_log``)."""
+    out = tmp_path / "site"
+    assert build(tmp_path, out) == 0
+    assert build(tmp_path, out) == 0
+    sent = [int(n) for n in re.findall(r"API requests\s*│\s*(\d+)", capsys.readouterr().out)]
+    (log,) = (tmp_path / "cache" / "requests").glob("*.json")
+    assert len(sent) == 2 and len(json.loads(log.read_text())["ended"]) == sum(sent)

@@ -1,0 +1,42 @@
+"""The summary a build prints: the rate window's budget, earlier builds' requests included."""
+
+from __future__ import annotations
+
+import io
+from collections import Counter
+from pathlib import Path
+
+from rich.console import Console
+
+from generator.summary import Budget, BuildSummary, print_summary
+
+
+def printed(budget: Budget | None) -> str:
+    summary = BuildSummary(
+        out_dir=Path("out"),
+        pages_by_kind=Counter({"product": 3}),
+        files=5,
+        bytes=1000,
+        sitemap_files=("sitemap.xml",),
+        requests=248,
+        retries=0,
+        rate_limited=0,
+        waited_seconds=0.0,
+        skipped=(),
+        seconds=1.0,
+        source="https://api.example.vn/public/v1",
+        budget=budget,
+    )
+    text = io.StringIO()
+    print_summary(summary, Console(file=text, width=120))
+    return text.getvalue()
+
+
+def test_the_hour_used_is_shown_with_its_limit() -> None:
+    text = printed(Budget(used=4812, limit=20_000, seconds=3600.0))
+    assert "requests in the last hour (earlier builds too)" in text
+    assert "4,812 of 20,000 (24%)" in text
+
+
+def test_no_budget_line_without_an_api() -> None:
+    assert "requests in the last" not in printed(None)
