@@ -183,6 +183,7 @@ async def crawl_catalog(
         # What the last builds of this key spent counts against this one's windows.
         log = RequestLog(config.cache_dir, config.api_url or "embedded", key)
         log.restore(client.limiter)
+        progress.pacing(client.limiter)
         try:
             catalog = await crawling(client, cache=cache)
         finally:

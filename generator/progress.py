@@ -1,5 +1,10 @@
 """What a build shows on the terminal while it runs: requests, pages, rate-limit waits.
 
+When the crawl can estimate its requests (a first build, from the sitemap's counts), the
+requests line shows how many are left, the recent rate and about how long the rest takes under
+the API's rate windows (``RateLimiter.time_for``: an hour's budget spent shows as the wait it
+is, not as a stall). Without a terminal, that line is printed every ``REPORT_SECONDS``.
+
 ``BuildProgress`` implements the client's and the crawl's observer protocols, so the crawl layers
 never know how (or whether) progress is displayed. On a terminal it draws rich progress bars; in
 CI (no terminal) it prints a line per phase and per wait instead of redrawing.
@@ -12,6 +17,7 @@ takes a lock and records a speed sample. The bars are brought up to date at most
 from __future__ import annotations
 
 import time
+from collections import deque
 from types import TracebackType
 
 from rich.console import Console
@@ -25,10 +31,15 @@ from rich.progress import (
     TimeElapsedColumn,
 )
 
+from generator.client.limiter import RateLimiter
 from generator.client.observer import WaitReason
 from generator.model import Skip
 
 REFRESH_SECONDS = 0.05
+#: Without a terminal: how often the requests line is printed during a long crawl.
+REPORT_SECONDS = 60.0
+#: The recent rate is measured over about this long.
+RATE_SECONDS = 30.0
 
 
 class BuildProgress:
@@ -54,6 +65,14 @@ class BuildProgress:
         self._errors = 0
         self._done: dict[TaskID, int] = {}  # items done per phase, not yet shown
         self._shown_at = 0.0
+        self._expected: int | None = None
+        self._limiter: RateLimiter | None = None
+        self._samples: deque[tuple[float, int]] = deque()  # (instant, requests done)
+        self._reported_at = time.monotonic()
+
+    def pacing(self, limiter: RateLimiter) -> None:
+        """The limiter of the build's client: how long what is left takes under its windows."""
+        self._limiter = limiter
 
     def __enter__(self) -> BuildProgress:
         self._progress.__enter__()
@@ -82,10 +101,37 @@ class BuildProgress:
     def _show(self) -> None:
         if not self._live:
             return
-        note = f"{self._errors} failed" if self._errors else ""
-        self._progress.update(self._requests, completed=self._request_count, note=note)
+        notes = [self.outlook()] if self._expected is not None else []
+        notes += [f"{self._errors} failed"] if self._errors else []
+        self._progress.update(self._requests, completed=self._request_count, note=", ".join(notes))
         for task, count in self._done.items():
             self._progress.update(task, completed=count)
+
+    def outlook(self) -> str:
+        """Requests done and about how many are left, the recent rate, the time to go."""
+        done = self._request_count
+        expected = max(self._expected or 0, done)
+        left = expected - done
+        rate = self._rate()
+        text = f"{done:,} of about {expected:,} requests"
+        if rate is not None:
+            text += f", {rate:.1f}/s"
+        seconds = self._limiter.time_for(left) if self._limiter is not None else 0.0
+        if rate:
+            seconds = max(seconds, left / rate)
+        if left and (rate or seconds):
+            text += f", about {duration(seconds)} left"
+        return text
+
+    def _rate(self) -> float | None:
+        """Requests a second over the last ``RATE_SECONDS`` (None: too early to say)."""
+        now = time.monotonic()
+        samples = self._samples
+        samples.append((now, self._request_count))
+        while len(samples) > 2 and samples[1][0] < now - RATE_SECONDS:
+            samples.popleft()
+        (first, counted), (last, count) = samples[0], samples[-1]
+        return (count - counted) / (last - first) if last - first >= 1.0 else None
 
     # ClientObserver
     def request_done(self, endpoint: str, status: int, seconds: float) -> None:
@@ -94,11 +140,16 @@ class BuildProgress:
             self._errors += 1
         if self._due():
             self._show()
+        elif not self._live and self._expected is not None:
+            now = time.monotonic()
+            if now - self._reported_at >= REPORT_SECONDS:
+                self._reported_at = now
+                self.console.print(self.outlook())
 
     def waiting(self, seconds: float, reason: WaitReason) -> None:
         if seconds < 1:
             return
-        message = f"waiting {seconds:.1f} s ({reason})"
+        message = f"waiting {duration(seconds)} ({reason})"
         if self._live:
             self._progress.update(self._requests, note=message)
         else:
@@ -130,9 +181,27 @@ class BuildProgress:
     def skipped(self, skip: Skip) -> None:
         return None  # listed once in the summary, not twice
 
+    def requests_expected(self, total: int) -> None:
+        self._expected = total
+        self._progress.update(self._requests, total=total)
+        if not self._live:
+            self.console.print(f"about {total:,} requests to make")
+
     # render
     def rendering(self, total: int) -> None:
         self.phase_started("render", total)
 
     def rendered(self) -> None:
         self.item_done("render")
+
+
+def duration(seconds: float) -> str:
+    """``42 s``, ``3 min 5 s``, ``1 h 2 min``: a wait or a time to go, as a person reads it."""
+    whole = round(seconds)
+    if whole < 60:
+        return f"{seconds:.1f} s" if seconds < 10 else f"{whole} s"
+    minutes, secs = divmod(whole, 60)
+    if minutes < 60:
+        return f"{minutes} min {secs} s" if secs else f"{minutes} min"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes} min" if minutes else f"{hours} h"

@@ -103,6 +103,16 @@ class RateLimiter:
     def block_for(self, seconds: float) -> None:
         self.block_until(self._timer.now() + seconds)
 
+    def time_for(self, count: int) -> float:
+        """About the least time ``count`` more requests take under the windows from now: what
+        each window has room for goes at once, the rest at the window's rate."""
+        longest = 0.0
+        for window in self._windows:
+            beyond = count - max(0, window.limit - self.used(window))
+            if beyond > 0:
+                longest = max(longest, beyond / window.limit * window.seconds)
+        return longest
+
     @asynccontextmanager
     async def slot(self) -> AsyncIterator[None]:
         """Wait for a free slot, hold it for one request, and log the request when it ends."""

@@ -476,6 +476,12 @@ class CrawlCache:
     def __len__(self) -> int:
         return len(self._previous)
 
+    @property
+    def blank(self) -> bool:
+        """Whether it starts with no answer of an earlier crawl (``--full``, a first build);
+        known without waiting for an index still being read."""
+        return isinstance(self._previous, dict) and not self._previous
+
     def lookup(self, key: str) -> CachedAnswer | None:
         return self._current.get(key) or self._previous.get(key)
 

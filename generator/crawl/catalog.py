@@ -44,7 +44,13 @@ from generator.crawl.routes import (
     unexplained_paths,
 )
 from generator.crawl.settings import CrawlSettings
-from generator.crawl.sitemap import Sections, list_bound, sitemap_paths, sitemap_sections
+from generator.crawl.sitemap import (
+    Sections,
+    expected_requests,
+    list_bound,
+    sitemap_paths,
+    sitemap_sections,
+)
 from generator.crawl.versions import (
     CategoryClaims,
     digest,
@@ -90,6 +96,11 @@ async def crawl(
         observer=observer,
         alongside=[sections.job(lambda: sitemap_sections(fetcher))],
     )
+
+    if client is not None and (cache is None or cache.blank):  # everything will be asked
+        expected = expected_requests(sections.value, settings.page_size)
+        if expected is not None:
+            observer.requests_expected(expected)
 
     def bound(section: str) -> ListBound | None:
         return list_bound(sections.value, section, settings.list_margin)

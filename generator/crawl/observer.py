@@ -25,6 +25,10 @@ class CrawlObserver(Protocol):
         """Something will not be rendered, and why (also listed in ``Catalog.skipped``)."""
         ...
 
+    def requests_expected(self, total: int) -> None:
+        """About how many requests the whole crawl asks (told when it can be estimated)."""
+        ...
+
 
 class NullCrawlObserver:
     def phase_started(self, phase: str, total: int | None) -> None:
@@ -34,6 +38,9 @@ class NullCrawlObserver:
         return None
 
     def skipped(self, skip: Skip) -> None:
+        return None
+
+    def requests_expected(self, total: int) -> None:
         return None
 
 

@@ -39,6 +39,30 @@ def list_bound(sections: Sections | None, name: str, margin: int) -> ListBound |
     )
 
 
+#: Requests a first crawl asks besides the lists and details: the store context, the sitemap's
+#: index, flash sales and the newest products.
+_FIXED_REQUESTS = 12
+#: Requests per row of a section beyond its list pages, in a first crawl: a product's detail
+#: and variants; an article's or CMS page's detail; a category's level and product list; a
+#: collection's path resolution and product list.
+_PER_ROW = {"products": 2, "articles": 1, "pages": 1, "categories": 2, "collections": 2}
+#: Sections whose rows are also walked as a list (besides their sitemap section).
+_LISTED = ("products", "articles")
+
+
+def expected_requests(sections: Sections | None, page_size: int) -> int | None:
+    """About how many requests a crawl with nothing cached asks, from the sitemap's counts
+    (within a few per cent on the demo store); None without counts."""
+    counted = [(name, count) for name, count in sections or () if count is not None]
+    if not counted:
+        return None
+    total = _FIXED_REQUESTS
+    for name, count in counted:
+        pages = max(1, -(-count // page_size))
+        total += pages * (2 if name in _LISTED else 1) + count * _PER_ROW.get(name, 1)
+    return total
+
+
 async def sitemap_paths(
     fetcher: Fetcher, sections: Sections | None, *, skips: SkipLog, observer: CrawlObserver
 ) -> list[tuple[str, str | None]]:

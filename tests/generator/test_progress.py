@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import io
 
+import pytest
 from rich.console import Console
 
-from generator.progress import BuildProgress
+from generator.client import ClientStats, ManualTimer, NullObserver, RateLimiter, RateWindow
+from generator.progress import BuildProgress, duration
 
 
 def test_bars_show_every_item_and_request_at_the_end() -> None:
@@ -36,3 +38,49 @@ def test_without_a_terminal_it_prints_phases_and_draws_no_bars() -> None:
         progress.item_done("products")
         progress.item_done("products")
     assert out.getvalue() == "products (2)…\n"
+
+
+def spent_limiter(used: int) -> RateLimiter:
+    """A limiter with the spec's windows that has already counted ``used`` requests now."""
+    timer = ManualTimer(start=10_000.0)
+    limiter = RateLimiter(
+        (RateWindow(600, 60.0), RateWindow(20_000, 3600.0)),
+        timer,
+        observer=NullObserver(),
+        stats=ClientStats(),
+    )
+    limiter.seed([timer.now()] * used)
+    return limiter
+
+
+def test_time_to_go_follows_the_rate_windows() -> None:
+    fresh = spent_limiter(0)
+    assert fresh.time_for(600) == 0  # a minute's room goes at once
+    assert fresh.time_for(1200) == pytest.approx(60.0)
+    # The hour's 20,000 already spent: what is left waits for the hour, not for the minute.
+    assert spent_limiter(20_000).time_for(100) == pytest.approx(18.0)
+    assert spent_limiter(20_000).time_for(20_000) == pytest.approx(3600.0)
+
+
+def test_a_first_crawl_shows_requests_left_and_the_time_to_go() -> None:
+    out = io.StringIO()
+    console = Console(file=out, force_terminal=False, width=120)
+    with BuildProgress(console) as progress:
+        progress.pacing(spent_limiter(20_000))
+        progress.requests_expected(20_800)
+        for _ in range(800):
+            progress.request_done("GET /products/{id}", 200, 0.01)
+        outlook = progress.outlook()
+    assert out.getvalue().startswith("about 20,800 requests to make\n")
+    assert outlook.startswith("800 of about 20,800 requests")
+    assert outlook.endswith("about 1 h left")  # 20,000 more at the hour's pace
+
+
+def test_durations_read_as_a_person_says_them() -> None:
+    assert [duration(s) for s in (4.25, 42, 185, 3600, 3725)] == [
+        "4.2 s",
+        "42 s",
+        "3 min 5 s",
+        "1 h",
+        "1 h 2 min",
+    ]

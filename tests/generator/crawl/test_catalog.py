@@ -157,6 +157,9 @@ class Phases:
     def skipped(self, skip: Skip) -> None:
         self.skips.append(skip)
 
+    def requests_expected(self, total: int) -> None:
+        self.expected = total
+
 
 async def test_the_observer_follows_phases_and_skips() -> None:
     fake, phases = FakeApi(small_store()), Phases()
