@@ -106,6 +106,22 @@ SETTINGS: tuple[Setting, ...] = (
         switch=True,
     ),
     Setting(
+        "max_requests",
+        "--max-requests",
+        "STOREFRONT_MAX_REQUESTS",
+        None,
+        "Stop the crawl after this many requests (exit status 75); the next build continues "
+        "from what it fetched.",
+    ),
+    Setting(
+        "deadline",
+        "--deadline",
+        "STOREFRONT_DEADLINE",
+        None,
+        "Stop the crawl after this long (90s, 45m, 5h; exit status 75), for a CI job's time "
+        "limit; the next build continues from what it fetched.",
+    ),
+    Setting(
         "workers",
         "--workers",
         "STOREFRONT_WORKERS",
@@ -148,6 +164,8 @@ class BuildConfig:
     full: bool = False
     from_cache: bool = False
     workers: int = 1
+    max_requests: int | None = None
+    deadline: float | None = None  # seconds
 
     @property
     def embedded(self) -> bool:
@@ -200,6 +218,8 @@ def resolve(
         full=_switch(raw["full"]),
         from_cache=_switch(raw["from_cache"]),
         workers=_workers(raw["workers"]),
+        max_requests=_optional(raw["max_requests"], "--max-requests"),
+        deadline=_duration(raw["deadline"]),
     )
 
 
@@ -224,6 +244,29 @@ def _api_url(value: str | None) -> str | None:
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise ConfigError(f"--api-url must be an http(s) address, got {value!r}")
     return value.rstrip("/")
+
+
+def _optional(value: str | None, flag: str) -> int | None:
+    return None if value is None else _positive_int(value, flag)
+
+
+_UNITS = {"s": 1, "m": 60, "h": 3600}
+
+
+def _duration(value: str | None) -> float | None:
+    """``90``, ``90s``, ``45m``, ``5h`` or ``1.5h`` as seconds; None when not set."""
+    if value is None:
+        return None
+    text = value.strip().lower()
+    unit = _UNITS.get(text[-1:], None)
+    number = text[:-1] if unit is not None else text
+    try:
+        seconds = float(number) * (unit or 1)
+    except ValueError:
+        seconds = -1.0
+    if not seconds > 0 or seconds == float("inf"):
+        raise ConfigError(f"--deadline must be a duration such as 90s, 45m or 5h, got {value!r}")
+    return seconds
 
 
 def _site_url(value: str) -> str:

@@ -12,7 +12,9 @@
     ├── WriteError           the output cannot be written
     │   ├── UnsafePath       a path that would escape the output folder
     │   └── PathCollision    two pages at one path
-    └── TemplateError        a theme template failed to render (names the template and line)
+    ├── TemplateError        a theme template failed to render (names the template and line)
+    └── CrawlStopped         the crawl reached --max-requests or --deadline: the answers so far
+                             are kept and the next build continues (exit status 75)
 
 Each message says what happened, where (endpoint, path, template), and what to do.
 """
@@ -28,6 +30,12 @@ class StorefrontError(Exception):
 
 class ConfigError(StorefrontError):
     exit_code = 2
+
+
+class CrawlStopped(StorefrontError):
+    """Stopped on purpose before the crawl was done; not a failure of the store or the API."""
+
+    exit_code = 75  # EX_TEMPFAIL: try again later, and it goes on from here
 
 
 #: Longest endpoint a message shows: a cursor chosen by the API can be of any length.

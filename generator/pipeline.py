@@ -29,7 +29,7 @@ from generator.config import BuildConfig
 from generator.crawl.cache import CrawlCache
 from generator.crawl.catalog import crawl
 from generator.crawl.settings import CrawlSettings
-from generator.errors import ConfigError
+from generator.errors import ConfigError, CrawlStopped
 from generator.memory import leave_to_exit, release_memory
 from generator.model import Catalog
 from generator.plan.site_plan import plan_site
@@ -177,7 +177,12 @@ async def crawl_catalog(
         client = ApiClient(
             http,
             key=key,
-            settings=ClientSettings(concurrency=config.concurrency, windows=windows),
+            settings=ClientSettings(
+                concurrency=config.concurrency,
+                windows=windows,
+                max_requests=config.max_requests,
+                stop_after=config.deadline,
+            ),
             observer=progress,
         )
         # What the last builds of this key spent counts against this one's windows.
@@ -186,6 +191,15 @@ async def crawl_catalog(
         progress.pacing(client.limiter)
         try:
             catalog = await crawling(client, cache=cache)
+        except CrawlStopped as stopped:
+            kept = cache.keep_partial()
+            raise CrawlStopped(
+                f"{stopped}; {kept:,} new answers kept in {config.cache_dir}, the next build "
+                "continues from them; the output is unchanged"
+            ) from None
+        except BaseException:
+            cache.keep_partial()  # interrupted or failed: what was fetched is not lost
+            raise
         finally:
             log.record(client.limiter)
         budget = _budget(client) if windows != UNLIMITED else None

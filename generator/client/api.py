@@ -28,7 +28,7 @@ from generator.client.retry import with_retries
 from generator.client.settings import ClientSettings
 from generator.client.stats import ClientStats
 from generator.client.timing import SystemTimer, Timer
-from generator.errors import ApiStatusError, ApiUnreachable, RateLimited
+from generator.errors import ApiStatusError, ApiUnreachable, CrawlStopped, RateLimited
 
 
 class ApiClient:
@@ -53,6 +53,8 @@ class ApiClient:
         )
         self._capacity = anyio.CapacityLimiter(self.settings.concurrency)
         self._rng = rng or random.Random()
+        self._started = self.timer.now()
+        self._asked = 0  # requests begun, retries included
 
     async def get(
         self, path: str, params: Params | None = None, *, headers: Mapping[str, str] | None = None
@@ -61,6 +63,7 @@ class ApiClient:
         failures. Raises ``RateLimited`` on 429 without retrying."""
 
         async def send() -> ApiResponse:
+            self._stop_if_due()
             return await self._send_once(path, params, headers)
 
         return await with_retries(
@@ -72,6 +75,17 @@ class ApiClient:
             observer=self.observer,
             stats=self.stats,
         )
+
+    def _stop_if_due(self) -> None:
+        """Stop before a request past ``max_requests`` or ``stop_after`` (``CrawlStopped``)."""
+        limit, stop_after = self.settings.max_requests, self.settings.stop_after
+        if limit is not None and self._asked >= limit:
+            raise CrawlStopped(f"stopped after {self._asked:,} requests (--max-requests {limit})")
+        if stop_after is not None and self.timer.now() - self._started >= stop_after:
+            raise CrawlStopped(
+                f"stopped after {self._asked:,} requests, at the --deadline of {stop_after:g} s"
+            )
+        self._asked += 1
 
     async def json(self, path: str, params: Params | None = None) -> object:
         """The decoded body of ``get``."""

@@ -30,6 +30,10 @@ class ClientSettings:
     max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES
     #: Longest time one request may take, body included, in seconds (retries start anew).
     request_deadline: float = DEFAULT_REQUEST_DEADLINE
+    #: Requests this client sends at most (None: no limit); past it ``CrawlStopped``.
+    max_requests: int | None = None
+    #: Seconds after the client's creation past which it sends nothing more (None: no limit).
+    stop_after: float | None = None
 
     def __post_init__(self) -> None:
         if self.concurrency < 1:
@@ -38,6 +42,10 @@ class ClientSettings:
             raise ConfigError(f"client max_pages {self.max_pages}: need at least 1")
         if self.max_answer_bytes < 1:
             raise ConfigError(f"client max_answer_bytes {self.max_answer_bytes}: need at least 1")
+        if self.max_requests is not None and self.max_requests < 1:
+            raise ConfigError(f"--max-requests {self.max_requests}: need at least 1")
+        if self.stop_after is not None and not self.stop_after > 0:
+            raise ConfigError(f"--deadline {self.stop_after:g} s: need more than 0 s")
         if not self.request_deadline > 0:
             raise ConfigError(
                 f"client request_deadline {self.request_deadline:g}: need more than 0 s"

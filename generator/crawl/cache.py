@@ -38,8 +38,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,6 +53,11 @@ from generator.errors import StorefrontError
 CACHE_FILE = "crawl.sqlite3"
 #: Bumped whenever the stored shape changes; another file is ignored (a full crawl follows).
 SCHEMA_VERSION = 4
+#: The code a cache file holding a crawl that did not finish is marked with (``recover_partial``).
+RESUMED_CODE = "resumed"
+#: A first crawl's new file is committed after this many answers or seconds, whichever first.
+SPILL_COMMIT_ROWS = 500
+SPILL_COMMIT_SECONDS = 2.0
 #: Keys asked in one query (SQLite allows 32,766 parameters; a list page has at most 100).
 _KEYS_PER_QUERY = 500
 
@@ -264,18 +271,43 @@ class _Spill:
 
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.unlink(missing_ok=True)
+        _remove_database(path)
         self.path = path
         self._db = sqlite3.connect(path, check_same_thread=False)
-        self._db.execute("PRAGMA journal_mode=OFF")
+        # Committed now and then, so that a crawl stopped in any way (even killed) leaves what
+        # it fetched to the next build (``recover_partial``); no fsync: a crash of the process
+        # loses nothing the system has, and a crash of the system only costs requests.
+        self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=OFF")
         self._db.execute("CREATE TABLE meta (schema INTEGER, code TEXT)")
         self._db.execute("INSERT INTO meta VALUES (?, ?)", (SCHEMA_VERSION, READING_CODE))
         for statement in _TABLES:
             self._db.execute(statement)
+        self._db.commit()
+        self._uncommitted = 0
+        self._committed_at = time.monotonic()
 
     def put(self, row: Row) -> None:
         _put(self._db, [row])
+        self._uncommitted += 1
+        if (
+            self._uncommitted >= SPILL_COMMIT_ROWS
+            or time.monotonic() - self._committed_at >= SPILL_COMMIT_SECONDS
+        ):
+            self._db.commit()
+            self._uncommitted = 0
+            self._committed_at = time.monotonic()
+
+    def keep(self) -> int:
+        """Commit and close, leaving the file for the next build to continue from; how many
+        answers it holds."""
+        try:
+            self._db.commit()
+            (count,) = self._db.execute("SELECT count(*) FROM answers").fetchone()
+            self._db.close()
+        except sqlite3.Error:
+            return 0
+        return int(count)
 
     def restamp(self, key: str, answer: CachedAnswer) -> None:
         self._db.execute(
@@ -295,11 +327,14 @@ class _Spill:
 
     def finish(self) -> None:
         self._db.commit()
+        # Back to a file that stands alone: it replaces the cache file, whose readers expect
+        # no write-ahead log beside it.
+        self._db.execute("PRAGMA journal_mode=DELETE")
         self._db.close()
 
     def discard(self) -> None:
         self._db.close()
-        self.path.unlink(missing_ok=True)
+        _remove_database(self.path)
 
 
 class _Index(Mapping[str, CachedAnswer]):
@@ -447,6 +482,7 @@ class CrawlCache:
         ``in_background``: its index is read in a thread while the first answers are asked
         for one by one (a rebuild's first requests need only a few)."""
         path = cache_dir / CACHE_FILE
+        recover_partial(path)
         found = cls._read(path, path, in_background=in_background)
         return found if found is not None else cls(path, {})  # not ``or``: that asks its len
 
@@ -561,6 +597,14 @@ class CrawlCache:
             return self._source.readings(key) if self._source is not None else None
         return None
 
+    def keep_partial(self) -> int:
+        """After a crawl that did not finish: leave what it fetched for the next build (which
+        continues from it, see ``recover_partial``); how many answers that is. Only a cache
+        written whole keeps its answers in a file as they come; one writing its difference
+        (a rebuild) keeps none, and the next rebuild asks again what this one asked."""
+        spill, self._spill = self._spill, None
+        return spill.keep() if spill is not None else 0
+
     def prepare_save(self) -> None:
         """Work out now what ``save`` will write, and let go of the rest.
 
@@ -666,6 +710,53 @@ class CrawlCache:
     def _row(self, key: str) -> Row:
         a = self._current[key]
         return (key, a.status, a.version, a.etag, a.digest, self._blob(key, a), a.body)
+
+
+def recover_partial(path: Path) -> int:
+    """Fold the answers a crawl that did not finish left beside the cache file at ``path`` into
+    it (they are newer), or make them the cache file when there is none; how many. A file that
+    cannot be read is removed: the crawl then asks again."""
+    partial = path.with_name(path.name + ".tmp")
+    if not partial.is_file():
+        return 0
+    try:
+        db = sqlite3.connect(partial)  # opening it replays its write-ahead log
+        try:
+            (schema,) = db.execute("SELECT schema FROM meta").fetchone()
+            (count,) = db.execute("SELECT count(*) FROM answers").fetchone()
+            db.execute("PRAGMA journal_mode=DELETE")
+        finally:
+            db.close()
+        if schema != SCHEMA_VERSION or not count:
+            _remove_database(partial)
+            return 0
+        if not path.is_file():
+            os.replace(partial, path)
+            partial = path  # its rows are the cache's now; marked resumed below
+        db = sqlite3.connect(path)
+        try:
+            if partial != path:
+                db.execute("ATTACH DATABASE ? AS partial", (str(partial),))
+                db.execute("INSERT OR REPLACE INTO answers SELECT * FROM partial.answers")
+                db.execute("INSERT OR REPLACE INTO bodies SELECT * FROM partial.bodies")
+            # Read as a file another code wrote: the crawl continuing from it writes its new
+            # file whole, answers spilled as they come, so that a stop again keeps them too.
+            db.execute("UPDATE meta SET code = ?", (RESUMED_CODE,))
+            db.commit()
+        finally:
+            db.close()
+        if partial == path:
+            return int(count)
+    except (sqlite3.Error, TypeError, ValueError, OSError):
+        count = 0
+    _remove_database(partial)
+    return int(count)
+
+
+def _remove_database(path: Path) -> None:
+    """A SQLite file and what its write-ahead log leaves beside it."""
+    for name in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
+        name.unlink(missing_ok=True)
 
 
 def _read_index(path: Path, *, in_background: bool = False) -> tuple[_File, _Index, str] | None:

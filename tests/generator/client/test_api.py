@@ -8,7 +8,7 @@ import httpx
 import pytest
 
 from generator.client import ApiClient, ClientSettings, ManualTimer, endpoint_group
-from generator.errors import RateLimited
+from generator.errors import CrawlStopped, RateLimited
 from tests.support.fakeapi import KEY, FakeApi, Quirks, small_store
 
 pytestmark = pytest.mark.anyio
@@ -93,3 +93,27 @@ async def test_requests_in_flight_never_exceed_the_concurrency() -> None:
             group.start_soon(client.get, f"/products/{number}")
     assert most == 3
     assert client.stats.requests == 20
+
+
+async def test_a_request_budget_stops_the_client_before_the_next_request() -> None:
+    fake = FakeApi(small_store())
+    async with fake.client() as http:
+        client = ApiClient(http, key=KEY, timer=fake.timer, settings=ClientSettings(max_requests=3))
+        for _ in range(3):
+            await client.get("/store")
+        with pytest.raises(CrawlStopped, match=r"stopped after 3 requests \(--max-requests 3\)"):
+            await client.get("/store")
+    assert len(fake.paths()) == 3  # the fourth was never sent
+
+
+async def test_a_deadline_stops_the_client_once_it_has_passed() -> None:
+    fake = FakeApi(small_store())
+    async with fake.client() as http:
+        client = ApiClient(http, key=KEY, timer=fake.timer, settings=ClientSettings(stop_after=60))
+        await client.get("/store")
+        fake.timer.advance(59)
+        await client.get("/store")
+        fake.timer.advance(1)
+        with pytest.raises(CrawlStopped, match="at the --deadline of 60 s"):
+            await client.get("/store")
+    assert len(fake.paths()) == 2

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 import sqlite3
 import threading
 from pathlib import Path
@@ -13,7 +15,13 @@ import pytest
 from generator.client import ApiClient
 from generator.crawl import cache as cache_crawl
 from generator.crawl import normalize
-from generator.crawl.cache import CACHE_FILE, CachedAnswer, CacheMiss, CrawlCache
+from generator.crawl.cache import (
+    CACHE_FILE,
+    SPILL_COMMIT_ROWS,
+    CachedAnswer,
+    CacheMiss,
+    CrawlCache,
+)
 from generator.crawl.fetch import Fetcher
 from generator.crawl.settings import CrawlSettings
 from generator.model import Tag
@@ -415,3 +423,38 @@ def test_an_index_the_background_thread_cannot_read_fails_the_build_with_one_lin
     release.set()
     with pytest.raises(cache_crawl.CacheUnreadable, match="--full"):
         len(cache)
+
+
+def _store_and_die(folder: str, answers: int) -> None:
+    """A first crawl that stores ``answers`` and is gone before it could save (no handler)."""
+    cache = CrawlCache.open(Path(folder))
+    for number in range(answers):
+        cache.store(f"/products/{number}", CachedAnswer(200, "v1", None, b'"p"'))
+    os._exit(0)
+
+
+def test_a_crawl_that_never_saved_leaves_its_committed_answers_to_the_next(
+    tmp_path: Path,
+) -> None:
+    context = multiprocessing.get_context("fork")
+    dying = context.Process(target=_store_and_die, args=(str(tmp_path), SPILL_COMMIT_ROWS + 20))
+    dying.start()
+    dying.join()
+    cache = CrawlCache.open(tmp_path)
+    # What the last commit before the end held; the rows after it are lost with the process.
+    assert SPILL_COMMIT_ROWS <= len(cache) <= SPILL_COMMIT_ROWS + 20
+    assert cache.lookup("/products/0") == CachedAnswer(200, "v1", None, b'"p"')
+    assert not (tmp_path / "crawl.sqlite3.tmp").exists()
+
+
+def test_a_kept_partial_crawl_is_folded_into_the_previous_cache(tmp_path: Path) -> None:
+    cache = CrawlCache.open(tmp_path)
+    cache.store("/store", CachedAnswer(200, "v1", None, b'"old"'))
+    cache.store("/menus", CachedAnswer(200, "v1", None, b'"menus"'))
+    cache.save()
+    stopped = CrawlCache.empty(tmp_path)  # a whole crawl (--full) stopped on its way
+    stopped.store("/store", CachedAnswer(200, "v2", None, b'"new"'))
+    assert stopped.keep_partial() == 1
+    resumed = CrawlCache.open(tmp_path)
+    assert resumed.lookup("/store") == CachedAnswer(200, "v2", None, b'"new"')  # the newer
+    assert resumed.lookup("/menus") == CachedAnswer(200, "v1", None, b'"menus"')  # still there
