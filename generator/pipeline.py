@@ -153,7 +153,9 @@ async def crawl_catalog(
 ) -> Crawled:
     """The catalog: from the API (reusing the crawl cache unless --full) or, with
     --from-cache, from the last crawl alone; ``on_walk_started`` as ``crawl`` has it."""
-    settings = CrawlSettings(concurrency=config.concurrency)
+    settings = CrawlSettings(
+        concurrency=config.concurrency, max_retry_after=config.max_retry_after
+    )
     crawling = functools.partial(
         crawl, observer=progress, settings=settings, on_walk_started=on_walk_started
     )
@@ -175,7 +177,12 @@ async def crawl_catalog(
         client = ApiClient(
             http,
             key=key,
-            settings=ClientSettings(concurrency=config.concurrency, windows=windows),
+            settings=ClientSettings(
+                concurrency=config.concurrency,
+                windows=windows,
+                max_answer_bytes=config.max_answer_bytes,
+                request_deadline=config.request_deadline,
+            ),
             observer=progress,
         )
         catalog = await crawling(client, cache=cache)
