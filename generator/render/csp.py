@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import jinja2
 
+from generator.errors import TemplateError
 from generator.loads import Load, html_loads
 from generator.plan.loads import site_loads
 from generator.plan.site_plan import SitePlan
@@ -89,4 +90,9 @@ def theme_script_loads(env: jinja2.Environment) -> set[Load]:
         html = env.get_template(INLINE_SCRIPTS_PARTIAL).render()
     except jinja2.TemplateNotFound:
         return set()
+    except Exception as exc:  # any failure of the theme's partial: one line, never a traceback
+        raise TemplateError(
+            f"{INLINE_SCRIPTS_PARTIAL}: {type(exc).__name__}: {exc} (rendered once, with no page, "
+            "to hash its inline scripts for the content security policy)"
+        ) from None
     return {load for load in html_loads(html) if load[0] == "script-src"}

@@ -8,19 +8,22 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import shutil
 from pathlib import Path
 
 import anyio
 import httpx
 import lxml.html
+import pytest
 
+from generator.errors import TemplateError
 from generator.loads import script_hash
 from generator.model import Image, Product
 from generator.plan.site_plan import plan_site
 from generator.serve.app import site_app
 from generator.serve.static import serving
 from generator.write.host_files import read_policy
-from tests.support.fixture_site import write_plan
+from tests.support.fixture_site import THEME, write_plan
 from tests.support.fixture_store import SITE_URL, small_catalog, with_product
 
 
@@ -143,3 +146,15 @@ def test_serve_and_the_preview_server_send_the_written_policy(tmp_path: Path) ->
     with serving(out) as base:
         assert httpx.get(base + "/").headers["content-security-policy"] == written
     assert anyio.run(fetch, "/_csp.conf").status_code == 404  # a host file, never served
+
+
+def test_an_islands_partial_that_needs_a_page_fails_in_one_line(tmp_path: Path) -> None:
+    theme = tmp_path / "theme"
+    shutil.copytree(THEME, theme)
+    partial = theme / "partials" / "islands.html"
+    partial.write_text(partial.read_text(encoding="utf-8") + "{{ page.title }}\n", "utf-8")
+    with pytest.raises(TemplateError) as caught:
+        write_plan(plan_site(small_catalog(), SITE_URL), tmp_path / "out", theme=theme)
+    assert str(caught.value).startswith("partials/islands.html: UndefinedError: ")
+    assert "\n" not in str(caught.value)
+    assert not (tmp_path / "out").exists()
