@@ -9,10 +9,9 @@ record shared by many pages (a card, a category) is walked once.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
 
 from generator.loads import Load, html_loads, url_source
-from generator.model import Image, PackedProduct
+from generator.model import Image, PackedProduct, ProductCard
 from generator.plan.site_plan import SitePlan
 
 #: Fields that hold an image url the templates show (``Image.url`` is handled by its type).
@@ -31,45 +30,64 @@ class _Walk:
     def __init__(self) -> None:
         self.loads: set[Load] = set()
         self._seen: set[int] = set()
-        self._fields: dict[type, tuple[str, ...]] = {}
+        #: Per type: (image fields, html fields, other fields); () for a type that is no record.
+        self._fields: dict[type, tuple[tuple[str, ...], ...]] = {}
+        #: The source of each scheme-and-host prefix met (cards repeat a few hosts many times).
+        self._sources: dict[str, str | None] = {}
 
     def visit(self, value: object) -> None:
-        if isinstance(value, tuple):
-            for item in value:
+        kind = type(value)
+        if kind is tuple:
+            for item in value:  # type: ignore[attr-defined]
                 self.visit(item)
             return
-        if not dataclasses.is_dataclass(value) or isinstance(value, type):
-            return
-        if id(value) in self._seen:
+        fields = self._fields.get(kind)
+        if fields is None:
+            fields = self._fields[kind] = _fields_of(kind)
+        if not fields or id(value) in self._seen:
             return
         self._seen.add(id(value))
-        if isinstance(value, PackedProduct):
-            self.loads.update(value.head.loads)
-            self.visit(value.head.card)
+        if kind is PackedProduct:
+            assert isinstance(value, PackedProduct)
+            self.loads.update(value.head.loads)  # its card's image included
             self.visit(value.related)
             return
-        if isinstance(value, Image):
+        if kind is Image:
+            assert isinstance(value, Image)
             self._image(value.url)
             return
-        for name, field_value in self._values(value):
-            if isinstance(field_value, str):
-                if name in _IMAGE_FIELDS:
-                    self._image(field_value)
-                elif name.endswith("_html"):
-                    self.loads.update(html_loads(field_value))
-            else:
-                self.visit(field_value)
-
-    def _values(self, record: object) -> Iterator[tuple[str, object]]:
-        names = self._fields.get(type(record))
-        if names is None:
-            names = self._fields[type(record)] = tuple(
-                f.name for f in dataclasses.fields(record)  # type: ignore[arg-type]
-            )
-        for name in names:
-            yield name, getattr(record, name)
+        if kind is ProductCard:  # the most common record by far: its one load, directly
+            assert isinstance(value, ProductCard)
+            if value.image_url is not None:
+                self._image(value.image_url)
+            return
+        images, htmls, others = fields
+        for name in images:
+            url = getattr(value, name)
+            if isinstance(url, str):
+                self._image(url)
+        for name in htmls:
+            html = getattr(value, name)
+            if isinstance(html, str):
+                self.loads.update(html_loads(html))
+        for name in others:
+            self.visit(getattr(value, name))
 
     def _image(self, url: str) -> None:
-        source = url_source(url)
+        end = url.find("/", 8)  # the path's slash, past "https://"
+        prefix = url if end < 0 else url[:end]
+        if prefix not in self._sources:
+            self._sources[prefix] = url_source(prefix)
+        source = self._sources[prefix]
         if source is not None:
             self.loads.add(("img-src", source))
+
+
+def _fields_of(kind: type) -> tuple[tuple[str, ...], ...]:
+    if not dataclasses.is_dataclass(kind):
+        return ()
+    names = [field.name for field in dataclasses.fields(kind)]
+    images = tuple(name for name in names if name in _IMAGE_FIELDS)
+    htmls = tuple(name for name in names if name.endswith("_html"))
+    others = tuple(name for name in names if name not in images and name not in htmls)
+    return (images, htmls, others)
