@@ -54,7 +54,8 @@ api: install
 
 ## bench: crawl requests, rebuild times, render throughput and memory of the demo store at
 ## 1,000, 10,000 and 100,000 products (about 25 minutes; BENCH_ARGS=--quick: the first two,
-## --large adds 50,000); writes docs/benchmarks.md
+## --large adds 50,000; --hostile: only builds against hostile answers, their peak memory);
+## writes docs/benchmarks.md
 bench: install
 	$(BIN)/python scripts/bench.py $(BENCH_ARGS)
 

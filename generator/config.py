@@ -128,6 +128,27 @@ SETTINGS: tuple[Setting, ...] = (
         "auto",
         "Processes that render pages (auto: one per CPU); large stores only.",
     ),
+    Setting(
+        "max_answer_mb",
+        "--max-answer-mb",
+        "STOREFRONT_MAX_ANSWER_MB",
+        "32",
+        "Largest API answer the build reads, in MiB once decompressed; a larger one fails it.",
+    ),
+    Setting(
+        "request_deadline",
+        "--request-deadline",
+        "STOREFRONT_REQUEST_DEADLINE",
+        "60",
+        "Seconds one API request may take, its body included, however slowly it trickles in.",
+    ),
+    Setting(
+        "max_retry_after",
+        "--max-retry-after",
+        "STOREFRONT_MAX_RETRY_AFTER",
+        "900",
+        "Longest wait, in seconds, a 429 may ask of the build (Retry-After); longer fails it.",
+    ),
 )
 
 
@@ -166,6 +187,9 @@ class BuildConfig:
     workers: int = 1
     max_requests: int | None = None
     deadline: float | None = None  # seconds
+    max_answer_bytes: int = 32 * 1024 * 1024
+    request_deadline: float = 60.0
+    max_retry_after: float = 900.0
 
     @property
     def embedded(self) -> bool:
@@ -220,6 +244,9 @@ def resolve(
         workers=_workers(raw["workers"]),
         max_requests=_optional(raw["max_requests"], "--max-requests"),
         deadline=_duration(raw["deadline"]),
+        max_answer_bytes=int(_positive(raw["max_answer_mb"], "--max-answer-mb") * 1024 * 1024),
+        request_deadline=_positive(raw["request_deadline"], "--request-deadline"),
+        max_retry_after=_positive(raw["max_retry_after"], "--max-retry-after"),
     )
 
 
@@ -288,6 +315,17 @@ def _positive_int(value: str | None, flag: str) -> int:
         raise ConfigError(f"{flag} must be a whole number, got {value!r}") from None
     if number < 1:
         raise ConfigError(f"{flag} must be at least 1, got {number}")
+    return number
+
+
+def _positive(value: str | None, flag: str) -> float:
+    """A number above 0 (fractions allowed: tests ask for small limits)."""
+    try:
+        number = float(value or "")
+    except ValueError:
+        raise ConfigError(f"{flag} must be a number, got {value!r}") from None
+    if not 0 < number < float("inf"):
+        raise ConfigError(f"{flag} must be more than 0, got {value}")
     return number
 
 

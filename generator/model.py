@@ -89,6 +89,9 @@ class ProductHead:
     meta_description: str | None
     summary: str  # the visible text of its description, shortened for a meta description
     image_url: str | None  # its first image: of the gallery, else the card's, else a variant's
+    #: What its page makes a browser load from elsewhere (``generator.loads``): image hosts of
+    #: its gallery, card and variants, and what its description fetches, as (directive, source).
+    loads: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

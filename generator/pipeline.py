@@ -10,8 +10,10 @@ their settings and call ``build_site``; nothing else runs the pipeline.
 
 from __future__ import annotations
 
+import errno
 import functools
 import gc
+import sqlite3
 import time
 from collections import Counter
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -29,7 +31,7 @@ from generator.config import BuildConfig
 from generator.crawl.cache import CrawlCache
 from generator.crawl.catalog import crawl
 from generator.crawl.settings import CrawlSettings
-from generator.errors import ConfigError, CrawlStopped
+from generator.errors import ConfigError, CrawlStopped, WriteError
 from generator.memory import leave_to_exit, release_memory
 from generator.model import Catalog
 from generator.plan.site_plan import plan_site
@@ -66,9 +68,10 @@ async def build_site(
                 if not config.full and not loading:
                     loading.append(reader.submit(BuildState.load, config.cache_dir))
 
-            crawled = await crawl_catalog(
-                config, progress, connect or _api, on_walk_started=load_state
-            )
+            with _cache_errors(config.cache_dir, _UNCHANGED):
+                crawled = await crawl_catalog(
+                    config, progress, connect or _api, on_walk_started=load_state
+                )
         previous = loading[0].result() if loading else None
         # The catalog lives to the end of the build: the collector need not scan it again.
         gc.freeze()
@@ -89,9 +92,10 @@ async def build_site(
             )
         )
         # Saved only once the new output is in place: state always describes what is there.
-        result.state.save(config.cache_dir)
-        if crawled.cache is not None:
-            crawled.cache.save()
+        with _cache_errors(config.cache_dir, _IN_PLACE):
+            result.state.save(config.cache_dir)
+            if crawled.cache is not None:
+                crawled.cache.save()
     # The process may end right after the build: then what it built is left to the exit.
     leave_to_exit(crawled, plan, result, previous)
     counts = result.counts
@@ -118,6 +122,28 @@ async def build_site(
         source=_source(config),
         budget=crawled.budget,
     )
+
+
+_UNCHANGED = "the previous output is unchanged: free some space and build again"
+_IN_PLACE = "the new output is in place; the next build fetches and renders everything again"
+#: A write that fails for want of room: a full disk, a quota, a file size limit.
+_NO_ROOM = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
+
+
+@contextmanager
+def _cache_errors(cache_dir: Path, then: str) -> Iterator[None]:
+    """The build state under --cache-dir that cannot be written (a full disk, most often):
+    one line saying what it means for the output, never a traceback."""
+    try:
+        yield
+    except sqlite3.Error as exc:
+        raise WriteError(f"{cache_dir}: cannot write the crawl cache ({exc}); {then}") from None
+    except OSError as exc:
+        if exc.errno not in _NO_ROOM:
+            raise
+        raise WriteError(
+            f"{cache_dir}: cannot write the build state ({exc.strerror}); {then}"
+        ) from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,7 +181,9 @@ async def crawl_catalog(
 ) -> Crawled:
     """The catalog: from the API (reusing the crawl cache unless --full) or, with
     --from-cache, from the last crawl alone; ``on_walk_started`` as ``crawl`` has it."""
-    settings = CrawlSettings(concurrency=config.concurrency)
+    settings = CrawlSettings(
+        concurrency=config.concurrency, max_retry_after=config.max_retry_after
+    )
     crawling = functools.partial(
         crawl, observer=progress, settings=settings, on_walk_started=on_walk_started
     )
@@ -182,6 +210,8 @@ async def crawl_catalog(
                 windows=windows,
                 max_requests=config.max_requests,
                 stop_after=config.deadline,
+                max_answer_bytes=config.max_answer_bytes,
+                request_deadline=config.request_deadline,
             ),
             observer=progress,
         )

@@ -16,7 +16,9 @@ timing transport), so the times are the generator's alone, from process start to
   a replaced output, the writeback of their files), so each is measured for its own work;
 - the project's modules are compiled first, as an installed package's are;
 - pacing: a crawl of the 1,000-product store under a client rate window against a companion
-  enforcing the same rate: share of the allowed rate used, 429 answers seen.
+  enforcing the same rate: share of the allowed rate used, 429 answers seen;
+- with --hostile, only builds against hostile answers (an oversize list, an endless body, a
+  gzip bomb) and their peak memory (``bench_hostile.py``), written to a section of its own.
 
 Figures only, no pass/fail; the issue's targets are printed beside them. The results are
 printed and written to docs/benchmarks.md (its other sections are kept).
@@ -35,8 +37,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from bench_hostile import hostile_report, measure_hostile, write_section
 from bench_procs import Run, companion_server, measured_run, settle_inodes
-from bench_report import report, write_doc
+from bench_report import machine, report, write_doc
 
 REPO = Path(__file__).resolve().parents[1]
 BUILD_SCRIPT = Path(__file__).resolve().with_name("bench_build.py")
@@ -71,7 +74,14 @@ def main() -> int:
     parser.add_argument("--sizes", help="comma-separated sizes instead of 1000,10000,100000")
     parser.add_argument("--no-pacing", action="store_true", help="skip the pacing run")
     parser.add_argument("--no-write", action="store_true", help="print only; keep the docs")
+    parser.add_argument(
+        "--hostile",
+        action="store_true",
+        help="only the builds against hostile answers (peak memory; scripts/bench_hostile.py)",
+    )
     args = parser.parse_args()
+    if args.hostile:
+        return bench_hostile_answers(write=not args.no_write)
     sizes = [int(s) for s in args.sizes.split(",")] if args.sizes else list(SIZES)
     if args.quick and not args.sizes:
         sizes = list(QUICK)
@@ -91,6 +101,17 @@ def main() -> int:
     print(text)
     if not args.no_write:
         write_doc(REPO / "docs" / "benchmarks.md", text)
+    return 0
+
+
+def bench_hostile_answers(*, write: bool) -> int:
+    compile_bytecode()
+    with tempfile.TemporaryDirectory(prefix="storefront-bench-hostile-") as folder:
+        rows = measure_hostile(Path(folder) / "hostile", seed)
+    text = hostile_report(rows, machine())
+    print(text)
+    if write:
+        write_section(REPO / "docs" / "benchmarks.md", text)
     return 0
 
 

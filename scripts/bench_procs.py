@@ -42,6 +42,8 @@ class Run:
     peak_tree_pss_mb: float  # the process and its descendants together, sampled
     cpu_user: float  # seconds of CPU in user space, the process and its reaped descendants
     cpu_system: float  # seconds of CPU in the kernel, likewise
+    #: The kernel's high-water mark of the largest of the process and its reaped descendants.
+    peak_rss_mb: float = 0.0
 
     @property
     def seconds(self) -> float:
@@ -132,6 +134,7 @@ def measured_run(
             peak_tree_pss_mb=sampler.peak_kib / 1024,
             cpu_user=usage.ru_utime,
             cpu_system=usage.ru_stime,
+            peak_rss_mb=usage.ru_maxrss / 1024,  # KiB on Linux
         )
 
 

@@ -52,6 +52,8 @@ class ApiClient:
             self.settings.windows, self.timer, observer=self.observer, stats=self.stats
         )
         self._capacity = anyio.CapacityLimiter(self.settings.concurrency)
+        # One answer at a time reads on past a few MiB (``body.LARGE_ANSWER_BYTES``).
+        self._large = anyio.Semaphore(1)
         self._rng = rng or random.Random()
         self._started = self.timer.now()
         self._asked = 0  # requests begun, retries included
@@ -120,6 +122,7 @@ class ApiClient:
                     headers=headers,
                     max_bytes=self.settings.max_answer_bytes,
                     deadline=self.settings.request_deadline,
+                    large=self._large,
                 )
             except RateLimited as exc:
                 self.stats.rate_limited += 1

@@ -3,7 +3,7 @@
 Does: count the body as it arrives, decompressed (``aiter_bytes`` undoes any Content-Encoding),
 and stop at the first byte past the limit; refuse at once a body whose declared length already
 is. So neither a huge list page, an endless chunked body nor a small gzip body that expands a
-thousandfold is ever held whole.
+thousandfold is ever held whole, and past a few MiB one answer at a time reads on.
 
 Does NOT: decode JSON or name endpoints in errors (``request`` does); the caller maps
 httpx's exceptions.
@@ -11,6 +11,7 @@ httpx's exceptions.
 
 from __future__ import annotations
 
+import anyio
 import httpx
 
 #: The default largest answer, decoded: far beyond any page of the spec (100 product cards
@@ -20,17 +21,35 @@ DEFAULT_MAX_ANSWER_BYTES = 32 * 1024 * 1024
 _IDENTITY = frozenset({"", "identity"})
 
 
-async def read_limited(response: httpx.Response, limit: int) -> bytearray | None:
+#: Past this many decoded bytes an answer reads on only in its client's one large-answer slot
+#: (``large``), so several large answers at once hold at most this much each but one: with 8
+#: requests in flight, 8 endless bodies hold 7 x 4 + 32 MiB, not 8 x 32.
+LARGE_ANSWER_BYTES = 4 * 1024 * 1024
+
+
+async def read_limited(
+    response: httpx.Response, limit: int, large: anyio.Semaphore | None = None
+) -> bytearray | None:
     """The whole decoded body, or None as soon as it is longer than ``limit`` bytes (the rest
-    is left unread; the caller closes the response)."""
+    is left unread; the caller closes the response). Past ``LARGE_ANSWER_BYTES`` it waits for
+    the ``large`` slot (when given) before it reads on."""
     if _declared_length(response) > limit:
         return None
     body = bytearray()
-    async for chunk in response.aiter_bytes():
-        body += chunk
-        if len(body) > limit:
-            return None
-    return body
+    holding = False
+    try:
+        async for chunk in response.aiter_bytes():
+            body += chunk
+            if len(body) > limit:
+                return None
+            if large is not None and not holding and len(body) > LARGE_ANSWER_BYTES:
+                await large.acquire()
+                holding = True
+        return body
+    finally:
+        if holding:
+            assert large is not None
+            large.release()
 
 
 def _declared_length(response: httpx.Response) -> int:

@@ -68,12 +68,14 @@ async def send_get(
     headers: Mapping[str, str] | None = None,
     max_bytes: int = DEFAULT_MAX_ANSWER_BYTES,
     deadline: float = DEFAULT_REQUEST_DEADLINE,
+    large: anyio.Semaphore | None = None,
 ) -> ApiResponse:
     """One GET of ``path`` (relative to the client's base url, starting with "/").
 
     A body longer than ``max_bytes`` once decoded is an ``ApiAnswerTooLarge``. The whole
     exchange, body included, must end within ``deadline`` seconds: httpx's own timeouts start
-    again with every byte, so an answer that trickles in would otherwise never end."""
+    again with every byte, so an answer that trickles in would otherwise never end. ``large``:
+    the client's large-answer slot (``body.read_limited``)."""
     endpoint = describe_endpoint(path, params)
     request_headers = {"Accept": "application/json"}
     if key:
@@ -81,7 +83,9 @@ async def send_get(
     request_headers.update(headers or {})
     try:
         with anyio.fail_after(deadline):
-            return await _exchange(http, path, params, request_headers, endpoint, max_bytes)
+            return await _exchange(
+                http, path, params, request_headers, endpoint, max_bytes, large
+            )
     except TimeoutError as exc:
         raise ApiDeadlineExceeded(
             f"no complete answer within {deadline:g} s", endpoint=endpoint
@@ -95,6 +99,7 @@ async def _exchange(
     headers: dict[str, str],
     endpoint: str,
     max_bytes: int,
+    large: anyio.Semaphore | None = None,
 ) -> ApiResponse:
     try:
         async with http.stream(
@@ -106,7 +111,7 @@ async def _exchange(
                 return ApiResponse(endpoint, status, None, etag)
             if not response.is_success:
                 raise status_error(response, await _error_body(response), endpoint=endpoint)
-            body = await _success_body(response, max_bytes, endpoint)
+            body = await _success_body(response, max_bytes, endpoint, large)
             content_type = response.headers.get("Content-Type", "no content type")
     except httpx.TimeoutException as exc:
         raise ApiUnreachable(f"timed out ({type(exc).__name__})", endpoint=endpoint) from exc
@@ -122,11 +127,11 @@ async def _exchange(
 
 
 async def _success_body(
-    response: httpx.Response, max_bytes: int, endpoint: str
+    response: httpx.Response, max_bytes: int, endpoint: str, large: anyio.Semaphore | None
 ) -> bytearray | None:
     """The decoded body of a 2xx answer; None when it is longer than ``max_bytes``."""
     try:
-        return await read_limited(response, max_bytes)
+        return await read_limited(response, max_bytes, large)
     except httpx.DecodingError as exc:
         encoding = response.headers.get("Content-Encoding", "none")
         raise ApiPayloadError(

@@ -20,6 +20,7 @@ import dataclasses
 import zlib
 
 from generator.crawl.cache_values import dump_records, load_records
+from generator.loads import html_loads, image_loads
 from generator.model import PackedProduct, Product, ProductHead
 from generator.plain_text import META_DESCRIPTION_LENGTH, html_to_text, shorten
 
@@ -49,7 +50,15 @@ def _head(product: Product) -> ProductHead:
         meta_description=product.meta_description,
         summary=shorten(product_text(product), META_DESCRIPTION_LENGTH),
         image_url=next(iter(product_image_urls(product)), None),
+        loads=_loads(product),
     )
+
+
+def _loads(product: Product) -> tuple[tuple[str, str], ...]:
+    """Every image its page may show (gallery, card, variants) and its description's loads."""
+    urls = [image.url for image in product.images] + [product.card.image_url]
+    urls += [variant.image_url for variant in product.variants]
+    return tuple(sorted(image_loads(urls) | html_loads(product.description_html)))
 
 
 def product_text(product: Product) -> str:

@@ -171,6 +171,9 @@ class SitePlan:
     pages: tuple[Page, ...]
     links: Links = field(repr=False, compare=False)
     skipped: tuple[Skip, ...] = ()
+    #: The site's policy as pages carry it in <meta> (set by the write stage, which works it
+    #: out with the theme: ``render.csp``); None: no <meta> policy.
+    content_security_policy: str | None = None
 
     def absolute(self, path: str) -> str:
         """The absolute url of a site path (already in its public spelling)."""

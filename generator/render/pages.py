@@ -7,11 +7,12 @@ instead of printing nothing. Merchant ``*_html`` fields are the only strings mar
 
 Every page template receives the same context (see ``page_context``): ``page``, ``store``,
 ``site``, ``menus`` (by code), ``href`` (the Links rule: a url -> an href or None for plain text),
-``canonical_url``, ``site_url``, ``absolute_url``, ``structured_data`` and ``vars`` (custom
-variables); the environment adds filters (``vnd``, ``date_vi``, ``isoformat``, ``jsonld``) and
-globals (``asset_url``, ``image_src``, ``price_of``, ``tel_href``, ``mailto_href``), and the
-``{% fragment %}`` tag (``fragments``): parts shared by many pages are rendered once per build and
-process. A failing template raises ``TemplateError`` naming the template, the line and the page.
+``canonical_url``, ``site_url``, ``absolute_url``, ``structured_data``, ``vars`` (custom
+variables) and ``content_security_policy`` (for a <meta>, or None); the environment adds
+filters (``vnd``, ``date_vi``, ``isoformat``, ``jsonld``) and globals (``asset_url``,
+``image_src``, ``price_of``, ``tel_href``, ``mailto_href``), and the ``{% fragment %}`` tag
+(``fragments``): parts shared by many pages are rendered once per build and process. A failing
+template raises ``TemplateError`` naming the template, the line and the page.
 """
 
 from __future__ import annotations
@@ -202,6 +203,7 @@ def page_context(plan: SitePlan, page: Page) -> dict[str, object]:
         "canonical_url": plan.absolute(page.canonical_path) if page.canonical_path else None,
         "structured_data": structured_data(plan, page),
         "vars": dict(site.custom_variables),
+        "content_security_policy": plan.content_security_policy,
     }
 
 

@@ -27,6 +27,7 @@ from generator.serve.static import (
     content_type,
     resolve_request_path,
 )
+from generator.write.host_files import read_policy
 
 #: Paths the API answers: the public API, and the sandbox gateway's pages and IPN endpoint.
 API_PREFIXES = ("/public/", "/sandbox/", "/payments/")
@@ -40,21 +41,24 @@ _HOP_BY_HOP = frozenset(
 
 
 def site_app(root: Path) -> Starlette:
-    """The output folder by the layout rules; GET and HEAD only."""
+    """The output folder by the layout rules, with the Content-Security-Policy its build wrote
+    (as the shipped nginx config sends it); GET and HEAD only."""
 
     async def page(request: Request) -> Response:
+        # Read at each answer: a rebuild (watch) may have written another policy.
+        policy = read_policy(root)
+        headers = {} if policy is None else {"Content-Security-Policy": policy}
         file = resolve_request_path(root, request.url.path)
         if file is not None:
             asset = request.url.path.startswith(ASSET_PREFIX)
-            return FileResponse(
-                file,
-                media_type=content_type(file),
-                headers={"Cache-Control": LONG_CACHE if asset else "no-cache"},
-            )
+            headers["Cache-Control"] = LONG_CACHE if asset else "no-cache"
+            return FileResponse(file, media_type=content_type(file), headers=headers)
         fallback = root / NOT_FOUND_PAGE
         if fallback.is_file():
-            return FileResponse(fallback, status_code=404, media_type=content_type(fallback))
-        return PlainTextResponse("Not found\n", status_code=404)
+            return FileResponse(
+                fallback, status_code=404, media_type=content_type(fallback), headers=headers
+            )
+        return PlainTextResponse("Not found\n", status_code=404, headers=headers)
 
     return Starlette(routes=[Route("/{path:path}", page, methods=["GET", "HEAD"])])
 

@@ -24,10 +24,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+from generator.write.host_files import read_policy
+
 ASSET_PREFIX = "/_assets/"
 NOT_FOUND_PAGE = "404.html"
 # Read by static hosts from the published folder, never meant to be fetched by a visitor.
-HOST_ONLY_FILES = frozenset({"_headers", "_redirects"})
+HOST_ONLY_FILES = frozenset({"_headers", "_redirects", "_csp.conf"})
 # The not-found page answers only with status 404, never as a page of its own.
 _NOT_FOUND_NAMES = frozenset({NOT_FOUND_PAGE, NOT_FOUND_PAGE.removesuffix(".html")})
 LONG_CACHE = "public, max-age=31536000, immutable"
@@ -110,6 +112,9 @@ class _LayoutHandler(BaseHTTPRequestHandler):
         cache = LONG_CACHE if url_path.startswith(ASSET_PREFIX) and status == 200 else "no-cache"
         self.send_header("Cache-Control", cache)
         self.send_header("X-Content-Type-Options", "nosniff")
+        policy = read_policy(self.root)
+        if policy is not None:
+            self.send_header("Content-Security-Policy", policy)
         self.end_headers()
         if include_body:
             self.wfile.write(body)

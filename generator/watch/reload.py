@@ -6,9 +6,11 @@ last build is broken gets that error at once, so a fresh page shows the overlay 
 ``ReloadEndpoint`` streams those events as Server-Sent Events at ``RELOAD_PATH``.
 
 The script that listens is added at serve time to the HTML pages watch serves, never written
-into the output folder: ``LiveReload`` wraps the served app and adds it to text/html responses
-outside the API and session paths. "reload" reloads the page; "error" shows the failed build's
-message over the page, as text (``textContent``, never markup).
+into the output folder: ``LiveReload`` wraps the served app, serves the script at
+``RELOAD_SCRIPT_PATH`` (same origin: the site's Content-Security-Policy allows it) and adds a
+``<script src>`` for it to text/html responses outside the API and session paths. "reload"
+reloads the page; "error" shows the failed build's message over the page, as text
+(``textContent``, never markup).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from dataclasses import dataclass
 
 import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from generator.serve.app import API_PREFIXES, SESSION_PREFIXES
@@ -137,8 +140,10 @@ def _chunk(body: bytes) -> Message:
     return {"type": "http.response.body", "body": body, "more_body": True}
 
 
-RELOAD_SCRIPT = (
-    "<script>(function(){"
+#: The listener, served as a file at ``RELOAD_SCRIPT_PATH``: an inline script would need the
+#: site's Content-Security-Policy to allow it, and the policy is the build's, not watch's.
+RELOAD_JS = (
+    "(function(){"
     f'var s=new EventSource("{RELOAD_PATH}");'
     's.addEventListener("reload",function(){location.reload();});'
     's.addEventListener("error",function(e){'
@@ -150,8 +155,10 @@ RELOAD_SCRIPT = (
     'white-space:pre-wrap;max-height:50vh;overflow:auto";'
     "document.body.appendChild(o);}"
     'o.textContent="Build failed: "+e.data;});'
-    "})();</script>"
+    "})();\n"
 ).encode()
+RELOAD_SCRIPT_PATH = RELOAD_PATH + ".js"
+RELOAD_SCRIPT = f'<script src="{RELOAD_SCRIPT_PATH}"></script>'.encode()
 _BODY_END = b"</body>"
 
 
@@ -177,6 +184,14 @@ class LiveReload:
         path: str = scope.get("path", "")
         if path == RELOAD_PATH:
             await self.endpoint(scope, receive, send)
+            return
+        if path == RELOAD_SCRIPT_PATH:
+            script = Response(
+                RELOAD_JS,
+                media_type="text/javascript; charset=utf-8",
+                headers={"Cache-Control": "no-cache"},
+            )
+            await script(scope, receive, send)
             return
         if path.startswith(API_PREFIXES + SESSION_PREFIXES):
             await self.app(scope, receive, send)

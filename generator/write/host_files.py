@@ -4,8 +4,10 @@ Two kinds, because of where they may live:
 
 - ``host_files()`` names the files static hosts read *from the published folder*:
   ``.nojekyll`` (GitHub Pages would otherwise drop ``/_assets/``: Jekyll skips folders that start
-  with "_") and ``_headers`` (Netlify and Cloudflare Pages: long caching for ``/_assets/``). Both
-  are inert elsewhere: the shipped nginx config and the static server refuse to serve them.
+  with "_"), ``_headers`` (Netlify and Cloudflare Pages: long caching for ``/_assets/``, the
+  security headers and the site's Content-Security-Policy) and ``_csp.conf`` (that policy for
+  the shipped nginx config, which includes it). All are inert elsewhere: the shipped nginx
+  config and the static server refuse to serve them.
 - ``write_deploy_files(dest)`` copies the repository's ``deploy/`` folder (nginx server block and
   the notes for every host) into ``dest``, a folder that is *not* published - by convention
   ``<out>.deploy`` beside the output (``deploy_dir_for``). With ``site_root`` the nginx ``root``
@@ -17,6 +19,7 @@ that serve a build with a real nginx.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from generator.errors import ConfigError, WriteError
@@ -37,17 +40,50 @@ NETLIFY_CLOUDFLARE_HEADERS = """\
 """
 
 
+#: The policy for nginx, in the output: the shipped server block includes it (its ``root`` and
+#: this file's folder are one) and sends ``$storefront_csp`` with every answer.
+CSP_FILE = "_csp.conf"
+NGINX_CSP = """\
+# Written by `storefront build`: the site's Content-Security-Policy, for the shipped nginx.conf
+# (`include`d there; reload nginx after a build whose policy changed). Never served.
+set $storefront_csp "{policy}";
+"""
+_NGINX_CSP_LINE = re.compile(r'^set \$storefront_csp "([^"\n]*)";$', re.MULTILINE)
+TEMPLATE_CSP_INCLUDE = "include /var/www/storefront/_csp.conf;"
+
+
 def deploy_dir_for(out: Path) -> Path:
     """Where deploy configs for ``out`` go: ``<out>.deploy`` beside it, never inside it."""
     return out.with_name(out.name + ".deploy")
 
 
-def host_files() -> tuple[tuple[str, bytes], ...]:
-    """The files static hosts read from the published folder: (name, content) pairs.
+def host_files(policy: str | None = None) -> tuple[tuple[str, bytes], ...]:
+    """The files static hosts read from the published folder: (name, content) pairs; with
+    the site's Content-Security-Policy, ``_headers`` sends it and ``_csp.conf`` holds it for
+    the shipped nginx config (and ``storefront serve``).
 
     ``write.output.finish_output`` stages them with the pages, so they arrive together.
     """
-    return ((".nojekyll", b""), ("_headers", NETLIFY_CLOUDFLARE_HEADERS.encode("utf-8")))
+    headers = NETLIFY_CLOUDFLARE_HEADERS
+    files = [(".nojekyll", b"")]
+    if policy is not None:
+        # Never so: the policy is built from checked sources. A guard for nginx's quoting.
+        if any(c in policy for c in '"\\$\n\r'):
+            raise WriteError(f"the security policy has a character nginx misreads: {policy}")
+        headers += f"  Content-Security-Policy: {policy}\n"
+        files.append((CSP_FILE, NGINX_CSP.format(policy=policy).encode("utf-8")))
+    files.append(("_headers", headers.encode("utf-8")))
+    return tuple(files)
+
+
+def read_policy(root: Path) -> str | None:
+    """The policy the build wrote into the output at ``root`` (``_csp.conf``), or None."""
+    try:
+        text = (root / CSP_FILE).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    found = _NGINX_CSP_LINE.search(text)
+    return found.group(1) if found else None
 
 
 def write_deploy_files(dest: Path, *, site_root: Path | None = None) -> None:
@@ -76,6 +112,9 @@ def nginx_server_block(
         if any(c in value for c in '"\\$;{}\n\r'):
             raise ConfigError(f"cannot put {value!r} into nginx.conf: it has a special character")
     config = _replace_once(template, TEMPLATE_ROOT, f'root "{root.resolve()}";')
+    config = _replace_once(
+        config, TEMPLATE_CSP_INCLUDE, f'include "{root.resolve() / CSP_FILE}";'
+    )
     if listen is not None:
         config = _replace_once(config, TEMPLATE_LISTEN, f"listen {listen};")
     if server_name is not None:

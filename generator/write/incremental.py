@@ -196,6 +196,7 @@ class RenderInputs:
     ) -> RenderInputs:
         shared = _sha1()
         shared.update(plan.site_url.encode("utf-8"))
+        shared.update((plan.content_security_policy or "").encode("utf-8"))
         shared.update(model_bytes(plan.site))
         shared.update(code_digest().encode())
         shared.update(assets_digest(theme_dir).encode())

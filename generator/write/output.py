@@ -78,6 +78,7 @@ def finish_output(
     public_dir: Path | None,
     site_url: str | None,
     sitemap_limits: SitemapLimits | None,
+    policy: str | None = None,
 ) -> WriteReport:
     """Everything besides the pages: assets, ``public_dir``, sitemap, host files, marker.
 
@@ -93,7 +94,7 @@ def finish_output(
         for name, content in sitemap_files(written, site_url, sitemap_limits):
             sizes.append(_write_new(staging, PurePosixPath(name), content))
             sitemap_names.append(name)
-    for name, content in host_files():
+    for name, content in host_files(policy):
         sizes.append(_write_new(staging, PurePosixPath(name), content))
         extras.append(name)
     sizes.append(len(MARKER_TEXT))  # written with the staging folder (``staging_folder``)
@@ -129,16 +130,21 @@ def link_previous(
     source = os.path.join(previous, relative)
     destination = os.path.join(folder, relative)
     parent = os.path.dirname(destination)
-    if made is None or parent not in made:
-        os.makedirs(parent, exist_ok=True)
-        if made is not None:
-            made.add(parent)
     try:
-        os.link(source, destination)
-    except FileExistsError as exc:
-        raise PathCollision(f"{relative} clashes with a file or folder already written") from exc
-    except OSError:
-        shutil.copy2(source, destination)
+        if made is None or parent not in made:
+            os.makedirs(parent, exist_ok=True)
+            if made is not None:
+                made.add(parent)
+        try:
+            os.link(source, destination)
+        except FileExistsError as exc:
+            raise PathCollision(
+                f"{relative} clashes with a file or folder already written"
+            ) from exc
+        except OSError:
+            shutil.copy2(source, destination)
+    except OSError as exc:
+        raise _write_error(folder, PurePosixPath(relative), exc) from None
 
 
 def copy_assets(folder: Path, theme_dir: Path, names: list[str]) -> list[int]:
@@ -398,5 +404,15 @@ def _write_new(
     except OSError as exc:
         if exc.errno in (errno.ENAMETOOLONG, errno.EINVAL, errno.EILSEQ):
             raise UnsafePath(f"{relative} cannot be a file name here: {exc.strerror}") from None
-        raise WriteError(f"cannot write {relative}: {exc.strerror}") from None
+        raise _write_error(folder, relative, exc) from None
     return len(content)
+
+
+def _write_error(folder: Path, relative: PurePosixPath, exc: OSError) -> WriteError:
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
+        # Staging comes before any change to the output: say so, and what to do.
+        return WriteError(
+            f"cannot write {relative}: {exc.strerror} (staging in {Path(folder).parent}); "
+            "the previous output is unchanged: free some space and build again"
+        )
+    return WriteError(f"cannot write {relative}: {exc.strerror}")

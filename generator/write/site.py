@@ -20,6 +20,7 @@ one code path, so both give the same bytes.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -30,6 +31,7 @@ import jinja2
 
 from generator.plan.paths import output_name
 from generator.plan.site_plan import SitePlan
+from generator.render.csp import site_policy
 from generator.write.in_place import commit_in_place, fits
 from generator.write.incremental import (
     BuildState,
@@ -85,6 +87,8 @@ def write_incremental(
     update starts changing the output file by file or entry by entry (in place, or a mount
     point's contents): the build forgets its page records then."""
     started = time.perf_counter()
+    policy = site_policy(plan, env)
+    plan = dataclasses.replace(plan, content_security_policy=policy.meta())
     # What the theme's templates name: the last build's findings hold for unedited ones.
     references = TemplateReferences(env, previous.template_references if previous else None)
     inputs = RenderInputs.of(plan, env, theme_dir, references)
@@ -149,6 +153,7 @@ def write_incremental(
             public_dir=public_dir,
             site_url=plan.site_url,
             sitemap_limits=sitemap_limits,
+            policy=policy.header(),
         )
         # Staged: the pages rendered now and the files besides pages. They replace their old
         # versions in place when the last build's output is there (``in_place``); else the

@@ -20,7 +20,12 @@ import httpx
 import pytest
 from lxml import etree
 
-from generator.write.host_files import nginx_server_block, read_nginx_template
+from generator.write.host_files import (
+    host_files,
+    nginx_server_block,
+    read_nginx_template,
+    read_policy,
+)
 from tests.generator.audit.fixture_site import write_clean_site
 from tests.support.demo_build import build_demo_site
 
@@ -106,9 +111,15 @@ def _wait_for_port(port: int, process: subprocess.Popen[bytes], error_log: Path)
     pytest.fail("nginx did not start listening within 10 s", pytrace=False)
 
 
+FIXTURE_POLICY = "default-src 'self'; img-src 'self' https://cdn.example.vn; frame-ancestors 'self'"
+
+
 @pytest.fixture(scope="module")
 def fixture_nginx(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, str]]:
     root = write_clean_site(tmp_path_factory.mktemp("nginx-fixture") / "output")
+    # The host files a build writes beside its pages (the server block includes _csp.conf).
+    for name, content in host_files(FIXTURE_POLICY):
+        (root / name).write_bytes(content)
     with running_nginx(root, tmp_path_factory.mktemp("nginx-fixture-run")) as base:
         yield root, base
 
@@ -139,7 +150,9 @@ def test_pages_are_served_at_their_path_with_200_and_no_redirect(
     assert response.content == (root / file).read_bytes()
 
 
-@pytest.mark.parametrize("path", ["/khong-co", "/bai-viet/", "/404", "/404.html", "/_headers"])
+@pytest.mark.parametrize(
+    "path", ["/khong-co", "/bai-viet/", "/404", "/404.html", "/_headers", "/_csp.conf"]
+)
 def test_unknown_paths_answer_404_with_the_404_page(
     fixture_nginx: tuple[Path, str], path: str
 ) -> None:
@@ -147,6 +160,14 @@ def test_unknown_paths_answer_404_with_the_404_page(
     response = httpx.get(base + path, follow_redirects=False)
     assert response.status_code == 404
     assert response.content == (root / "404.html").read_bytes()
+
+
+@pytest.mark.parametrize("path", ["/", "/bai-viet/chao-mung", "/khong-co"])
+def test_pages_carry_the_policy_the_build_wrote(fixture_nginx: tuple[Path, str], path: str) -> None:
+    _root, base = fixture_nginx
+    response = httpx.get(base + path, follow_redirects=False)
+    assert response.headers["content-security-policy"] == FIXTURE_POLICY
+    assert response.headers["x-content-type-options"] == "nosniff"
 
 
 def test_assets_are_cached_for_a_year(fixture_nginx: tuple[Path, str]) -> None:
@@ -195,6 +216,9 @@ def test_every_sitemap_url_of_the_demo_store_is_served(demo_site: Path, tmp_path
             content_type = response.headers.get("content-type", "")
             if response.status_code != 200 or not content_type.startswith("text/html"):
                 failures.append(f"{loc}: {response.status_code} {content_type}")
+            if response.headers.get("content-security-policy") != read_policy(demo_site):
+                failures.append(f"{loc}: {response.headers.get('content-security-policy')}")
         missing = client.get(base + "/khong-co-trang-nay", follow_redirects=False)
     assert failures == []
     assert missing.status_code == 404
+    assert read_policy(demo_site) is not None

@@ -12,13 +12,11 @@ from __future__ import annotations
 
 import itertools
 import json
-import threading
 import time
 import zlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
-from contextlib import asynccontextmanager, contextmanager
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import anyio
 import httpx
@@ -171,33 +169,3 @@ def _gzip_blanks(size: int) -> bytes:
 def _pieces(data: bytes, size: int) -> Iterator[bytes]:
     for start in range(0, len(data), size):
         yield data[start : start + size]
-
-
-@contextmanager
-def serve_http(answers: dict[str, bytes]) -> Iterator[str]:
-    """A real HTTP server on loopback, in a thread: ``answers`` maps a path under /public/v1 to
-    its 200 JSON body; every other path answers 404 problem JSON. Yields the API base url."""
-    missing = json.dumps({"status": 404, "code": "not_found", "detail": "not here"}).encode()
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802  (the name http.server calls)
-            path = self.path.split("?", 1)[0].removeprefix("/public/v1")
-            body = answers.get(path)
-            self.send_response(200 if body is not None else 404)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body or missing)))
-            self.end_headers()
-            self.wfile.write(body or missing)
-
-        def log_message(self, format: str, *args: object) -> None:
-            return None
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/public/v1"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()

@@ -13,6 +13,7 @@ from starlette.routing import Route
 
 from generator.serve.app import SameOrigin, site_app
 from generator.watch.reload import (
+    RELOAD_JS,
     RELOAD_SCRIPT,
     LiveReload,
     ReloadBroadcaster,
@@ -93,6 +94,16 @@ def test_page_without_body_end_gets_the_script_appended() -> None:
 
 
 def test_overlay_shows_the_message_as_text_not_markup() -> None:
-    script = RELOAD_SCRIPT.decode()
+    script = RELOAD_JS.decode()
     assert "textContent" in script
     assert "innerHTML" not in script
+
+
+def test_the_script_is_a_same_origin_file_not_inline(tmp_path: Path) -> None:
+    """The site's Content-Security-Policy allows scripts of its origin, not inline ones."""
+    assert RELOAD_SCRIPT.startswith(b"<script src=")
+    src = RELOAD_SCRIPT.split(b'"')[1].decode()
+    answer = fetch(watch_app(output(tmp_path)), src)
+    assert answer.status_code == 200
+    assert answer.headers["content-type"].startswith("text/javascript")
+    assert answer.content == RELOAD_JS

@@ -21,7 +21,7 @@ from generator.write.output import MARKER_FILE
 from generator.write.site import IncrementalResult, write_incremental
 from tests.support.fixture_site import THEME, cms_plan
 
-BESIDES_PAGES = {".nojekyll", "_headers", MARKER_FILE, "sitemap.xml", "robots.txt"}
+BESIDES_PAGES = {".nojekyll", "_headers", "_csp.conf", MARKER_FILE, "sitemap.xml", "robots.txt"}
 SECONDS = 30
 
 

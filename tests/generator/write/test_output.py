@@ -17,7 +17,7 @@ from generator.write.site import write_incremental
 from tests.support.fixture_site import THEME, build_site, cms_plan, write_plan
 
 #: What every output holds besides pages.
-BESIDES_PAGES = {".nojekyll", "_headers", MARKER_FILE, "sitemap.xml", "robots.txt"}
+BESIDES_PAGES = {".nojekyll", "_headers", "_csp.conf", MARKER_FILE, "sitemap.xml", "robots.txt"}
 
 
 def write(out: Path, *paths: str, text: str = "x", **options: Path) -> WriteReport:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import time
+from collections.abc import AsyncIterator
 
 import anyio
 import httpx
 import pytest
 
 from generator.client import ClientSettings, RetryPolicy
+from generator.client.body import LARGE_ANSWER_BYTES
 from generator.errors import ApiStatusError, StorefrontError
 from tests.support.hostile_api import (
     CHUNK,
@@ -51,6 +53,43 @@ async def test_an_endless_body_stops_at_the_configured_limit() -> None:
         with pytest.raises(StorefrontError, match=r"^GET /menus: the answer is larger than 1 MiB"):
             await client.get("/menus")
     assert served.bytes <= MiB + CHUNK
+
+
+async def test_endless_bodies_at_once_read_past_a_few_mib_one_at_a_time() -> None:
+    """Eight requests in flight, each answered by an endless body: past LARGE_ANSWER_BYTES
+    only one reads on, so together they hold about 7 x 4 + 8 MiB, not 8 x 8."""
+    limit = 8 * MiB
+    sent: dict[str, int] = {}  # chunks each body has handed out
+    reading_past: list[int] = []  # after each chunk: bodies past the threshold, not yet done
+
+    def endless(request: httpx.Request) -> httpx.Response:
+        async def body() -> AsyncIterator[bytes]:
+            while True:
+                sent[request.url.path] = sent.get(request.url.path, 0) + 1
+                # Past the chunk that made its reader wait for the slot, not past the limit.
+                past = LARGE_ANSWER_BYTES + CHUNK
+                between = [n for n in sent.values() if past < n * CHUNK <= limit]
+                reading_past.append(len(between))
+                yield b" " * CHUNK
+                await anyio.sleep(0)  # as a network read would: other readers go on
+
+        return httpx.Response(200, content=body(), headers={"Content-Type": "application/json"})
+
+    async with hostile_client(endless, ClientSettings(max_answer_bytes=limit)) as client:
+        errors: list[str] = []
+
+        async def one(number: int) -> None:
+            with pytest.raises(StorefrontError) as caught:
+                await client.get(f"/products/{number}")
+            errors.append(one_line(caught.value))
+
+        async with anyio.create_task_group() as tasks:
+            for number in range(8):
+                tasks.start_soon(one, number)
+    assert len(errors) == 8
+    assert all("the answer is larger than 8 MiB" in error for error in errors)
+    assert max(sent.values()) * CHUNK <= limit + CHUNK
+    assert max(reading_past) == 1
 
 
 async def test_a_gzip_bomb_is_limited_after_decompression() -> None:

@@ -1,13 +1,13 @@
-"""A crawl against a hostile or broken API ends in one line naming the endpoint, and soon."""
+"""A crawl against a hostile or broken API ends in one line naming the endpoint, and soon.
+
+The crawl in-process, on a fake API: what each stop says and how far each answer was read.
+The same answers through the `storefront build` command: test_build_upstream.py."""
 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 
 import httpx
 import pytest
@@ -16,7 +16,6 @@ from generator.client import ClientSettings
 from generator.crawl import normalize
 from generator.errors import StorefrontError
 from tests.support.crawl_helpers import crawl_fake
-from tests.support.demo_build import REPO
 from tests.support.fakeapi import FakeApi, Quirks, small_store
 from tests.support.hostile_api import (
     Handler,
@@ -25,10 +24,8 @@ from tests.support.hostile_api import (
     bad_gzip,
     drip,
     endless_list,
-    nested,
     padded_list_page,
     raw_json,
-    serve_http,
     with_lone_surrogate,
 )
 
@@ -156,25 +153,3 @@ async def test_a_money_amount_out_of_range_is_refused(price: object) -> None:
     error = await crawl_error(FakeApi(data))
     assert error.startswith("GET /products?limit=100: product 4: price: ")
     assert error.endswith("is out of range for a money amount")
-
-
-def test_storefront_build_fails_in_one_line_without_a_traceback(tmp_path: Path) -> None:
-    with serve_http({"/store": nested(5_000).encode()}) as api_url:
-        result = subprocess.run(
-            [sys.executable, "-m", "generator", "build", "--api-url", api_url, "--key", "pk_x"]
-            + ["--out", str(tmp_path / "out"), "--cache-dir", str(tmp_path / "cache")],
-            cwd=tmp_path,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO)},
-        )
-    assert result.returncode != 0
-    assert "Traceback" not in result.stderr
-    # Besides the progress lines ("context (9)…"), one line says what failed, and ends it.
-    lines = result.stderr.splitlines()
-    assert (
-        [line for line in lines if "error" in line]
-        == lines[-1:]
-        == ["storefront build: error: GET /store: the answer's JSON nests deeper than 100 levels"]
-    )
