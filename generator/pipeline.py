@@ -28,7 +28,7 @@ from rich.console import Console
 
 from generator.client import ApiClient, ClientSettings, ClientStats, RateWindow, RequestLog
 from generator.config import BuildConfig
-from generator.crawl.cache import CrawlCache
+from generator.crawl.cache import CacheUnwritable, CrawlCache
 from generator.crawl.catalog import crawl
 from generator.crawl.settings import CrawlSettings
 from generator.errors import ConfigError, CrawlStopped, WriteError
@@ -136,8 +136,9 @@ def _cache_errors(cache_dir: Path, then: str) -> Iterator[None]:
     one line saying what it means for the output, never a traceback."""
     try:
         yield
-    except sqlite3.Error as exc:
-        raise WriteError(f"{cache_dir}: cannot write the crawl cache ({exc}); {then}") from None
+    except (sqlite3.Error, CacheUnwritable) as exc:
+        reason = exc.reason if isinstance(exc, CacheUnwritable) else exc
+        raise WriteError(f"{cache_dir}: cannot write the crawl cache ({reason}); {then}") from None
     except OSError as exc:
         if exc.errno not in _NO_ROOM:
             raise

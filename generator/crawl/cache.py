@@ -74,6 +74,16 @@ class CacheUnreadable(StorefrontError):
     """The crawl cache's index failed to read part way (a file damaged since it was opened)."""
 
 
+class CacheUnwritable(StorefrontError):
+    """The new cache file cannot be written while the crawl fills it (a full disk, most
+    often); raised as itself, not as SQLite's error, so that it leaves the crawl's concurrent
+    tasks whole and the build can say in one line what it means."""
+
+    def __init__(self, reason: sqlite3.Error) -> None:
+        super().__init__(f"cannot write the crawl cache ({reason})")
+        self.reason = reason
+
+
 class CachedAnswer:
     """One answer: status (200, or an absent status - 404/405/410 - the crawl treats as "not
     offered"), the version the crawl gave it, the server's ETag and the JSON body (b"null" for
@@ -273,30 +283,41 @@ class _Spill:
         path.parent.mkdir(parents=True, exist_ok=True)
         _remove_database(path)
         self.path = path
-        self._db = sqlite3.connect(path, check_same_thread=False)
-        # Committed now and then, so that a crawl stopped in any way (even killed) leaves what
-        # it fetched to the next build (``recover_partial``); no fsync: a crash of the process
-        # loses nothing the system has, and a crash of the system only costs requests.
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=OFF")
-        self._db.execute("CREATE TABLE meta (schema INTEGER, code TEXT)")
-        self._db.execute("INSERT INTO meta VALUES (?, ?)", (SCHEMA_VERSION, READING_CODE))
-        for statement in _TABLES:
-            self._db.execute(statement)
-        self._db.commit()
+        try:
+            self._db = self._created(path)
+        except sqlite3.Error as exc:
+            raise CacheUnwritable(exc) from None
         self._uncommitted = 0
         self._committed_at = time.monotonic()
 
+    @staticmethod
+    def _created(path: Path) -> sqlite3.Connection:
+        db = sqlite3.connect(path, check_same_thread=False)
+        # Committed now and then, so that a crawl stopped in any way (even killed) leaves what
+        # it fetched to the next build (``recover_partial``); no fsync: a crash of the process
+        # loses nothing the system has, and a crash of the system only costs requests.
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=OFF")
+        db.execute("CREATE TABLE meta (schema INTEGER, code TEXT)")
+        db.execute("INSERT INTO meta VALUES (?, ?)", (SCHEMA_VERSION, READING_CODE))
+        for statement in _TABLES:
+            db.execute(statement)
+        db.commit()
+        return db
+
     def put(self, row: Row) -> None:
-        _put(self._db, [row])
-        self._uncommitted += 1
-        if (
-            self._uncommitted >= SPILL_COMMIT_ROWS
-            or time.monotonic() - self._committed_at >= SPILL_COMMIT_SECONDS
-        ):
-            self._db.commit()
-            self._uncommitted = 0
-            self._committed_at = time.monotonic()
+        try:
+            _put(self._db, [row])
+            self._uncommitted += 1
+            if (
+                self._uncommitted >= SPILL_COMMIT_ROWS
+                or time.monotonic() - self._committed_at >= SPILL_COMMIT_SECONDS
+            ):
+                self._db.commit()
+                self._uncommitted = 0
+                self._committed_at = time.monotonic()
+        except sqlite3.Error as exc:
+            raise CacheUnwritable(exc) from None
 
     def keep(self) -> int:
         """Commit and close, leaving the file for the next build to continue from; how many
