@@ -55,6 +55,14 @@ SETTINGS: tuple[Setting, ...] = (
         "Absolute origin of the published site, for canonicals and sitemap locs.",
     ),
     Setting(
+        "session_url",
+        "--session-url",
+        "STOREFRONT_SESSION_URL",
+        None,
+        "Address of the session service (`storefront session`, https://session.example.vn) "
+        "that the site's /session/* is proxied to; writes Netlify's _redirects rule.",
+    ),
+    Setting(
         "out",
         "--out",
         "STOREFRONT_OUT",
@@ -148,6 +156,8 @@ class BuildConfig:
     full: bool = False
     from_cache: bool = False
     workers: int = 1
+    #: Where the session service lives (its /session/ beneath); None: not proxied by the build.
+    session_url: str | None = None
 
     @property
     def embedded(self) -> bool:
@@ -200,6 +210,7 @@ def resolve(
         full=_switch(raw["full"]),
         from_cache=_switch(raw["from_cache"]),
         workers=_workers(raw["workers"]),
+        session_url=_session_url(raw["session_url"]),
     )
 
 
@@ -236,6 +247,19 @@ def _site_url(value: str) -> str:
     if parts.query or parts.fragment:
         raise ConfigError(f"--site-url must not carry a query or fragment, got {value!r}")
     return value.rstrip("/")
+
+
+def _session_url(value: str | None) -> str | None:
+    if value is None:
+        return None
+    parts = urlsplit(value)
+    if parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment:
+        raise ConfigError(
+            f"--session-url must be the session service's http(s) address such as "
+            f"https://session.example.vn, got {value!r}"
+        )
+    base = value.rstrip("/")
+    return base[: -len("/session")] if base.endswith("/session") else base
 
 
 def _positive_int(value: str | None, flag: str) -> int:

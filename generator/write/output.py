@@ -78,6 +78,7 @@ def finish_output(
     public_dir: Path | None,
     site_url: str | None,
     sitemap_limits: SitemapLimits | None,
+    session_url: str | None = None,
 ) -> WriteReport:
     """Everything besides the pages: assets, ``public_dir``, sitemap, host files, marker.
 
@@ -93,7 +94,7 @@ def finish_output(
         for name, content in sitemap_files(written, site_url, sitemap_limits):
             sizes.append(_write_new(staging, PurePosixPath(name), content))
             sitemap_names.append(name)
-    for name, content in host_files():
+    for name, content in host_files(session_url=session_url, site_url=site_url):
         sizes.append(_write_new(staging, PurePosixPath(name), content))
         extras.append(name)
     sizes.append(len(MARKER_TEXT))  # written with the staging folder (``staging_folder``)

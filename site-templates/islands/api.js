@@ -1,6 +1,8 @@
 // The one API client of a browser tab. Calls go to the same-origin session forwarder, which
 // adds the key and, from the httpOnly cookie, the customer's token: no token reaches this code.
-const BASE = '/session/api'
+// The session lives beside /_assets/, so it follows a site's path prefix (/shop/session).
+export const SESSION = new URL('../../session', import.meta.url).pathname
+const BASE = SESSION + '/api'
 const CART = 'service_cart'
 const queue = []
 let timer = 0
