@@ -81,7 +81,8 @@ function render (root, customer) {
     render(root, null)
   }
   root.replaceChildren(
-    h('p', { class: 'greeting' }, `Xin chào, ${customer.full_name}. Điểm tích lũy: ${customer.points_balance}. `,
+    h('p', { class: 'greeting' }, `Xin chào, ${customer.full_name || customer.email || 'bạn'}. `,
+      Number.isFinite(customer.points_balance) ? `Điểm tích lũy: ${customer.points_balance}. ` : '',
       h('button', { type: 'button', class: 'secondary', onclick: () => logout().catch(failed(root)) }, 'Đăng xuất')),
     section('Đơn hàng', () => api('/customer/orders?limit=20'), orders),
     addresses(),

@@ -16,10 +16,68 @@ export const STATUS = {
   refunded: 'Đã hoàn tiền',
 }
 
-// An Error with the answer's status; its message is the API's own words (first field error).
+// What the shopper reads for an error: our own Vietnamese words, chosen by the answer's code,
+// then its status; the API's text (English, or anything a backend says) never reaches the page.
+const BY_CODE = {
+  invalid_credentials: 'Email hoặc mật khẩu không đúng.',
+  email_taken: 'Email này đã có tài khoản. Vui lòng đăng nhập.',
+  out_of_stock: 'Có sản phẩm trong giỏ vừa hết hàng. Vui lòng xem lại giỏ hàng.',
+  item_unavailable: 'Có sản phẩm trong giỏ hiện không bán. Vui lòng xem lại giỏ hàng.',
+  cart_closed: 'Giỏ hàng này đã được đặt hàng. Vui lòng tải lại trang.',
+  checkout_completed: 'Đơn hàng của giỏ này đã được đặt.',
+  too_many_addresses: 'Sổ địa chỉ đã đầy. Vui lòng xóa bớt địa chỉ cũ.',
+  points_changed: 'Điểm tích lũy vừa thay đổi. Vui lòng thử lại.',
+  login_required: 'Vui lòng đăng nhập để tiếp tục.',
+  token_expired: 'Phiên đăng nhập đã hết hạn. Vui lòng đăng nhập lại.',
+  invalid_token: 'Phiên đăng nhập đã hết hạn. Vui lòng đăng nhập lại.',
+  body_too_large: 'Nội dung gửi đi quá dài.',
+  cross_origin: 'Yêu cầu không hợp lệ. Vui lòng tải lại trang.',
+}
+const BY_STATUS = {
+  400: 'Thông tin gửi đi chưa hợp lệ.',
+  401: 'Vui lòng đăng nhập để tiếp tục.',
+  403: 'Yêu cầu không được chấp nhận. Vui lòng tải lại trang.',
+  404: 'Không tìm thấy thông tin này.',
+  409: 'Thông tin vừa thay đổi. Vui lòng tải lại trang.',
+  413: 'Nội dung gửi đi quá dài.',
+  422: 'Vui lòng kiểm tra lại thông tin đã nhập.',
+  429: 'Cửa hàng đang có nhiều lượt truy cập. Vui lòng thử lại sau ít phút.',
+}
+// Field names of a 422, as the forms call them.
+const FIELDS = {
+  email: 'Email', password: 'Mật khẩu', current_password: 'Mật khẩu hiện tại', full_name: 'Họ và tên',
+  phone: 'Số điện thoại', city: 'Tỉnh/thành phố', ward: 'Phường/xã', street: 'Địa chỉ',
+  quantity: 'Số lượng', items: 'Giỏ hàng', coupon_code: 'Mã giảm giá', payment_method: 'Phương thức thanh toán',
+  shipping_method: 'Phương thức vận chuyển', note: 'Ghi chú',
+}
+export const GENERIC = 'Đã có lỗi, vui lòng thử lại.'
+
+export function messageFor (status, body) {
+  const code = body && typeof body.code === 'string' ? body.code : ''
+  if (BY_CODE[code]) return BY_CODE[code]
+  if (status === 422 && body && Array.isArray(body.errors)) {
+    const names = [...new Set(body.errors.map((e) => FIELDS[String(e && e.field).split('.').pop()]).filter(Boolean))]
+    if (names.length) return 'Vui lòng kiểm tra lại: ' + names.join(', ') + '.'
+  }
+  return BY_STATUS[status] || GENERIC
+}
+
 function apiError (status, body) {
-  const first = body && body.errors && body.errors[0]
-  return Object.assign(new Error(first ? first.message : (body && body.detail) || 'Đã có lỗi, vui lòng thử lại.'), { status, body })
+  return Object.assign(new Error(messageFor(status, body)), { status, body })
+}
+
+// The session service cannot be reached: not routed on this host (a page instead of JSON), down
+// (502, 503, 504, no answer). Ordering is unavailable for now; reported once a page, never retried.
+export const UNAVAILABLE = 'Cửa hàng tạm thời chưa nhận đặt hàng trực tuyến. Vui lòng quay lại sau.'
+let down = false
+
+function unavailable (status, method, path) {
+  if (!down) {
+    down = true
+    report(status, method, path, 'session service unreachable')
+    flush()
+  }
+  return Object.assign(new Error(UNAVAILABLE), { status, unavailable: true })
 }
 
 // Elements from data: text is always a text node, so nothing from the API becomes markup.
@@ -89,11 +147,13 @@ export async function api (path, { method = 'GET', body, base = BASE, headers, k
   try {
     res = await fetch(base + path, init)
   } catch {
-    throw apiError(0, { detail: 'Không kết nối được với cửa hàng.' })
+    throw unavailable(0, method, base + path)
   }
+  const json = /json/.test(res.headers.get('Content-Type') || '')
+  if ((res.status !== 204 && !json) || [502, 503, 504].includes(res.status)) throw unavailable(res.status, method, base + path)
   const data = res.status === 204 ? null : await res.json().catch(() => null)
   if (res.ok) return data
-  report(res.status, method, base + path, data && data.detail)
+  report(res.status, method, base + path, data && data.code)
   if (res.status === 429) {
     // Calm, and never a loop: one retry of a read after Retry-After, then the visitor decides.
     const wait = Math.min(Number(res.headers.get('Retry-After')) || 5, 120)
