@@ -61,6 +61,13 @@ def add_parser(subparsers: Any) -> None:
         help="an origin (https://shop.example.vn) whose pages may write through /session/*; "
         "repeat for several (default: the request's own origin)",
     )
+    api.add_argument(
+        "--no-order-discounts",
+        dest="order_discounts",
+        action="store_false",
+        help="charge orders as the spec says, without the quote's coupon and promotions "
+        "(by default the companion writes them to the order and says so in GET /cart/quote)",
+    )
     api.set_defaults(func=guarded(run_api))
     actions = api.add_subparsers(dest="api_action", metavar="ACTION")
     add_webhook_parser(actions)
@@ -98,6 +105,7 @@ def run_api(args: argparse.Namespace) -> int:
         workers=args.workers,
         session_key=args.session_key,
         session_origins=tuple(args.session_origin),
+        order_discounts=args.order_discounts,
     )
     workers = f"{args.workers} workers, " if args.workers > 1 else ""
     print(

@@ -36,3 +36,7 @@ class CompanionSettings:
     #: Origins (scheme://host[:port]) whose pages may write through /session/*; empty: the
     #: request's own origin.
     session_origins: tuple[str, ...] = ()
+    #: The companion's extension: an order is charged what its quote says, coupon and order
+    #: promotions included (declared to clients as ``order_discounts`` in GET /cart/quote).
+    #: Off: as the spec says, they are priced in the quote and not written to the order.
+    order_discounts: bool = True

@@ -39,7 +39,7 @@ function orders (items) {
           ['Tổng cộng', vnd(d.total)], ['Ghi chú', d.note || '']].map(([k, v]) => [h('dt', null, k), h('dd', null, v)])))
     }
     return h('li', { class: 'order', 'data-code': o.code, 'data-status': o.current_status },
-      h('strong', null, o.code), ` - ${date(o.placed_at)} - ${vnd(o.total)} - ${STATUS[o.current_status] || o.current_status} `,
+      h('strong', null, o.code), ` - ${date(o.placed_at)} - ${vnd(o.total)} - ${STATUS[o.current_status] || 'Đang xử lý'} `,
       h('button', { type: 'button', class: 'secondary', onclick: () => open().catch(failed(detail)) }, 'Chi tiết'), detail)
   }))
 }

@@ -22,9 +22,12 @@ class Deployed:
 
 
 @contextmanager
-def deployed(out: Path, work: Path) -> Iterator[Deployed]:
+def deployed(out: Path, work: Path, *, order_discounts: bool = True) -> Iterator[Deployed]:
+    """``order_discounts``: False plays a backend that follows the spec to the letter (order-
+    level coupons and promotions priced in the quote, not written to the order)."""
+    extra = [] if order_discounts else ["--no-order-discounts"]
     with (
-        running_companion(work, products=DEMO_PRODUCTS) as api_url,
+        running_companion(work, products=DEMO_PRODUCTS, extra=extra) as api_url,
         running_session(
             work, api_url=api_url, key=DEMO_KEY, extra=["--trusted-proxy", "127.0.0.1"]
         ) as (session, _process),

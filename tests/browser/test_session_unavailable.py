@@ -33,9 +33,11 @@ def _watch(page: Page) -> tuple[list[str], list[str], list[str]]:
     page.on("pageerror", lambda error: uncaught.append(str(error)))
     page.on(
         "console",
-        lambda m: console.append(m.text)
-        if m.type == "error" and "Failed to load resource" not in m.text
-        else None,
+        lambda m: (
+            console.append(m.text)
+            if m.type == "error" and "Failed to load resource" not in m.text
+            else None
+        ),
     )
     page.on("request", lambda r: asked.append(r.url) if "/session/" in r.url else None)
     return uncaught, console, asked

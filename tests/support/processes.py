@@ -66,12 +66,12 @@ def stop(process: subprocess.Popen[bytes]) -> None:
 
 
 @contextmanager
-def running_companion(folder: Path, *, products: int) -> Iterator[str]:
+def running_companion(folder: Path, *, products: int, extra: Sequence[str] = ()) -> Iterator[str]:
     """`storefront api` on a fresh demo store in ``folder``: yields its API base url."""
     port = free_port()
     origin = f"http://127.0.0.1:{port}"
     args = ["api", "--db", str(folder / "shop.db"), "--seed", "demo"]
-    args += ["--products", str(products), "--port", str(port)]
+    args += ["--products", str(products), "--port", str(port), *extra]
     with running(args, ready=origin + "/health/ready", log=folder / "api.log", cwd=folder):
         yield origin + "/public/v1"
 
