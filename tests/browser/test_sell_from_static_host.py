@@ -85,6 +85,9 @@ def test_a_shopper_buys_and_every_total_is_the_backends(
     expect(page.locator(".totals dd.total")).to_have_text(vnd(quote["total"]))
     if spec_orders:
         expect(page.get_by_text(LEFT_OUT, exact=False)).to_be_visible()
+    # The companion's own words (English labels and coupon messages) never reach the page.
+    cart_text = page.locator("main").inner_text()
+    assert "Coupon" not in cart_text and "included" not in cart_text, cart_text
 
     # Checkout: the items shown, the paid method chosen, its fee in the amount at once.
     page.goto(site.site + "/thanh-toan")
