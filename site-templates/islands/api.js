@@ -16,8 +16,7 @@ export const STATUS = {
   refunded: 'Đã hoàn tiền',
 }
 
-// What the shopper reads for an error: our own Vietnamese words, chosen by the answer's code,
-// then its status; the API's text (English, or anything a backend says) never reaches the page.
+// Errors in our own words, by the answer's code, then its status: never the API's text.
 const BY_CODE = {
   invalid_credentials: 'Email hoặc mật khẩu không đúng.',
   email_taken: 'Email này đã có tài khoản. Vui lòng đăng nhập.',
@@ -25,13 +24,6 @@ const BY_CODE = {
   item_unavailable: 'Có sản phẩm trong giỏ hiện không bán. Vui lòng xem lại giỏ hàng.',
   cart_closed: 'Giỏ hàng này đã được đặt hàng. Vui lòng tải lại trang.',
   checkout_completed: 'Đơn hàng của giỏ này đã được đặt.',
-  too_many_addresses: 'Sổ địa chỉ đã đầy. Vui lòng xóa bớt địa chỉ cũ.',
-  points_changed: 'Điểm tích lũy vừa thay đổi. Vui lòng thử lại.',
-  login_required: 'Vui lòng đăng nhập để tiếp tục.',
-  token_expired: 'Phiên đăng nhập đã hết hạn. Vui lòng đăng nhập lại.',
-  invalid_token: 'Phiên đăng nhập đã hết hạn. Vui lòng đăng nhập lại.',
-  body_too_large: 'Nội dung gửi đi quá dài.',
-  cross_origin: 'Yêu cầu không hợp lệ. Vui lòng tải lại trang.',
 }
 const BY_STATUS = {
   400: 'Thông tin gửi đi chưa hợp lệ.',
@@ -39,16 +31,12 @@ const BY_STATUS = {
   403: 'Yêu cầu không được chấp nhận. Vui lòng tải lại trang.',
   404: 'Không tìm thấy thông tin này.',
   409: 'Thông tin vừa thay đổi. Vui lòng tải lại trang.',
-  413: 'Nội dung gửi đi quá dài.',
   422: 'Vui lòng kiểm tra lại thông tin đã nhập.',
   429: 'Cửa hàng đang có nhiều lượt truy cập. Vui lòng thử lại sau ít phút.',
 }
-// Field names of a 422, as the forms call them.
 const FIELDS = {
-  email: 'Email', password: 'Mật khẩu', current_password: 'Mật khẩu hiện tại', full_name: 'Họ và tên',
-  phone: 'Số điện thoại', city: 'Tỉnh/thành phố', ward: 'Phường/xã', street: 'Địa chỉ',
-  quantity: 'Số lượng', items: 'Giỏ hàng', coupon_code: 'Mã giảm giá', payment_method: 'Phương thức thanh toán',
-  shipping_method: 'Phương thức vận chuyển', note: 'Ghi chú',
+  email: 'Email', password: 'Mật khẩu', full_name: 'Họ và tên', phone: 'Số điện thoại',
+  city: 'Tỉnh/thành phố', ward: 'Phường/xã', street: 'Địa chỉ', note: 'Ghi chú',
 }
 export const GENERIC = 'Đã có lỗi, vui lòng thử lại.'
 
@@ -66,8 +54,8 @@ function apiError (status, body) {
   return Object.assign(new Error(messageFor(status, body)), { status, body })
 }
 
-// The session service cannot be reached: not routed on this host (a page instead of JSON), down
-// (502, 503, 504, no answer). Ordering is unavailable for now; reported once a page, never retried.
+// No session service (no answer, a page instead of JSON, 502-504): ordering is unavailable
+// for now; reported once a page, never retried.
 export const UNAVAILABLE = 'Cửa hàng tạm thời chưa nhận đặt hàng trực tuyến. Vui lòng quay lại sau.'
 let down = false
 

@@ -3,7 +3,7 @@ import { SESSION, STATUS, api, enc, failed, h, link, readCart, saveItems, setCar
 
 const COUPON = 'sf_coupon'
 
-// Coupon verdicts and discount lines in our own words (the API's labels may be English).
+// Coupon verdicts and discount lines in our own words.
 const COUPON_SAYS = {
   unknown: 'Mã giảm giá không tồn tại.',
   inactive: 'Mã giảm giá không còn hiệu lực.',
@@ -68,21 +68,18 @@ const choice = (name, value, text, checked) =>
   h('label', { class: 'variant' }, h('input', { type: 'radio', name, value, checked, required: true }), h('span', null, text))
 const sum = (lines) => lines.reduce((total, line) => total + Number(line.amount || 0), 0)
 
-// What the order will be charged, from the backend's quote (shipping included once chosen).
-// A backend that declares `order_discounts` charges the quote's total; one that follows the
-// spec to the letter leaves order-level coupons and promotions out of the order, so neither is
-// promised: the goods, the VAT the quote adds and the shipping fee.
+// The amount the order is charged: the quote's total where the backend declares
+// `order_discounts`; else (the spec) goods + added VAT + shipping, no order-level discount.
 export function orderAmount (quote) {
   if (quote.order_discounts === true) return Number(quote.total)
   const addedTax = sum(quote.tax_lines.filter((t) => !t.included))
   return Number(quote.subtotal) + addedTax + Number(quote.shipping_total || 0)
 }
 
-// The shopper is told before ordering when the quote's discounts will not reach the order.
 export const discountsLeftOut = (quote) => quote.order_discounts !== true && quote.discount_lines.length > 0
 export const LEFT_OUT = 'Lưu ý: cửa hàng chưa trừ mã giảm giá và khuyến mãi vào đơn hàng. Số tiền thanh toán chưa gồm các khoản giảm này.'
 
-// Checks of what a delivery needs, with Vietnamese messages; the first one wrong gets focus.
+// What a delivery needs; the first field wrong gets focus.
 const PHONE = /^(0|\+84)[0-9]{9,10}$/
 const REQUIRED = {
   full_name: 'Vui lòng nhập họ và tên người nhận.',
@@ -106,8 +103,7 @@ function invalidFields (form) {
   return wrong
 }
 
-// A logged-in shopper's default address (else the first), or nothing: a guest, or a backend
-// without an address book.
+// A logged-in shopper's default address (else the first), or nothing.
 async function savedAddress () {
   try {
     const { customer } = await api('/me', { base: SESSION })
@@ -119,9 +115,8 @@ async function savedAddress () {
   }
 }
 
-// Checkout: the items, address (province -> ward from the API), shipping method (its fee in
-// the total as soon as it is chosen), payment method (COD first), and one amount: the one the
-// order is charged; a gateway payment then goes to /checkout/pay's redirect.
+// Checkout: items, address, shipping (its fee priced as soon as chosen), payment (COD first),
+// and one amount: the order's; a gateway payment then follows /checkout/pay's redirect.
 async function checkout (root) {
   try {
     const cart = await readCart()
@@ -138,7 +133,6 @@ async function checkout (root) {
       api(`/checkout?cart_token=${enc(token)}`, { method: 'POST', body: { email: null, coupon_code: coupon || null } }),
       savedAddress(),
     ])
-    // Pickup needs a pickup point, which this page does not offer yet.
     const shipping = methods.items.filter((m) => m.kind !== 'pickup')
     const city = h('select', { id: 'co-city', name: 'city' },
       h('option', { value: '' }, 'Chọn tỉnh/thành phố'),
@@ -173,7 +167,6 @@ async function checkout (root) {
       button.dataset.amount = String(amount)
       button.textContent = 'Đặt hàng · ' + vnd(amount)
     }
-    // The chosen method goes into the checkout, then the backend prices it: one amount.
     const choose = async (code) => {
       button.disabled = true
       await api(`/checkout/${enc(started.checkout_id)}/shipping`, { method: 'PUT', body: { shipping_method: code } })
