@@ -250,3 +250,28 @@ def test_the_cloudflare_function_proxies_to_a_real_session_service(tmp_path: Pat
     assert "service_customer=" in seen["register"]["cookie"]
     assert "Secure" in seen["register"]["cookie"]  # the https site's cookies
     assert seen["unset"] == 503
+
+
+SYSTEMD_ANALYZE = shutil.which("systemd-analyze")
+
+
+def _verify_unit(text: str, folder: Path) -> str:
+    assert SYSTEMD_ANALYZE is not None
+    folder.mkdir(parents=True, exist_ok=True)
+    unit = folder / "storefront-session.service"
+    unit.write_text(text, encoding="utf-8")
+    checked = subprocess.run(
+        [SYSTEMD_ANALYZE, "verify", str(unit)], capture_output=True, text=True, timeout=60
+    )
+    return checked.stdout + checked.stderr
+
+
+@pytest.mark.skipif(SYSTEMD_ANALYZE is None, reason="systemd-analyze is not installed")
+def test_the_systemd_unit_has_only_directives_systemd_knows(tmp_path: Path) -> None:
+    """systemd-analyze verify, the binary and the environment file stood in for (neither is
+    installed here); it must say nothing, and must speak up for a misspelt directive."""
+    text = UNIT.read_text(encoding="utf-8").replace("/usr/local/bin/storefront", "/bin/true")
+    text = re.sub(r"^EnvironmentFile=", "EnvironmentFile=-", text, flags=re.MULTILINE)
+    assert _verify_unit(text, tmp_path / "ok").strip() == ""
+    misspelt = text.replace("NoNewPrivileges=", "NoNewPrivilege=")
+    assert "NoNewPrivilege" in _verify_unit(misspelt, tmp_path / "bad")
