@@ -1,6 +1,6 @@
 // The customer account. Login and register go to the same-origin session endpoints, which keep
 // the customer's token in an httpOnly cookie: this code never sees it.
-import { SESSION, STATUS, api, failed, h, link, vnd } from './api.js'
+import { SESSION, STATUS, api, failed, h, link, said, vnd } from './api.js'
 
 const session = (path, body) => api(path, { base: SESSION, method: body ? 'POST' : 'GET', body })
 const input = (id, label, props) => h('p', { class: 'field' }, h('label', { for: id }, label), h('input', { id, required: true, ...props }))
@@ -17,7 +17,7 @@ function authForm (root, title, path, fields) {
       const { customer } = await session(path, body)
       render(root, customer)
     } catch (error) {
-      status.textContent = error.message
+      status.textContent = said(error)
     }
   })
   return form
@@ -58,7 +58,7 @@ function addresses () {
       await api('/customer/addresses', { method: 'POST', body: Object.fromEntries(new FormData(form)) })
       part.replaceWith(addresses())
     } catch (error) {
-      status.textContent = error.message
+      status.textContent = said(error)
     }
   })
   part.append(form)

@@ -1,6 +1,6 @@
 // Product page: live price and stock per variant (the static page may be stale), add to cart,
 // save for later. Without JS the form only reloads the page.
-import { UNAVAILABLE, api, h, priceOf, readCart, saveItems, vnd } from './api.js'
+import { UNAVAILABLE, api, h, priceOf, readCart, said, saveItems, vnd } from './api.js'
 
 export default async function (form) {
   const status = h('p', { class: 'cart-status', role: 'status' })
@@ -46,7 +46,7 @@ export default async function (form) {
       status.replaceChildren('Đã thêm vào giỏ hàng. ', h('a', { href: '/gio-hang' }, 'Xem giỏ hàng'))
     } catch (error) {
       if (error.unavailable) closed()
-      else status.textContent = error.message
+      else status.textContent = said(error)
     }
   })
   save.addEventListener('click', async () => {
@@ -55,7 +55,7 @@ export default async function (form) {
       status.textContent = 'Đã lưu sản phẩm vào tài khoản.'
     } catch (error) {
       if (error.status === 401) status.replaceChildren(h('a', { href: '/tai-khoan' }, 'Đăng nhập'), ' để lưu sản phẩm.')
-      else status.textContent = error.message
+      else status.textContent = said(error)
     }
   })
   // Listeners first (a click must never fall through to a native submit), then live prices.

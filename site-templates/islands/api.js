@@ -203,6 +203,14 @@ export async function saveItems (items, fresh) {
   return cart
 }
 
+// What a failure says on the page: our message for an API answer; a script error is reported
+// and shown as the generic message, never its own (English) text.
+export function said (error) {
+  if (error && error.status !== undefined) return error.message
+  report(500, null, location.pathname, 'JS: ' + (error && error.message))
+  return GENERIC
+}
+
 export function failed (root) {
-  return (error) => root.replaceChildren(h('p', { class: 'error', role: 'alert' }, error.message))
+  return (error) => root.replaceChildren(h('p', { class: 'error', role: 'alert' }, said(error)))
 }

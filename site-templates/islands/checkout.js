@@ -1,5 +1,5 @@
 // The buying path: cart, checkout and payment return.
-import { SESSION, STATUS, api, enc, failed, h, link, readCart, saveItems, setCartToken, showCount, sleep, vnd } from './api.js'
+import { SESSION, STATUS, api, enc, failed, h, link, readCart, said, saveItems, setCartToken, showCount, sleep, vnd } from './api.js'
 
 const COUPON = 'sf_coupon'
 
@@ -238,7 +238,7 @@ async function checkout (root) {
           h('p', null, h('a', { href: '/tai-khoan' }, 'Xem đơn hàng trong tài khoản'))))
       } catch (error) {
         button.disabled = false
-        status.replaceChildren(h('p', { class: 'error', role: 'alert' }, error.message))
+        status.replaceChildren(h('p', { class: 'error', role: 'alert' }, said(error)))
       }
     })
     root.replaceChildren(form)
@@ -273,7 +273,7 @@ async function paymentReturn (root) {
     }
     say('Cổng thanh toán chưa xác nhận. Trạng thái đơn hàng sẽ cập nhật trong mục Tài khoản.')
   } catch (error) {
-    say(error.message)
+    say(said(error))
   }
 }
 
