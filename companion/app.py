@@ -71,6 +71,8 @@ def create_app(settings: CompanionSettings | None = None, *, clock: Clock | None
         lifespan=lifespan,
     )
     app.state.services = services
+    # Read per request (a test may switch the extension off to play a spec-only backend).
+    app.state.order_discounts = settings.order_discounts
     app.state.migration_heads = migration_heads()
     install_error_handling(app)
     install_openapi(app)

@@ -2,7 +2,7 @@
 packages (``keys.cli``, ``webhooks.cli``).
 
     storefront api [--db PATH_OR_URL] [--seed demo [--products N]] [--host H] [--port P]
-                   [--workers N]
+                   [--workers N] [--session-key KEY] [--session-origin ORIGIN ...]
     storefront api keys ...
     storefront api webhooks ...
 
@@ -47,6 +47,27 @@ def add_parser(subparsers: Any) -> None:
         help="worker processes (default 1); they share rate limits and state through the "
         "database, so use PostgreSQL (postgresql://...) for more than one",
     )
+    api.add_argument(
+        "--session-key",
+        default=None,
+        help="publishable key the /session/* endpoints (the islands' login and cart) send to "
+        "this API; give them their own key: limits count per key",
+    )
+    api.add_argument(
+        "--session-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="an origin (https://shop.example.vn) whose pages may write through /session/*; "
+        "repeat for several (default: the request's own origin)",
+    )
+    api.add_argument(
+        "--no-order-discounts",
+        dest="order_discounts",
+        action="store_false",
+        help="charge orders as the spec says, without the quote's coupon and promotions "
+        "(by default the companion writes them to the order and says so in GET /cart/quote)",
+    )
     api.set_defaults(func=guarded(run_api))
     actions = api.add_subparsers(dest="api_action", metavar="ACTION")
     add_webhook_parser(actions)
@@ -79,7 +100,12 @@ def run_api(args: argparse.Namespace) -> int:
         seed(engine, args.products)
     engine.dispose()
     settings = CompanionSettings(
-        database=args.db, public_url=f"http://{args.host}:{args.port}", workers=args.workers
+        database=args.db,
+        public_url=f"http://{args.host}:{args.port}",
+        workers=args.workers,
+        session_key=args.session_key,
+        session_origins=tuple(args.session_origin),
+        order_discounts=args.order_discounts,
     )
     workers = f"{args.workers} workers, " if args.workers > 1 else ""
     print(

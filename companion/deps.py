@@ -50,5 +50,6 @@ async def get_tenant(request: Request) -> Tenant:
 
 
 ServicesDep = Annotated[Services, Depends(get_services)]
-Db = Annotated[Connection, Depends(get_db)]
+# "function": committed before the answer is sent, so the next request reads the write.
+Db = Annotated[Connection, Depends(get_db, scope="function")]
 CurrentTenant = Annotated[Tenant, Depends(get_tenant)]

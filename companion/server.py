@@ -26,13 +26,14 @@ from typing import Any
 
 import httpx
 import uvicorn
-from fastapi import FastAPI
 from sqlalchemy import Engine
+from starlette.types import ASGIApp
 
 from companion.app import create_app
 from companion.clock import Clock, SystemClock
 from companion.db.engine import make_engine
 from companion.logging_http import ACCESS_LOGGER
+from companion.session_mount import with_session
 from companion.settings import CompanionSettings
 from companion.webhooks.worker import deliver_due
 
@@ -61,12 +62,14 @@ def settings_from_env(environ: Mapping[str, str]) -> CompanionSettings:
         raise ServeError(f"{SETTINGS_VARIABLE} is not set: start workers with `storefront api`")
     fields = {f.name for f in dataclasses.fields(CompanionSettings)}
     values = json.loads(raw)
+    values["session_origins"] = tuple(values.get("session_origins") or ())
     return CompanionSettings(**{k: v for k, v in values.items() if k in fields})
 
 
-def app_from_env() -> FastAPI:
+def app_from_env() -> ASGIApp:
     """The app of one worker process (uvicorn's factory when serving with several workers)."""
-    return create_app(settings_from_env(os.environ))
+    settings = settings_from_env(os.environ)
+    return with_session(create_app(settings), settings)
 
 
 def log_config() -> dict[str, Any]:
@@ -103,7 +106,8 @@ def serve(settings: CompanionSettings, *, host: str, port: int, workers: int = 1
         app = create_app(settings)
         services = app.state.services
         with delivering_webhooks(services.engine, services.clock), _bind_errors(host, port):
-            uvicorn.Server(uvicorn.Config(app, **options)).run()
+            served = with_session(app, settings)
+            uvicorn.Server(uvicorn.Config(served, **options)).run()
         return
     # The workers share the database; this process migrated it already.
     shared = dataclasses.replace(settings, workers=workers, migrate=False)

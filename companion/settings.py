@@ -30,3 +30,13 @@ class CompanionSettings:
     #: Worker processes serving this database. Above 1 (or on PostgreSQL), rate-limit counts
     #: are kept in the database so every worker sees them; the pool is sized per worker.
     workers: int = 1
+    #: Publishable key the /session/* endpoints send to this API (None: unkeyed, the store
+    #: found by host name or as the only one). Give the session its own key: limits count per key.
+    session_key: str | None = None
+    #: Origins (scheme://host[:port]) whose pages may write through /session/*; empty: the
+    #: request's own origin.
+    session_origins: tuple[str, ...] = ()
+    #: The companion's extension: an order is charged what its quote says, coupon and order
+    #: promotions included (declared to clients as ``order_discounts`` in GET /cart/quote).
+    #: Off: as the spec says, they are priced in the quote and not written to the order.
+    order_discounts: bool = True

@@ -55,6 +55,14 @@ SETTINGS: tuple[Setting, ...] = (
         "Absolute origin of the published site, for canonicals and sitemap locs.",
     ),
     Setting(
+        "session_url",
+        "--session-url",
+        "STOREFRONT_SESSION_URL",
+        None,
+        "Address of the session service (`storefront session`, https://session.example.vn) "
+        "that the site's /session/* is proxied to; writes Netlify's _redirects rule.",
+    ),
+    Setting(
         "out",
         "--out",
         "STOREFRONT_OUT",
@@ -190,6 +198,8 @@ class BuildConfig:
     max_answer_bytes: int = 32 * 1024 * 1024
     request_deadline: float = 60.0
     max_retry_after: float = 900.0
+    #: Where the session service lives (its /session/ beneath); None: not proxied by the build.
+    session_url: str | None = None
 
     @property
     def embedded(self) -> bool:
@@ -247,6 +257,7 @@ def resolve(
         max_answer_bytes=int(_positive(raw["max_answer_mb"], "--max-answer-mb") * 1024 * 1024),
         request_deadline=_positive(raw["request_deadline"], "--request-deadline"),
         max_retry_after=_positive(raw["max_retry_after"], "--max-retry-after"),
+        session_url=_session_url(raw["session_url"]),
     )
 
 
@@ -306,6 +317,19 @@ def _site_url(value: str) -> str:
     if parts.query or parts.fragment:
         raise ConfigError(f"--site-url must not carry a query or fragment, got {value!r}")
     return value.rstrip("/")
+
+
+def _session_url(value: str | None) -> str | None:
+    if value is None:
+        return None
+    parts = urlsplit(value)
+    if parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment:
+        raise ConfigError(
+            f"--session-url must be the session service's http(s) address such as "
+            f"https://session.example.vn, got {value!r}"
+        )
+    base = value.rstrip("/")
+    return base[: -len("/session")] if base.endswith("/session") else base
 
 
 def _positive_int(value: str | None, flag: str) -> int:

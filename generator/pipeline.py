@@ -89,6 +89,7 @@ async def build_site(
                 public_dir=_public_dir(config),
                 on_page=progress.rendered,
                 before_commit=lambda: BuildState.forget(config.cache_dir),
+                session_url=config.session_url,
             )
         )
         # Saved only once the new output is in place: state always describes what is there.

@@ -27,11 +27,19 @@ from companion.commerce.checkouts import (
     latest_checkout,
     update_checkout,
 )
-from companion.commerce.coupon_store import claim_coupon_use, find_coupon
+from companion.commerce.coupon_store import active_promotions, claim_coupon_use, find_coupon
 from companion.commerce.discounts import check_coupon
 from companion.commerce.order_states import OrderStatus
 from companion.commerce.order_totals import OrderTotals, order_totals
-from companion.commerce.quote import PricedLine, shipping_fee
+from companion.commerce.quote import (
+    PricedLine,
+    Quote,
+    TaxRule,
+    price_quote,
+    shipping_fee,
+    subtotal_of,
+)
+from companion.commerce.quoting import coupon_verdict
 from companion.commerce.shipping import enabled_methods, find_method
 from companion.commerce.store_rules import store_rules
 from companion.commerce_states import CartStatus, CheckoutStatus
@@ -76,8 +84,11 @@ def place_order(
     request: OrderRequest,
     customer_id: int | None,
     now: datetime,
+    order_discounts: bool = False,
 ) -> Placed:
-    """The cart's order: placed now, or the one placed before (same cart or same key)."""
+    """The cart's order: placed now, or the one placed before (same cart or same key).
+    ``order_discounts`` (the companion's extension): the order is charged what the quote
+    says, its coupon and promotions included; without it, as the spec says, they are not."""
     if request.idempotency_key:
         keyed = _order_for_key(conn, store_id=store_id, key=request.idempotency_key)
         if keyed is not None:
@@ -107,7 +118,21 @@ def place_order(
     wanted = (
         min(request.redeem_points, _points_balance(conn, buyer)) if request.redeem_points else 0
     )
-    totals = order_totals(lines, shipping_total=fee, points_wanted=wanted, loyalty=rules.loyalty)
+    order_discount, added_tax = 0, 0
+    if order_discounts:
+        quote = _quote(
+            conn, store_id=store_id, lines=lines, checkout=checkout, tax=rules.tax, fee=fee, now=now
+        )
+        order_discount = sum(line.amount for line in quote.discount_lines)
+        added_tax = sum(line.amount for line in quote.tax_lines if not line.included)
+    totals = order_totals(
+        lines,
+        shipping_total=fee,
+        points_wanted=wanted,
+        loyalty=rules.loyalty,
+        order_discount=order_discount,
+        added_tax=added_tax,
+    )
     try:
         with conn.begin_nested():
             order_id = _insert_order(
@@ -156,6 +181,34 @@ def place_order(
             conn, checkout, {"status": CheckoutStatus.COMPLETED, "order_id": order_id}, now=now
         )
     return Placed(order_id, created=True)
+
+
+def _quote(
+    conn: Connection,
+    *,
+    store_id: int,
+    lines: Sequence[PricedLine],
+    checkout: Checkout | None,
+    tax: TaxRule,
+    fee: int,
+    now: datetime,
+) -> Quote:
+    """The cart's quote as GET /cart/quote prices it, with the checkout's coupon and fee."""
+    code = checkout.coupon_code if checkout is not None else None
+    goods = subtotal_of(lines)
+    verdict = (
+        coupon_verdict(conn, store_id=store_id, code=code, subtotal=goods, now=now)
+        if code
+        else None
+    )
+    return price_quote(
+        lines,
+        promotions=active_promotions(conn, store_id=store_id),
+        coupon=verdict,
+        tax=tax,
+        shipping_total=fee,
+        now=now,
+    )
 
 
 def _order_for_cart(conn: Connection, *, cart_id: int) -> int | None:
@@ -237,7 +290,7 @@ def _insert_order(
             currency="VND",
             subtotal=totals.subtotal,
             discount_total=totals.discount_total,
-            discount_amount=0,
+            discount_amount=totals.order_discount,
             shipping_total=totals.shipping_total,
             total=totals.total,
             points_redeemed=totals.points_redeemed,

@@ -73,3 +73,9 @@ class CartQuoteRead(BaseModel):
     coupon: CouponOut | None
     shipping_total: WireMoney
     total: WireMoney
+    order_discounts: bool = Field(
+        False,
+        description="Extension of this API: true when the order placed from this cart is "
+        "charged this quote's discount lines (the spec leaves order-level coupons and "
+        "promotions out of the order; a backend without this field does so)",
+    )

@@ -4,4 +4,6 @@
     app.py       the static site and the API proxy; static.py, files by the output rules
     session.py   the /session/* endpoints the islands call
     visitor.py   one visitor: its two cookies, its API client, its write guard
+    service.py   `storefront session`: the session endpoints alone, with workers and a log
+    proxies.py   X-Forwarded-* believed from configured proxies only
 """

@@ -105,7 +105,7 @@ class SameOrigin:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
-            send = _with_security_headers(send)
+            send = with_security_headers(send)
         path = scope.get("path", "") if scope["type"] in ("http", "websocket") else ""
         if path.startswith(API_PREFIXES):
             await self.api(scope, receive, send)
@@ -123,7 +123,7 @@ SECURITY_HEADERS = (
 )
 
 
-def _with_security_headers(send: Send) -> Send:
+def with_security_headers(send: Send) -> Send:
     async def sending(message: Message) -> None:
         if message["type"] == "http.response.start":
             names = {name.lower() for name, _ in message.get("headers", [])}

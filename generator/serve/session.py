@@ -6,11 +6,13 @@
     POST /session/register   {email, password, full_name, phone?}: registers, then logs in
     POST /session/logout     clears both cookies
     GET  /session/me         {customer} or {customer: null}; never a 401 for a guest
+    GET  /session/health     {"status": "ok"}: the service answers (it never asks the API)
     *    /session/api/<path> forwards to <API base>/<path> with X-Service-Key and, when the
                              visitor is logged in, Authorization: Bearer <JWT from the cookie>
 
 Every request builds its own ``VisitorClient`` from its cookies (``visitor``). Every write
-passes ``visitor.write_refusal`` (same origin, JSON body). The forwarder decides on the path as
+passes ``visitor.write_refusal`` (an allowed origin, JSON body); a body larger than
+``MAX_BODY`` is refused before it is read. The forwarder decides on the path as
 the API will read it and forwards only the paths the islands use (``_FORWARDED``): never
 ``/customer/login``, whose answer carries the JWT, which must never reach a script.
 """
@@ -37,6 +39,7 @@ from generator.serve.visitor import (
     cart_cookie,
     cleared_cookie,
     customer_cookie,
+    site_is_https,
     write_refusal,
 )
 
@@ -75,21 +78,29 @@ _SESSION_OWNED = frozenset({"customer/login", "customer/register"})
 _Handler = Callable[[Request, VisitorClient], Awaitable[Response]]
 
 
-def session_app(upstream: SessionUpstream) -> Starlette:
+def session_app(
+    upstream: SessionUpstream, *, allowed_origins: frozenset[str] = frozenset()
+) -> Starlette:
+    """The endpoints over ``upstream``; writes only from ``allowed_origins`` (normalised,
+    ``visitor.normal_origin``), or from this server's own origin when it is empty."""
+
     async def login(request: Request) -> Response:
-        return await _guarded(request, upstream, _login)
+        return await _guarded(request, upstream, allowed_origins, _login)
 
     async def register(request: Request) -> Response:
-        return await _guarded(request, upstream, _register)
+        return await _guarded(request, upstream, allowed_origins, _register)
 
     async def logout(request: Request) -> Response:
-        return await _guarded(request, upstream, _logout)
+        return await _guarded(request, upstream, allowed_origins, _logout)
 
     async def me(request: Request) -> Response:
-        return await _guarded(request, upstream, _me)
+        return await _guarded(request, upstream, allowed_origins, _me)
 
     async def forward(request: Request) -> Response:
-        return await _guarded(request, upstream, _forward)
+        return await _guarded(request, upstream, allowed_origins, _forward)
+
+    async def health(request: Request) -> Response:
+        return _no_store(JSONResponse({"status": "ok"}))
 
     methods = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"]
     return Starlette(
@@ -98,15 +109,21 @@ def session_app(upstream: SessionUpstream) -> Starlette:
             Route(f"{SESSION_PREFIX}/register", register, methods=["POST"]),
             Route(f"{SESSION_PREFIX}/logout", logout, methods=["POST"]),
             Route(f"{SESSION_PREFIX}/me", me, methods=["GET"]),
+            Route(f"{SESSION_PREFIX}/health", health, methods=["GET", "HEAD"]),
             Route(f"{API_PREFIX}/{{path:path}}", forward, methods=methods),
         ]
     )
 
 
-async def _guarded(request: Request, upstream: SessionUpstream, handler: _Handler) -> Response:
-    refused = write_refusal(request)
+async def _guarded(
+    request: Request, upstream: SessionUpstream, allowed: frozenset[str], handler: _Handler
+) -> Response:
+    refused = write_refusal(request, allowed)
     if refused is not None:
         return problem(*refused)
+    if _declared_length(request) > MAX_BODY:
+        return problem(413, "body_too_large", f"a body of at most {MAX_BODY} bytes")
+    request.state.secure = site_is_https(request, allowed)
     client = VisitorClient(upstream, VisitorCookies.read(request.cookies))
     try:
         return await handler(request, client)
@@ -146,7 +163,7 @@ async def _logged_in(
     token, customer = data.get("token"), data.get("customer")
     if not isinstance(token, str) or not token:
         return problem(502, "bad_login_answer", "the API's login answer carries no token")
-    secure = request.url.scheme == "https"
+    secure = _secure(request)
     expires_in = data.get("expires_in")
     max_age = expires_in if isinstance(expires_in, int) else 7 * 24 * 3600
     response = JSONResponse({"customer": customer}, status_code=status)
@@ -163,7 +180,7 @@ async def _logged_in(
 
 
 async def _logout(request: Request, client: VisitorClient) -> Response:
-    secure = request.url.scheme == "https"
+    secure = _secure(request)
     response = Response(status_code=204)
     response.headers.append("set-cookie", cleared_cookie(CUSTOMER_COOKIE, secure=secure))
     # The cart was merged into the customer's at login: it leaves with the customer.
@@ -177,7 +194,7 @@ async def _me(request: Request, client: VisitorClient) -> Response:
     answer = await client.send("GET", "/customer/me")
     if answer.status_code == 401:
         response = _no_store(JSONResponse({"customer": None}))
-        secure = request.url.scheme == "https"
+        secure = _secure(request)
         response.headers.append("set-cookie", cleared_cookie(CUSTOMER_COOKIE, secure=secure))
         return response
     if answer.status_code != 200:
@@ -209,7 +226,7 @@ async def _forward(request: Request, client: VisitorClient) -> Response:
     )
     response = _passed_back(answer)
     if answer.status_code == 401 and client.cookies.customer_jwt:
-        secure = request.url.scheme == "https"
+        secure = _secure(request)
         response.headers.append("set-cookie", cleared_cookie(CUSTOMER_COOKIE, secure=secure))
     return response
 
@@ -274,6 +291,18 @@ async def _json_body(request: Request) -> dict[str, object] | Response:
     if not isinstance(body, dict):
         return problem(422, "invalid_body", "the body must be a JSON object")
     return body
+
+
+def _secure(request: Request) -> bool:
+    """Whether cookies set on this answer are ``Secure`` (decided once, in ``_guarded``)."""
+    return bool(getattr(request.state, "secure", False))
+
+
+def _declared_length(request: Request) -> int:
+    try:
+        return int(request.headers.get("content-length", "0"))
+    except ValueError:
+        return 0
 
 
 def _query(**params: str) -> str:

@@ -8,9 +8,11 @@ anywhere else. The cookies are ``SameSite=Lax`` and ``Path=/``, ``Secure`` when 
 served over https.
 
 CSRF: a write (any method but GET and HEAD) is accepted only when the browser says it comes from
-this same origin (scheme, host and port) and its body is JSON (``write_refusal``). A cross-site
-form can neither fake ``Origin`` nor send ``application/json`` without a CORS preflight, which
-this server never grants; ``SameSite=Lax`` cookies add a third wall.
+an allowed origin (scheme, host and port) and its body is JSON (``write_refusal``). The allowed
+origins are the configured list (``--allowed-origin``), or else this server's own origin as the
+request names it (``proxies.TrustedProxies`` puts a trusted proxy's X-Forwarded-* there). A
+cross-site form can neither fake ``Origin`` nor send ``application/json`` without a CORS
+preflight, which this server never grants; ``SameSite=Lax`` cookies add a third wall.
 """
 
 from __future__ import annotations
@@ -119,18 +121,40 @@ class VisitorClient:
 SAFE_METHODS = frozenset({"GET", "HEAD"})
 
 
-def write_refusal(request: Request) -> tuple[int, str, str] | None:
-    """(status, code, detail) when the write must be refused; None when it may go on."""
+def write_refusal(
+    request: Request, allowed: frozenset[str] = frozenset()
+) -> tuple[int, str, str] | None:
+    """(status, code, detail) when the write must be refused; None when it may go on.
+    ``allowed``: origins (``normal_origin``) writes may come from; empty: this server's own."""
     if request.method in SAFE_METHODS:
         return None
-    origin = request.headers.get("origin")
-    own = _origin(request.url.scheme, request.headers.get("host", ""))
-    if not origin or origin == "null" or _origin_of(origin) != own:
+    if sent_origin(request, allowed) is None:
         return 403, "cross_origin", "writes to the session must come from this site's own pages"
     media_type = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
     if media_type != "application/json":
         return 415, "json_required", "send the body as application/json"
     return None
+
+
+def sent_origin(request: Request, allowed: frozenset[str]) -> str | None:
+    """The request's ``Origin`` (normalised) when it is one writes may come from, else None."""
+    origin = request.headers.get("origin")
+    if not origin or origin == "null":
+        return None
+    given = normal_origin(origin)
+    own = _origin(request.url.scheme, request.headers.get("host", ""))
+    return given if given in (allowed or {own}) else None
+
+
+def site_is_https(request: Request, allowed: frozenset[str]) -> bool:
+    """Whether the shopper's page is https, so cookies are ``Secure``: the accepted Origin's
+    scheme, else (a read, no Origin) the request's own scheme, or every allowed origin's."""
+    origin = sent_origin(request, allowed)
+    if origin is not None:
+        return origin.startswith("https://")
+    if allowed and all(o.startswith("https://") for o in allowed):
+        return True
+    return request.url.scheme == "https"
 
 
 _DEFAULT_PORTS = {"http": ":80", "https": ":443"}
@@ -145,6 +169,8 @@ def _origin(scheme: str, host: str) -> str:
     return f"{scheme}://{host}"
 
 
-def _origin_of(header: str) -> str:
-    parts = urlsplit(header)
+def normal_origin(text: str) -> str:
+    """An origin (``https://shop.example.vn:8443``) as compared: lower case, no default port,
+    no path."""
+    parts = urlsplit(text.strip())
     return _origin(parts.scheme, parts.netloc)

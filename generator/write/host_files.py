@@ -7,7 +7,8 @@ Two kinds, because of where they may live:
   with "_"), ``_headers`` (Netlify and Cloudflare Pages: long caching for ``/_assets/``, the
   security headers and the site's Content-Security-Policy) and ``_csp.conf`` (that policy for
   the shipped nginx config, which includes it). All are inert elsewhere: the shipped nginx
-  config and the static server refuse to serve them.
+  config and the static server refuse to serve them. With a session url (``--session-url``),
+  also ``_redirects`` (Netlify: /session/* proxied to the session service).
 - ``write_deploy_files(dest)`` copies the repository's ``deploy/`` folder (nginx server block and
   the notes for every host) into ``dest``, a folder that is *not* published - by convention
   ``<out>.deploy`` beside the output (``deploy_dir_for``). With ``site_root`` the nginx ``root``
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from generator.errors import ConfigError, WriteError
 
@@ -29,6 +31,7 @@ DEPLOY_FILES = ("nginx.conf", "README.md")
 TEMPLATE_ROOT = "root /var/www/storefront;"
 TEMPLATE_LISTEN = "listen 80;\n    listen [::]:80;"
 TEMPLATE_SERVER_NAME = "server_name _;"
+TEMPLATE_SESSION = "proxy_pass http://127.0.0.1:8002;"
 
 NETLIFY_CLOUDFLARE_HEADERS = """\
 # Read by Netlify and Cloudflare Pages (never served). Written by `storefront build`.
@@ -57,10 +60,13 @@ def deploy_dir_for(out: Path) -> Path:
     return out.with_name(out.name + ".deploy")
 
 
-def host_files(policy: str | None = None) -> tuple[tuple[str, bytes], ...]:
+def host_files(
+    policy: str | None = None, *, session_url: str | None = None, site_url: str | None = None
+) -> tuple[tuple[str, bytes], ...]:
     """The files static hosts read from the published folder: (name, content) pairs; with
     the site's Content-Security-Policy, ``_headers`` sends it and ``_csp.conf`` holds it for
-    the shipped nginx config (and ``storefront serve``).
+    the shipped nginx config (and ``storefront serve``); with ``session_url`` also Netlify's
+    ``_redirects``, proxying the site's /session/* there.
 
     ``write.output.finish_output`` stages them with the pages, so they arrive together.
     """
@@ -73,6 +79,8 @@ def host_files(policy: str | None = None) -> tuple[tuple[str, bytes], ...]:
         headers += f"  Content-Security-Policy: {policy}\n"
         files.append((CSP_FILE, NGINX_CSP.format(policy=policy).encode("utf-8")))
     files.append(("_headers", headers.encode("utf-8")))
+    if session_url is not None:
+        files.append(("_redirects", netlify_redirects(session_url, site_url).encode("utf-8")))
     return tuple(files)
 
 
@@ -84,6 +92,17 @@ def read_policy(root: Path) -> str | None:
         return None
     found = _NGINX_CSP_LINE.search(text)
     return found.group(1) if found else None
+
+
+def netlify_redirects(session_url: str, site_url: str | None) -> str:
+    """The proxy rule (status 200: Netlify fetches and passes the answer on, cookies too) from
+    the site's session path, under its path prefix, to the session service's /session/."""
+    prefix = urlsplit(site_url).path.rstrip("/") if site_url else ""
+    return (
+        "# Read by Netlify (never served). Written by `storefront build --session-url`: the\n"
+        "# islands' /session/* endpoints, proxied to the session service on the same site.\n"
+        f"{prefix}/session/*  {session_url.rstrip('/')}/session/:splat  200\n"
+    )
 
 
 def write_deploy_files(dest: Path, *, site_root: Path | None = None) -> None:
@@ -104,11 +123,17 @@ def read_nginx_template() -> str:
 
 
 def nginx_server_block(
-    template: str, *, root: Path, listen: str | None = None, server_name: str | None = None
+    template: str,
+    *,
+    root: Path,
+    listen: str | None = None,
+    server_name: str | None = None,
+    session: str | None = None,
 ) -> str:
-    """The shipped server block with ``root`` (absolute), and optionally ``listen`` and
-    ``server_name``, replaced. Refuses values nginx would misread (quotes, ``$``, newlines)."""
-    for value in (str(root), listen or "", server_name or ""):
+    """The shipped server block with ``root`` (absolute), and optionally ``listen``,
+    ``server_name`` and ``session`` (the session service's ``host:port``) replaced. Refuses
+    values nginx would misread (quotes, ``$``, newlines)."""
+    for value in (str(root), listen or "", server_name or "", session or ""):
         if any(c in value for c in '"\\$;{}\n\r'):
             raise ConfigError(f"cannot put {value!r} into nginx.conf: it has a special character")
     config = _replace_once(template, TEMPLATE_ROOT, f'root "{root.resolve()}";')
@@ -119,6 +144,8 @@ def nginx_server_block(
         config = _replace_once(config, TEMPLATE_LISTEN, f"listen {listen};")
     if server_name is not None:
         config = _replace_once(config, TEMPLATE_SERVER_NAME, f"server_name {server_name};")
+    if session is not None:
+        config = _replace_once(config, TEMPLATE_SESSION, f"proxy_pass http://{session};")
     return config
 
 

@@ -79,6 +79,7 @@ def finish_output(
     site_url: str | None,
     sitemap_limits: SitemapLimits | None,
     policy: str | None = None,
+    session_url: str | None = None,
 ) -> WriteReport:
     """Everything besides the pages: assets, ``public_dir``, sitemap, host files, marker.
 
@@ -94,7 +95,7 @@ def finish_output(
         for name, content in sitemap_files(written, site_url, sitemap_limits):
             sizes.append(_write_new(staging, PurePosixPath(name), content))
             sitemap_names.append(name)
-    for name, content in host_files(policy):
+    for name, content in host_files(policy, session_url=session_url, site_url=site_url):
         sizes.append(_write_new(staging, PurePosixPath(name), content))
         extras.append(name)
     sizes.append(len(MARKER_TEXT))  # written with the staging folder (``staging_folder``)

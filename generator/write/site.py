@@ -82,6 +82,7 @@ def write_incremental(
     sitemap_limits: SitemapLimits | None = None,
     on_page: Callable[[], None] | None = None,
     before_commit: Callable[[], None] | None = None,
+    session_url: str | None = None,
 ) -> IncrementalResult:
     """Render what moved and put the output in place; ``before_commit`` runs just before an
     update starts changing the output file by file or entry by entry (in place, or a mount
@@ -154,6 +155,7 @@ def write_incremental(
             site_url=plan.site_url,
             sitemap_limits=sitemap_limits,
             policy=policy.header(),
+            session_url=session_url,
         )
         # Staged: the pages rendered now and the files besides pages. They replace their old
         # versions in place when the last build's output is there (``in_place``); else the

@@ -1,8 +1,8 @@
 // The customer account. Login and register go to the same-origin session endpoints, which keep
 // the customer's token in an httpOnly cookie: this code never sees it.
-import { STATUS, api, failed, h, link, vnd } from './api.js'
+import { SESSION, STATUS, api, failed, h, link, said, vnd } from './api.js'
 
-const session = (path, body) => api(path, { base: '/session', method: body ? 'POST' : 'GET', body })
+const session = (path, body) => api(path, { base: SESSION, method: body ? 'POST' : 'GET', body })
 const input = (id, label, props) => h('p', { class: 'field' }, h('label', { for: id }, label), h('input', { id, required: true, ...props }))
 const date = (wire) => new Date(wire + 'Z').toLocaleDateString('vi-VN')
 
@@ -17,7 +17,7 @@ function authForm (root, title, path, fields) {
       const { customer } = await session(path, body)
       render(root, customer)
     } catch (error) {
-      status.textContent = error.message
+      status.textContent = said(error)
     }
   })
   return form
@@ -39,7 +39,7 @@ function orders (items) {
           ['Tổng cộng', vnd(d.total)], ['Ghi chú', d.note || '']].map(([k, v]) => [h('dt', null, k), h('dd', null, v)])))
     }
     return h('li', { class: 'order', 'data-code': o.code, 'data-status': o.current_status },
-      h('strong', null, o.code), ` - ${date(o.placed_at)} - ${vnd(o.total)} - ${STATUS[o.current_status] || o.current_status} `,
+      h('strong', null, o.code), ` - ${date(o.placed_at)} - ${vnd(o.total)} - ${STATUS[o.current_status] || 'Đang xử lý'} `,
       h('button', { type: 'button', class: 'secondary', onclick: () => open().catch(failed(detail)) }, 'Chi tiết'), detail)
   }))
 }
@@ -58,7 +58,7 @@ function addresses () {
       await api('/customer/addresses', { method: 'POST', body: Object.fromEntries(new FormData(form)) })
       part.replaceWith(addresses())
     } catch (error) {
-      status.textContent = error.message
+      status.textContent = said(error)
     }
   })
   part.append(form)
@@ -81,7 +81,8 @@ function render (root, customer) {
     render(root, null)
   }
   root.replaceChildren(
-    h('p', { class: 'greeting' }, `Xin chào, ${customer.full_name}. Điểm tích lũy: ${customer.points_balance}. `,
+    h('p', { class: 'greeting' }, `Xin chào, ${customer.full_name || customer.email || 'bạn'}. `,
+      Number.isFinite(customer.points_balance) ? `Điểm tích lũy: ${customer.points_balance}. ` : '',
       h('button', { type: 'button', class: 'secondary', onclick: () => logout().catch(failed(root)) }, 'Đăng xuất')),
     section('Đơn hàng', () => api('/customer/orders?limit=20'), orders),
     addresses(),

@@ -1,6 +1,6 @@
 // Product page: live price and stock per variant (the static page may be stale), add to cart,
 // save for later. Without JS the form only reloads the page.
-import { api, h, priceOf, readCart, saveItems, vnd } from './api.js'
+import { UNAVAILABLE, api, h, priceOf, readCart, said, saveItems, vnd } from './api.js'
 
 export default async function (form) {
   const status = h('p', { class: 'cart-status', role: 'status' })
@@ -8,7 +8,17 @@ export default async function (form) {
   form.append(status, save)
   const productId = Number(form.dataset.productId)
   const now = document.querySelector('.product-info .price-now')
+  const buy = form.querySelector('button[type=submit]')
   let variants = []
+  // No session service: the page reads on, the button says ordering is unavailable for now.
+  const closed = () => {
+    if (buy) {
+      buy.disabled = true
+      buy.textContent = 'Tạm thời chưa đặt hàng được'
+    }
+    save.hidden = true
+    status.textContent = UNAVAILABLE
+  }
 
   const chosen = () => {
     const radio = form.querySelector('input[name=variant_id]:checked')
@@ -35,7 +45,8 @@ export default async function (form) {
       await saveItems(items)
       status.replaceChildren('Đã thêm vào giỏ hàng. ', h('a', { href: '/gio-hang' }, 'Xem giỏ hàng'))
     } catch (error) {
-      status.textContent = error.message
+      if (error.unavailable) closed()
+      else status.textContent = said(error)
     }
   })
   save.addEventListener('click', async () => {
@@ -44,7 +55,7 @@ export default async function (form) {
       status.textContent = 'Đã lưu sản phẩm vào tài khoản.'
     } catch (error) {
       if (error.status === 401) status.replaceChildren(h('a', { href: '/tai-khoan' }, 'Đăng nhập'), ' để lưu sản phẩm.')
-      else status.textContent = error.message
+      else status.textContent = said(error)
     }
   })
   // Listeners first (a click must never fall through to a native submit), then live prices.
@@ -58,5 +69,7 @@ export default async function (form) {
       radio.nextElementSibling.textContent = v.name + (price != null ? ' - ' + vnd(price) : '') + (v.in_stock ? '' : ' (Hết hàng)')
     }
     showPrice()
-  } catch {} // the static prices stay
+  } catch (error) {
+    if (error.unavailable) closed() // else the static prices stay
+  }
 }

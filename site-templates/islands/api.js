@@ -1,6 +1,8 @@
 // The one API client of a browser tab. Calls go to the same-origin session forwarder, which
 // adds the key and, from the httpOnly cookie, the customer's token: no token reaches this code.
-const BASE = '/session/api'
+// The session lives beside /_assets/, so it follows a site's path prefix (/shop/session).
+export const SESSION = new URL('../../session', import.meta.url).pathname
+const BASE = SESSION + '/api'
 const CART = 'service_cart'
 const queue = []
 let timer = 0
@@ -14,10 +16,56 @@ export const STATUS = {
   refunded: 'Đã hoàn tiền',
 }
 
-// An Error with the answer's status; its message is the API's own words (first field error).
+// Errors in our own words, by the answer's code, then its status: never the API's text.
+const BY_CODE = {
+  invalid_credentials: 'Email hoặc mật khẩu không đúng.',
+  email_taken: 'Email này đã có tài khoản. Vui lòng đăng nhập.',
+  out_of_stock: 'Có sản phẩm trong giỏ vừa hết hàng. Vui lòng xem lại giỏ hàng.',
+  item_unavailable: 'Có sản phẩm trong giỏ hiện không bán. Vui lòng xem lại giỏ hàng.',
+  cart_closed: 'Giỏ hàng này đã được đặt hàng. Vui lòng tải lại trang.',
+  checkout_completed: 'Đơn hàng của giỏ này đã được đặt.',
+}
+const BY_STATUS = {
+  400: 'Thông tin gửi đi chưa hợp lệ.',
+  401: 'Vui lòng đăng nhập để tiếp tục.',
+  403: 'Yêu cầu không được chấp nhận. Vui lòng tải lại trang.',
+  404: 'Không tìm thấy thông tin này.',
+  409: 'Thông tin vừa thay đổi. Vui lòng tải lại trang.',
+  422: 'Vui lòng kiểm tra lại thông tin đã nhập.',
+  429: 'Cửa hàng đang có nhiều lượt truy cập. Vui lòng thử lại sau ít phút.',
+}
+const FIELDS = {
+  email: 'Email', password: 'Mật khẩu', full_name: 'Họ và tên', phone: 'Số điện thoại',
+  city: 'Tỉnh/thành phố', ward: 'Phường/xã', street: 'Địa chỉ', note: 'Ghi chú',
+}
+export const GENERIC = 'Đã có lỗi, vui lòng thử lại.'
+
+export function messageFor (status, body) {
+  const code = body && typeof body.code === 'string' ? body.code : ''
+  if (BY_CODE[code]) return BY_CODE[code]
+  if (status === 422 && body && Array.isArray(body.errors)) {
+    const names = [...new Set(body.errors.map((e) => FIELDS[String(e && e.field).split('.').pop()]).filter(Boolean))]
+    if (names.length) return 'Vui lòng kiểm tra lại: ' + names.join(', ') + '.'
+  }
+  return BY_STATUS[status] || GENERIC
+}
+
 function apiError (status, body) {
-  const first = body && body.errors && body.errors[0]
-  return Object.assign(new Error(first ? first.message : (body && body.detail) || 'Đã có lỗi, vui lòng thử lại.'), { status, body })
+  return Object.assign(new Error(messageFor(status, body)), { status, body })
+}
+
+// No session service (no answer, a page instead of JSON, 502-504): ordering is unavailable
+// for now; reported once a page, never retried.
+export const UNAVAILABLE = 'Cửa hàng tạm thời chưa nhận đặt hàng trực tuyến. Vui lòng quay lại sau.'
+let down = false
+
+function unavailable (status, method, path) {
+  if (!down) {
+    down = true
+    report(status, method, path, 'session service unreachable')
+    flush()
+  }
+  return Object.assign(new Error(UNAVAILABLE), { status, unavailable: true })
 }
 
 // Elements from data: text is always a text node, so nothing from the API becomes markup.
@@ -87,11 +135,13 @@ export async function api (path, { method = 'GET', body, base = BASE, headers, k
   try {
     res = await fetch(base + path, init)
   } catch {
-    throw apiError(0, { detail: 'Không kết nối được với cửa hàng.' })
+    throw unavailable(0, method, base + path)
   }
+  const json = /json/.test(res.headers.get('Content-Type') || '')
+  if ((res.status !== 204 && !json) || [502, 503, 504].includes(res.status)) throw unavailable(res.status, method, base + path)
   const data = res.status === 204 ? null : await res.json().catch(() => null)
   if (res.ok) return data
-  report(res.status, method, base + path, data && data.detail)
+  report(res.status, method, base + path, data && data.code)
   if (res.status === 429) {
     // Calm, and never a loop: one retry of a read after Retry-After, then the visitor decides.
     const wait = Math.min(Number(res.headers.get('Retry-After')) || 5, 120)
@@ -153,6 +203,14 @@ export async function saveItems (items, fresh) {
   return cart
 }
 
+// What a failure says on the page: our message for an API answer; a script error is reported
+// and shown as the generic message, never its own (English) text.
+export function said (error) {
+  if (error && error.status !== undefined) return error.message
+  report(500, null, location.pathname, 'JS: ' + (error && error.message))
+  return GENERIC
+}
+
 export function failed (root) {
-  return (error) => root.replaceChildren(h('p', { class: 'error', role: 'alert' }, error.message))
+  return (error) => root.replaceChildren(h('p', { class: 'error', role: 'alert' }, said(error)))
 }

@@ -1,7 +1,22 @@
 // The buying path: cart, checkout and payment return.
-import { STATUS, api, enc, failed, h, link, readCart, saveItems, setCartToken, showCount, sleep, vnd } from './api.js'
+import { SESSION, STATUS, api, enc, failed, h, link, readCart, said, saveItems, setCartToken, showCount, sleep, vnd } from './api.js'
 
 const COUPON = 'sf_coupon'
+
+// Coupon verdicts and discount lines in our own words.
+const COUPON_SAYS = {
+  unknown: 'Mã giảm giá không tồn tại.',
+  inactive: 'Mã giảm giá không còn hiệu lực.',
+  not_started: 'Mã giảm giá chưa đến thời gian áp dụng.',
+  expired: 'Mã giảm giá đã hết hạn.',
+  below_minimum: 'Đơn hàng chưa đạt giá trị tối thiểu để dùng mã này.',
+  usage_limit_reached: 'Mã giảm giá đã hết lượt sử dụng.',
+}
+export function couponMessage (coupon) {
+  if (coupon.valid) return `Đã áp dụng mã ${coupon.code}.`
+  return COUPON_SAYS[coupon.reason] || 'Không dùng được mã giảm giá này.'
+}
+export const discountLabel = (line) => (line.code ? `Mã giảm giá ${line.code}` : 'Khuyến mãi')
 
 // Cart page: quantities, remove, coupon (its message from the quote), totals from /cart/quote.
 function cart (root) {
@@ -33,26 +48,75 @@ function cart (root) {
     h('label', { for: 'coupon-code' }, 'Mã giảm giá'), ' ',
     h('input', { id: 'coupon-code', name: 'code', value: quote.coupon ? quote.coupon.code : '', maxlength: 50 }), ' ',
     h('button', { type: 'submit' }, 'Áp dụng'))
-    const message = quote.coupon && h('p', { class: quote.coupon.valid ? 'coupon-ok' : 'coupon-bad', role: 'status' }, quote.coupon.message)
+    const message = quote.coupon && h('p', { class: quote.coupon.valid ? 'coupon-ok' : 'coupon-bad', role: 'status' }, couponMessage(quote.coupon))
     const row = (label, amount, cls) => [h('dt', { class: cls }, label), h('dd', { class: cls }, amount)]
     const totals = h('dl', { class: 'totals' },
       row('Tạm tính', vnd(quote.subtotal)),
-      quote.discount_lines.map((d) => row(d.label, '-' + vnd(d.amount))),
-      quote.tax_lines.map((t) => row(t.label + (t.included ? ' (đã gồm trong giá)' : ''), vnd(t.amount))),
-      row('Phí vận chuyển', vnd(quote.shipping_total)),
+      quote.discount_lines.map((d) => row(discountLabel(d), '-' + vnd(d.amount))),
+      quote.tax_lines.map((t) => row(t.included ? 'Thuế VAT (đã gồm trong giá)' : 'Thuế VAT', vnd(t.amount))),
+      row('Phí vận chuyển', Number(quote.shipping_total) ? vnd(quote.shipping_total) : 'Tính ở bước thanh toán'),
       row('Tổng cộng', vnd(quote.total), 'total'))
-    root.replaceChildren(h('ul', { class: 'cart-lines' }, lines), coupon, message, totals,
+    const leftOut = discountsLeftOut(quote) && h('p', { class: 'coupon-bad', role: 'status' }, LEFT_OUT)
+    root.replaceChildren(h('ul', { class: 'cart-lines' }, lines), coupon, message, totals, leftOut,
       h('p', null, h('a', { class: 'button', href: '/thanh-toan' }, 'Thanh toán')))
   }
   render().catch(failed(root))
 }
 
-const field = (label, input) => h('p', { class: 'field' }, h('label', { for: input.id }, label), input)
+const field = (label, input) => h('p', { class: 'field' }, h('label', { for: input.id }, label), input, h('span', { class: 'field-error', role: 'alert' }))
 const choice = (name, value, text, checked) =>
   h('label', { class: 'variant' }, h('input', { type: 'radio', name, value, checked, required: true }), h('span', null, text))
+const sum = (lines) => lines.reduce((total, line) => total + Number(line.amount || 0), 0)
 
-// Checkout: address (province -> ward from the API), shipping method, payment method (COD
-// first), place the order; a gateway payment then goes to /checkout/pay's redirect.
+// The amount the order is charged: the quote's total where the backend declares
+// `order_discounts`; else (the spec) goods + added VAT + shipping, no order-level discount.
+export function orderAmount (quote) {
+  if (quote.order_discounts === true) return Number(quote.total)
+  const addedTax = sum(quote.tax_lines.filter((t) => !t.included))
+  return Number(quote.subtotal) + addedTax + Number(quote.shipping_total || 0)
+}
+
+export const discountsLeftOut = (quote) => quote.order_discounts !== true && quote.discount_lines.length > 0
+export const LEFT_OUT = 'Lưu ý: cửa hàng chưa trừ mã giảm giá và khuyến mãi vào đơn hàng. Số tiền thanh toán chưa gồm các khoản giảm này.'
+
+// What a delivery needs; the first field wrong gets focus.
+const PHONE = /^(0|\+84)[0-9]{9,10}$/
+const REQUIRED = {
+  full_name: 'Vui lòng nhập họ và tên người nhận.',
+  phone: 'Vui lòng nhập số điện thoại.',
+  city: 'Vui lòng chọn tỉnh/thành phố.',
+  ward: 'Vui lòng chọn phường/xã.',
+  street: 'Vui lòng nhập số nhà, tên đường.',
+}
+
+function invalidFields (form) {
+  const wrong = []
+  for (const [name, message] of Object.entries(REQUIRED)) {
+    const el = form.elements[name]
+    const value = el.value.trim()
+    let text = value ? '' : message
+    if (!text && name === 'phone' && !PHONE.test(value.replace(/[\s.-]/g, ''))) text = 'Số điện thoại chưa đúng (10 số, bắt đầu bằng 0).'
+    el.closest('.field').querySelector('.field-error').textContent = text
+    el.setAttribute('aria-invalid', text ? 'true' : 'false')
+    if (text) wrong.push(el)
+  }
+  return wrong
+}
+
+// A logged-in shopper's default address (else the first), or nothing.
+async function savedAddress () {
+  try {
+    const { customer } = await api('/me', { base: SESSION })
+    if (!customer) return null
+    const book = await api('/customer/addresses')
+    return book.items.find((a) => a.is_default) || book.items[0] || null
+  } catch {
+    return null
+  }
+}
+
+// Checkout: items, address, shipping (its fee priced as soon as chosen), payment (COD first),
+// and one amount: the order's; a gateway payment then follows /checkout/pay's redirect.
 async function checkout (root) {
   try {
     const cart = await readCart()
@@ -61,50 +125,97 @@ async function checkout (root) {
     }
     const token = cart.token
     const coupon = sessionStorage.getItem(COUPON) || ''
-    const [provinces, methods, payments, quote] = await Promise.all([
+    const quoted = () => api(`/cart/quote?token=${enc(token)}` + (coupon ? '&coupon_code=' + enc(coupon) : ''))
+    const [provinces, methods, payments, started, saved] = await Promise.all([
       api('/shipping/provinces'),
       api('/shipping-methods', { method: 'POST', body: { cart_token: token } }),
       api('/checkout/payment-methods'),
-      api(`/cart/quote?token=${enc(token)}` + (coupon ? '&coupon_code=' + enc(coupon) : '')),
+      api(`/checkout?cart_token=${enc(token)}`, { method: 'POST', body: { email: null, coupon_code: coupon || null } }),
+      savedAddress(),
     ])
-    const city = h('select', { id: 'co-city', name: 'city', required: true },
+    const shipping = methods.items.filter((m) => m.kind !== 'pickup')
+    const city = h('select', { id: 'co-city', name: 'city' },
       h('option', { value: '' }, 'Chọn tỉnh/thành phố'),
       provinces.items.map((p) => h('option', { value: p.code }, p.name)))
     const ward = h('select', { id: 'co-ward', name: 'ward' }, h('option', { value: '' }, 'Chọn phường/xã'))
-    city.addEventListener('change', async () => {
+    const loadWards = async () => {
       ward.replaceChildren(h('option', { value: '' }, 'Chọn phường/xã'))
       if (!city.value) return
       const wards = await api('/shipping/wards?province_code=' + enc(city.value)).catch(() => ({ items: [] }))
       ward.append(...wards.items.map((w) => h('option', { value: w.name }, w.name)))
-    })
+    }
+    city.addEventListener('change', loadWards)
+    const items = h('ul', { class: 'checkout-items' }, cart.items.map((item) =>
+      h('li', null, h('span', null, item.name, item.variant_name ? ` (${item.variant_name})` : '', ` × ${item.quantity}`), ' ', h('span', null, vnd(item.line_total)))))
+    const totals = h('dl', { class: 'totals' })
+    const warning = h('p', { class: 'coupon-bad', role: 'status', hidden: true })
+    const button = h('button', { type: 'submit', class: 'place-order' }, 'Đặt hàng')
     const status = h('div', { role: 'status' })
-    const form = h('form', { class: 'checkout' },
+    let amount = null
+    const row = (label, value, cls) => [h('dt', { class: cls }, label), h('dd', { class: cls }, value)]
+    const show = (quote) => {
+      amount = orderAmount(quote)
+      const left = discountsLeftOut(quote)
+      totals.replaceChildren(...[
+        row('Tạm tính', vnd(quote.subtotal)),
+        left ? [] : quote.discount_lines.map((d) => row(discountLabel(d), '-' + vnd(d.amount))),
+        quote.tax_lines.map((t) => row(t.included ? 'Thuế VAT (đã gồm trong giá)' : 'Thuế VAT', vnd(t.amount))),
+        row('Phí vận chuyển', Number(quote.shipping_total) ? vnd(quote.shipping_total) : 'Miễn phí'),
+        row('Tổng thanh toán', vnd(amount), 'total')].flat(9))
+      warning.hidden = !left
+      warning.textContent = left ? LEFT_OUT : ''
+      button.dataset.amount = String(amount)
+      button.textContent = 'Đặt hàng · ' + vnd(amount)
+    }
+    const choose = async (code) => {
+      button.disabled = true
+      await api(`/checkout/${enc(started.checkout_id)}/shipping`, { method: 'PUT', body: { shipping_method: code } })
+      show(await quoted())
+      button.disabled = false
+    }
+    const form = h('form', { class: 'checkout', novalidate: true },
+      h('fieldset', null, h('legend', null, 'Sản phẩm'), items),
       h('fieldset', null, h('legend', null, 'Địa chỉ nhận hàng'),
-        field('Họ và tên', h('input', { id: 'co-name', name: 'full_name', required: true, autocomplete: 'name' })),
-        field('Số điện thoại', h('input', { id: 'co-phone', name: 'phone', type: 'tel', required: true, autocomplete: 'tel' })),
-        field('Email', h('input', { id: 'co-email', name: 'email', type: 'email', autocomplete: 'email' })),
+        field('Họ và tên người nhận', h('input', { id: 'co-name', name: 'full_name', autocomplete: 'name', maxlength: 200 })),
+        field('Số điện thoại', h('input', { id: 'co-phone', name: 'phone', type: 'tel', autocomplete: 'tel', maxlength: 20 })),
+        field('Email (không bắt buộc)', h('input', { id: 'co-email', name: 'email', type: 'email', autocomplete: 'email' })),
         field('Tỉnh/thành phố', city), field('Phường/xã', ward),
-        field('Địa chỉ (số nhà, đường)', h('input', { id: 'co-street', name: 'street', autocomplete: 'street-address' }))),
+        field('Địa chỉ (số nhà, đường)', h('input', { id: 'co-street', name: 'street', autocomplete: 'street-address', maxlength: 300 }))),
       h('fieldset', null, h('legend', null, 'Vận chuyển'),
-        methods.items.map((m, n) => choice('shipping', m.code, `${m.name} - ${Number(m.fee) ? vnd(m.fee) : 'Miễn phí'}`, n === 0))),
+        shipping.map((m, n) => choice('shipping', m.code, `${m.name} - ${Number(m.fee) ? vnd(m.fee) : 'Miễn phí'}`, n === 0))),
       h('fieldset', null, h('legend', null, 'Thanh toán'),
         payments.items.map((p, n) => choice('payment', p.code, p.name, n === 0))),
       field('Ghi chú', h('textarea', { id: 'co-note', name: 'note', rows: 2, maxlength: 1000 })),
-      h('p', { class: 'total' }, 'Tổng cộng (chưa gồm phí vận chuyển): ', vnd(quote.total)),
-      h('button', { type: 'submit' }, 'Đặt hàng'), status)
+      totals, warning, button, status)
+    form.addEventListener('change', (e) => {
+      if (e.target.name === 'shipping') choose(e.target.value).catch(failed(status))
+    })
+    if (saved) {
+      form.elements.full_name.value = saved.full_name || ''
+      form.elements.phone.value = saved.phone || ''
+      form.elements.street.value = saved.street || ''
+      const option = [...city.options].find((o) => o.value && o.text === saved.city)
+      if (option) {
+        city.value = option.value
+        await loadWards()
+        if ([...ward.options].some((o) => o.value === saved.ward)) ward.value = saved.ward
+      }
+    }
     const key = crypto.randomUUID() // one order per visit of this page, even if the answer is lost
     form.addEventListener('submit', async (e) => {
       e.preventDefault()
+      const wrong = invalidFields(form)
+      if (wrong.length) {
+        status.replaceChildren(h('p', { class: 'error', role: 'alert' }, 'Vui lòng điền đủ thông tin nhận hàng.'))
+        return wrong[0].focus()
+      }
       const f = form.elements
-      const button = form.querySelector('button[type=submit]')
       button.disabled = true
       status.textContent = 'Đang đặt hàng…'
       try {
-        const checkout = await api(`/checkout?cart_token=${enc(token)}`, { method: 'POST', body: { email: f.email.value || null, coupon_code: coupon || null } })
-        await api(`/checkout/${enc(checkout.checkout_id)}/shipping`, { method: 'PUT', body: { shipping_method: f.shipping.value } })
         const address = {
-          full_name: f.full_name.value, phone: f.phone.value, email: f.email.value || null,
-          city: city.selectedOptions[0].text, ward: ward.value || null, street: f.street.value || null,
+          full_name: f.full_name.value.trim(), phone: f.phone.value.trim(), email: f.email.value.trim() || null,
+          city: city.selectedOptions[0].text, ward: ward.value, street: f.street.value.trim(),
         }
         const order = await api(`/checkout/place-order?cart_token=${enc(token)}`, {
           method: 'POST', headers: { 'Idempotency-Key': key },
@@ -119,18 +230,20 @@ async function checkout (root) {
           const pay = await api(`/checkout/pay?cart_token=${enc(token)}`, { method: 'POST', body: { return_url: location.origin + '/thanh-toan/ket-qua' } })
           return location.assign(pay.payment_url)
         }
-        root.replaceChildren(h('section', { class: 'order-done', 'data-status': order.current_status },
+        root.replaceChildren(h('section', { class: 'order-done', 'data-status': order.current_status, 'data-total': String(order.total) },
           h('h2', null, 'Đặt hàng thành công'),
           h('p', null, 'Mã đơn hàng: ', h('strong', { class: 'order-code' }, order.code)),
-          h('p', null, 'Tổng tiền: ', vnd(order.total)),
-          h('p', null, 'Trạng thái: ', STATUS[order.current_status] || order.current_status),
+          h('p', null, 'Tổng tiền: ', h('span', { class: 'order-total' }, vnd(order.total))),
+          h('p', null, 'Trạng thái: ', STATUS[order.current_status] || 'Đang xử lý'),
           h('p', null, h('a', { href: '/tai-khoan' }, 'Xem đơn hàng trong tài khoản'))))
       } catch (error) {
         button.disabled = false
-        status.replaceChildren(h('p', { class: 'error', role: 'alert' }, error.message))
+        status.replaceChildren(h('p', { class: 'error', role: 'alert' }, said(error)))
       }
     })
     root.replaceChildren(form)
+    if (shipping.length) await choose(shipping[0].code)
+    else show(await quoted())
   } catch (error) {
     failed(root)(error)
   }
@@ -152,7 +265,7 @@ async function paymentReturn (root) {
       if (order && order.current_status !== 'pending') {
         return root.replaceChildren(h('section', { class: 'order-done', 'data-status': order.current_status },
           h('p', null, 'Đơn hàng ', h('strong', { class: 'order-code' }, order.code)),
-          h('p', { class: 'order-status' }, 'Trạng thái: ', STATUS[order.current_status] || order.current_status),
+          h('p', { class: 'order-status' }, 'Trạng thái: ', STATUS[order.current_status] || 'Đang xử lý'),
           h('p', null, h('a', { href: '/tai-khoan' }, 'Xem đơn hàng trong tài khoản'))))
       }
       say('Đang chờ cổng thanh toán xác nhận…')
@@ -160,7 +273,7 @@ async function paymentReturn (root) {
     }
     say('Cổng thanh toán chưa xác nhận. Trạng thái đơn hàng sẽ cập nhật trong mục Tài khoản.')
   } catch (error) {
-    say(error.message)
+    say(said(error))
   }
 }
 

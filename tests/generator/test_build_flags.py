@@ -6,6 +6,7 @@ import re
 import shutil
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -125,3 +126,26 @@ def test_the_code_digest_is_taken_when_the_generator_is_imported() -> None:
         check=True,
     )
     assert shown.stdout.strip() == "1"  # already worked out, by the import itself
+
+
+def test_session_url_puts_netlifys_proxy_rule_in_the_output(tmp_path: Path) -> None:
+    """Set by the environment, as on Netlify; a build without it writes no rule."""
+    import argparse
+
+    from generator.config import SETTINGS, resolve
+    from generator.xstore import Descriptor
+
+    environ = {"STOREFRONT_SESSION_URL": "https://session.example.vn/"}
+    args = argparse.Namespace(**{s.name: None for s in SETTINGS})
+    session_url = resolve(args, environ=environ, descriptor=Descriptor()).session_url
+    assert session_url == "https://session.example.vn"
+    store = DemoStore(tmp_path, products=2)
+    try:
+        config = replace(config_for(tmp_path), session_url=session_url)
+        build(store, config)
+        build(store, config_for(tmp_path, out="plain", cache="cache-plain"))
+    finally:
+        store.close()
+    rule = (tmp_path / "out" / "_redirects").read_text(encoding="utf-8")
+    assert "/session/*  https://session.example.vn/session/:splat  200" in rule
+    assert not (tmp_path / "plain" / "_redirects").exists()

@@ -70,11 +70,14 @@ def _main_config(work: Path, server_block: str) -> str:
 
 
 @contextmanager
-def running_nginx(root: Path, work: Path) -> Iterator[str]:
-    """nginx serving ``root`` with the shipped server block; yields its base url."""
+def running_nginx(root: Path, work: Path, *, session: str | None = None) -> Iterator[str]:
+    """nginx serving ``root`` with the shipped server block, its /session/ proxied to
+    ``session`` (host:port) when given; yields its base url."""
     work.mkdir(parents=True, exist_ok=True)
     port = _free_port()
-    block = nginx_server_block(read_nginx_template(), root=root, listen=f"127.0.0.1:{port}")
+    block = nginx_server_block(
+        read_nginx_template(), root=root, listen=f"127.0.0.1:{port}", session=session
+    )
     config = work / "nginx.conf"
     config.write_text(_main_config(work, block), encoding="utf-8")
     error_log = work / "error.log"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Request
 from sqlalchemy import Connection
 
 from companion.commerce.cart_lines import price_variants
@@ -186,6 +186,7 @@ def merge_cart(
 
 @router.get("/cart/quote", response_model=CartQuoteRead, summary="Price the cart")
 def read_quote(
+    request: Request,
     db: Db,
     tenant: CurrentTenant,
     services: ServicesDep,
@@ -201,10 +202,10 @@ def read_quote(
     quote = quote_cart(
         db, store_id=tenant.store_id, cart=cart, coupon_code=code, now=services.clock.now()
     )
-    return quote_view(cart, quote)
+    return quote_view(cart, quote, order_discounts=bool(request.app.state.order_discounts))
 
 
-def quote_view(cart: Cart, quote: Quote) -> CartQuoteRead:
+def quote_view(cart: Cart, quote: Quote, *, order_discounts: bool = False) -> CartQuoteRead:
     verdict = quote.coupon
     return CartQuoteRead(
         token=cart.token,
@@ -228,4 +229,5 @@ def quote_view(cart: Cart, quote: Quote) -> CartQuoteRead:
         else None,
         shipping_total=money(quote.shipping_total),
         total=money(quote.total),
+        order_discounts=order_discounts,
     )

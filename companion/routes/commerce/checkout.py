@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, Header, Path, Response, status
+from fastapi import APIRouter, Body, Header, Path, Request, Response, status
 from sqlalchemy import Connection
 
 from companion.commerce.carts import find_cart
@@ -214,6 +214,7 @@ def post_checkout_payment(
     responses={200: {"model": OrderOut, "description": "The order placed before for this cart"}},
 )
 def post_place_order(
+    http_request: Request,
     body: PlaceOrderIn,
     response: Response,
     db: Db,
@@ -225,7 +226,9 @@ def post_place_order(
 ) -> OrderOut:
     """Exactly one order per cart: placing again answers 200 with the same order. Stock is
     reserved atomically; product-level discounts, flash-sale prices and loyalty points are
-    recorded; ``discount_amount`` is 0. A customer JWT ties the order to the customer."""
+    recorded; ``discount_amount`` is 0, or with the companion's ``order_discounts`` extension
+    the quote's discount lines (the order is charged the quote's total). A customer JWT ties
+    the order to the customer."""
     store_id = tenant.store_id
     request = OrderRequest(
         address=body.address.model_dump(),
@@ -241,6 +244,7 @@ def post_place_order(
         request=request,
         customer_id=customer_id,
         now=services.clock.now(),
+        order_discounts=bool(http_request.app.state.order_discounts),
     )
     if not placed.created:
         response.status_code = status.HTTP_200_OK

@@ -83,6 +83,8 @@ async def test_shipping_comes_from_the_checkout(store: Store) -> None:
 
 
 async def test_coupon_is_in_the_history_but_not_in_the_order(store: Store) -> None:
+    """Without the companion's extension, as the spec says."""
+    store.app.state.order_discounts = False
     jwt = await store.customer()
     token = await store.cart((store.goods.jeans_v, 1), jwt=jwt)
     await store.ok(
@@ -196,3 +198,33 @@ async def test_loyalty_points_are_redeemed_and_recorded(store: Store) -> None:
     guest = await store.cart((store.goods.shirt_m, 1))
     refused = await store.place(guest, redeem_points=10, expect=422)
     assert refused["errors"][0]["field"] == "payment.redeem_points"
+
+
+async def test_with_the_extension_the_order_is_charged_the_quote_to_the_dong(store: Store) -> None:
+    """The reported case: GIAM10 priced in the cart, a paid shipping method chosen, and the
+    order charged the same total; the quote declares the extension."""
+    jwt = await store.customer()
+    g = store.goods
+    token = await store.cart((g.jeans_v, 1), (g.dress_v, 1), jwt=jwt)
+    checkout = await store.ok(
+        "POST", "/checkout", params={"cart_token": token}, json={"coupon_code": "GIAM10"}, jwt=jwt
+    )
+    await store.ok(
+        "PUT",
+        f"/checkout/{checkout['checkout_id']}/shipping",
+        json={"shipping_method": "express"},
+        jwt=jwt,
+    )
+    quote = await store.ok(
+        "GET", "/cart/quote", params={"token": token, "coupon_code": "GIAM10"}, jwt=jwt
+    )
+    assert quote["order_discounts"] is True
+    assert quote["coupon"]["valid"] and quote["shipping_total"] != "0"
+    coupon_off = sum(int(d["amount"]) for d in quote["discount_lines"])
+    assert coupon_off > 0
+    order = await store.place(token, jwt=jwt)
+    assert order["total"] == quote["total"]
+    assert order["discount_amount"] == str(coupon_off)
+    assert order["shipping_total"] == quote["shipping_total"]
+    mine = await store.ok("GET", f"/customer/orders/{order['id']}", jwt=jwt)
+    assert mine["total"] == quote["total"]

@@ -261,8 +261,11 @@ _ASKED = re.compile(r"\b(?:api|beacon)\((['`])(/[^'`?]*)")
 def test_every_api_path_the_islands_ask_for_is_forwarded() -> None:
     asked = set()
     for source in ISLANDS.glob("*.js"):
-        for _, path in _ASKED.findall(source.read_text(encoding="utf-8")):
-            asked.add(re.sub(r"\$\{[^}]*\}", "1", path).rstrip("/") or "/")
+        for line in source.read_text(encoding="utf-8").splitlines():
+            if "base: SESSION" in line:  # the session's own endpoints, not the forwarder
+                continue
+            for _, path in _ASKED.findall(line):
+                asked.add(re.sub(r"\$\{[^}]*\}", "1", path).rstrip("/") or "/")
     assert len(asked) > 15, asked  # the scan finds the islands' calls
     refused = [p for p in sorted(asked) if not _forwardable(p)]
     assert refused == []

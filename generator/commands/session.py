@@ -1,0 +1,129 @@
+"""`storefront session`: the islands' /session/* endpoints for any implementation of the spec,
+run beside a static host that routes /session/* to it (deploy/README.md has each host's recipe).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from urllib.parse import urlsplit
+
+from generator.errors import ConfigError
+
+#: Worker processes are independent (no state between requests): a few per core is plenty.
+MAX_WORKERS = 32
+DEFAULT_PORT = 8002
+
+
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "session",
+        help="serve the islands' /session/* endpoints in front of a store's API",
+        description="Serve exactly the /session/* endpoints the islands call (login into an "
+        "httpOnly cookie, the allow-listed API calls with the visitor's cookies, "
+        "/session/health), in front of any implementation of the storefront public API. "
+        "It keeps nothing between requests: run as many workers or machines as needed. "
+        "Route /session/* of the site to it (deploy/README.md).",
+    )
+    parser.add_argument(
+        "--api-url",
+        default=None,
+        help="the API's base, ending in /public/v1 [env STOREFRONT_API_URL]",
+    )
+    parser.add_argument(
+        "--key",
+        default=None,
+        help="the session service's own publishable key (pk_live_...), not the build's: the "
+        "rate limit counts per key [env STOREFRONT_SESSION_KEY]",
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    parser.add_argument(
+        "--port", type=int, default=DEFAULT_PORT, help=f"port (default: {DEFAULT_PORT})"
+    )
+    parser.add_argument("--workers", type=int, default=1, help="worker processes (default: 1)")
+    parser.add_argument(
+        "--allowed-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="an origin (https://shop.example.vn) whose pages may write (log in, add to cart); "
+        "repeat for several; default: the origin the request names "
+        "[env STOREFRONT_ALLOWED_ORIGINS, comma-separated]",
+    )
+    parser.add_argument(
+        "--trusted-proxy",
+        action="append",
+        default=[],
+        metavar="ADDRESS",
+        help="an address or network (10.0.0.0/8) whose X-Forwarded-Proto/-Host/-For headers "
+        "are believed; repeat for several [env STOREFRONT_TRUSTED_PROXIES, comma-separated]",
+    )
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from generator.serve.proxies import ProxyConfigError, parse_networks
+    from generator.serve.service import SessionSettings, serve_session
+
+    settings = SessionSettings(
+        api_url=_api_url(args.api_url or os.environ.get("STOREFRONT_API_URL")),
+        key=args.key or os.environ.get("STOREFRONT_SESSION_KEY") or None,
+        allowed_origins=tuple(
+            _origin(o) for o in args.allowed_origin or _listed("STOREFRONT_ALLOWED_ORIGINS")
+        ),
+        trusted_proxies=tuple(args.trusted_proxy or _listed("STOREFRONT_TRUSTED_PROXIES")),
+    )
+    if not 0 < args.port < 65536:
+        raise ConfigError("--port must be between 1 and 65535")
+    if not 1 <= args.workers <= MAX_WORKERS:
+        raise ConfigError(f"--workers must be between 1 and {MAX_WORKERS}")
+    try:
+        parse_networks(settings.trusted_proxies)
+    except ProxyConfigError as exc:
+        raise ConfigError(str(exc)) from None
+    if settings.key is None:
+        print(
+            "storefront session: warning: no --key; calls are unkeyed and share the store's "
+            "unkeyed rate limit",
+            file=sys.stderr,
+        )
+    origins = ", ".join(settings.allowed_origins) or "the request's own origin"
+    print(
+        f"storefront session: http://{args.host}:{args.port}/session/ -> {settings.api_url} "
+        f"({args.workers} worker{'s' if args.workers > 1 else ''}; writes from {origins})",
+        file=sys.stderr,
+    )
+    try:
+        serve_session(settings, host=args.host, port=args.port, workers=args.workers)
+    except KeyboardInterrupt:
+        return 0
+    except SystemExit as exc:  # uvicorn exits when it cannot bind the socket
+        if exc.code:
+            raise ConfigError(f"cannot listen on {args.host}:{args.port} (in use?)") from None
+    return 0
+
+
+def _api_url(value: str | None) -> str:
+    if not value:
+        raise ConfigError(
+            "--api-url is required: the API's base address, ending in /public/v1 "
+            "(or set STOREFRONT_API_URL)"
+        )
+    parts = urlsplit(value)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise ConfigError(f"--api-url {value!r} is not an http(s) address")
+    return value.rstrip("/")
+
+
+def _origin(value: str) -> str:
+    parts = urlsplit(value.strip())
+    if parts.scheme not in ("http", "https") or not parts.netloc or parts.path not in ("", "/"):
+        raise ConfigError(
+            f"--allowed-origin {value!r} is not an origin (scheme://host[:port], no path)"
+        )
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+def _listed(variable: str) -> list[str]:
+    return [v.strip() for v in os.environ.get(variable, "").split(",") if v.strip()]

@@ -1,0 +1,125 @@
+"""`storefront session`: the /session/* endpoints alone, for a static host to route to.
+
+The same ``session_app`` that `storefront serve` mounts beside the static files, in front of any
+implementation of the spec (``api_url``, with its own publishable key), holding nothing between
+requests: the two cookies are the session, so any number of workers (and machines) answer alike.
+Around it, outermost first: the request log (one JSON line per request, ``X-Request-Id``), the
+trusted-proxy reader (``proxies``), security headers, and a 404 problem for every path outside
+/session/.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+import uvicorn
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from generator.serve.app import with_security_headers
+from generator.serve.proxies import TrustedProxies, parse_networks
+from generator.serve.session import SESSION_PREFIX, problem, session_app
+from generator.serve.visitor import SessionUpstream, normal_origin
+
+#: Environment variable carrying the settings to worker processes (JSON).
+SETTINGS_VARIABLE = "STOREFRONT_SESSION_SETTINGS"
+#: Seconds a stopping worker waits for requests in flight; an idle keep-alive connection's life
+#: (longer than the proxy's, so the proxy closes first).
+GRACEFUL_SECONDS = 30
+KEEP_ALIVE_SECONDS = 65
+_TIMEOUT = httpx.Timeout(30.0, connect=10.0)
+
+
+@dataclass(frozen=True, slots=True)
+class SessionSettings:
+    #: The API's base address, ending in /public/v1.
+    api_url: str
+    #: The session service's own publishable key (None: unkeyed calls).
+    key: str | None
+    #: Origins (scheme://host[:port]) writes may come from; empty: the request's own origin.
+    allowed_origins: tuple[str, ...] = ()
+    #: Addresses or networks whose X-Forwarded-* headers are believed.
+    trusted_proxies: tuple[str, ...] = ()
+
+
+def service_app(
+    settings: SessionSettings, *, transport: httpx.AsyncBaseTransport | None = None
+) -> ASGIApp:
+    """``transport``: how the API is reached (tests: the companion in process); default HTTP."""
+    from companion.logging_http import RequestLogMiddleware
+
+    http = httpx.AsyncClient(base_url=settings.api_url, timeout=_TIMEOUT, transport=transport)
+    allowed = frozenset(normal_origin(o) for o in settings.allowed_origins)
+    session = session_app(SessionUpstream(http, settings.key), allowed_origins=allowed)
+    proxied = TrustedProxies(OnlySession(session), parse_networks(settings.trusted_proxies))
+    return RequestLogMiddleware(proxied)
+
+
+class OnlySession:
+    """The session endpoints, and a 404 problem for anything else (this is not a web server)."""
+
+    def __init__(self, session: ASGIApp) -> None:
+        self.session = session
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":  # no websockets; lifespan is off
+            return
+        send = with_security_headers(send)
+        if scope.get("path", "").startswith(SESSION_PREFIX + "/"):
+            await self.session(scope, receive, send)
+            return
+        await problem(404, "not_found", "this service answers only under /session/")(
+            scope, receive, send
+        )
+
+
+def settings_to_env(settings: SessionSettings) -> str:
+    return json.dumps(dataclasses.asdict(settings))
+
+
+def settings_from_env(environ: Mapping[str, str]) -> SessionSettings:
+    raw = environ.get(SETTINGS_VARIABLE)
+    if not raw:
+        raise RuntimeError(
+            f"{SETTINGS_VARIABLE} is not set: start workers with `storefront session`"
+        )
+    values = json.loads(raw)
+    return SessionSettings(
+        api_url=values["api_url"],
+        key=values["key"],
+        allowed_origins=tuple(values["allowed_origins"]),
+        trusted_proxies=tuple(values["trusted_proxies"]),
+    )
+
+
+def app_from_env() -> ASGIApp:
+    """The app of one worker process (uvicorn's factory with several workers)."""
+    return service_app(settings_from_env(os.environ))
+
+
+def serve_session(settings: SessionSettings, *, host: str, port: int, workers: int) -> None:
+    """Run until interrupted; ``SystemExit`` with a code when the port cannot be bound."""
+    from companion.server import log_config
+
+    options: dict[str, Any] = {
+        "host": host,
+        "port": port,
+        "log_level": "info",
+        "log_config": log_config(),
+        "access_log": False,  # the request log replaces it
+        "server_header": False,
+        "proxy_headers": False,  # X-Forwarded-* are read by TrustedProxies, from its list only
+        "timeout_graceful_shutdown": GRACEFUL_SECONDS,
+        "timeout_keep_alive": KEEP_ALIVE_SECONDS,
+        "lifespan": "off",
+    }
+    if workers <= 1:
+        uvicorn.Server(uvicorn.Config(service_app(settings), **options)).run()
+        return
+    os.environ[SETTINGS_VARIABLE] = settings_to_env(settings)
+    uvicorn.run("generator.serve.service:app_from_env", factory=True, workers=workers, **options)

@@ -1,0 +1,209 @@
+"""`storefront session`'s app (``service_app``) in front of the real companion, in process.
+
+The companion on a small demo store in a SQLite file, reached through httpx.ASGITransport; the
+shopper's browser is an httpx client on another ASGITransport whose ``client`` address says
+where the connection comes from (a shopper, or a configured proxy).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from companion.app import create_app
+from companion.seed.demo import DEMO_KEY, seed_demo
+from companion.session_mount import with_session
+from companion.settings import CompanionSettings
+from generator.serve.service import SessionSettings, service_app
+
+SITE = "https://shop.test"
+SERVICE = "http://session.internal:8002"
+ACCOUNT = {"email": "mai@example.vn", "password": "mat-khau-dai", "full_name": "Mai"}
+PROXY = "10.1.2.3"
+SHOPPER = "203.0.113.9"
+#: Paths the forwarder never reaches: answers that carry the JWT, what belongs to /session/,
+#: and writes the islands never make (a password change).
+BLOCKED = ("customer/login", "customer/register", "customer/me/password")
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture
+def companion(tmp_path: Path) -> httpx.ASGITransport:
+    app = create_app(CompanionSettings(database=str(tmp_path / "c.sqlite3"), public_url=SITE))
+    seed_demo(app.state.services.engine, products=8)
+    return httpx.ASGITransport(app=app)
+
+
+def _service(
+    companion: httpx.ASGITransport,
+    *,
+    origins: tuple[str, ...] = (SITE,),
+    proxies: tuple[str, ...] = (),
+    peer: str = SHOPPER,
+) -> httpx.AsyncClient:
+    settings = SessionSettings(
+        api_url="http://api.internal/public/v1",
+        key=DEMO_KEY,
+        allowed_origins=origins,
+        trusted_proxies=proxies,
+    )
+    app = service_app(settings, transport=companion)
+    transport = httpx.ASGITransport(app=app, client=(peer, 40000))
+    return httpx.AsyncClient(transport=transport, base_url=SERVICE)
+
+
+@pytest.fixture
+async def service(companion: httpx.ASGITransport) -> AsyncIterator[httpx.AsyncClient]:
+    async with _service(companion) as client:
+        yield client
+
+
+def spellings(path: str) -> list[str]:
+    """Every way to write ``path`` that decodes to it: each character percent-encoded in turn
+    (upper and lower case hex), each "/" as %2F and %2f, and the whole path encoded."""
+    found = set()
+    for n, char in enumerate(path):
+        for code in (f"%{ord(char):02X}", f"%{ord(char):02x}"):
+            found.add(path[:n] + code + path[n + 1 :])
+    found.add("".join(f"%{ord(c):02X}" for c in path))
+    found.add(path.replace("/", "%2F"))
+    return sorted(found - {path})
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("blocked", BLOCKED)
+async def test_every_spelling_of_a_blocked_path_is_refused(
+    service: httpx.AsyncClient, blocked: str
+) -> None:
+    assert (
+        await service.post("/session/register", json=ACCOUNT, headers={"Origin": SITE})
+    ).status_code in (201, 409)
+    credentials = {"email": ACCOUNT["email"], "password": ACCOUNT["password"]}
+    for spelling in [blocked, *spellings(blocked)]:
+        answer = await service.post(
+            "/session/api/" + spelling, json=credentials, headers={"Origin": SITE}
+        )
+        assert answer.status_code == 404, (spelling, answer.text)
+        assert "token" not in answer.text and "eyJ" not in answer.text, spelling
+    assert len(spellings(blocked)) > len(blocked)  # the spellings were really tried
+
+
+@pytest.mark.anyio
+async def test_a_write_from_an_origin_of_another_scheme_is_refused(
+    service: httpx.AsyncClient,
+) -> None:
+    for origin in (SITE.replace("https:", "http:"), SITE + ":8443", "https://evil.test"):
+        answer = await service.post("/session/logout", json={}, headers={"Origin": origin})
+        assert answer.status_code == 403, origin
+        assert answer.json()["code"] == "cross_origin"
+    allowed = await service.post("/session/logout", json={}, headers={"Origin": SITE + ":443"})
+    assert allowed.status_code == 204
+
+
+@pytest.mark.anyio
+async def test_writes_from_the_allowed_site_get_secure_cookies_behind_a_cdn(
+    service: httpx.AsyncClient,
+) -> None:
+    """A CDN (Netlify, Cloudflare) sends the service its own Host: the allowed origin decides,
+    and the https site's cookies are Secure."""
+    answer = await service.post("/session/register", json=ACCOUNT, headers={"Origin": SITE})
+    assert answer.status_code == 201, answer.text
+    cookie = next(c for c in answer.headers.get_list("set-cookie") if "service_customer=" in c)
+    assert "Secure" in cookie and "HttpOnly" in cookie
+    # The test client talks plain http to the service, so it keeps no Secure cookie: send it
+    # back as the shopper's browser (on https) does.
+    jwt = cookie.split(";", 1)[0].split("=", 1)[1]
+    service.cookies.clear()
+    me = await service.get("/session/me", headers={"Cookie": f"service_customer={jwt}"})
+    assert me.json()["customer"]["email"] == ACCOUNT["email"]
+
+
+@pytest.mark.anyio
+async def test_writes_behind_a_configured_proxy_succeed_and_forged_headers_do_not(
+    companion: httpx.ASGITransport,
+) -> None:
+    """No allow-list: the origin is the one the request names, X-Forwarded-* from a trusted
+    proxy included; the same headers from anyone else are ignored."""
+    forwarded = {
+        "Origin": SITE,
+        "X-Forwarded-Proto": "https",
+        "X-Forwarded-Host": "shop.test",
+        "X-Forwarded-For": SHOPPER,
+    }
+    async with _service(companion, origins=(), proxies=("10.0.0.0/8",), peer=PROXY) as proxied:
+        answer = await proxied.post("/session/register", json=ACCOUNT, headers=forwarded)
+        assert answer.status_code == 201, answer.text
+        cookie = next(c for c in answer.headers.get_list("set-cookie") if "service_customer=" in c)
+        assert "Secure" in cookie
+        cart = await proxied.put("/session/api/cart/items", json={"items": []}, headers=forwarded)
+        assert cart.status_code == 200, cart.text
+    async with _service(companion, origins=(), proxies=("10.0.0.0/8",), peer=SHOPPER) as direct:
+        forged = await direct.post("/session/logout", json={}, headers=forwarded)
+        assert forged.status_code == 403
+    async with _service(companion, origins=(), proxies=(), peer=PROXY) as untrusted:
+        forged = await untrusted.post("/session/logout", json={}, headers=forwarded)
+        assert forged.status_code == 403
+
+
+@pytest.mark.anyio
+async def test_health_and_nothing_outside_session(service: httpx.AsyncClient) -> None:
+    health = await service.get("/session/health")
+    assert health.status_code == 200 and health.json() == {"status": "ok"}
+    for path in ("/", "/public/v1/store", "/sessionx", "/index.html"):
+        answer = await service.get(path)
+        assert answer.status_code == 404, path
+        assert answer.headers["content-type"].startswith("application/problem+json")
+    assert (await service.get("/session/api/store")).status_code == 200
+
+
+@pytest.mark.anyio
+async def test_a_body_over_the_limit_is_refused_before_it_is_read(
+    service: httpx.AsyncClient,
+) -> None:
+    body = b'{"items": [' + b" " * (300 * 1024) + b"]}"
+    answer = await service.put(
+        "/session/api/cart/items",
+        content=body,
+        headers={"Origin": SITE, "Content-Type": "application/json"},
+    )
+    assert answer.status_code == 413
+    assert answer.json()["code"] == "body_too_large"
+
+
+@pytest.mark.anyio
+async def test_every_request_is_logged_as_one_line_without_its_query(
+    service: httpx.AsyncClient, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.INFO, logger="companion.access"):
+        await service.get("/session/api/cart", params={"token": "secret-cart-token"})
+    logged = [r.getMessage() for r in caplog.records if r.name == "companion.access"]
+    lines = [line for line in logged if '"path":"/session/' in line]
+    assert len(lines) == 1
+    assert '"path":"/session/api/cart"' in lines[0] and "secret-cart-token" not in lines[0]
+
+
+@pytest.mark.anyio
+async def test_the_api_server_serves_the_session_on_its_own_origin(tmp_path: Path) -> None:
+    settings = CompanionSettings(
+        database=str(tmp_path / "api.sqlite3"), public_url="http://api.test", session_key=DEMO_KEY
+    )
+    api = create_app(settings)
+    seed_demo(api.state.services.engine, products=4)
+    transport = httpx.ASGITransport(app=with_session(api, settings))
+    async with httpx.AsyncClient(transport=transport, base_url="http://api.test") as browser:
+        answer = await browser.post(
+            "/session/register", json=ACCOUNT, headers={"Origin": "http://api.test"}
+        )
+        assert answer.status_code == 201, answer.text
+        assert (await browser.get("/session/me")).json()["customer"]["full_name"] == "Mai"
+        assert (
+            await browser.get("/public/v1/store", headers={"X-Service-Key": DEMO_KEY})
+        ).is_success
