@@ -9,7 +9,9 @@ from pathlib import Path
 import uvicorn
 from starlette.types import ASGIApp
 
-from generator.errors import ConfigError
+from generator.errors import ConfigError, UnsafePath
+from generator.plan.paths import base_path
+from generator.serve.app import mounted
 from generator.serve.stack import embedded_stack, proxy_stack
 
 
@@ -37,6 +39,12 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="publishable key sent to --api-url on session calls [env STOREFRONT_API_KEY]",
     )
     parser.add_argument(
+        "--site-url",
+        default=None,
+        help="the site url the output was built for; a path prefix in it "
+        "(https://user.github.io/shop) is where it is served [env STOREFRONT_SITE_URL]",
+    )
+    parser.add_argument(
         "--db",
         default=".storefront-cache/companion.sqlite3",
         help="database of the embedded companion (seeded with the demo store when new)",
@@ -51,8 +59,9 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.out)
     if not (out / "index.html").is_file():
         raise ConfigError(f"{out}: no built site here; run `storefront build --out {out}` first")
-    app = _stack(args, out.resolve())
-    print(f"Serving {out} and the API at http://{args.host}:{args.port}/ (Ctrl+C stops)")
+    base = _base_path(args.site_url or os.environ.get("STOREFRONT_SITE_URL"))
+    app = mounted(_stack(args, out.resolve(), base), base)
+    print(f"Serving {out} and the API at http://{args.host}:{args.port}{base}/ (Ctrl+C stops)")
     config = uvicorn.Config(app, host=args.host, port=args.port, log_level="info")
     try:
         uvicorn.Server(config).run()
@@ -64,7 +73,16 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _stack(args: argparse.Namespace, root: Path) -> ASGIApp:
+def _base_path(site_url: str | None) -> str:
+    if not site_url:
+        return ""
+    try:
+        return base_path(site_url.rstrip("/"))
+    except UnsafePath as exc:
+        raise ConfigError(f"--site-url: its path prefix is not usable ({exc})") from None
+
+
+def _stack(args: argparse.Namespace, root: Path, base: str) -> ASGIApp:
     api_url = args.api_url or os.environ.get("STOREFRONT_API_URL")
     if api_url:
         key = args.key or os.environ.get("STOREFRONT_API_KEY") or None
@@ -74,6 +92,6 @@ def _stack(args: argparse.Namespace, root: Path) -> ASGIApp:
     return embedded_stack(
         root,
         database=args.db,
-        public_url=f"http://{host}:{args.port}",
+        public_url=f"http://{host}:{args.port}{base}",
         seed_products=args.demo_products,
     )

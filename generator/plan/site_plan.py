@@ -50,7 +50,7 @@ from generator.model import (
 )
 from generator.plain_text import META_DESCRIPTION_LENGTH, html_to_text, shorten
 from generator.plan.links import Links
-from generator.plan.paths import output_file, output_name, page_key, public_path
+from generator.plan.paths import base_path, output_file, output_name, page_key, public_path
 from generator.shells import SHELLS, Shell
 
 PageKind = Literal[
@@ -171,6 +171,11 @@ class SitePlan:
     pages: tuple[Page, ...]
     links: Links = field(repr=False, compare=False)
     skipped: tuple[Skip, ...] = ()
+
+    @property
+    def base_path(self) -> str:
+        """The path prefix the site lives under ("" or e.g. "/shop"); see ``paths.base_path``."""
+        return base_path(self.site_url)
 
     def absolute(self, path: str) -> str:
         """The absolute url of a site path (already in its public spelling)."""

@@ -1,8 +1,8 @@
 // The customer account. Login and register go to the same-origin session endpoints, which keep
 // the customer's token in an httpOnly cookie: this code never sees it.
-import { STATUS, api, failed, h, link, vnd } from './api.js'
+import { STATUS, api, failed, h, link, sitePath, vnd } from './api.js'
 
-const session = (path, body) => api(path, { base: '/session', method: body ? 'POST' : 'GET', body })
+const session = (path, body) => api(path, { base: sitePath('/session'), method: body ? 'POST' : 'GET', body })
 const input = (id, label, props) => h('p', { class: 'field' }, h('label', { for: id }, label), h('input', { id, required: true, ...props }))
 const date = (wire) => new Date(wire + 'Z').toLocaleDateString('vi-VN')
 

@@ -162,6 +162,7 @@ def test_storefront_build_fails_in_one_line_without_a_traceback(tmp_path: Path) 
     with serve_http({"/store": nested(5_000).encode()}) as api_url:
         result = subprocess.run(
             [sys.executable, "-m", "generator", "build", "--api-url", api_url, "--key", "pk_x"]
+            + ["--site-url", "https://shop.example.vn"]
             + ["--out", str(tmp_path / "out"), "--cache-dir", str(tmp_path / "cache")],
             cwd=tmp_path,
             capture_output=True,
