@@ -270,20 +270,35 @@ class SiteContext:
 
 
 @dataclass(frozen=True, slots=True)
+class Pager:
+    """Where one page of a paginated listing sits: its number, the count, and its links."""
+
+    number: int  # 1-based
+    count: int
+    previous_path: str | None
+    next_path: str | None
+    links: tuple[tuple[int, str], ...]  # (number, path) of the numbered links, this one too
+
+
+@dataclass(frozen=True, slots=True)
 class CategoryPage:
     category: Category
     breadcrumb: tuple[Crumb, ...]  # root first, the category itself last
     subcategories: tuple[Category, ...]
-    products: tuple[ProductCard, ...]  # the first page, rendered statically
-    has_more: bool
+    #: Every product the API lists in it (its subcategories' too); in a plan's page, those of
+    #: that page only.
+    products: tuple[ProductCard, ...]
+    has_more: bool  # in a plan's page: later pages follow
+    pager: Pager | None = None  # in a plan's page
 
 
 @dataclass(frozen=True, slots=True)
 class CollectionPage:
     path: str  # whatever path resolves to it
     collection: Collection
-    products: tuple[ProductCard, ...]
+    products: tuple[ProductCard, ...]  # as CategoryPage.products
     has_more: bool
+    pager: Pager | None = None
 
 
 @dataclass(frozen=True, slots=True)
