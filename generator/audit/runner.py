@@ -16,6 +16,7 @@ from generator.audit.findings import AuditReport, Finding
 from generator.audit.jsonld_checks import check_jsonld
 from generator.audit.link_checks import check_links
 from generator.audit.page_checks import check_duplicates, check_page
+from generator.audit.reachability import MAX_DEPTH, check_reachability
 from generator.audit.section_checks import check_sections
 from generator.audit.site import path_of_url, read_pages
 from generator.audit.sitemap_checks import (
@@ -39,6 +40,7 @@ def audit_site(
     now: datetime,
     site_url: str | None = None,
     api_sections: Sequence[ApiSection] | None = None,
+    max_depth: int = MAX_DEPTH,
 ) -> AuditReport:
     """Audit the output folder ``out``; ``now`` (aware) is when lastmod may not be after."""
     sitemaps = read_sitemaps(out, SitemapSchemas.load())
@@ -69,6 +71,9 @@ def audit_site(
         findings += check_jsonld(page)
         findings += check_links(page, served, origin)
     findings += check_duplicates(pages)
+    findings += check_reachability(
+        by_path, listed, home=base + "/", origin=origin, max_depth=max_depth
+    )
     if api_sections is not None:
         unprefixed = frozenset(p[len(base) :] for p in listed if p.startswith(base + "/"))
         findings += check_sections(api_sections, unprefixed if base else listed)

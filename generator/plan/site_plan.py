@@ -50,6 +50,7 @@ from generator.model import (
     Skip,
 )
 from generator.plain_text import META_DESCRIPTION_LENGTH, html_to_text, shorten
+from generator.plan.distinct import distinct_texts
 from generator.plan.links import Links
 from generator.plan.pagination import chunks, page_path, pager
 from generator.plan.paths import base_path, output_file, output_name, page_key, public_path
@@ -275,6 +276,8 @@ def plan_site(
     pages += shells
     taken.update(page_key(p.path) for p in shells)
     pages.append(drafts.not_found())
+    for index, (title, description) in distinct_texts(pages, catalog.site.store.name).items():
+        pages[index] = replace(pages[index], title=title, description=description)
     _refuse_collisions(pages)
     return SitePlan(
         site_url=origin,
