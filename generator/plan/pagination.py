@@ -17,21 +17,16 @@ import math
 from collections.abc import Sequence
 from typing import TypeVar
 
-from generator.model import Pager
+from generator.model import Pager, listing_page_path
 
 T = TypeVar("T")
 
-#: The segment under a listing's path that holds its further pages.
-PAGE_SEGMENT = "trang"
 #: Up to this many pages, every page links to every other.
 ALL_NUMBERS_UP_TO = 20
 
 
-def page_path(listing_path: str, number: int) -> str:
-    """The path of page ``number`` (1-based) of the listing at ``listing_path``."""
-    if number == 1:
-        return listing_path
-    return f"{listing_path.rstrip('/')}/{PAGE_SEGMENT}/{number}"
+#: The path of page ``number`` (1-based) of the listing at ``listing_path``.
+page_path = listing_page_path
 
 
 def chunks(items: Sequence[T], per_page: int) -> list[Sequence[T]]:
@@ -43,13 +38,7 @@ def chunks(items: Sequence[T], per_page: int) -> list[Sequence[T]]:
 
 def pager(listing_path: str, number: int, count: int) -> Pager:
     """Page ``number`` of ``count``: its previous, next and numbered links."""
-    return Pager(
-        number=number,
-        count=count,
-        previous_path=page_path(listing_path, number - 1) if number > 1 else None,
-        next_path=page_path(listing_path, number + 1) if number < count else None,
-        links=tuple((n, page_path(listing_path, n)) for n in shown_numbers(number, count)),
-    )
+    return Pager(number, count, listing_path, shown_numbers(number, count))
 
 
 def shown_numbers(number: int, count: int) -> tuple[int, ...]:
