@@ -199,3 +199,14 @@ def test_a_pagination_path_an_entity_already_has_is_refused() -> None:
     clash = CmsPage(78, "Trang 2", "t2", "/san-pham/trang/2", None, None, None, None)
     with pytest.raises(PathCollision, match="san-pham/trang/2"):
         plan_site(replace(catalog, pages=(*catalog.pages, clash)), SITE_URL, products_per_page=1)
+
+
+def test_a_custom_path_to_a_paginated_collection_shows_its_first_page_only() -> None:
+    plan = plan_site(small_catalog(), SITE_URL, products_per_page=1)
+    own = [p.path for p in plan.pages if p.path.startswith("/bo-suu-tap/he-2026")]
+    assert own[0] == "/bo-suu-tap/he-2026" and "/bo-suu-tap/he-2026/trang/2" in own
+    custom = page(plan, "/khuyen-mai-he")
+    assert isinstance(custom.subject, CollectionPage) and custom.subject.pager is not None
+    assert custom.canonical_path == "/bo-suu-tap/he-2026" and not custom.in_sitemap
+    assert custom.subject.pager.next_path == "/bo-suu-tap/he-2026/trang/2"
+    assert not any(p.path.startswith("/khuyen-mai-he/") for p in plan.pages)
