@@ -404,16 +404,18 @@ class _Drafts:
         links to (the category's own page, for a custom path that is not canonical)."""
         parts = chunks(page.products, self.per_page)
         found: list[Page] = []
+        listing_path = pager_path or _public(f"category {page.category.id}", path)
         for number, part in enumerate(parts, start=1):
-            listing_path = pager_path or _public(f"category {page.category.id}", path)
             subject = replace(
                 page,
                 products=tuple(part),
                 has_more=number < len(parts),
                 pager=pager(listing_path, number, len(parts)),
             )
-            first = self.category(subject, path)
-            found.append(first if number == 1 else _later(found[0], subject, number))
+            if number == 1:
+                found.append(self.category(subject, path))
+            else:
+                found.append(_later(found[0], subject, number, self.store_name))
         return found
 
     def collection_pages(
@@ -422,16 +424,18 @@ class _Drafts:
         """As ``category_pages``, for a collection."""
         parts = chunks(page.products, self.per_page)
         found: list[Page] = []
+        listing_path = pager_path or _public(f"collection {page.collection.id}", path)
         for number, part in enumerate(parts, start=1):
-            listing_path = pager_path or _public(f"collection {page.collection.id}", path)
             subject = replace(
                 page,
                 products=tuple(part),
                 has_more=number < len(parts),
                 pager=pager(listing_path, number, len(parts)),
             )
-            first = self.collection(subject, path)
-            found.append(first if number == 1 else _later(found[0], subject, number))
+            if number == 1:
+                found.append(self.collection(subject, path))
+            else:
+                found.append(_later(found[0], subject, number, self.store_name))
         return found
 
     def all_products(self) -> list[Page]:
@@ -473,7 +477,7 @@ class _Drafts:
         found: list[Page] = []
         for number, subject in enumerate(subjects, start=1):
             if number > 1:
-                found.append(_later(found[0], subject, number))
+                found.append(_later(found[0], subject, number, self.store_name))
                 continue
             found.append(
                 self._page(
@@ -759,16 +763,21 @@ def _home_crumb() -> BreadcrumbItem:
     return _HOME_CRUMB
 
 
-def _later(first: Page, subject: Subject, number: int) -> Page:
+def _later(first: Page, subject: Subject, number: int, store_name: str) -> Page:
     """Page ``number`` (2 or more) of the listing whose first page is ``first``: under its
-    path, canonical to itself, its title and description told apart by the number."""
+    path, canonical to itself, its title and description told apart by the number (in the
+    title before the store's name)."""
     suffix = f" – Trang {number}"
     path = page_path(first.path, number)
+    tail = f" | {store_name}"
+    title = first.title + suffix
+    if first.title.endswith(tail):
+        title = first.title[: -len(tail)] + suffix + tail
     return replace(
         first,
         path=path,
         subject=subject,
-        title=first.title + suffix,
+        title=title,
         description=shorten(first.description, META_DESCRIPTION_LENGTH - len(suffix)) + suffix,
         canonical_path=path if first.canonical_path == first.path else first.canonical_path,
         breadcrumb=(*first.breadcrumb, BreadcrumbItem(f"Trang {number}", path)),

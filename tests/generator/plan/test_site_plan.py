@@ -182,7 +182,7 @@ def test_a_long_listing_is_paginated_under_its_own_path() -> None:
     assert paths == ["/san-pham", "/san-pham/trang/2", "/san-pham/trang/3"]
     last = page(plan, "/san-pham/trang/3")
     assert last.canonical_path == last.path and last.in_sitemap
-    assert last.title.endswith(" – Trang 3")
+    assert last.title == f"Tất cả sản phẩm – Trang 3 | {catalog.site.store.name}"
     assert last.breadcrumb[-1].name == "Trang 3"
 
 
