@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import html
 import os
+import re
 from pathlib import Path
 
 import uvicorn
@@ -13,6 +15,8 @@ from generator.errors import ConfigError, UnsafePath
 from generator.plan.paths import base_path
 from generator.serve.app import mounted
 from generator.serve.stack import embedded_stack, proxy_stack
+
+_DATA_BASE = re.compile(r'<html[^>]*\sdata-base="([^"]*)"')
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -42,7 +46,8 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "--site-url",
         default=None,
         help="the site url the output was built for; a path prefix in it "
-        "(https://user.github.io/shop) is where it is served [env STOREFRONT_SITE_URL]",
+        "(https://user.github.io/shop) is where it is served [env STOREFRONT_SITE_URL; "
+        "default: the prefix the output was built with]",
     )
     parser.add_argument(
         "--db",
@@ -59,7 +64,8 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.out)
     if not (out / "index.html").is_file():
         raise ConfigError(f"{out}: no built site here; run `storefront build --out {out}` first")
-    base = _base_path(args.site_url or os.environ.get("STOREFRONT_SITE_URL"))
+    site_url = args.site_url or os.environ.get("STOREFRONT_SITE_URL")
+    base = _base_path(site_url) if site_url else _built_base(out)
     app = mounted(_stack(args, out.resolve(), base), base)
     print(f"Serving {out} and the API at http://{args.host}:{args.port}{base}/ (Ctrl+C stops)")
     config = uvicorn.Config(app, host=args.host, port=args.port, log_level="info")
@@ -73,9 +79,14 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _base_path(site_url: str | None) -> str:
-    if not site_url:
-        return ""
+def _built_base(out: Path) -> str:
+    """The path prefix the output was built for, as its home page says (``<html data-base>``)."""
+    head = (out / "index.html").read_bytes()[:4096].decode("utf-8", errors="replace")
+    found = _DATA_BASE.search(head)
+    return _base_path("http://localhost" + html.unescape(found.group(1))) if found else ""
+
+
+def _base_path(site_url: str) -> str:
     try:
         return base_path(site_url.rstrip("/"))
     except UnsafePath as exc:

@@ -13,6 +13,7 @@ import pytest
 
 from generator.audit.findings import Severity
 from generator.audit.runner import audit_site
+from generator.commands.serve import _built_base
 from generator.plan.site_plan import plan_site
 from generator.serve.app import mounted, site_app
 from tests.support.fixture_site import write_plan
@@ -93,3 +94,10 @@ async def test_serve_answers_under_the_prefix_only(site: Path) -> None:
     assert page.content == (site / "áo-thun.html").read_bytes()
     assert (bare.status_code, bare.headers["location"]) == (301, "/cua-hang/")
     assert outside.status_code == 404
+
+
+def test_serve_finds_the_prefix_the_output_was_built_with(site: Path, tmp_path: Path) -> None:
+    assert _built_base(site) == "/cua-hang"
+    plain = tmp_path / "plain"
+    write_plan(plan_site(small_catalog(), "https://shop.example.vn"), plain)
+    assert _built_base(plain) == ""
