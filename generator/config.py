@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from generator.errors import ConfigError
+from generator.errors import ConfigError, UnsafePath
+from generator.plan.paths import base_path
 from generator.xstore import Descriptor
 
 DEFAULT_SITE_URL = "http://127.0.0.1:8000"
@@ -51,8 +52,10 @@ SETTINGS: tuple[Setting, ...] = (
         "site_url",
         "--site-url",
         "STOREFRONT_SITE_URL",
-        DEFAULT_SITE_URL,
-        "Absolute origin of the published site, for canonicals and sitemap locs.",
+        None,
+        "Absolute url of the published site, for links, canonicals and sitemap locs; may end "
+        "in a path prefix (https://user.github.io/shop). Required with --api-url; the embedded "
+        f"demo defaults to {DEFAULT_SITE_URL}.",
     ),
     Setting(
         "session_url",
@@ -239,8 +242,14 @@ def resolve(
             "xstore.json requiredEnv names variables that are not set: " + ", ".join(missing)
         )
 
+    api_url = _api_url(raw["api_url"])
+    if raw["site_url"] is None and api_url is not None:
+        raise ConfigError(
+            "a build against --api-url needs the published site's url: set --site-url or "
+            "STOREFRONT_SITE_URL (for example https://shop.example.vn)"
+        )
     return BuildConfig(
-        api_url=_api_url(raw["api_url"]),
+        api_url=api_url,
         api_key=raw["api_key"],
         site_url=_site_url(raw["site_url"] or DEFAULT_SITE_URL),
         out=Path(raw["out"] or "output"),
@@ -311,12 +320,17 @@ def _site_url(value: str) -> str:
     parts = urlsplit(value)
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise ConfigError(
-            f"--site-url must be an absolute http(s) origin such as https://shop.example.vn, "
+            f"--site-url must be an absolute http(s) url such as https://shop.example.vn, "
             f"got {value!r}"
         )
     if parts.query or parts.fragment:
         raise ConfigError(f"--site-url must not carry a query or fragment, got {value!r}")
-    return value.rstrip("/")
+    site_url = value.rstrip("/")
+    try:
+        base_path(site_url)
+    except UnsafePath as exc:
+        raise ConfigError(f"--site-url: its path prefix is not usable ({exc})") from None
+    return site_url
 
 
 def _session_url(value: str | None) -> str | None:

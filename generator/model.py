@@ -15,6 +15,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 
+#: The segment under a listing's path that holds its further pages (``/ao/trang/2``).
+PAGE_SEGMENT = "trang"
+
 EntityType = Literal["product", "category", "collection", "article", "cms_page"]
 
 
@@ -272,21 +275,55 @@ class SiteContext:
         return next((m for m in self.menus if m.code == code), None)
 
 
+def listing_page_path(listing_path: str, number: int) -> str:
+    """Page ``number`` (1-based) of the listing at ``listing_path``: page 1 is the listing's own
+    path, page n ``<path>/trang/<n>`` (a trailing ``/`` of the path dropped first)."""
+    if number == 1:
+        return listing_path
+    return f"{listing_path.rstrip('/')}/{PAGE_SEGMENT}/{number}"
+
+
+@dataclass(frozen=True, slots=True)
+class Pager:
+    """Where one page of a paginated listing sits: its number, the count, the numbers it links
+    to. Page 1 is the listing's own ``path``, page n ``<path>/trang/<n>`` (``path_of``)."""
+
+    number: int  # 1-based
+    count: int
+    path: str  # the listing's own path (its first page)
+    numbers: tuple[int, ...]  # the numbered links to show, this page's number too, ascending
+
+    def path_of(self, number: int) -> str:
+        return listing_page_path(self.path, number)
+
+    @property
+    def previous_path(self) -> str | None:
+        return self.path_of(self.number - 1) if self.number > 1 else None
+
+    @property
+    def next_path(self) -> str | None:
+        return self.path_of(self.number + 1) if self.number < self.count else None
+
+
 @dataclass(frozen=True, slots=True)
 class CategoryPage:
     category: Category
     breadcrumb: tuple[Crumb, ...]  # root first, the category itself last
     subcategories: tuple[Category, ...]
-    products: tuple[ProductCard, ...]  # the first page, rendered statically
-    has_more: bool
+    #: Every product the API lists in it (its subcategories' too); in a plan's page, those of
+    #: that page only.
+    products: tuple[ProductCard, ...]
+    has_more: bool  # in a plan's page: later pages follow
+    pager: Pager | None = None  # in a plan's page
 
 
 @dataclass(frozen=True, slots=True)
 class CollectionPage:
     path: str  # whatever path resolves to it
     collection: Collection
-    products: tuple[ProductCard, ...]
+    products: tuple[ProductCard, ...]  # as CategoryPage.products
     has_more: bool
+    pager: Pager | None = None
 
 
 @dataclass(frozen=True, slots=True)

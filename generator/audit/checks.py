@@ -46,4 +46,7 @@ CHECKS: Mapping[str, str] = {
     "link-broken": "every internal link leads to a page the output serves",
     "link-html": "internal links carry paths without .html",
     "asset-missing": "every stylesheet, script, icon and image under the site exists",
+    # reachability
+    "reach-orphan": "every page in the sitemap can be reached from the home page by links",
+    "reach-depth": "every page reached is at most --max-depth clicks (4) from the home page",
 }

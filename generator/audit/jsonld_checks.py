@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from generator.audit.findings import Finding, error, warning
+from generator.audit.findings import Finding, error, info, warning
 from generator.audit.site import Page
 from generator.audit.urls import origin_of
 
@@ -59,9 +59,9 @@ def check_jsonld(page: Page) -> list[Finding]:
             types = _types(node)
             if "Product" in types:
                 findings += [error("jsonld-product", where, m) for m in product_problems(node)]
-                findings += [
-                    warning("jsonld-product", where, m) for m in merchant_listing_gaps(node)
-                ]
+                # A product without a price or a photo yet is the store's legitimate data, not a
+                # fault of the site: worth knowing, never a failure.
+                findings += [info("jsonld-product", where, m) for m in merchant_listing_gaps(node)]
             if "BreadcrumbList" in types:
                 findings += [
                     error("jsonld-breadcrumb", where, m) for m in breadcrumb_problems(node)

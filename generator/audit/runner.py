@@ -16,6 +16,7 @@ from generator.audit.findings import AuditReport, Finding
 from generator.audit.jsonld_checks import check_jsonld
 from generator.audit.link_checks import check_links
 from generator.audit.page_checks import check_duplicates, check_page
+from generator.audit.reachability import MAX_DEPTH, check_reachability
 from generator.audit.section_checks import check_sections
 from generator.audit.site import path_of_url, read_pages
 from generator.audit.sitemap_checks import (
@@ -26,7 +27,7 @@ from generator.audit.sitemap_checks import (
     check_unlisted_pages,
 )
 from generator.audit.sitemap_files import SitemapRead, SitemapSchemas, read_sitemaps
-from generator.audit.urls import origin_of
+from generator.audit.urls import base_of, origin_of, sitemap_base
 from generator.serve.static import resolve_decoded_path
 
 # The same broken menu link on every page is one problem: past this many places, one finding.
@@ -39,12 +40,15 @@ def audit_site(
     now: datetime,
     site_url: str | None = None,
     api_sections: Sequence[ApiSection] | None = None,
+    max_depth: int = MAX_DEPTH,
 ) -> AuditReport:
     """Audit the output folder ``out``; ``now`` (aware) is when lastmod may not be after."""
-    pages = read_pages(out)
-    by_path = {page.path: page for page in pages}
     sitemaps = read_sitemaps(out, SitemapSchemas.load())
     origin = origin_of(site_url) if site_url else _sitemap_origin(sitemaps)
+    # A site published under a path prefix: its pages, links and locs all carry it.
+    base = base_of(site_url) if site_url else sitemap_base([e.loc for e in sitemaps.urls])
+    pages = read_pages(out, base)
+    by_path = {page.path: page for page in pages}
     listed = frozenset(
         path_of_url(entry.loc) or "/" for entry in sitemaps.urls if origin_of(entry.loc)
     )
@@ -58,16 +62,21 @@ def audit_site(
         findings += check_listed_pages(sitemaps.urls, by_path)
         findings += check_unlisted_pages(pages, listed, origin)
     findings += check_robots(
-        robots.read_text(encoding="utf-8", errors="replace") if robots.is_file() else None, origin
+        robots.read_text(encoding="utf-8", errors="replace") if robots.is_file() else None,
+        origin + base if origin else None,
     )
-    served = _served(out)
+    served = _served(out, base)
     for page in pages:
         findings += check_page(page, by_path, origin)
         findings += check_jsonld(page)
         findings += check_links(page, served, origin)
     findings += check_duplicates(pages)
+    findings += check_reachability(
+        by_path, listed, home=base + "/", origin=origin, max_depth=max_depth
+    )
     if api_sections is not None:
-        findings += check_sections(api_sections, listed)
+        unprefixed = frozenset(p[len(base) :] for p in listed if p.startswith(base + "/"))
+        findings += check_sections(api_sections, unprefixed if base else listed)
     return AuditReport.of(
         root=str(out),
         pages=len(pages),
@@ -83,13 +92,16 @@ def _sitemap_origin(sitemaps: SitemapRead) -> str | None:
     return origins.most_common(1)[0][0] if origins else None
 
 
-def _served(out: Path) -> Callable[[str], bool]:
-    """Whether a decoded path is served, remembered: the same header links repeat on every page."""
+def _served(out: Path, base: str = "") -> Callable[[str], bool]:
+    """Whether a decoded path is served (under the site's prefix ``base``), remembered: the same
+    header links repeat on every page."""
     known: dict[str, bool] = {}
 
     def served(path: str) -> bool:
         if path not in known:
-            known[path] = resolve_decoded_path(out, path) is not None
+            inside = not base or path.startswith(base + "/")
+            found = inside and resolve_decoded_path(out, path[len(base) :]) is not None
+            known[path] = found
         return known[path]
 
     return served

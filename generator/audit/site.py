@@ -100,13 +100,14 @@ def page_files(out: Path) -> list[PurePosixPath]:
     return sorted(found)
 
 
-def read_pages(out: Path) -> tuple[Page, ...]:
-    return tuple(parse_page(rel, (out / rel).read_bytes()) for rel in page_files(out))
+def read_pages(out: Path, base: str = "") -> tuple[Page, ...]:
+    """Every page of ``out``, at its url path under the site's path prefix ``base``."""
+    return tuple(parse_page(rel, (out / rel).read_bytes(), base) for rel in page_files(out))
 
 
-def parse_page(relative: PurePosixPath, html: bytes) -> Page:
+def parse_page(relative: PurePosixPath, html: bytes, base: str = "") -> Page:
     """Parse one page's HTML into the facts the checks read; a broken file becomes parse_error."""
-    path, file = path_of_file(relative), str(relative)
+    path, file = base + path_of_file(relative), str(relative)
     try:
         doc = lxml.html.document_fromstring(html)
     except (etree.ParserError, ValueError) as exc:

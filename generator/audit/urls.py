@@ -18,6 +18,22 @@ def origin_of(url: str) -> str | None:
     return f"{parts.scheme.lower()}://{parts.netloc.lower()}"
 
 
+def base_of(site_url: str) -> str:
+    """The decoded path prefix of a site url: "" at a host's root, else e.g. "/shop"."""
+    return unquote(urlsplit(site_url).path).rstrip("/")
+
+
+def sitemap_base(locs: list[str]) -> str:
+    """The path prefix a sitemap's locs share, read from its home page (the shortest loc ending
+    in "/"): "" for a site at a host's root."""
+    homes = sorted((unquote(urlsplit(loc).path) for loc in locs), key=len)
+    home = next((path for path in homes if path.endswith("/")), "/")
+    base = home.rstrip("/")
+    if base and all(unquote(urlsplit(loc).path).startswith(base + "/") for loc in locs):
+        return base
+    return ""
+
+
 def is_percent_encoded(url: str) -> bool:
     """True when the url uses only URI characters and every % starts a valid escape."""
     return bool(_URI_CHARS.match(url)) and not _BAD_PERCENT.search(url)

@@ -17,6 +17,7 @@ import httpx
 
 from generator.audit import audit_site
 from generator.audit.api_sections import ApiSection, fetch_api_sections
+from generator.audit.reachability import MAX_DEPTH
 from generator.audit.report_html import report_to_html
 from generator.audit.report_json import report_to_json
 from generator.audit.report_text import print_report
@@ -64,12 +65,21 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.add_argument(
         "--strict", action="store_true", help="Fail on warnings as well as errors (for CI)"
     )
+    parser.add_argument(
+        "--max-depth",
+        type=int,
+        default=MAX_DEPTH,
+        metavar="N",
+        help=f"Most clicks from the home page a page may be (default {MAX_DEPTH})",
+    )
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     environ = os.environ
     out = _out_dir(args.out or environ.get("STOREFRONT_OUT") or None)
+    if args.max_depth < 1:
+        raise ConfigError(f"--max-depth must be at least 1, got {args.max_depth}")
     site_url = args.site_url or environ.get("STOREFRONT_SITE_URL") or None
     if site_url is not None and origin_of(site_url) is None:
         raise ConfigError(f"--site-url must be an absolute http(s) origin, got {site_url!r}")
@@ -82,7 +92,13 @@ def run(args: argparse.Namespace) -> int:
         sections = anyio.run(_fetch_sections, api_url.rstrip("/"), key)
 
     try:
-        report = audit_site(out, now=datetime.now(UTC), site_url=site_url, api_sections=sections)
+        report = audit_site(
+            out,
+            now=datetime.now(UTC),
+            site_url=site_url,
+            api_sections=sections,
+            max_depth=args.max_depth,
+        )
     except OSError as exc:
         raise StorefrontError(
             f"cannot read {exc.filename or out}: {exc.strerror or exc} (check the permissions)"

@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 import argparse
+import html
 import os
+import re
 from pathlib import Path
 
 import uvicorn
 from starlette.types import ASGIApp
 
-from generator.errors import ConfigError
+from generator.errors import ConfigError, UnsafePath
+from generator.plan.paths import base_path
+from generator.serve.app import mounted
 from generator.serve.stack import embedded_stack, proxy_stack
+
+_DATA_BASE = re.compile(r'<html[^>]*\sdata-base="([^"]*)"')
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -37,6 +43,13 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="publishable key sent to --api-url on session calls [env STOREFRONT_API_KEY]",
     )
     parser.add_argument(
+        "--site-url",
+        default=None,
+        help="the site url the output was built for; a path prefix in it "
+        "(https://user.github.io/shop) is where it is served [env STOREFRONT_SITE_URL; "
+        "default: the prefix the output was built with]",
+    )
+    parser.add_argument(
         "--db",
         default=".storefront-cache/companion.sqlite3",
         help="database of the embedded companion (seeded with the demo store when new)",
@@ -51,8 +64,10 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.out)
     if not (out / "index.html").is_file():
         raise ConfigError(f"{out}: no built site here; run `storefront build --out {out}` first")
-    app = _stack(args, out.resolve())
-    print(f"Serving {out} and the API at http://{args.host}:{args.port}/ (Ctrl+C stops)")
+    site_url = args.site_url or os.environ.get("STOREFRONT_SITE_URL")
+    base = _base_path(site_url) if site_url else _built_base(out)
+    app = mounted(_stack(args, out.resolve(), base), base)
+    print(f"Serving {out} and the API at http://{args.host}:{args.port}{base}/ (Ctrl+C stops)")
     config = uvicorn.Config(app, host=args.host, port=args.port, log_level="info")
     try:
         uvicorn.Server(config).run()
@@ -64,7 +79,21 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _stack(args: argparse.Namespace, root: Path) -> ASGIApp:
+def _built_base(out: Path) -> str:
+    """The path prefix the output was built for, as its home page says (``<html data-base>``)."""
+    head = (out / "index.html").read_bytes()[:4096].decode("utf-8", errors="replace")
+    found = _DATA_BASE.search(head)
+    return _base_path("http://localhost" + html.unescape(found.group(1))) if found else ""
+
+
+def _base_path(site_url: str) -> str:
+    try:
+        return base_path(site_url.rstrip("/"))
+    except UnsafePath as exc:
+        raise ConfigError(f"--site-url: its path prefix is not usable ({exc})") from None
+
+
+def _stack(args: argparse.Namespace, root: Path, base: str) -> ASGIApp:
     api_url = args.api_url or os.environ.get("STOREFRONT_API_URL")
     if api_url:
         key = args.key or os.environ.get("STOREFRONT_API_KEY") or None
@@ -74,6 +103,6 @@ def _stack(args: argparse.Namespace, root: Path) -> ASGIApp:
     return embedded_stack(
         root,
         database=args.db,
-        public_url=f"http://{host}:{args.port}",
+        public_url=f"http://{host}:{args.port}{base}",
         seed_products=args.demo_products,
     )

@@ -35,7 +35,8 @@ from generator.config import (
 )
 from generator.errors import ConfigError
 from generator.pipeline import UNLIMITED, ApiAccess, Connect
-from generator.serve.app import SameOrigin
+from generator.plan.paths import base_path
+from generator.serve.app import SameOrigin, mounted
 from generator.serve.stack import embedded_stack, proxy_stack
 from generator.watch.loop import Rebuilder, run_rebuilds, trigger_sender, watch_files
 from generator.watch.poll import content_digest, poll_content
@@ -104,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
     watched = [config.templates] + ([xstore] if xstore.is_file() else [])
     console.print(
         f"Watching {', '.join(str(p) for p in watched)}; serving {config.out} and the API at "
-        f"http://{args.host}:{args.port}/ (Ctrl+C stops)"
+        f"http://{args.host}:{args.port}{base_path(config.site_url)}/ (Ctrl+C stops)"
     )
     if watch_config.webhook_secret:
         console.print(
@@ -199,15 +200,16 @@ def _stack(args: argparse.Namespace, config: BuildConfig) -> tuple[ASGIApp, Conn
     """The served app, and how builds and polls reach the API: the configured API (the build's
     own connection), or the companion this server runs, so its content changes are seen."""
     root = config.out.resolve()
+    base = base_path(config.site_url)  # a site under a path prefix is served there
     if config.api_url is not None:
-        return proxy_stack(root, api_url=config.api_url, key=config.api_key), None
+        return mounted(proxy_stack(root, api_url=config.api_url, key=config.api_key), base), None
     database = Path(args.db) if args.db else config.cache_dir / "companion.sqlite3"
     database.parent.mkdir(parents=True, exist_ok=True)
     host = "127.0.0.1" if args.host in ("0.0.0.0", "::", "") else args.host
     stack = embedded_stack(
         root,
         database=str(database),
-        public_url=f"http://{host}:{args.port}",
+        public_url=f"http://{host}:{args.port}{base}",
         seed_products=config.demo_products,
         # Builds and polls of this process go to it too: its rate limits must not pace them.
         rate_per_minute=_NO_LIMIT,
@@ -215,7 +217,7 @@ def _stack(args: argparse.Namespace, config: BuildConfig) -> tuple[ASGIApp, Conn
     )
     if not isinstance(stack, SameOrigin):  # pragma: no cover - embedded_stack's shape
         raise ConfigError("the embedded stack has no companion to build from")
-    return stack, partial(_companion, stack.api)
+    return mounted(stack, base), partial(_companion, stack.api)
 
 
 @asynccontextmanager

@@ -3,8 +3,8 @@
 The two-level /categories/tree gives the top levels; below the second level the spec offers
 /categories?parent=<id> (asked once per category whose children the tree does not show). When
 an implementation has no tree, /categories (top level) is the start. Breadcrumbs come from the
-parent links found on the way, so a category page costs one request: the first page of its
-products (/products?category=<id>), asked again when its version moves
+parent links found on the way, so a category costs one request per page of its products
+(/products?category=<id>, walked by cursor), each page asked again when its version moves
 (``versions``). Only a category the walk could not place (reached through
 a custom path) asks /categories/{id}/breadcrumb and /categories/{id}/subcategories.
 """
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from generator.crawl import normalize
 from generator.crawl.fetch import Fetcher, gather_limited
 from generator.crawl.observer import CrawlObserver, SkipLog
-from generator.crawl.versions import CategoryClaims, listed_version
+from generator.crawl.versions import CategoryClaims, listed_version, listing_bound
 from generator.model import Category, CategoryPage, Crumb
 
 
@@ -168,15 +168,20 @@ async def category_pages(
         params = {"category": category_id, "limit": settings.page_size}
         if category_id in index.by_id:
             base = claims.version(category)
-            products, has_more = await fetcher.listing(
+            products = await fetcher.listing_walk(
                 "/products",
                 normalize.product_card,
                 params,
                 version=lambda listed: listed_version(base, listed, cards),
+                bound=bound,
             )
         else:  # reached through a custom path only: its subtree is not known
-            products, has_more = await fetcher.first_page(
-                "/products", normalize.product_card, params, version=fetcher.lists_stamp
+            products = await fetcher.all(
+                "/products",
+                normalize.product_card,
+                params,
+                version=fetcher.lists_stamp,
+                bound=bound,
             )
         observer.item_done("categories")
         return CategoryPage(
@@ -184,9 +189,10 @@ async def category_pages(
             breadcrumb=breadcrumb,
             subcategories=subcategories,
             products=tuple(products),
-            has_more=has_more,
+            has_more=False,
         )
 
+    bound = listing_bound(len(cards), settings.list_margin)
     ids = [category.id for category in wanted] + extra
     pages = await gather_limited(ids, page, limit=settings.concurrency)
     return [page for page in pages if page is not None]

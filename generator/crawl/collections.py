@@ -3,8 +3,9 @@
 Collections have no url column and no get-by-id, and /collections serves one page (the first
 200). A collection's page lives at each path that /routes/resolve maps to it. To know the
 collection itself the crawl looks in that list, then asks /collections/by-slug/{segment} with
-the last segment of the path (kept only if the id matches). Its products are the first page of
-/products?collection=<id>, asked again when its version moves (``versions``).
+the last segment of the path (kept only if the id matches). Its products are every page of
+/products?collection=<id> (walked by cursor), each asked again when its version moves
+(``versions``).
 What cannot be found is reported, and its paths become dead links.
 
 A collection reached by several paths gets one ``CollectionPage``, at the first path (sitemap
@@ -22,7 +23,7 @@ from generator.crawl import normalize
 from generator.crawl.content import last_segment
 from generator.crawl.fetch import Fetcher, gather_limited
 from generator.crawl.observer import CrawlObserver, SkipLog
-from generator.crawl.versions import collection_version, listed_version
+from generator.crawl.versions import collection_version, listed_version, listing_bound
 from generator.model import Collection, CollectionPage
 
 
@@ -81,20 +82,22 @@ async def collection_pages(
             )
             return None
         base = collection_version(collection, listed_set)
-        products, has_more = await fetcher.listing(
+        products = await fetcher.listing_walk(
             "/products",
             normalize.product_card,
             {"collection": collection_id, "limit": fetcher.settings.page_size},
             version=lambda listed: listed_version(base, listed, cards),
+            bound=bound,
         )
         observer.item_done("collections")
         return CollectionPage(
             path=paths_of[collection_id][0],
             collection=collection,
             products=tuple(products),
-            has_more=has_more,
+            has_more=False,
         )
 
+    bound = listing_bound(len(cards), fetcher.settings.list_margin)
     ids = list(paths_of)
     built = await gather_limited(ids, build, limit=fetcher.settings.concurrency)
     found = [page for page in built if page is not None]

@@ -234,6 +234,49 @@ class Fetcher:
             self.cache.store(key, stored.with_version(after))
         return items, has_more
 
+    async def listing_walk(
+        self,
+        path: str,
+        parse: Callable[[object], T],
+        params: Params,
+        *,
+        version: Callable[[list[T] | None], str],
+        bound: ListBound | None = None,
+    ) -> list[T]:
+        """Every page of a list whose version depends on what it lists, cursor after cursor.
+
+        Each page is versioned as ``listing`` versions a first page, by ``version`` of its own
+        items: a cached page is replayed (its cursor with it) while that still matches, so an
+        unchanged listing costs no request, and a changed one asks again only from the first
+        page whose items moved."""
+        if self.cache is None:
+            return await self.all(path, parse, params, bound=bound)
+        cache = self.cache
+        name = _reading_name("page", parse)
+        read = _page_of(parse)
+
+        async def fetch_page(page_params: Params) -> tuple[str, Page]:
+            key = describe_endpoint(path, page_params)
+            known = cache.lookup(key)
+            held = (
+                list(cast(tuple[T, ...], self._memo(key, known, name, read)[1].items))
+                if known is not None and known.status == 200
+                else None
+            )
+            before = version(held)
+            endpoint, page = await self._read(path, page_params, before, name, read)
+            after = version(list(cast(tuple[T, ...], page.items)))
+            stored = cache.lookup(key)
+            if after != before and stored is not None:
+                cache.store(key, stored.with_version(after))
+            return endpoint, page
+
+        items: list[T] = []
+        pages = walk_parsed_pages(fetch_page, params, max_pages=self.max_pages, bound=bound)
+        async for page in pages:
+            items.extend(cast(tuple[T, ...], page.items))
+        return items
+
     async def _ask(
         self, path: str, params: Params | None, headers: dict[str, str] | None
     ) -> ApiResponse:

@@ -33,6 +33,7 @@ import hashlib
 from array import array
 from collections.abc import Iterable, Mapping, Sequence
 
+from generator.client import ListBound
 from generator.crawl.routes import path_key
 from generator.model import (
     ArticleSummary,
@@ -188,3 +189,12 @@ def _lines_digest(lines: Sequence[str]) -> str:
     one of them is escaped so that no two sequences give the same text."""
     text = "\n".join(line.replace("\\", "\\\\").replace("\n", "\\n") for line in lines)
     return hashlib.sha1(text.encode("utf-8", "surrogatepass"), usedforsecurity=False).hexdigest()
+
+
+def listing_bound(products: int, margin: int) -> ListBound:
+    """How long a category's or collection's product list may walk: it cannot list more than
+    the store does (twice that, plus the margin, as the other lists allow)."""
+    return ListBound(
+        2 * products + margin,
+        f"more than twice the {products:,} products the store lists, plus {margin:,}",
+    )

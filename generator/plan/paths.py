@@ -26,7 +26,7 @@ import functools
 import re
 import unicodedata
 from pathlib import PurePosixPath
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 from generator.errors import UnsafePath
 
@@ -145,3 +145,16 @@ def output_name(url_path: str) -> str:
     *folders, name = segments
     file_name = INDEX_FILE if name == "" else name + PAGE_SUFFIX
     return "/".join((*folders, file_name))
+
+
+def base_path(site_url: str) -> str:
+    """The path prefix a site is published under: "" at a host's root, else e.g. "/shop".
+
+    Links, assets and the islands' calls carry it; canonicals and sitemap locs carry it through
+    the site url itself. Refuses a prefix that could not be a folder of the host."""
+    path = urlsplit(site_url).path.rstrip("/")
+    if path:
+        public = public_path(path)
+        if public != path:
+            raise UnsafePath(f"site url path {path!r} must be written as {public!r}")
+    return path

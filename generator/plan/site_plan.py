@@ -23,7 +23,7 @@ name the entities involved. Urls under ``/_assets/`` and the sitemap/robots file
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import PurePosixPath
@@ -42,6 +42,7 @@ from generator.model import (
     EntityType,
     FlashSale,
     PackedProduct,
+    Pager,
     Product,
     ProductCard,
     Promotion,
@@ -49,8 +50,10 @@ from generator.model import (
     Skip,
 )
 from generator.plain_text import META_DESCRIPTION_LENGTH, html_to_text, shorten
+from generator.plan.distinct import distinct_texts
 from generator.plan.links import Links
-from generator.plan.paths import output_file, output_name, page_key, public_path
+from generator.plan.pagination import chunks, page_path, pager
+from generator.plan.paths import base_path, output_file, output_name, page_key, public_path
 from generator.shells import SHELLS, Shell
 
 PageKind = Literal[
@@ -60,6 +63,8 @@ PageKind = Literal[
     "collection",
     "article",
     "article_list",
+    "product_list",
+    "collection_list",
     "cms_page",
     "not_found",
     "cart",
@@ -76,6 +81,8 @@ TEMPLATES: Mapping[PageKind, str] = {
     "collection": "collection.html",
     "article": "article.html",
     "article_list": "article_list.html",
+    "product_list": "product_list.html",
+    "collection_list": "collection_list.html",
     "cms_page": "page.html",
     "not_found": "404.html",
     **{shell.kind: shell.template for shell in SHELLS},
@@ -86,6 +93,15 @@ ARTICLES_PATH = "/bai-viet"
 NOT_FOUND_PATH = "/404"
 ASSETS_PREFIX = "/_assets/"
 ARTICLES_PER_PAGE = 12
+#: Products on one static page of a category, a collection or the all-products listing.
+PRODUCTS_PER_PAGE = 48
+COLLECTIONS_PER_PAGE = 48
+#: The all-products listing and the collections index: every product and collection is linked
+#: from a listing, whatever its category. A merchant page at one of these paths wins.
+ALL_PRODUCTS_PATH = "/san-pham"
+ALL_PRODUCTS_LABEL = "Tất cả sản phẩm"
+COLLECTIONS_PATH = "/bo-suu-tap"
+COLLECTIONS_LABEL = "Bộ sưu tập"
 LATEST_ARTICLES_ON_HOME = 4
 HOME_LABEL = "Trang chủ"
 ARTICLES_LABEL = "Tin tức"
@@ -124,6 +140,30 @@ class ArticleListing:
     articles: tuple[ArticleSummary, ...]
     previous_path: str | None
     next_path: str | None
+    pager: Pager | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ProductListing:
+    """One page of the all-products listing."""
+
+    products: tuple[ProductCard, ...]
+    pager: Pager
+
+
+@dataclass(frozen=True, slots=True)
+class CollectionLink:
+    name: str
+    path: str
+    image_url: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class CollectionIndex:
+    """One page of the collections index."""
+
+    collections: tuple[CollectionLink, ...]
+    pager: Pager
 
 
 #: What a page shows. A product page's is its packed product in the plan; the render unpacks it
@@ -136,6 +176,8 @@ Subject = (
     | CollectionPage
     | Article
     | ArticleListing
+    | ProductListing
+    | CollectionIndex
     | CmsPage
     | None
 )
@@ -175,6 +217,11 @@ class SitePlan:
     #: out with the theme: ``render.csp``); None: no <meta> policy.
     content_security_policy: str | None = None
 
+    @property
+    def base_path(self) -> str:
+        """The path prefix the site lives under ("" or e.g. "/shop"); see ``paths.base_path``."""
+        return base_path(self.site_url)
+
     def absolute(self, path: str) -> str:
         """The absolute url of a site path (already in its public spelling)."""
         return self.site_url + path
@@ -197,14 +244,18 @@ def plan_site(
     site_url: str,
     *,
     articles_per_page: int = ARTICLES_PER_PAGE,
+    products_per_page: int = PRODUCTS_PER_PAGE,
 ) -> SitePlan:
     """Every page of the site, complete, checked for unsafe paths and collisions."""
     origin = site_url.rstrip("/")
-    drafts = _Drafts(catalog)
+    drafts = _Drafts(catalog, products_per_page)
     pages: list[Page] = [drafts.home()]
     pages += [drafts.product(p, p.card.url) for p in catalog.products if p.card.url]
-    pages += [drafts.category(c, c.category.url) for c in catalog.categories if c.category.url]
-    pages += [drafts.collection(c, c.path) for c in catalog.collections]
+    for category in catalog.categories:
+        if category.category.url:
+            pages += drafts.category_pages(category, category.category.url)
+    for collection in catalog.collections:
+        pages += drafts.collection_pages(collection, collection.path)
     pages += [drafts.article(a, a.summary.path) for a in catalog.articles]
     pages += drafts.article_lists(articles_per_page)
     pages += [drafts.cms_page(p, p.url) for p in catalog.pages if p.url]
@@ -212,10 +263,24 @@ def plan_site(
     custom, skipped = _custom_pages(catalog, drafts, taken)
     pages += custom
     taken.update(page_key(p.path) for p in custom)
+    # The listings that link every product and collection, unless a merchant page is there.
+    for listing, what in (
+        (drafts.all_products(), "the all-products listing"),
+        (drafts.collection_index(), "the collections index"),
+    ):
+        if not listing:
+            continue
+        if page_key(listing[0].path) in taken:
+            skipped.append(Skip(what, f"{listing[0].path} is a page of the store's own"))
+            continue
+        pages += listing
+        taken.update(page_key(p.path) for p in listing)
     shells = [drafts.shell(s) for s in SHELLS if page_key(s.path) not in taken]
     pages += shells
     taken.update(page_key(p.path) for p in shells)
     pages.append(drafts.not_found())
+    for index, (title, description) in distinct_texts(pages, catalog.site.store.name).items():
+        pages[index] = replace(pages[index], title=title, description=description)
     _refuse_collisions(pages)
     return SitePlan(
         site_url=origin,
@@ -229,11 +294,12 @@ def plan_site(
 class _Drafts:
     """Builds one Page per entity at a given path, canonical to itself and in the sitemap."""
 
-    def __init__(self, catalog: Catalog) -> None:
+    def __init__(self, catalog: Catalog, products_per_page: int = PRODUCTS_PER_PAGE) -> None:
         self.catalog = catalog
+        self.per_page = products_per_page
         self.store_name = catalog.site.store.name
         self.categories = _categories_by_id(catalog)
-        self.category_pages = {c.category.id: c for c in catalog.categories}
+        self.category_pages_by_id = {c.category.id: c for c in catalog.categories}
         self._trails: dict[int, tuple[BreadcrumbItem, ...]] = {}
 
     def _page(
@@ -334,6 +400,104 @@ class _Drafts:
             image_url=category.image_url,
         )
 
+    def category_pages(
+        self, page: CategoryPage, path: str, pager_path: str | None = None
+    ) -> list[Page]:
+        """The category's listing page by page, at ``path``; ``pager_path``: where the pager
+        links to (the category's own page, for a custom path that is not canonical)."""
+        parts = chunks(page.products, self.per_page)
+        found: list[Page] = []
+        listing_path = pager_path or _public(f"category {page.category.id}", path)
+        for number, part in enumerate(parts, start=1):
+            subject = replace(
+                page,
+                products=tuple(part),
+                has_more=number < len(parts),
+                pager=pager(listing_path, number, len(parts)),
+            )
+            if number == 1:
+                found.append(self.category(subject, path))
+            else:
+                found.append(_later(found[0], subject, number, self.store_name))
+        return found
+
+    def collection_pages(
+        self, page: CollectionPage, path: str, pager_path: str | None = None
+    ) -> list[Page]:
+        """As ``category_pages``, for a collection."""
+        parts = chunks(page.products, self.per_page)
+        found: list[Page] = []
+        listing_path = pager_path or _public(f"collection {page.collection.id}", path)
+        for number, part in enumerate(parts, start=1):
+            subject = replace(
+                page,
+                products=tuple(part),
+                has_more=number < len(parts),
+                pager=pager(listing_path, number, len(parts)),
+            )
+            if number == 1:
+                found.append(self.collection(subject, path))
+            else:
+                found.append(_later(found[0], subject, number, self.store_name))
+        return found
+
+    def all_products(self) -> list[Page]:
+        """Every product the store lists, page by page, at ``ALL_PRODUCTS_PATH``."""
+        parts = chunks([p.card for p in self.catalog.products], self.per_page)
+        subjects = [
+            ProductListing(tuple(part), pager(ALL_PRODUCTS_PATH, number, len(parts)))
+            for number, part in enumerate(parts, start=1)
+        ]
+        if not self.catalog.products:
+            return []
+        return self._listing(
+            "the all-products listing", ALL_PRODUCTS_PATH, "product_list", ALL_PRODUCTS_LABEL,
+            subjects,
+        )  # fmt: skip
+
+    def collection_index(self) -> list[Page]:
+        """Every collection with a page, page by page, at ``COLLECTIONS_PATH``."""
+        links = [
+            CollectionLink(c.collection.name, c.path, c.collection.image_url)
+            for c in self.catalog.collections
+        ]
+        parts = chunks(links, COLLECTIONS_PER_PAGE)
+        subjects = [
+            CollectionIndex(tuple(part), pager(COLLECTIONS_PATH, number, len(parts)))
+            for number, part in enumerate(parts, start=1)
+        ]
+        if not links:
+            return []
+        return self._listing(
+            "the collections index", COLLECTIONS_PATH, "collection_list", COLLECTIONS_LABEL,
+            subjects,
+        )  # fmt: skip
+
+    def _listing(
+        self, what: str, path: str, kind: PageKind, label: str, subjects: Sequence[Subject]
+    ) -> list[Page]:
+        """The pages of a listing of the site's own, one per subject (none without any)."""
+        found: list[Page] = []
+        for number, subject in enumerate(subjects, start=1):
+            if number > 1:
+                found.append(_later(found[0], subject, number, self.store_name))
+                continue
+            found.append(
+                self._page(
+                    what,
+                    path,
+                    kind,
+                    subject,
+                    name=label,
+                    meta_title=None,
+                    descriptions=[f"{label} của {self.store_name}."],
+                    lastmod=None,
+                    breadcrumb=(_home_crumb(), BreadcrumbItem(label, path)),
+                    image_url=None,
+                )
+            )
+        return found
+
     def collection(self, page: CollectionPage, path: str) -> Page:
         collection = page.collection
         return self._page(
@@ -386,6 +550,7 @@ class _Drafts:
                 articles=tuple(chunk),
                 previous_path=_article_list_path(number - 1) if number > 1 else None,
                 next_path=_article_list_path(number + 1) if number < len(chunks) else None,
+                pager=pager(ARTICLES_PATH, number, len(chunks)),
             )
             name = ARTICLES_LABEL if number == 1 else f"{ARTICLES_LABEL} - trang {number}"
             crumbs = [_home_crumb(), BreadcrumbItem(ARTICLES_LABEL, ARTICLES_PATH)]
@@ -464,7 +629,7 @@ class _Drafts:
         return trail
 
     def _trail_of(self, category_id: int) -> tuple[BreadcrumbItem, ...]:
-        known = self.category_pages.get(category_id)
+        known = self.category_pages_by_id.get(category_id)
         if known is not None and known.breadcrumb:
             return tuple(BreadcrumbItem(c.name, c.url) for c in known.breadcrumb)
         trail: list[BreadcrumbItem] = []
@@ -493,43 +658,78 @@ def _custom_pages(
         if (key, entity_type, entity_id) in seen:
             continue  # the same custom path listed twice (sitemap and a menu, say)
         seen.add((key, entity_type, entity_id))
-        page, own_path = _draft_for(catalog, drafts, path, entity_type, entity_id)
-        if page is None:
-            skipped.append(Skip(f"path {path}", f"{entity_type} {entity_id} is not in the catalog"))
-            continue
+        own_path = _own_path(catalog, drafts, entity_type, entity_id)
         if own_path is not None and page_key(own_path) == key:
             continue  # the entity's own page is already there
-        if own_path is not None and page_key(own_path) in own_keys:
-            page = replace(page, canonical_path=public_path(own_path), in_sitemap=False)
-        custom.append(page)
+        canonical = own_path is not None and page_key(own_path) in own_keys
+        # A listing shown again at a custom path: only its first page, its pager leading to
+        # the listing's own pages; where the custom path is canonical, every page under it.
+        drafted = _draft_for(
+            catalog, drafts, path, entity_type, entity_id,
+            public_path(own_path) if canonical and own_path is not None else None,
+        )  # fmt: skip
+        if not drafted:
+            skipped.append(Skip(f"path {path}", f"{entity_type} {entity_id} is not in the catalog"))
+            continue
+        if canonical and own_path is not None:
+            first = replace(drafted[0], canonical_path=public_path(own_path), in_sitemap=False)
+            custom.append(first)
+        else:
+            custom += drafted
     return custom, skipped
 
 
 def _draft_for(
-    catalog: Catalog, drafts: _Drafts, path: str, entity_type: EntityType, entity_id: int
-) -> tuple[Page | None, str | None]:
-    """The target drafted at ``path``, and the path of its own page (None when it has none)."""
+    catalog: Catalog,
+    drafts: _Drafts,
+    path: str,
+    entity_type: EntityType,
+    entity_id: int,
+    pager_path: str | None,
+) -> list[Page]:
+    """The target drafted at ``path`` (a listing: its pages, the pager linking under
+    ``pager_path`` when given); [] when the target is not in the catalog."""
     if entity_type == "product":
         product = next((p for p in catalog.products if p.card.id == entity_id), None)
         if product:
-            return drafts.product(product, path), product.card.url
+            return [drafts.product(product, path)]
     elif entity_type == "category":
-        category = drafts.category_pages.get(entity_id)
+        category = drafts.category_pages_by_id.get(entity_id)
         if category:
-            return drafts.category(category, path), category.category.url
+            return drafts.category_pages(category, path, pager_path)
     elif entity_type == "collection":
         collection = next((c for c in catalog.collections if c.collection.id == entity_id), None)
         if collection:
-            return drafts.collection(collection, path), collection.path
+            return drafts.collection_pages(collection, path, pager_path)
     elif entity_type == "article":
         article = next((a for a in catalog.articles if a.summary.id == entity_id), None)
         if article:
-            return drafts.article(article, path), article.summary.path
+            return [drafts.article(article, path)]
     elif entity_type == "cms_page":
         cms = next((p for p in catalog.pages if p.id == entity_id), None)
         if cms:
-            return drafts.cms_page(cms, path), cms.url
-    return None, None
+            return [drafts.cms_page(cms, path)]
+    return []
+
+
+def _own_path(
+    catalog: Catalog, drafts: _Drafts, entity_type: EntityType, entity_id: int
+) -> str | None:
+    """The path of the entity's own page (None when it has none or is not in the catalog)."""
+    if entity_type == "product":
+        product = next((p for p in catalog.products if p.card.id == entity_id), None)
+        return product.card.url if product else None
+    if entity_type == "category":
+        category = drafts.category_pages_by_id.get(entity_id)
+        return category.category.url if category else None
+    if entity_type == "collection":
+        collection = next((c for c in catalog.collections if c.collection.id == entity_id), None)
+        return collection.path if collection else None
+    if entity_type == "article":
+        article = next((a for a in catalog.articles if a.summary.id == entity_id), None)
+        return article.summary.path if article else None
+    cms = next((p for p in catalog.pages if p.id == entity_id), None)
+    return cms.url if cms else None
 
 
 def _refuse_collisions(pages: Iterable[Page]) -> None:
@@ -564,6 +764,27 @@ def _describe(page: Page) -> str:
 
 def _home_crumb() -> BreadcrumbItem:
     return _HOME_CRUMB
+
+
+def _later(first: Page, subject: Subject, number: int, store_name: str) -> Page:
+    """Page ``number`` (2 or more) of the listing whose first page is ``first``: under its
+    path, canonical to itself, its title and description told apart by the number (in the
+    title before the store's name)."""
+    suffix = f" – Trang {number}"
+    path = page_path(first.path, number)
+    tail = f" | {store_name}"
+    title = first.title + suffix
+    if first.title.endswith(tail):
+        title = first.title[: -len(tail)] + suffix + tail
+    return replace(
+        first,
+        path=path,
+        subject=subject,
+        title=title,
+        description=shorten(first.description, META_DESCRIPTION_LENGTH - len(suffix)) + suffix,
+        canonical_path=path if first.canonical_path == first.path else first.canonical_path,
+        breadcrumb=(*first.breadcrumb, BreadcrumbItem(f"Trang {number}", path)),
+    )
 
 
 def _article_list_path(number: int) -> str:

@@ -118,11 +118,13 @@ def build_environment(theme_dir: Path, *, compiled: Path | None = None) -> jinja
     env.filters["date_vi"] = date_vi
     env.filters["isoformat"] = isoformat
     env.filters["jsonld"] = jsonld
+    env.filters["merchant_html"] = merchant_html
     env.globals["asset_url"] = AssetUrls(theme_dir)
     env.globals["image_src"] = image_src
     env.globals["price_of"] = price_of
     env.globals["tel_href"] = tel_href
     env.globals["mailto_href"] = mailto_href
+    env.globals["site_path"] = site_path
     # Also a global (not only in the page context), so partials imported without context -
     # compiled once per build instead of once per page - can link.
     env.globals["href"] = current_href
@@ -131,11 +133,37 @@ def build_environment(theme_dir: Path, *, compiled: Path | None = None) -> jinja
 
 # The links of the page being rendered in this thread (set by ``render_page``).
 _page_links: ContextVar[Links] = ContextVar("page_links")
+# The path prefix of the site being rendered ("" or "/shop"; set by ``render_page``).
+_base_path: ContextVar[str] = ContextVar("base_path", default="")
+# A root-absolute url in an attribute of merchant HTML (href="/a", src='/b', action=/c).
+_ROOT_ATTRIBUTE = re.compile(
+    r"""(\s(?:href|src|action|poster)\s*=\s*)(["']?)/(?![/\\])""", re.IGNORECASE
+)
 
 
 def current_href(url: str | None) -> str | None:
-    """``href`` of the page being rendered: its Links rule (see ``links``)."""
-    return _page_links.get().href(url)
+    """``href`` of the page being rendered: its Links rule (see ``links``), under the site's
+    path prefix."""
+    found = _page_links.get().href(url)
+    if found and found.startswith("/"):
+        return _base_path.get() + found
+    return found
+
+
+def site_path(path: str) -> str:
+    """A path of this site (``/gio-hang``) as a link writes it: under the site's prefix."""
+    return _base_path.get() + path
+
+
+def merchant_html(html: str | None) -> Markup:
+    """A merchant ``*_html`` field, trusted as HTML; its root-absolute links and images gain the
+    site's path prefix, so they still reach the site when it lives under one."""
+    if not html:
+        return Markup("")
+    base = _base_path.get()
+    if not base:
+        return Markup(html)
+    return Markup(_ROOT_ATTRIBUTE.sub(lambda m: f"{m.group(1)}{m.group(2)}{base}/", html))
 
 
 def render_page(
@@ -150,11 +178,13 @@ def render_page(
         if fragments is not None:
             context[FRAGMENTS] = fragments
         links_token = _page_links.set(plan.links)
+        base_token = _base_path.set(plan.base_path)
         fragments_token = page_fragments.set(fragments)
         try:
             html = template.render(context)
         finally:
             page_fragments.reset(fragments_token)
+            _base_path.reset(base_token)
             _page_links.reset(links_token)
     except jinja2.TemplateSyntaxError as exc:
         where = f"{exc.name or exc.filename or page.template}, line {exc.lineno}"
@@ -197,8 +227,9 @@ def page_context(plan: SitePlan, page: Page) -> dict[str, object]:
         "site": site,
         "store": site.store,
         "menus": menus,
-        "href": plan.links.href,
+        "href": current_href,
         "site_url": plan.site_url,
+        "base_path": plan.base_path,
         "absolute_url": plan.absolute_url,
         "canonical_url": plan.absolute(page.canonical_path) if page.canonical_path else None,
         "structured_data": structured_data(plan, page),
@@ -238,7 +269,7 @@ def image_src(url: str | None) -> str | None:
     if url.startswith(("https://", "http://")):
         return url
     if url.startswith("/") and not url.startswith("//"):
-        return url
+        return _base_path.get() + url
     return None
 
 
@@ -292,7 +323,7 @@ class AssetUrls:
                 raise FileNotFoundError(f"the theme has no asset published as {name!r}")
             digest = hashlib.sha256(source.read_bytes()).hexdigest()[:10]
             url = self._urls[name] = f"{ASSETS_URL_PREFIX}{name}?v={digest}"
-        return url
+        return _base_path.get() + url
 
 
 def _template_line(tb: types.TracebackType | None, env: jinja2.Environment) -> str | None:

@@ -16,7 +16,13 @@ import httpx
 from starlette.applications import Starlette
 from starlette.background import BackgroundTask
 from starlette.requests import Request
-from starlette.responses import FileResponse, PlainTextResponse, Response, StreamingResponse
+from starlette.responses import (
+    FileResponse,
+    PlainTextResponse,
+    RedirectResponse,
+    Response,
+    StreamingResponse,
+)
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -132,3 +138,40 @@ def with_security_headers(send: Send) -> Send:
         await send(message)
 
     return sending
+
+
+class UnderPrefix:
+    """The whole origin (site, API, session) under a site's path prefix (``/shop``), as a static
+    host publishes a project site: ``/shop/a`` is the site's ``/a``, ``/shop`` redirects to
+    ``/shop/``, anything outside the prefix is a 404."""
+
+    def __init__(self, app: ASGIApp, base_path: str) -> None:
+        self.app = app
+        self.base = base_path
+        self._raw_base = base_path.encode("ascii")
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        path: str = scope.get("path", "")
+        if path.startswith(self.base + "/"):
+            raw: bytes = scope.get("raw_path") or path.encode()
+            inner = {
+                **scope,
+                "path": path[len(self.base) :],
+                "raw_path": raw[len(self._raw_base) :] if raw.startswith(self._raw_base) else raw,
+            }
+            await self.app(inner, receive, send)
+            return
+        response: Response
+        if path == self.base and scope["type"] == "http":
+            response = RedirectResponse(self.base + "/", status_code=301)
+        else:
+            response = PlainTextResponse(f"Not found: the site lives under {self.base}/\n", 404)
+        await response(scope, receive, send)
+
+
+def mounted(app: ASGIApp, base_path: str) -> ASGIApp:
+    """``app`` served at the root, or under ``base_path`` when the site has one."""
+    return UnderPrefix(app, base_path) if base_path else app

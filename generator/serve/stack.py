@@ -21,7 +21,7 @@ import httpx
 import uvicorn
 from starlette.types import ASGIApp
 
-from generator.serve.app import ApiProxy, SameOrigin, site_app
+from generator.serve.app import ApiProxy, SameOrigin, mounted, site_app
 from generator.serve.session import session_app
 from generator.serve.visitor import SessionUpstream
 
@@ -79,20 +79,25 @@ def serving_stack(
     seed_products: int,
     rate_per_minute: int | None = None,
     start_timeout: float = 30.0,
+    base_path: str = "",
 ) -> Iterator[str]:
     """``embedded_stack`` under uvicorn on a thread, on a free loopback port, for the length of
     the block: yields the origin (``http://127.0.0.1:<port>``). For browser tests and Lighthouse,
-    which must score pages with their real same-origin backend."""
+    which must score pages with their real same-origin backend. With ``base_path`` ("/shop")
+    everything is served under that prefix, as `storefront serve --site-url` does."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     origin = f"http://127.0.0.1:{sock.getsockname()[1]}"
-    app = embedded_stack(
-        out,
-        database=str(database),
-        public_url=origin,
-        seed_products=seed_products,
-        rate_per_minute=rate_per_minute,
+    app = mounted(
+        embedded_stack(
+            out,
+            database=str(database),
+            public_url=origin + base_path,
+            seed_products=seed_products,
+            rate_per_minute=rate_per_minute,
+        ),
+        base_path,
     )
     server = uvicorn.Server(
         uvicorn.Config(app, log_level="warning", ws="none", lifespan="off", access_log=False)

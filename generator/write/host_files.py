@@ -129,11 +129,15 @@ def nginx_server_block(
     listen: str | None = None,
     server_name: str | None = None,
     session: str | None = None,
+    base_path: str = "",
 ) -> str:
     """The shipped server block with ``root`` (absolute), and optionally ``listen``,
     ``server_name`` and ``session`` (the session service's ``host:port``) replaced. Refuses
-    values nginx would misread (quotes, ``$``, newlines)."""
-    for value in (str(root), listen or "", server_name or "", session or ""):
+    values nginx would misread (quotes, ``$``, newlines).
+
+    With ``base_path`` ("/shop", from a site url with a path prefix) the output is served under
+    that prefix instead of at the root, by the same rules (``under_prefix``)."""
+    for value in (str(root), listen or "", server_name or "", session or "", base_path):
         if any(c in value for c in '"\\$;{}\n\r'):
             raise ConfigError(f"cannot put {value!r} into nginx.conf: it has a special character")
     config = _replace_once(template, TEMPLATE_ROOT, f'root "{root.resolve()}";')
@@ -146,6 +150,39 @@ def nginx_server_block(
         config = _replace_once(config, TEMPLATE_SERVER_NAME, f"server_name {server_name};")
     if session is not None:
         config = _replace_once(config, TEMPLATE_SESSION, f"proxy_pass http://{session};")
+    if base_path:
+        config = under_prefix(config, root=root.resolve(), base_path=base_path)
+    return config
+
+
+def under_prefix(config: str, *, root: Path, base_path: str) -> str:
+    """The server block's locations moved under ``base_path``, each mapped onto the output
+    folder with ``alias``: ``/shop/a/b`` is ``a/b.html``, ``/shop/`` is ``index.html``,
+    ``/shop`` redirects to ``/shop/``, and nothing outside the prefix is served."""
+    b, out = base_path, f'"{root}/'
+    for old, new in (
+        ("error_page 404 /404.html;", f"error_page 404 {b}/404.html;"),
+        ("location / {\n", "location / {\n        return 404;\n    }\n"
+         f"    location = {b} {{\n        return 301 {b}/;\n    }}\n"
+         f"    location {b}/ {{\n        alias {out}\";\n"),
+        ("location = / {\n        try_files /index.html =404;",
+         f"location = {b}/ {{\n        alias {out}\";\n        try_files index.html =404;"),
+        ("location = /index.html {\n        return 301 /;",
+         f"location = {b}/index.html {{\n        return 301 {b}/;"),
+        ("location ~ ^/.+/$ {", f"location ~ ^{re.escape(b)}/.+/$ {{"),
+        ("location ^~ /_assets/ {\n",
+         f"location ^~ {b}/_assets/ {{\n        alias {out}_assets/\";\n"),
+        ("location = /404.html {\n",
+         f"location = {b}/404.html {{\n        alias {out}404.html\";\n"),
+        ("location = /404 {", f"location = {b}/404 {{"),
+        ("location = /_headers {", f"location = {b}/_headers {{"),
+        ("location = /_redirects {", f"location = {b}/_redirects {{"),
+        (f"location = /{CSP_FILE} {{", f"location = {b}/{CSP_FILE} {{"),
+        # The islands call the session under the prefix; the service answers at /session/.
+        ("location ^~ /session/ {", f"location ^~ {b}/session/ {{"),
+    ):  # fmt: skip
+        config = _replace_once(config, old, new)
+    config = re.sub(r"proxy_pass (http://[^;/]+);", r"proxy_pass \1/session/;", config, count=1)
     return config
 
 

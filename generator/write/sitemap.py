@@ -81,8 +81,9 @@ def sitemap_files(
     limits = limits or SitemapLimits()
     origin = ascii_origin(site_url)
     entries = sitemap_entries(pages, origin)
+    base = urlsplit(origin).path
     if not entries:
-        return [(ROBOTS_FILE, robots_txt(None))]
+        return [(ROBOTS_FILE, robots_txt(None, base))]
     whole = _urlset(entries) if len(entries) <= limits.max_urls else None
     if whole is not None and len(whole) <= limits.max_bytes:
         chunks = [entries]  # what _chunks decides when all fits, without sizing each entry
@@ -102,12 +103,14 @@ def sitemap_files(
             for name, chunk in zip(names, chunks, strict=True)
         ]
         files.append((SITEMAP_FILE, _index(index)))
-    files.append((ROBOTS_FILE, robots_txt(f"{origin}/{SITEMAP_FILE}")))
+    files.append((ROBOTS_FILE, robots_txt(f"{origin}/{SITEMAP_FILE}", base)))
     return files
 
 
-def robots_txt(sitemap_url: str | None) -> bytes:
-    lines = ["User-agent: *", "Allow: /"]
+def robots_txt(sitemap_url: str | None, base_path: str = "") -> bytes:
+    """robots.txt of a site at ``base_path`` ("" or "/shop"); crawlers read it only at a host's
+    root, so under a prefix it is the lines to merge into the host's own."""
+    lines = ["User-agent: *", f"Allow: {base_path}/"]
     if sitemap_url:
         lines += ["", f"Sitemap: {sitemap_url}"]
     return ("\n".join(lines) + "\n").encode()

@@ -1,6 +1,6 @@
 // The customer account. Login and register go to the same-origin session endpoints, which keep
 // the customer's token in an httpOnly cookie: this code never sees it.
-import { SESSION, STATUS, api, failed, h, link, said, vnd } from './api.js'
+import { SESSION, STATUS, api, failed, h, link, said, sitePath, vnd } from './api.js'
 
 const session = (path, body) => api(path, { base: SESSION, method: body ? 'POST' : 'GET', body })
 const input = (id, label, props) => h('p', { class: 'field' }, h('label', { for: id }, label), h('input', { id, required: true, ...props }))

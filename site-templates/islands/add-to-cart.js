@@ -1,6 +1,6 @@
 // Product page: live price and stock per variant (the static page may be stale), add to cart,
 // save for later. Without JS the form only reloads the page.
-import { UNAVAILABLE, api, h, priceOf, readCart, said, saveItems, vnd } from './api.js'
+import { UNAVAILABLE, api, h, priceOf, readCart, said, saveItems, sitePath, vnd } from './api.js'
 
 export default async function (form) {
   const status = h('p', { class: 'cart-status', role: 'status' })
@@ -43,7 +43,7 @@ export default async function (form) {
       if (line) line.quantity += quantity
       else items.push({ variant_id: variantId, quantity })
       await saveItems(items)
-      status.replaceChildren('Đã thêm vào giỏ hàng. ', h('a', { href: '/gio-hang' }, 'Xem giỏ hàng'))
+      status.replaceChildren('Đã thêm vào giỏ hàng. ', h('a', { href: sitePath('/gio-hang') }, 'Xem giỏ hàng'))
     } catch (error) {
       if (error.unavailable) closed()
       else status.textContent = said(error)
@@ -54,7 +54,7 @@ export default async function (form) {
       await api('/customer/saved-products', { method: 'POST', body: { product_id: productId } })
       status.textContent = 'Đã lưu sản phẩm vào tài khoản.'
     } catch (error) {
-      if (error.status === 401) status.replaceChildren(h('a', { href: '/tai-khoan' }, 'Đăng nhập'), ' để lưu sản phẩm.')
+      if (error.status === 401) status.replaceChildren(h('a', { href: sitePath('/tai-khoan') }, 'Đăng nhập'), ' để lưu sản phẩm.')
       else status.textContent = said(error)
     }
   })

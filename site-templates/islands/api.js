@@ -2,6 +2,9 @@
 // adds the key and, from the httpOnly cookie, the customer's token: no token reaches this code.
 // The session lives beside /_assets/, so it follows a site's path prefix (/shop/session).
 export const SESSION = new URL('../../session', import.meta.url).pathname
+// A site published under a path prefix (https://user.github.io/shop) says so on <html data-base>.
+export const ROOT = document.documentElement.dataset.base || ''
+export const sitePath = (path) => ROOT + path
 const BASE = SESSION + '/api'
 const CART = 'service_cart'
 const queue = []
@@ -84,7 +87,10 @@ export function h (tag, props, ...kids) {
 // A path of this site from the API, else plain text: a null url, another scheme (javascript:)
 // or a host ("//x", and "/\x", which browsers read as "//x") never becomes a link.
 export const link = (url, text) =>
-  typeof url === 'string' && /^\/(?![\/\\])/.test(url) ? h('a', { href: url }, text) : h('span', null, text)
+  sitePathOf(url) ? h('a', { href: sitePathOf(url) }, text) : h('span', null, text)
+
+// A url of the API as a path of this site (under its prefix), else null.
+const sitePathOf = (url) => typeof url === 'string' && /^\/(?![\/\\])/.test(url) ? ROOT + url : null
 
 // Integer VND from a number or a string; nothing for a missing price (never "0 ₫").
 export function vnd (amount) {
@@ -95,7 +101,7 @@ export function vnd (amount) {
 export const priceOf = (item) => item.effective_price ?? item.price
 
 export const card = (p) => h('li', null, h('article', { class: 'card' },
-  p.image_url && h('img', { class: 'card-image', src: p.image_url, alt: '', width: 300, height: 300, loading: 'lazy' }),
+  p.image_url && h('img', { class: 'card-image', src: sitePathOf(p.image_url) || p.image_url, alt: '', width: 300, height: 300, loading: 'lazy' }),
   h('h3', { class: 'card-title' }, link(p.url, p.name)),
   h('p', { class: 'price price-now' }, vnd(priceOf(p))),
   !p.in_stock && h('p', { class: 'stock-out' }, 'Hết hàng')))

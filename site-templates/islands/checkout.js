@@ -1,5 +1,5 @@
 // The buying path: cart, checkout and payment return.
-import { SESSION, STATUS, api, enc, failed, h, link, readCart, said, saveItems, setCartToken, showCount, sleep, vnd } from './api.js'
+import { SESSION, STATUS, api, enc, failed, h, link, readCart, said, saveItems, setCartToken, showCount, sitePath, sleep, vnd } from './api.js'
 
 const COUPON = 'sf_coupon'
 
@@ -24,7 +24,7 @@ function cart (root) {
     const cart = await readCart()
     if (!cart || !cart.items.length) {
       showCount(0)
-      return root.replaceChildren(h('p', null, 'Giỏ hàng đang trống. ', h('a', { href: '/' }, 'Tiếp tục mua sắm')))
+      return root.replaceChildren(h('p', null, 'Giỏ hàng đang trống. ', h('a', { href: sitePath('/') }, 'Tiếp tục mua sắm')))
     }
     showCount(cart.item_count)
     const code = sessionStorage.getItem(COUPON) || ''
@@ -58,7 +58,7 @@ function cart (root) {
       row('Tổng cộng', vnd(quote.total), 'total'))
     const leftOut = discountsLeftOut(quote) && h('p', { class: 'coupon-bad', role: 'status' }, LEFT_OUT)
     root.replaceChildren(h('ul', { class: 'cart-lines' }, lines), coupon, message, totals, leftOut,
-      h('p', null, h('a', { class: 'button', href: '/thanh-toan' }, 'Thanh toán')))
+      h('p', null, h('a', { class: 'button', href: sitePath('/thanh-toan') }, 'Thanh toán')))
   }
   render().catch(failed(root))
 }
@@ -121,7 +121,7 @@ async function checkout (root) {
   try {
     const cart = await readCart()
     if (!cart || !cart.items.length) {
-      return root.replaceChildren(h('p', null, 'Giỏ hàng đang trống. ', h('a', { href: '/' }, 'Tiếp tục mua sắm')))
+      return root.replaceChildren(h('p', null, 'Giỏ hàng đang trống. ', h('a', { href: sitePath('/') }, 'Tiếp tục mua sắm')))
     }
     const token = cart.token
     const coupon = sessionStorage.getItem(COUPON) || ''
@@ -227,7 +227,7 @@ async function checkout (root) {
         const method = payments.items.find((p) => p.code === f.payment.value)
         if (method && method.online) {
           status.textContent = 'Đang chuyển đến cổng thanh toán…'
-          const pay = await api(`/checkout/pay?cart_token=${enc(token)}`, { method: 'POST', body: { return_url: location.origin + '/thanh-toan/ket-qua' } })
+          const pay = await api(`/checkout/pay?cart_token=${enc(token)}`, { method: 'POST', body: { return_url: location.origin + sitePath('/thanh-toan/ket-qua') } })
           return location.assign(pay.payment_url)
         }
         root.replaceChildren(h('section', { class: 'order-done', 'data-status': order.current_status, 'data-total': String(order.total) },
@@ -235,7 +235,7 @@ async function checkout (root) {
           h('p', null, 'Mã đơn hàng: ', h('strong', { class: 'order-code' }, order.code)),
           h('p', null, 'Tổng tiền: ', h('span', { class: 'order-total' }, vnd(order.total))),
           h('p', null, 'Trạng thái: ', STATUS[order.current_status] || 'Đang xử lý'),
-          h('p', null, h('a', { href: '/tai-khoan' }, 'Xem đơn hàng trong tài khoản'))))
+          h('p', null, h('a', { href: sitePath('/tai-khoan') }, 'Xem đơn hàng trong tài khoản'))))
       } catch (error) {
         button.disabled = false
         status.replaceChildren(h('p', { class: 'error', role: 'alert' }, said(error)))
@@ -266,7 +266,7 @@ async function paymentReturn (root) {
         return root.replaceChildren(h('section', { class: 'order-done', 'data-status': order.current_status },
           h('p', null, 'Đơn hàng ', h('strong', { class: 'order-code' }, order.code)),
           h('p', { class: 'order-status' }, 'Trạng thái: ', STATUS[order.current_status] || 'Đang xử lý'),
-          h('p', null, h('a', { href: '/tai-khoan' }, 'Xem đơn hàng trong tài khoản'))))
+          h('p', null, h('a', { href: sitePath('/tai-khoan') }, 'Xem đơn hàng trong tài khoản'))))
       }
       say('Đang chờ cổng thanh toán xác nhận…')
       await sleep(2000)

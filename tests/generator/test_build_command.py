@@ -80,10 +80,26 @@ def test_template_error_is_one_line_and_keeps_the_previous_output(
 def test_api_url_without_a_key_is_a_one_line_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code = build(tmp_path, tmp_path / "site", "--api-url", "http://127.0.0.1:9/public/v1")
+    code = build(
+        tmp_path,
+        tmp_path / "site",
+        "--api-url", "http://127.0.0.1:9/public/v1",
+        "--site-url", "https://shop.example.vn",
+    )  # fmt: skip
     assert code == 2
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and "STOREFRONT_API_KEY" in err
+
+
+def test_api_url_without_a_site_url_is_a_one_line_error_saying_how_to_set_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = build(tmp_path, tmp_path / "site", "--api-url", "http://127.0.0.1:9/public/v1")
+    assert code == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0
+    assert "--site-url" in err and "STOREFRONT_SITE_URL" in err
+    assert not (tmp_path / "site").exists()
 
 
 def rendered_and_kept(err: str) -> tuple[int, int]:

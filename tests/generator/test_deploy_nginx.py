@@ -7,9 +7,11 @@ developer without it gets a skip locally, but CI must run these tests.
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -27,7 +29,7 @@ from generator.write.host_files import (
     read_policy,
 )
 from tests.generator.audit.fixture_site import write_clean_site
-from tests.support.demo_build import build_demo_site
+from tests.support.demo_build import REPO, build_demo_site
 
 NGINX = Path("/usr/sbin/nginx")
 SITEMAP_NS = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
@@ -70,13 +72,19 @@ def _main_config(work: Path, server_block: str) -> str:
 
 
 @contextmanager
-def running_nginx(root: Path, work: Path, *, session: str | None = None) -> Iterator[str]:
-    """nginx serving ``root`` with the shipped server block, its /session/ proxied to
-    ``session`` (host:port) when given; yields its base url."""
+def running_nginx(
+    root: Path, work: Path, base_path: str = "", *, session: str | None = None
+) -> Iterator[str]:
+    """nginx serving ``root`` with the shipped server block (under ``base_path`` when given),
+    its /session/ proxied to ``session`` (host:port) when given; yields its origin."""
     work.mkdir(parents=True, exist_ok=True)
     port = _free_port()
     block = nginx_server_block(
-        read_nginx_template(), root=root, listen=f"127.0.0.1:{port}", session=session
+        read_nginx_template(),
+        root=root,
+        listen=f"127.0.0.1:{port}",
+        session=session,
+        base_path=base_path,
     )
     config = work / "nginx.conf"
     config.write_text(_main_config(work, block), encoding="utf-8")
@@ -225,3 +233,61 @@ def test_every_sitemap_url_of_the_demo_store_is_served(demo_site: Path, tmp_path
     assert failures == []
     assert missing.status_code == 404
     assert read_policy(demo_site) is not None
+
+
+PREFIXED_SITE = "https://example.github.io/shop"
+
+
+def _build_prefixed_demo(out: Path, cache: Path) -> None:
+    environ = {k: v for k, v in os.environ.items() if not k.startswith("STOREFRONT_")}
+    command = [
+        sys.executable, "-m", "generator", "build", "--out", str(out), "--cache-dir", str(cache),
+        "--demo-products", "40", "--site-url", PREFIXED_SITE, "--workers", "1",
+        "--xstore", str(out.parent / "no-xstore.json"),
+    ]  # fmt: skip
+    result = subprocess.run(
+        command, cwd=REPO, env=environ, capture_output=True, text=True, timeout=600, check=False
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+
+
+def _referenced(html: bytes) -> set[str]:
+    """Every url a page loads or links to on its own site: links, scripts, images, the
+    import map's modules."""
+    doc = etree.HTML(html)
+    found = {el.get("href") or "" for el in doc.iter("a", "link")}
+    found |= {el.get("src") or "" for el in doc.iter("script", "img")}
+    for script in doc.iter("script"):
+        if script.get("type") == "importmap":
+            imports = json.loads(script.text or "{}")["imports"]
+            found |= set(imports) | set(imports.values())
+    return {url for url in found if url.startswith("/") and not url.startswith("//")}
+
+
+def test_a_site_under_a_path_prefix_serves_every_loc_and_every_reference_there(
+    tmp_path: Path,
+) -> None:
+    out = tmp_path / "output"
+    _build_prefixed_demo(out, tmp_path / "cache")
+    locs = _sitemap_locs(out)
+    assert len(locs) > 10 and all(loc.startswith(PREFIXED_SITE + "/") for loc in locs)
+    robots = (out / "robots.txt").read_text()
+    assert f"Sitemap: {PREFIXED_SITE}/sitemap.xml" in robots and "Allow: /shop/" in robots
+    referenced: set[str] = set()
+    for page in out.rglob("*.html"):
+        if "_assets" not in page.parts:
+            referenced |= _referenced(page.read_bytes())
+    # Root-absolute references must all carry the prefix: without it they leave the site.
+    assert sorted(url for url in referenced if not url.startswith("/shop/")) == []
+    assert any(url.startswith("/shop/_assets/islands/") for url in referenced)
+    failures = []
+    with running_nginx(out, tmp_path / "nginx", "/shop") as base, httpx.Client() as client:
+        for url in [urlsplit(loc).path for loc in locs] + sorted(referenced):
+            response = client.get(base + url, follow_redirects=False)
+            if response.status_code != 200:
+                failures.append(f"{url}: {response.status_code}")
+        outside = client.get(base + "/_assets/style.css", follow_redirects=False)
+        bare = client.get(base + "/shop", follow_redirects=False)
+    assert failures == []
+    assert outside.status_code == 404
+    assert (bare.status_code, bare.headers["location"]) == (301, "/shop/")

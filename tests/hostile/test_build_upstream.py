@@ -212,6 +212,7 @@ def run_build(
     api_url: str, out: Path, cache: Path, *extra: str
 ) -> subprocess.CompletedProcess[str]:
     command = [sys.executable, "-m", "generator", "build", "--api-url", api_url, "--key", KEY]
+    command += ["--site-url", "https://shop.example.vn"]
     command += ["--out", str(out), "--cache-dir", str(cache), "--workers", "1", *extra]
     environ = {k: v for k, v in os.environ.items() if not k.startswith("STOREFRONT_")}
     return subprocess.run(

@@ -62,11 +62,11 @@ def test_product_without_name_is_an_error(site: Path) -> None:
     assert _messages(site, "jsonld-product") == ["Product has no name"]
 
 
-def test_product_without_image_is_a_merchant_listing_warning(site: Path) -> None:
+def test_product_without_image_is_merchant_listing_information(site: Path) -> None:
     _product_page(site, _product(image=[]), BREADCRUMB_JSONLD)
     report = run_audit(site)
     [finding] = report.findings
-    assert (finding.check, finding.severity) == ("jsonld-product", Severity.WARNING)
+    assert (finding.check, finding.severity) == ("jsonld-product", Severity.INFO)
     assert finding.message == (
         "Product 'Áo thun cotton' has no image: not eligible for merchant listings"
     )
@@ -104,11 +104,11 @@ def test_unknown_availability_is_an_error(site: Path) -> None:
     assert "not a schema.org ItemAvailability" in message
 
 
-def test_product_without_offers_is_a_warning(site: Path) -> None:
+def test_product_without_offers_is_information(site: Path) -> None:
     _product_page(site, _product(offers=None), BREADCRUMB_JSONLD)
     report = run_audit(site)
     [finding] = report.findings
-    assert (finding.check, finding.severity) == ("jsonld-product", Severity.WARNING)
+    assert (finding.check, finding.severity) == ("jsonld-product", Severity.INFO)
     assert "not eligible for merchant listings" in finding.message
 
 

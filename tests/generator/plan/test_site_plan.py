@@ -4,6 +4,7 @@ from dataclasses import replace
 
 import pytest
 
+from generator.crawl.pack import pack, unpack
 from generator.errors import PathCollision, UnsafePath
 from generator.model import Catalog, CmsPage, CollectionPage, PackedProduct
 from generator.plan.site_plan import ArticleListing, Page, SitePlan, plan_site
@@ -157,3 +158,55 @@ def test_urls_the_build_uses_itself_are_refused(url: str) -> None:
 def test_unsafe_product_url_is_refused_naming_the_product() -> None:
     with pytest.raises(UnsafePath, match=r"^product 1: .*\.\."):
         plan_site(with_product_url(small_catalog(), 0, "/../../etc/passwd"), SITE_URL)
+
+
+def test_two_products_of_one_name_get_distinct_titles_and_descriptions() -> None:
+    catalog = small_catalog()
+    twin = unpack(catalog.products[0])
+    twin = replace(twin, card=replace(twin.card, id=901, slug="ao-thun-2", url="/ao-thun-2"))
+    plan = plan_site(replace(catalog, products=(*catalog.products, pack(twin))), SITE_URL)
+    first, second = page(plan, "/%C3%A1o-thun"), page(plan, "/ao-thun-2")
+    assert first.name == second.name
+    assert first.title != second.title and first.description != second.description
+    assert second.title.endswith(f" – Mã 901 | {catalog.site.store.name}")
+    assert second.description.startswith(f"{second.name} (Mã 901): ")
+    # Pages whose texts were distinct already keep them.
+    jeans = "/qu%E1%BA%A7n-jean"
+    assert page(plan, jeans).title == page(fixture_plan(), jeans).title
+
+
+def test_a_long_listing_is_paginated_under_its_own_path() -> None:
+    catalog = small_catalog()
+    plan = plan_site(catalog, SITE_URL, products_per_page=1)
+    paths = [p.path for p in plan.pages if p.kind == "product_list"]
+    assert paths == ["/san-pham", "/san-pham/trang/2", "/san-pham/trang/3"]
+    last = page(plan, "/san-pham/trang/3")
+    assert last.canonical_path == last.path and last.in_sitemap
+    assert last.title == f"Tất cả sản phẩm – Trang 3 | {catalog.site.store.name}"
+    assert last.breadcrumb[-1].name == "Trang 3"
+
+
+def test_a_listing_path_taken_by_a_merchant_page_is_left_to_it() -> None:
+    catalog = small_catalog()
+    own = CmsPage(77, "Sản phẩm", "san-pham", "/san-pham", None, None, None, None)
+    plan = plan_site(replace(catalog, pages=(*catalog.pages, own)), SITE_URL)
+    assert page(plan, "/san-pham").kind == "cms_page"
+    assert any(skip.what == "the all-products listing" for skip in plan.skipped)
+
+
+def test_a_pagination_path_an_entity_already_has_is_refused() -> None:
+    catalog = small_catalog()
+    clash = CmsPage(78, "Trang 2", "t2", "/san-pham/trang/2", None, None, None, None)
+    with pytest.raises(PathCollision, match="san-pham/trang/2"):
+        plan_site(replace(catalog, pages=(*catalog.pages, clash)), SITE_URL, products_per_page=1)
+
+
+def test_a_custom_path_to_a_paginated_collection_shows_its_first_page_only() -> None:
+    plan = plan_site(small_catalog(), SITE_URL, products_per_page=1)
+    own = [p.path for p in plan.pages if p.path.startswith("/bo-suu-tap/he-2026")]
+    assert own[0] == "/bo-suu-tap/he-2026" and "/bo-suu-tap/he-2026/trang/2" in own
+    custom = page(plan, "/khuyen-mai-he")
+    assert isinstance(custom.subject, CollectionPage) and custom.subject.pager is not None
+    assert custom.canonical_path == "/bo-suu-tap/he-2026" and not custom.in_sitemap
+    assert custom.subject.pager.next_path == "/bo-suu-tap/he-2026/trang/2"
+    assert not any(p.path.startswith("/khuyen-mai-he/") for p in plan.pages)

@@ -58,7 +58,7 @@ def test_report_counts_files_and_bytes(tmp_path: Path) -> None:
     assert report.files == len(on_disk)
     assert report.bytes == sum(p.stat().st_size for p in on_disk)
     assert report.sitemap_files == ("sitemap.xml", "robots.txt")
-    assert len(report.pages) == 19  # 14 pages and 5 island shells
+    assert len(report.pages) == 21  # 16 pages (the two listings of its own) and 5 island shells
 
 
 def test_trailing_slash_path_is_written_to_index_html_in_its_folder(tmp_path: Path) -> None:

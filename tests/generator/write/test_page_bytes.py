@@ -13,7 +13,7 @@ from generator.render.pages import build_environment
 from generator.write.incremental import RenderInputs
 from generator.write.page_bytes import ModelBytes, model_bytes
 from tests.support.fixture_site import fixture_plan
-from tests.support.fixture_store import SITE_URL, small_catalog
+from tests.support.fixture_store import SITE_URL, small_catalog, with_product
 
 
 def _product_page_and_product() -> tuple[Page, Product]:
@@ -139,3 +139,33 @@ def test_equal_graphs_give_equal_bytes_however_their_parts_are_shared() -> None:
     assert model_bytes(copy) == model_bytes(page)
     assert ModelBytes()(copy) == ModelBytes()(page)
     assert ModelBytes().card_digest(twin.card) == ModelBytes().card_digest(product.card)
+
+
+def test_a_product_change_moves_only_the_listing_pages_that_show_it() -> None:
+    def listings(catalog: Catalog) -> dict[str, str]:
+        plan = plan_site(catalog, SITE_URL, products_per_page=1)
+        inputs = RenderInputs.of(plan, build_environment(BUNDLED_THEME), BUNDLED_THEME)
+        kinds = ("product_list", "category", "collection")
+        return {p.path: inputs.fingerprint(p) for p in plan.pages if p.kind in kinds}
+
+    catalog = small_catalog()
+    before = listings(catalog)
+    last = len(catalog.products) - 1
+    moved = with_product(
+        catalog, last, lambda p: dataclasses.replace(p, card=dataclasses.replace(p.card, price=1))
+    )
+    after = listings(moved)
+    assert before.keys() == after.keys() and len(before) > 3
+    changed = sorted(path for path in before if before[path] != after[path])
+    # The last product is on the last page of the all-products listing, and on one page of
+    # each listing that holds it; no other listing page is rendered again.
+    assert f"/san-pham/trang/{last + 1}" in changed
+    assert "/san-pham" not in changed
+    card = moved.products[last].card
+    showing = {
+        page.path
+        for page in plan_site(moved, SITE_URL, products_per_page=1).pages
+        if page.kind in ("product_list", "category", "collection")
+        and card in getattr(page.subject, "products", ())
+    }
+    assert set(changed) == showing
