@@ -17,6 +17,8 @@ timing transport), so the times are the generator's alone, from process start to
 - the project's modules are compiled first, as an installed package's are;
 - pacing: a crawl of the 1,000-product store under a client rate window against a companion
   enforcing the same rate: share of the allowed rate used, 429 answers seen;
+- with --resume, only a large first build at the real limits on a simulated clock, stopped twice
+  and continued (``bench_resume.py``), written to a section of its own;
 - with --hostile, only builds against hostile answers (an oversize list, an endless body, a
   gzip bomb) and their peak memory (``bench_hostile.py``), written to a section of its own.
 
@@ -40,6 +42,8 @@ from typing import Any
 from bench_hostile import hostile_report, measure_hostile, write_section
 from bench_procs import Run, companion_server, measured_run, settle_inodes
 from bench_report import machine, report, write_doc
+from bench_resume import SECTION as RESUME_SECTION
+from bench_resume import measure_resume, resume_report
 
 REPO = Path(__file__).resolve().parents[1]
 BUILD_SCRIPT = Path(__file__).resolve().with_name("bench_build.py")
@@ -79,9 +83,18 @@ def main() -> int:
         action="store_true",
         help="only the builds against hostile answers (peak memory; scripts/bench_hostile.py)",
     )
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="only a first build at the real limits on a simulated clock, stopped twice "
+        "(scripts/bench_resume.py)",
+    )
+    parser.add_argument("--resume-products", type=int, default=10_000, help="its store's size")
     args = parser.parse_args()
     if args.hostile:
         return bench_hostile_answers(write=not args.no_write)
+    if args.resume:
+        return bench_resumed_build(args.resume_products, write=not args.no_write)
     sizes = [int(s) for s in args.sizes.split(",")] if args.sizes else list(SIZES)
     if args.quick and not args.sizes:
         sizes = list(QUICK)
@@ -101,6 +114,17 @@ def main() -> int:
     print(text)
     if not args.no_write:
         write_doc(REPO / "docs" / "benchmarks.md", text)
+    return 0
+
+
+def bench_resumed_build(products: int, *, write: bool) -> int:
+    compile_bytecode()
+    with tempfile.TemporaryDirectory(prefix="storefront-bench-resume-") as folder:
+        row = measure_resume(Path(folder) / "resume", products, seed)
+    text = resume_report(row, machine())
+    print(text)
+    if write:
+        write_section(REPO / "docs" / "benchmarks.md", text, RESUME_SECTION)
     return 0
 
 

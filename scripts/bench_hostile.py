@@ -198,13 +198,14 @@ def hostile_report(rows: list[dict[str, Any]], machine: str) -> str:
     return "\n".join(lines)
 
 
-def write_section(path: Path, text: str) -> None:
-    """``text`` in place of the doc's earlier section of hostile answers, else at its end."""
+def write_section(path: Path, text: str, section: str = SECTION) -> None:
+    """``text`` in place of the doc's earlier ``section`` (hostile answers by default), else at
+    its end."""
     old = path.read_text(encoding="utf-8") if path.exists() else ""
-    at = old.find(SECTION)
+    at = old.find(section)
     if at < 0:
         path.write_text(old.rstrip("\n") + "\n\n" + text, encoding="utf-8")
         return
-    after = old.find("\n## ", at + len(SECTION))
+    after = old.find("\n## ", at + len(section))
     rest = old[after + 1 :] if after >= 0 else ""
     path.write_text(old[:at] + text + ("\n" + rest if rest else ""), encoding="utf-8")
