@@ -54,7 +54,9 @@ api: install
 
 ## bench: crawl requests, rebuild times, render throughput and memory of the demo store at
 ## 1,000, 10,000 and 100,000 products (about 25 minutes; BENCH_ARGS=--quick: the first two,
-## --large adds 50,000; --hostile: only builds against hostile answers, their peak memory);
+## --large adds 50,000; --hostile: only builds against hostile answers, their peak memory;
+## --resume: only a 10,000-product first build at the real limits on a simulated clock, stopped
+## twice and continued);
 ## writes docs/benchmarks.md
 bench: install
 	$(BIN)/python scripts/bench.py $(BENCH_ARGS)
