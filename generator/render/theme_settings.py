@@ -119,10 +119,16 @@ class ThemeSettings:
 
     def snippet_html(self, place: str) -> Markup:
         """The snippets of ``place``, one per line: trusted merchant HTML."""
-        return Markup("".join(s.html + "\n" for s in self.snippets if s.place == place))
+        return Markup("\n".join(s.html for s in self.snippets if s.place == place))
 
     def loads(self) -> set[Load]:
-        return {load for snippet in self.snippets for load in snippet.loads()}
+        """What the pages load because of the settings: the snippets' declared origins and
+        inline script hashes, and the logo's host."""
+        found = {load for snippet in self.snippets for load in snippet.loads()}
+        logo_host = url_source(self.logo) if self.logo and "://" in self.logo else None
+        if logo_host:
+            found.add(("img-src", logo_host))
+        return found
 
     def css(self) -> str:
         """The settings as CSS, appended to the stylesheet; '' when none touches it."""
