@@ -25,7 +25,7 @@ export default async function (form) {
     return radio ? Number(radio.value) : variants.length ? variants[0].id : null
   }
   // A variant as a cart line, for the ecommerce events.
-  const line = (id, quantity) => {
+  const asLine = (id, quantity) => {
     const v = variants.find((x) => x.id === id) || {}
     return [{ product_id: productId, name: document.querySelector('h1').textContent, variant_name: v.name, unit_price: priceOf(v), quantity }]
   }
@@ -48,7 +48,7 @@ export default async function (form) {
       if (line) line.quantity += quantity
       else items.push({ variant_id: variantId, quantity })
       await saveItems(items)
-      track('add_to_cart', line(variantId, quantity))
+      track('add_to_cart', asLine(variantId, quantity))
       status.replaceChildren('Đã thêm vào giỏ hàng. ', h('a', { href: sitePath('/gio-hang') }, 'Xem giỏ hàng'))
     } catch (error) {
       if (error.unavailable) closed()
@@ -75,7 +75,7 @@ export default async function (form) {
       radio.nextElementSibling.textContent = v.name + (price != null ? ' - ' + vnd(price) : '') + (v.in_stock ? '' : ' (Hết hàng)')
     }
     showPrice()
-    track('view_item', line(chosen(), 1))
+    track('view_item', asLine(chosen(), 1))
   } catch (error) {
     if (error.unavailable) closed() // else the static prices stay
   }

@@ -2,7 +2,7 @@
 // data-ecommerce>); loaded by api.js's track() only then. Lines are cart lines (product_id,
 // name, variant_name, unit_price, quantity). A purchase is pushed once per order: its code is
 // remembered in localStorage, so a reload or a gateway's return does not count it again; an
-// online payment's lines wait in sessionStorage for the return page.
+// online payment's lines and total wait in sessionStorage for the return page.
 const KEY = 'sf_purchased'
 const dl = (window.dataLayer = window.dataLayer || [])
 const store = (s, k, v) => { try { return v === undefined ? JSON.parse(s.getItem(k)) : s.setItem(k, JSON.stringify(v)) } catch { return null } }
@@ -10,12 +10,14 @@ const item = (l) => ({ item_id: String(l.product_id), item_name: l.name, item_va
 
 export function push (event, lines, extra = {}) {
   const code = extra.transaction_id
-  if (event === 'pending') return store(sessionStorage, 'sf_lines_' + code, lines)
+  if (event === 'pending') return store(sessionStorage, 'sf_order_' + code, { lines, extra })
   if (event === 'purchase') {
     const done = store(localStorage, KEY) || []
     if (done.includes(code)) return
     store(localStorage, KEY, [...done, code].slice(-50))
-    lines = lines || store(sessionStorage, 'sf_lines_' + code) || []
+    const saved = lines ? {} : store(sessionStorage, 'sf_order_' + code) || {}
+    lines = lines || saved.lines || []
+    extra = { ...saved.extra, ...extra }
   }
   const items = lines.map(item)
   dl.push({ ecommerce: null })

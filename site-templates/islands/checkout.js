@@ -267,7 +267,7 @@ async function paymentReturn (root) {
       if (!answer.valid) return say('Không xác minh được kết quả thanh toán này.')
       const order = answer.order
       if (order && order.current_status !== 'pending') {
-        if (order.current_status === 'paid') track('purchase', null, { transaction_id: order.code, value: Number(order.total) })
+        if (order.current_status === 'paid') track('purchase', null, { transaction_id: order.code })
         return root.replaceChildren(h('section', { class: 'order-done', 'data-status': order.current_status },
           h('p', null, 'Đơn hàng ', h('strong', { class: 'order-code' }, order.code)),
           h('p', { class: 'order-status' }, 'Trạng thái: ', STATUS[order.current_status] || 'Đang xử lý'),
