@@ -19,6 +19,10 @@ from generator.render.theme_settings import SETTINGS_FILE
 SETTINGS_EXAMPLE = """\
 # Theme settings, read by `storefront build --theme DIR`. Every key is optional: remove the
 # leading '#' of those you want. A wrong value stops the build with one line naming the key.
+# (TOML: the two plain keys come first, before any [table].)
+
+# radius = "6px"            # corners of cards, buttons and fields
+# logo = "logo.svg"         # assets/logo.svg of this folder, or an https url; else the store's
 
 # [colors]                  # hex colours (#rgb or #rrggbb); the default theme's shown
 # text = "#1b1b1b"
@@ -29,12 +33,9 @@ SETTINGS_EXAMPLE = """\
 # soft = "#f4f4f4"          # the menu bar, soft backgrounds
 # background = "#ffffff"
 
-# [fonts]                   # font stacks; a self-hosted font goes in assets/ with its @font-face
-# body = "system-ui, -apple-system, 'Segoe UI', Roboto, Arial, sans-serif"  # in overrides.css
+# [fonts]                   # font stacks (a self-hosted font's @font-face: in overrides.css)
+# body = "system-ui, -apple-system, 'Segoe UI', Roboto, Arial, sans-serif"
 # heading = "Georgia, serif"
-
-# radius = "6px"            # corners of cards, buttons and fields
-# logo = "logo.svg"         # assets/logo.svg of this folder, or an https url; else the store's
 
 # [layout]
 # columns = 4               # product cards per row on wide screens (2 to 6)

@@ -248,6 +248,11 @@ def _check_declared(key: str, snippet: Snippet) -> None:
     for directive, source in html_loads(snippet.html):
         if not _is_origin(source):
             continue
+        if directive not in SNIPPET_DIRECTIVES:
+            raise ConfigError(
+                f"{SETTINGS_FILE}: {key}.html uses {source} for {directive}, which a snippet "
+                "may not open to other origins"
+            )
         if not any(d == directive and _covers(o, source) for d, o in snippet.origins):
             raise ConfigError(
                 f"{SETTINGS_FILE}: {key}.html loads from {source}: add it to {key}.{directive}"

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import re
+import tomllib
 from pathlib import Path
 
 import pytest
 
 from generator.cli import main
+from generator.commands.theme import SETTINGS_EXAMPLE
 from generator.config import BUNDLED_THEME
 from generator.errors import ConfigError
+from generator.render.theme_settings import ThemeSettings, parse
 from tests.support.incremental_store import DemoStore, build, config_for, folder_bytes
 
 NEW_FOOTER = '<footer class="site-footer"><p class="wrap">Cửa hàng của tôi</p></footer>\n'
@@ -139,8 +142,6 @@ def test_a_bad_setting_is_one_line_naming_its_key(tmp_path: Path, toml: str, key
     code = main(["build", "--theme", str(theme), "--out", str(tmp_path / "out")])
     assert code == 2
     with pytest.raises(ConfigError, match=rf"^theme\.toml: .*{re.escape(key)}") as caught:
-        from generator.render.theme_settings import ThemeSettings
-
         ThemeSettings.load(theme)
     assert "\n" not in str(caught.value)
 
@@ -173,3 +174,14 @@ def test_theme_new_starts_a_folder_that_builds_as_the_default(
     capsys.readouterr()
     assert main(["theme", "new", str(theme)]) == 2
     assert "already exists" in capsys.readouterr().err
+
+
+def test_every_example_of_the_starter_settings_is_valid_once_uncommented() -> None:
+    example = re.compile(r"^# (?=\[|[a-z_-]+ = |'''|<script|gtag)")
+    lines = [example.sub("", line) for line in SETTINGS_EXAMPLE.splitlines()]
+    settings = parse(tomllib.loads("\n".join(line for line in lines if "logo" not in line)))
+    assert settings.radius == "6px" and settings.layout.columns == 4
+    assert settings.contact.hotline == "hotline" and settings.ecommerce_events
+    assert ":root{--text:#1b1b1b;" in settings.css()
+    [snippet] = settings.snippets
+    assert ("script-src", "https://www.googletagmanager.com") in snippet.loads()

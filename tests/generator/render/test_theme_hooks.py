@@ -120,3 +120,14 @@ def test_a_bad_origin_is_one_line_naming_its_key(tmp_path: Path, origin: str, ke
     )
     with pytest.raises(ConfigError, match=rf"^theme\.toml: {re.escape(key)} must be origins"):
         ThemeSettings.load(tmp_path)
+
+
+def test_a_snippet_may_not_open_form_action_to_other_origins(tmp_path: Path) -> None:
+    (tmp_path / "theme.toml").write_text(
+        '[[snippets]]\nplace = "body_end"\nhtml = \'<form action="https://evil.example"></form>\'\n',
+        encoding="utf-8",
+    )
+    with pytest.raises(
+        ConfigError, match=r"snippets\[0\]\.html uses https://evil\.example for form-action"
+    ):
+        ThemeSettings.load(tmp_path)
