@@ -15,11 +15,13 @@ from urllib.parse import urlsplit
 
 from generator.errors import ConfigError, UnsafePath
 from generator.plan.paths import base_path
+from generator.render.theme import DEFAULT_THEME
 from generator.render.theme_settings import ThemeSettings
 from generator.xstore import Descriptor
 
 DEFAULT_SITE_URL = "http://127.0.0.1:8000"
-BUNDLED_THEME = Path(__file__).resolve().parents[1] / "site-templates"
+#: The default theme, shipped beside the package (every theme folder is layered over it).
+BUNDLED_THEME = DEFAULT_THEME
 
 
 @dataclass(frozen=True, slots=True)
