@@ -1,5 +1,6 @@
 """GA4-style ecommerce events in `window.dataLayer`: the four, with the right values, when
-theme.toml turns them on; none when it does not. A purchase counts once per order."""
+theme.toml turns them on; none when it does not. A purchase counts once per order. The same
+theme's inline head snippet runs under the policy the build wrote."""
 
 from __future__ import annotations
 
@@ -21,7 +22,19 @@ from tests.support.demo_build import BUILD_TIMEOUT, DEMO_SITE_URL, REPO
 
 pytestmark = pytest.mark.browser
 
-ON = "[analytics]\necommerce_events = true\n"
+ON = """
+[analytics]
+ecommerce_events = true
+
+[[snippets]]
+place = "head"
+html = "<script>window.snippetRan = (window.snippetRan || 0) + 1</script>"
+"""
+GATHER = """
+window.__violations = [];
+document.addEventListener('securitypolicyviolation',
+  (e) => window.__violations.push(e.effectiveDirective));
+"""
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +81,10 @@ def test_the_four_events_carry_the_items_prices_and_order(
     page: Page, analytics_origin: str, demo_output: Path
 ) -> None:
     product = products_with_variants(demo_output, 1)[0]
+    page.add_init_script(GATHER)
     page.goto(analytics_origin + product)
+    # The theme's inline snippet runs once, allowed by its hash in the policy the build wrote.
+    assert page.evaluate("window.snippetRan") == 1
     form = page.locator("form.add-to-cart")
     product_id = form.get_attribute("data-product-id")
     name = page.locator("h1").inner_text()
@@ -114,6 +130,7 @@ def test_the_four_events_carry_the_items_prices_and_order(
     assert bought["value"] == int(float(done.get_attribute("data-total") or "-1"))
     assert bought["currency"] == "VND" and bought["items"] == expected_items
     assert len(events(page, "purchase")) == 1
+    assert page.evaluate("window.__violations") == []
 
 
 def test_a_paid_gateway_order_is_one_purchase_not_again_on_reload(
