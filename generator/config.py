@@ -15,10 +15,13 @@ from urllib.parse import urlsplit
 
 from generator.errors import ConfigError, UnsafePath
 from generator.plan.paths import base_path
+from generator.render.theme import DEFAULT_THEME
+from generator.render.theme_settings import ThemeSettings
 from generator.xstore import Descriptor
 
 DEFAULT_SITE_URL = "http://127.0.0.1:8000"
-BUNDLED_THEME = Path(__file__).resolve().parents[1] / "site-templates"
+#: The default theme, shipped beside the package (every theme folder is layered over it).
+BUNDLED_THEME = DEFAULT_THEME
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +33,9 @@ class Setting:
     help: str
     #: A switch takes no value on the command line; its variable is on when "1"/"true"/"yes".
     switch: bool = False
+    #: Earlier names still accepted: flags, then environment variables (read after ``env``).
+    old_flags: tuple[str, ...] = ()
+    old_env: tuple[str, ...] = ()
 
 
 SETTINGS: tuple[Setting, ...] = (
@@ -81,10 +87,14 @@ SETTINGS: tuple[Setting, ...] = (
     ),
     Setting(
         "templates",
-        "--templates",
-        "STOREFRONT_TEMPLATES",
+        "--theme",
+        "STOREFRONT_THEME",
         "site-templates",
-        "Theme folder: Jinja2 templates, CSS and island JS.",
+        "Theme folder layered over the default theme: its templates, partials, assets, islands "
+        "and theme.toml replace the default's one file at a time (`storefront theme new DIR` "
+        "starts one). --templates / STOREFRONT_TEMPLATES are older names.",
+        old_flags=("--templates",),
+        old_env=("STOREFRONT_TEMPLATES",),
     ),
     Setting(
         "concurrency",
@@ -217,10 +227,17 @@ def add_setting_flags(
         env = f" [env {s.env}]" if s.env else ""
         if s.switch:
             parser.add_argument(
-                s.flag, dest=s.name, action="store_const", const="1", help=f"{s.help}{env}"
+                s.flag,
+                *s.old_flags,
+                dest=s.name,
+                action="store_const",
+                const="1",
+                help=f"{s.help}{env}",
             )
         else:
-            parser.add_argument(s.flag, dest=s.name, default=None, help=f"{s.help}{env}")
+            parser.add_argument(
+                s.flag, *s.old_flags, dest=s.name, default=None, help=f"{s.help}{env}"
+            )
 
 
 def resolve(
@@ -230,8 +247,9 @@ def resolve(
     raw: dict[str, str | None] = {}
     for s in SETTINGS:
         value = getattr(args, s.name, None)
-        if value is None and s.env:
-            value = environ.get(s.env) or None
+        for name in (s.env, *s.old_env) if s.env else ():
+            if value is None:
+                value = environ.get(name) or None
         if value is None and s.name == "out" and descriptor.static_dir:
             value = descriptor.static_dir
         raw[s.name] = value if value is not None else s.default
@@ -378,13 +396,17 @@ def _workers(value: str | None) -> int:
 
 
 def _theme_dir(value: str | None) -> Path:
-    """The theme folder; the default theme ships beside the package when none is given."""
+    """The theme folder, its settings checked now (before any request); the default theme
+    ships beside the package when none is given."""
     path = Path(value or "site-templates")
-    if path.is_dir():
-        return path
-    if value in (None, "site-templates") and BUNDLED_THEME.is_dir():
-        return BUNDLED_THEME
-    raise ConfigError(f"--templates: no theme folder at {path} (copy site-templates/ to start one)")
+    if not path.is_dir() and value in (None, "site-templates") and BUNDLED_THEME.is_dir():
+        path = BUNDLED_THEME
+    if not path.is_dir():
+        raise ConfigError(
+            f"--theme: no theme folder at {path} (`storefront theme new {path}` starts one)"
+        )
+    ThemeSettings.load(path)
+    return path
 
 
 def environment() -> Mapping[str, str]:

@@ -37,6 +37,7 @@ from generator.model import Catalog
 from generator.plan.site_plan import plan_site
 from generator.progress import BuildProgress
 from generator.render.pages import build_environment
+from generator.render.theme import Theme
 from generator.summary import Budget, BuildSummary
 from generator.write.incremental import BuildState, compiled_templates
 from generator.write.site import write_incremental
@@ -76,14 +77,15 @@ async def build_site(
         # The catalog lives to the end of the build: the collector need not scan it again.
         gc.freeze()
         plan = plan_site(crawled.catalog, config.site_url)
-        env = build_environment(config.templates, compiled=compiled_templates(config.cache_dir))
+        theme = Theme.of(config.templates)
+        env = build_environment(theme, compiled=compiled_templates(config.cache_dir))
         progress.rendering(len(plan.pages))
         result = await anyio.to_thread.run_sync(
             lambda: write_incremental(
                 plan,
                 env,
                 config.out,
-                theme_dir=config.templates,
+                theme_dir=theme,
                 previous=previous,
                 workers=config.workers,
                 public_dir=_public_dir(config),

@@ -9,6 +9,8 @@ API under it) but what the pages name elsewhere (``plan.loads.site_loads``: imag
 what merchant ``*_html`` fetches) and the theme's inline scripts, allowed by their sha256 hash,
 never by ``'unsafe-inline'``. The inline scripts are those of ``partials/islands.html`` (the
 import map), rendered here as every page renders it: one fragment, the same on every page.
+A theme's ``theme.toml`` snippets add the origins each declares and their inline scripts'
+hashes (``theme_settings_loads``).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from generator.errors import TemplateError
 from generator.loads import Load, html_loads
 from generator.plan.loads import site_loads
 from generator.plan.site_plan import SitePlan
+from generator.render.theme_settings import ThemeSettings
 
 #: The theme partial whose inline scripts (the islands' import map) every page carries.
 INLINE_SCRIPTS_PARTIAL = "partials/islands.html"
@@ -44,7 +47,10 @@ BASE_DIRECTIVES: Mapping[str, tuple[str, ...]] = {
 }
 #: Directives a <meta> policy cannot carry (the browser ignores them there, with a warning).
 HEADER_ONLY = frozenset({"frame-ancestors"})
-_SAFE_SOURCE = re.compile(r"^(?:'sha256-[A-Za-z0-9+/=]+'|'unsafe-inline'|[a-z]+://[a-z0-9.:-]+)$")
+#: A hash, 'unsafe-inline' or an origin; only a theme's snippets declare ``*.`` host wildcards.
+_SAFE_SOURCE = re.compile(
+    r"^(?:'sha256-[A-Za-z0-9+/=]+'|'unsafe-inline'|[a-z]+://(?:\*\.)?[a-z0-9.:-]+)$"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,7 +86,16 @@ class ContentSecurityPolicy:
 
 
 def site_policy(plan: SitePlan, env: jinja2.Environment) -> ContentSecurityPolicy:
-    return ContentSecurityPolicy.of(site_loads(plan) | theme_script_loads(env))
+    return ContentSecurityPolicy.of(
+        site_loads(plan) | theme_script_loads(env) | theme_settings_loads(env)
+    )
+
+
+def theme_settings_loads(env: jinja2.Environment) -> set[Load]:
+    """What theme.toml makes every page load: each snippet's declared origins (exactly
+    those) and the hashes of its inline scripts, and a logo's host."""
+    settings = env.globals.get("theme")
+    return settings.loads() if isinstance(settings, ThemeSettings) else set()
 
 
 def theme_script_loads(env: jinja2.Environment) -> set[Load]:

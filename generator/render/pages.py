@@ -1,7 +1,8 @@
 """Render one page of the plan with the theme: ``render_recorded(plan, page, env)``.
 
-One Jinja2 Environment per build (``build_environment``): a FileSystemLoader over the theme
-folder, autoescape on for every template, StrictUndefined so a misspelt name fails the build
+One Jinja2 Environment per build (``build_environment``): a FileSystemLoader over the theme's
+folders (the merchant's, then the default theme's: a template missing from the first comes
+from the next), autoescape on for every template, StrictUndefined so a misspelt name fails the build
 instead of printing nothing. Merchant ``*_html`` fields are the only strings marked safe (with
 ``|safe`` in the templates); everything else from the API is escaped.
 
@@ -9,7 +10,8 @@ Every page template receives the same context (see ``page_context``): ``page``, 
 ``site``, ``menus`` (by code), ``href`` (the Links rule: a url -> an href or None for plain text),
 ``canonical_url``, ``site_url``, ``absolute_url``, ``structured_data``, ``vars`` (custom
 variables) and ``content_security_policy`` (for a <meta>, or None); the environment adds
-filters (``vnd``, ``date_vi``, ``isoformat``, ``jsonld``) and globals (``asset_url``,
+filters (``vnd``, ``date_vi``, ``isoformat``, ``jsonld``) and globals (``theme``: the
+theme's settings, ``asset_url``,
 ``image_src``, ``price_of``, ``tel_href``, ``mailto_href``), and the ``{% fragment %}`` tag
 (``fragments``): parts shared by many pages are rendered once per build and process. A failing
 template raises ``TemplateError`` naming the template, the line and the page.
@@ -47,7 +49,7 @@ from generator.render.fragments import (
     page_fragments,
 )
 from generator.render.structured_data import structured_data
-from generator.render.theme import ASSETS_URL_PREFIX, asset_source
+from generator.render.theme import ASSETS_URL_PREFIX, Theme, asset_source
 
 # Vietnam keeps one offset all year (no daylight saving), so a fixed zone is exact.
 VIETNAM_TIME = timezone(timedelta(hours=7), "ICT")
@@ -98,14 +100,18 @@ class _BuildEnvironment(jinja2.Environment):
         return {**self.globals, **(d or {})}
 
 
-def build_environment(theme_dir: Path, *, compiled: Path | None = None) -> jinja2.Environment:
-    """The build's one Environment over ``theme_dir`` (templates, ``assets/``). With
+def build_environment(
+    theme_dir: Theme | Path, *, compiled: Path | None = None
+) -> jinja2.Environment:
+    """The build's one Environment over the theme (templates, ``assets/``): the merchant's
+    folder first, then the default theme's (``Theme.of``). With
     ``compiled`` (``incremental.compiled_templates``), compiled templates are kept there and
     loaded again by the next build while their source is the same: compiling a theme costs
     more than a small rebuild's render."""
+    theme = Theme.of(theme_dir)
     env = _BuildEnvironment(
         bytecode_cache=None if compiled is None else jinja2.FileSystemBytecodeCache(str(compiled)),
-        loader=jinja2.FileSystemLoader(theme_dir),
+        loader=jinja2.FileSystemLoader(list(theme.folders)),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
@@ -119,7 +125,9 @@ def build_environment(theme_dir: Path, *, compiled: Path | None = None) -> jinja
     env.filters["isoformat"] = isoformat
     env.filters["jsonld"] = jsonld
     env.filters["merchant_html"] = merchant_html
-    env.globals["asset_url"] = AssetUrls(theme_dir)
+    env.globals["asset_url"] = AssetUrls(theme)
+    # The theme's settings (theme.toml), for every template and partial.
+    env.globals["theme"] = theme.settings
     env.globals["image_src"] = image_src
     env.globals["price_of"] = price_of
     env.globals["tel_href"] = tel_href
@@ -311,14 +319,14 @@ class AssetUrls:
     for a year (``immutable``) and still update with the next build.
     """
 
-    def __init__(self, theme_dir: Path) -> None:
-        self._theme_dir = theme_dir
+    def __init__(self, theme: Theme) -> None:
+        self._theme = theme
         self._urls: dict[str, str] = {}
 
     def __call__(self, name: str) -> str:
         url = self._urls.get(name)
         if url is None:
-            source = asset_source(self._theme_dir, name)
+            source = asset_source(self._theme, name)
             if source is None:
                 raise FileNotFoundError(f"the theme has no asset published as {name!r}")
             digest = hashlib.sha256(source.read_bytes()).hexdigest()[:10]

@@ -1,8 +1,15 @@
-"""Where a theme keeps its static files, and where they land in the output.
+"""A theme: the merchant's folder layered over the default theme, and where its static files
+land in the output.
 
-A theme folder holds Jinja2 templates at its top, ``assets/`` (CSS, images, fonts) and
-``islands/`` (ES modules). Both asset folders are published under ``/_assets/``:
+    theme = Theme.of(Path("my-theme"))   # (my-theme, the default theme), my-theme's settings
+
+A theme folder holds Jinja2 templates at its top, ``assets/`` (CSS, images, fonts),
+``islands/`` (ES modules) and an optional ``theme.toml`` (``theme_settings``). Any file of the
+merchant's folder replaces the default theme's file of the same path; every other file comes
+from the default theme. Both asset folders are published under ``/_assets/``:
 ``assets/style.css`` -> ``/_assets/style.css``, ``islands/cart.js`` -> ``/_assets/islands/cart.js``.
+The published stylesheet is the theme's ``style.css``, then the settings' CSS, then the
+merchant's ``assets/overrides.css`` if any: one file, so overriding costs no request.
 The renderer's ``asset_url`` and the writer both read this one mapping.
 """
 
@@ -10,16 +17,75 @@ from __future__ import annotations
 
 import gzip
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+
+from generator.render.theme_settings import ThemeSettings
 
 ASSETS_URL_PREFIX = "/_assets/"
 ASSETS_OUTPUT_FOLDER = "_assets"
 # theme sub-folder -> folder under /_assets/
 ASSET_FOLDERS: tuple[tuple[str, str], ...] = (("assets", ""), ("islands", "islands"))
+#: The default theme, shipped beside the package.
+DEFAULT_THEME = Path(__file__).resolve().parents[2] / "site-templates"
+#: The published stylesheet the settings' CSS and the overrides are appended to.
+STYLESHEET = PurePosixPath("style.css")
+#: A merchant's CSS appended to the stylesheet (not published on its own).
+OVERRIDES = PurePosixPath("overrides.css")
 
 
-def asset_files(theme_dir: Path) -> Iterator[tuple[PurePosixPath, Path]]:
-    """(path under /_assets/, source file) for every static file of the theme, sorted."""
+@dataclass(frozen=True, slots=True)
+class Asset:
+    """One published static file: its source, and what the build appends to it."""
+
+    source: Path
+    appended: bytes = b""
+
+    def read_bytes(self) -> bytes:
+        data = self.source.read_bytes()
+        return data + self.appended if self.appended else data
+
+
+@dataclass(frozen=True, slots=True)
+class Theme:
+    #: The layers, the merchant's first: the first that has a file gives it.
+    folders: tuple[Path, ...]
+    settings: ThemeSettings = ThemeSettings()
+
+    @staticmethod
+    def of(theme: Theme | Path) -> Theme:
+        """``theme`` over the default theme (alone when it is the default), with its settings."""
+        if isinstance(theme, Theme):
+            return theme
+        folder = theme.resolve()
+        default = DEFAULT_THEME
+        folders = (folder,) if folder == default or not default.is_dir() else (folder, default)
+        return Theme(folders, ThemeSettings.load(folder))
+
+    @property
+    def folder(self) -> Path:
+        """The merchant's folder (the default theme's when it is used alone)."""
+        return self.folders[0]
+
+
+def asset_files(theme: Theme | Path) -> Iterator[tuple[PurePosixPath, Asset]]:
+    """(path under /_assets/, its content) for every static file of the theme, sorted: each
+    published path from the first layer that has it."""
+    layered = Theme.of(theme)
+    found: dict[PurePosixPath, Path] = {}
+    for folder in reversed(layered.folders):
+        for published, source in _folder_assets(folder):
+            found[published] = source
+    overrides = found.pop(OVERRIDES, None)
+    extra = layered.settings.css().encode("utf-8")
+    if overrides is not None:
+        extra += overrides.read_bytes()
+    for published in sorted(found):
+        appended = extra if published == STYLESHEET else b""
+        yield published, Asset(found[published], appended)
+
+
+def _folder_assets(theme_dir: Path) -> Iterator[tuple[PurePosixPath, Path]]:
     for source_folder, target_folder in ASSET_FOLDERS:
         root = theme_dir / source_folder
         if not root.is_dir():
@@ -30,10 +96,10 @@ def asset_files(theme_dir: Path) -> Iterator[tuple[PurePosixPath, Path]]:
                 yield PurePosixPath(target_folder, *relative.parts), source
 
 
-def asset_source(theme_dir: Path, name: str) -> Path | None:
+def asset_source(theme: Theme | Path, name: str) -> Asset | None:
     """The theme file published as ``/_assets/<name>``, or None."""
     wanted = PurePosixPath(name)
-    for published, source in asset_files(theme_dir):
+    for published, source in asset_files(theme):
         if published == wanted:
             return source
     return None

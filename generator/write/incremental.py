@@ -34,7 +34,7 @@ import jinja2.meta
 
 from generator.plan.links import Links
 from generator.plan.site_plan import Page, SitePlan
-from generator.render.theme import asset_files
+from generator.render.theme import Theme, asset_files
 from generator.write.page_bytes import ModelBytes, model_bytes
 
 STATE_FILE = "pages.pickle"
@@ -191,15 +191,17 @@ class RenderInputs:
     def of(
         plan: SitePlan,
         env: jinja2.Environment,
-        theme_dir: Path,
+        theme_dir: Theme | Path,
         references: TemplateReferences | None = None,
     ) -> RenderInputs:
+        theme = Theme.of(theme_dir)
         shared = _sha1()
         shared.update(plan.site_url.encode("utf-8"))
         shared.update((plan.content_security_policy or "").encode("utf-8"))
         shared.update(model_bytes(plan.site))
         shared.update(code_digest().encode())
-        shared.update(assets_digest(theme_dir).encode())
+        shared.update(assets_digest(theme).encode())
+        shared.update(repr(theme.settings).encode("utf-8"))  # what templates see as `theme`
         names = {page.template for page in plan.pages}
         references = references or TemplateReferences(env)
         return RenderInputs(
@@ -255,7 +257,7 @@ def compiled_templates(cache_dir: Path) -> Path:
     return folder
 
 
-def assets_digest(theme_dir: Path) -> str:
+def assets_digest(theme_dir: Theme | Path) -> str:
     digest = _sha1()
     for published, source in asset_files(theme_dir):
         digest.update(published.as_posix().encode())

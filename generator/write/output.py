@@ -35,7 +35,7 @@ from typing import NamedTuple
 
 from generator.errors import PathCollision, UnsafePath, WriteError
 from generator.render.pages import RenderedPage
-from generator.render.theme import ASSETS_OUTPUT_FOLDER, asset_files
+from generator.render.theme import ASSETS_OUTPUT_FOLDER, Theme, asset_files
 from generator.write.host_files import host_files
 from generator.write.lock import held
 from generator.write.mount_point import FILE_SYSTEM_ENTRIES, is_mount_point, replace_contents
@@ -74,7 +74,7 @@ def finish_output(
     out_dir: Path,
     written: tuple[WrittenPage, ...],
     *,
-    theme_dir: Path | None,
+    theme_dir: Theme | Path | None,
     public_dir: Path | None,
     site_url: str | None,
     sitemap_limits: SitemapLimits | None,
@@ -148,7 +148,7 @@ def link_previous(
         raise _write_error(folder, PurePosixPath(relative), exc) from None
 
 
-def copy_assets(folder: Path, theme_dir: Path, names: list[str]) -> list[int]:
+def copy_assets(folder: Path, theme_dir: Theme | Path, names: list[str]) -> list[int]:
     """The theme's static files under ``folder/_assets/``; returns their sizes and adds their
     relative names to ``names``."""
     sizes: list[int] = []

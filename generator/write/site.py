@@ -32,6 +32,7 @@ import jinja2
 from generator.plan.paths import output_name
 from generator.plan.site_plan import SitePlan
 from generator.render.csp import site_policy
+from generator.render.theme import Theme
 from generator.write.in_place import commit_in_place, fits
 from generator.write.incremental import (
     BuildState,
@@ -75,7 +76,7 @@ def write_incremental(
     env: jinja2.Environment,
     out_dir: Path,
     *,
-    theme_dir: Path,
+    theme_dir: Theme | Path,
     previous: BuildState | None,
     workers: int = 1,
     public_dir: Path | None = None,
@@ -88,6 +89,7 @@ def write_incremental(
     update starts changing the output file by file or entry by entry (in place, or a mount
     point's contents): the build forgets its page records then."""
     started = time.perf_counter()
+    theme_dir = Theme.of(theme_dir)  # its settings read once
     policy = site_policy(plan, env)
     plan = dataclasses.replace(plan, content_security_policy=policy.meta())
     # What the theme's templates name: the last build's findings hold for unedited ones.

@@ -1,6 +1,6 @@
 // Product page: live price and stock per variant (the static page may be stale), add to cart,
 // save for later. Without JS the form only reloads the page.
-import { UNAVAILABLE, api, h, priceOf, readCart, said, saveItems, sitePath, vnd } from './api.js'
+import { UNAVAILABLE, api, h, priceOf, readCart, said, saveItems, sitePath, track, vnd } from './api.js'
 
 export default async function (form) {
   const status = h('p', { class: 'cart-status', role: 'status' })
@@ -24,6 +24,11 @@ export default async function (form) {
     const radio = form.querySelector('input[name=variant_id]:checked')
     return radio ? Number(radio.value) : variants.length ? variants[0].id : null
   }
+  // A variant as a cart line, for the ecommerce events.
+  const asLine = (id, quantity) => {
+    const v = variants.find((x) => x.id === id) || {}
+    return [{ product_id: productId, name: document.querySelector('h1').textContent, variant_name: v.name, unit_price: priceOf(v), quantity }]
+  }
   const showPrice = () => {
     const variant = variants.find((v) => v.id === chosen())
     if (variant && now && priceOf(variant) != null) now.textContent = vnd(priceOf(variant))
@@ -43,6 +48,7 @@ export default async function (form) {
       if (line) line.quantity += quantity
       else items.push({ variant_id: variantId, quantity })
       await saveItems(items)
+      track('add_to_cart', asLine(variantId, quantity))
       status.replaceChildren('Đã thêm vào giỏ hàng. ', h('a', { href: sitePath('/gio-hang') }, 'Xem giỏ hàng'))
     } catch (error) {
       if (error.unavailable) closed()
@@ -69,6 +75,7 @@ export default async function (form) {
       radio.nextElementSibling.textContent = v.name + (price != null ? ' - ' + vnd(price) : '') + (v.in_stock ? '' : ' (Hết hàng)')
     }
     showPrice()
+    track('view_item', asLine(chosen(), 1))
   } catch (error) {
     if (error.unavailable) closed() // else the static prices stay
   }

@@ -10,6 +10,8 @@ const CART = 'service_cart'
 const queue = []
 let timer = 0
 
+// Ecommerce events (analytics.js), only when the theme turns them on: else nothing is loaded.
+export const track = (...a) => { if (document.documentElement.dataset.ecommerce) import('./analytics.js').then((m) => m.push(...a)) }
 export const enc = encodeURIComponent
 export const sleep = (ms) => new Promise((done) => setTimeout(done, ms))
 

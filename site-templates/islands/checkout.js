@@ -1,5 +1,5 @@
 // The buying path: cart, checkout and payment return.
-import { SESSION, STATUS, api, enc, failed, h, link, readCart, said, saveItems, setCartToken, showCount, sitePath, sleep, vnd } from './api.js'
+import { SESSION, STATUS, api, enc, failed, h, link, readCart, said, saveItems, setCartToken, showCount, sitePath, sleep, track, vnd } from './api.js'
 
 const COUPON = 'sf_coupon'
 
@@ -124,6 +124,7 @@ async function checkout (root) {
       return root.replaceChildren(h('p', null, 'Giỏ hàng đang trống. ', h('a', { href: sitePath('/') }, 'Tiếp tục mua sắm')))
     }
     const token = cart.token
+    track('begin_checkout', cart.items)
     const coupon = sessionStorage.getItem(COUPON) || ''
     const quoted = () => api(`/cart/quote?token=${enc(token)}` + (coupon ? '&coupon_code=' + enc(coupon) : ''))
     const [provinces, methods, payments, started, saved] = await Promise.all([
@@ -225,7 +226,10 @@ async function checkout (root) {
         showCount(0)
         sessionStorage.removeItem(COUPON)
         const method = payments.items.find((p) => p.code === f.payment.value)
-        if (method && method.online) {
+        const online = method && method.online
+        // Counted once paid: an online payment's on the return page.
+        track(online ? 'pending' : 'purchase', cart.items, { transaction_id: order.code, value: Number(order.total) })
+        if (online) {
           status.textContent = 'Đang chuyển đến cổng thanh toán…'
           const pay = await api(`/checkout/pay?cart_token=${enc(token)}`, { method: 'POST', body: { return_url: location.origin + sitePath('/thanh-toan/ket-qua') } })
           return location.assign(pay.payment_url)
@@ -263,6 +267,7 @@ async function paymentReturn (root) {
       if (!answer.valid) return say('Không xác minh được kết quả thanh toán này.')
       const order = answer.order
       if (order && order.current_status !== 'pending') {
+        if (order.current_status === 'paid') track('purchase', null, { transaction_id: order.code })
         return root.replaceChildren(h('section', { class: 'order-done', 'data-status': order.current_status },
           h('p', null, 'Đơn hàng ', h('strong', { class: 'order-code' }, order.code)),
           h('p', { class: 'order-status' }, 'Trạng thái: ', STATUS[order.current_status] || 'Đang xử lý'),

@@ -80,3 +80,21 @@ def test_every_setting_is_documented_in_the_readme() -> None:
         assert setting.flag in readme, setting.flag
         if setting.env:
             assert setting.env in readme, setting.env
+
+
+def test_theme_flag_and_variable_with_their_older_names(tmp_path: Path) -> None:
+    new, old = tmp_path / "new", tmp_path / "old"
+    new.mkdir()
+    old.mkdir()
+    descriptor = Descriptor()
+    assert resolve(_args("--theme", str(new)), environ={}, descriptor=descriptor).templates == new
+    assert (
+        resolve(_args("--templates", str(old)), environ={}, descriptor=descriptor).templates == old
+    )
+    both = {"STOREFRONT_THEME": str(new), "STOREFRONT_TEMPLATES": str(old)}
+    assert resolve(_args(), environ=both, descriptor=descriptor).templates == new
+    older = {"STOREFRONT_TEMPLATES": str(old)}
+    assert resolve(_args(), environ=older, descriptor=descriptor).templates == old
+    (new / "theme.toml").write_text("radius = 3\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"^theme\.toml: radius must be"):
+        resolve(_args("--theme", str(new)), environ={}, descriptor=descriptor)

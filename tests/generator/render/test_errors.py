@@ -50,9 +50,24 @@ def test_syntax_error_names_the_template_and_line(tmp_path: Path) -> None:
 
 def test_missing_template_is_reported_with_the_page(tmp_path: Path) -> None:
     theme = theme_copy(tmp_path)
-    (theme / "collection.html").unlink()
-    with pytest.raises(TemplateError, match=r"'collection\.html' not found .*/bo-suu-tap/he-2026"):
+    collection = theme / "collection.html"
+    source = collection.read_text()
+    collection.write_text(
+        source.replace(
+            "{% block content %}", '{% block content %}{% include "partials/nope.html" %}', 1
+        )
+    )
+    with pytest.raises(
+        TemplateError, match=r"'partials/nope\.html' not found .*/bo-suu-tap/he-2026"
+    ):
         render_all(theme)
+
+
+def test_a_template_missing_from_the_theme_comes_from_the_default(tmp_path: Path) -> None:
+    theme = theme_copy(tmp_path)
+    (theme / "collection.html").unlink()
+    render_all(theme)
+    assert list((tmp_path / "out").glob("bo-suu-tap/he-2026*"))
 
 
 def test_template_error_is_one_line(tmp_path: Path) -> None:

@@ -1,0 +1,128 @@
+"""`storefront theme new DIR`: a starter theme folder that layers over the default theme.
+
+It holds a commented ``theme.toml`` (every setting, with examples), ``partials/footer.html``
+(the default's footer, to edit: an example of replacing one partial) and
+``assets/overrides.css`` (CSS variables to change, appended to the stylesheet). Every file
+not in the folder comes from the default theme, so the folder builds as it is.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from generator.errors import ConfigError
+from generator.render.theme import DEFAULT_THEME, OVERRIDES
+from generator.render.theme_settings import SETTINGS_FILE
+
+SETTINGS_EXAMPLE = """\
+# Theme settings, read by `storefront build --theme DIR`. Every key is optional: remove the
+# leading '#' of those you want. A wrong value stops the build with one line naming the key.
+# (TOML: the two plain keys come first, before any [table].)
+
+# radius = "6px"            # corners of cards, buttons and fields
+# logo = "logo.svg"         # assets/logo.svg of this folder, or an https url; else the store's
+
+# [colors]                  # hex colours (#rgb or #rrggbb); the default theme's shown
+# text = "#1b1b1b"
+# muted = "#4d4d4d"
+# link = "#0b57a4"
+# accent = "#a31b12"        # prices, badges
+# line = "#d6d6d6"          # borders
+# soft = "#f4f4f4"          # the menu bar, soft backgrounds
+# background = "#ffffff"
+
+# [fonts]                   # font stacks (a self-hosted font's @font-face: in overrides.css)
+# body = "system-ui, -apple-system, 'Segoe UI', Roboto, Arial, sans-serif"
+# heading = "Georgia, serif"
+
+# [layout]
+# columns = 4               # product cards per row on wide screens (2 to 6)
+# width = "72rem"           # the page column's largest width
+
+# [contact]                 # which custom variables of the store hold these (shown in the footer)
+# hotline = "hotline"
+# zalo = "zalo_oa"
+# hours = "gio_mo_cua"
+
+# [analytics]
+# ecommerce_events = true   # view_item, add_to_cart, begin_checkout, purchase -> window.dataLayer
+
+# Snippets: HTML put as it is at the end of <head> or <body> of every page (analytics, chat,
+# verification tags). List the origins each loads from, by directive: the site's security
+# policy allows exactly those, and its inline scripts by their hash.
+# [[snippets]]
+# name = "Google Analytics 4"
+# place = "head"            # or "body_end"
+# html = '''
+# <script async src="https://www.googletagmanager.com/gtag/js?id=G-XXXXXXX"></script>
+# <script>window.dataLayer=window.dataLayer||[];function gtag(){dataLayer.push(arguments)}
+# gtag('js',new Date());gtag('config','G-XXXXXXX')</script>
+# '''
+# script-src = ["https://www.googletagmanager.com"]
+# connect-src = ["https://*.google-analytics.com", "https://*.analytics.google.com"]
+# img-src = ["https://*.google-analytics.com"]
+"""
+
+OVERRIDES_EXAMPLE = """\
+/* Appended to the default theme's stylesheet (one file, no extra request): change its CSS
+   variables or add rules here. theme.toml's colours come before this file. */
+/*
+:root {
+  --accent: #c2185b;
+  --radius: 10px;
+}
+*/
+"""
+
+FOOTER_NOTE = (
+    "{#- This file replaces the default theme's partials/footer.html: edit it, or delete it to "
+    "use the default again. Any other template, partial or asset of the default theme can be "
+    "replaced the same way, by a file at the same path. -#}\n"
+)
+
+
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "theme",
+        help="start a theme that layers over the default one",
+        description="Themes layer over the default theme: a file of the theme folder replaces "
+        "the default's file at the same path, everything else comes from the default.",
+    )
+    actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
+    new = actions.add_parser(
+        "new",
+        help="write a starter theme folder with commented examples",
+        description="Write DIR/theme.toml (every setting, commented), DIR/partials/footer.html "
+        "(the default footer, to edit) and DIR/assets/overrides.css; build with --theme DIR.",
+    )
+    new.add_argument("dir", type=Path, help="the folder to create (must not exist or be empty)")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    folder: Path = args.dir
+    for path in new_theme(folder):
+        print(f"wrote {path}", file=sys.stdout)
+    print(f"build with: storefront build --theme {folder}", file=sys.stdout)
+    return 0
+
+
+def new_theme(folder: Path) -> list[Path]:
+    """The starter files written into ``folder``."""
+    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
+        raise ConfigError(f"{folder} already exists and is not an empty folder")
+    footer = (DEFAULT_THEME / "partials" / "footer.html").read_text(encoding="utf-8")
+    files = {
+        folder / SETTINGS_FILE: SETTINGS_EXAMPLE,
+        folder / "partials" / "footer.html": FOOTER_NOTE + footer,
+        folder / "assets" / OVERRIDES.name: OVERRIDES_EXAMPLE,
+    }
+    try:
+        for path, text in files.items():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"cannot write the theme into {folder}: {exc.strerror}") from None
+    return list(files)
