@@ -30,6 +30,7 @@ from generator.client import ApiClient, ClientSettings, ClientStats, RateWindow,
 from generator.config import BuildConfig
 from generator.crawl.cache import CacheUnwritable, CrawlCache
 from generator.crawl.catalog import crawl
+from generator.crawl.events import load_payloads, scope_of
 from generator.crawl.settings import CrawlSettings
 from generator.errors import ConfigError, CrawlStopped, WriteError
 from generator.memory import leave_to_exit, release_memory
@@ -183,8 +184,12 @@ async def crawl_catalog(
 ) -> Crawled:
     """The catalog: from the API (reusing the crawl cache unless --full) or, with
     --from-cache, from the last crawl alone; ``on_walk_started`` as ``crawl`` has it."""
-    settings = CrawlSettings(
-        concurrency=config.concurrency, max_retry_after=config.max_retry_after
+    settings = CrawlSettings(concurrency=config.concurrency, max_retry_after=config.max_retry_after)
+    # A rebuild handed events replays the list pages they cannot move (not with --full).
+    scope = (
+        scope_of(load_payloads(config.event))
+        if config.event is not None and not config.full
+        else None
     )
     crawling = functools.partial(
         crawl, observer=progress, settings=settings, on_walk_started=on_walk_started
@@ -222,7 +227,7 @@ async def crawl_catalog(
         log.restore(client.limiter)
         progress.pacing(client.limiter)
         try:
-            catalog = await crawling(client, cache=cache)
+            catalog = await crawling(client, cache=cache, scope=scope)
         except CrawlStopped as stopped:
             kept = cache.keep_partial()
             raise CrawlStopped(
