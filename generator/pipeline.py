@@ -184,7 +184,9 @@ async def crawl_catalog(
 ) -> Crawled:
     """The catalog: from the API (reusing the crawl cache unless --full) or, with
     --from-cache, from the last crawl alone; ``on_walk_started`` as ``crawl`` has it."""
-    settings = CrawlSettings(concurrency=config.concurrency, max_retry_after=config.max_retry_after)
+    settings = CrawlSettings(
+        concurrency=config.concurrency, max_retry_after=config.max_retry_after
+    )
     # A rebuild handed events replays the list pages they cannot move (not with --full).
     scope = (
         scope_of(load_payloads(config.event))

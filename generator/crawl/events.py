@@ -4,10 +4,11 @@ A rebuild handed events needs not walk every list: when each event is a product 
 moves no list's membership or order (a price, a name, a description...), the only list pages
 that changed are those holding the named products. ``EventScope.replays`` says which cached
 answers such a rebuild replays as they are: the pages of the walked lists (``/products``,
-``/articles``, ``/categories?parent=``, ``/sitemap/<section>``) that do not hold a named
-product. Everything else is asked as without events, and every answer derived from the lists
-keeps its version (``versions``), so the named products' details, their categories' listings,
-the newest products and the collections that held them are asked again.
+``/articles``, ``/categories?parent=``, ``/sitemap/<section>``) and of the categories' product
+listings (``/products?category=``, newest first: an update moves no product within them) that
+do not hold a named product. Everything else is asked as without events, and the answers
+derived from the lists keep their versions (``versions``), so the named products' details, the
+newest products and the collections that held them are asked again.
 
 Any other event (a product created, deleted, moved to another category, unpublished; any
 category, collection, article, page or menu event) cannot say which pages moved: the rebuild
@@ -44,7 +45,7 @@ UNMOVING_COLUMNS = frozenset(
 #: The walked lists an event-driven rebuild replays, by path prefix (a path alone, or with
 #: nothing but these query parameters).
 _WALKED = ("/products", "/articles", "/categories")
-_WALK_PARAMS = frozenset({"limit", "cursor", "parent"})
+_WALK_PARAMS = frozenset({"limit", "cursor", "parent", "category"})
 
 
 @dataclass(frozen=True, slots=True)

@@ -169,10 +169,10 @@ class Fetcher:
         return key, self._remember(key, version, cached)
 
     def _unmoved(self, key: str, version: str | None, known: CachedAnswer | None) -> bool:
-        """A list page the rebuild's events cannot have moved (see ``events``)."""
+        """A list page the rebuild's events cannot have moved (see ``events``), whatever its
+        version says."""
         return (
             self.scope is not None
-            and version is None
             and known is not None
             and known.status == 200
             and self.scope.replays(key, lambda: known.data)
