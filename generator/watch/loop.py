@@ -50,11 +50,12 @@ class Rebuilder:
         """True when the build succeeded; never raises a ``StorefrontError``."""
         self.console.print(f"rebuilding: {escape(reason)}")
         events, self.events = self.events, []
+        scoped = webhook_only and bool(events) and not self.walk_next
+        self.walk_next = True  # until this build succeeds: its events would be lost
         try:
             config = self.load_config()
-            if webhook_only and events and not self.walk_next:
+            if scoped:
                 config = replace(config, event=_kept_events(config.cache_dir, events))
-            self.walk_next = True
             await build_site(config, self.console, connect=self.connect)
             self.walk_next = False
         except StorefrontError as exc:
