@@ -127,6 +127,14 @@ SETTINGS: tuple[Setting, ...] = (
         switch=True,
     ),
     Setting(
+        "event",
+        "--event",
+        "STOREFRONT_EVENT",
+        None,
+        "A JSON file holding the content-change webhook payload(s) that started this build: "
+        "a product update then asks only the pages it can move (see docs/webhooks.md).",
+    ),
+    Setting(
         "max_requests",
         "--max-requests",
         "STOREFRONT_MAX_REQUESTS",
@@ -213,6 +221,8 @@ class BuildConfig:
     max_retry_after: float = 900.0
     #: Where the session service lives (its /session/ beneath); None: not proxied by the build.
     session_url: str | None = None
+    #: The webhook payload(s) that started this build (``--event``); None: walk every list.
+    event: Path | None = None
 
     @property
     def embedded(self) -> bool:
@@ -285,6 +295,7 @@ def resolve(
         request_deadline=_positive(raw["request_deadline"], "--request-deadline"),
         max_retry_after=_positive(raw["max_retry_after"], "--max-retry-after"),
         session_url=_session_url(raw["session_url"]),
+        event=Path(raw["event"]) if raw["event"] else None,
     )
 
 

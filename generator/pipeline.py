@@ -30,6 +30,7 @@ from generator.client import ApiClient, ClientSettings, ClientStats, RateWindow,
 from generator.config import BuildConfig
 from generator.crawl.cache import CacheUnwritable, CrawlCache
 from generator.crawl.catalog import crawl
+from generator.crawl.events import load_payloads, scope_of
 from generator.crawl.settings import CrawlSettings
 from generator.errors import ConfigError, CrawlStopped, WriteError
 from generator.memory import leave_to_exit, release_memory
@@ -188,6 +189,12 @@ async def crawl_catalog(
     settings = CrawlSettings(
         concurrency=config.concurrency, max_retry_after=config.max_retry_after
     )
+    # A rebuild handed events replays the list pages they cannot move (not with --full).
+    scope = (
+        scope_of(load_payloads(config.event))
+        if config.event is not None and not config.full
+        else None
+    )
     crawling = functools.partial(
         crawl, observer=progress, settings=settings, on_walk_started=on_walk_started
     )
@@ -224,7 +231,7 @@ async def crawl_catalog(
         log.restore(client.limiter)
         progress.pacing(client.limiter)
         try:
-            catalog = await crawling(client, cache=cache)
+            catalog = await crawling(client, cache=cache, scope=scope)
         except CrawlStopped as stopped:
             kept = cache.keep_partial()
             raise CrawlStopped(

@@ -149,7 +149,9 @@ async def _watch(
         def report(line: str) -> None:
             rebuilder.console.print(line, markup=False)
 
-        webhook = WebhookReceiver(watch_config.webhook_secret, trigger, report)
+        webhook = WebhookReceiver(
+            watch_config.webhook_secret, trigger, report, collect=rebuilder.received
+        )
     app = watch_app(site, rebuilder.broadcaster, webhook)
     server = uvicorn.Server(
         uvicorn.Config(

@@ -32,6 +32,7 @@ from generator.crawl.categories import CategoryIndex, category_pages, index_cate
 from generator.crawl.collections import CollectionResult, collection_pages
 from generator.crawl.content import article_details, cms_pages, flash_sales
 from generator.crawl.context import ContextBlocks, gather_context
+from generator.crawl.events import EventScope
 from generator.crawl.fetch import Fetcher, Later, run_concurrently
 from generator.crawl.observer import CrawlObserver, NullCrawlObserver, SkipLog
 from generator.crawl.products import ListedReplay, product_details
@@ -78,15 +79,16 @@ async def crawl(
     settings: CrawlSettings | None = None,
     cache: CrawlCache | None = None,
     on_walk_started: Callable[[], None] | None = None,
+    scope: EventScope | None = None,
 ) -> Catalog:
     """The catalog. With ``cache`` unchanged details come from the last crawl (see
     ``crawl.cache``); ``client`` None replays the last crawl from ``cache`` alone.
     ``on_walk_started`` is called as the list walk starts: from then on the crawl mostly waits
     for the API, which leaves time for other work (not before: the first requests go out
-    first)."""
+    first). ``scope``: the content-change events that started this rebuild (``events``)."""
     settings = settings or CrawlSettings()
     observer = observer or NullCrawlObserver()
-    fetcher = Fetcher(client, settings, cache=cache)
+    fetcher = Fetcher(client, settings, cache=cache, scope=scope)
     skips = SkipLog(observer)
 
     sections = Later[Sections | None]()

@@ -47,6 +47,7 @@ from generator.crawl.cache import (
     CrawlCache,
     encode_body,
 )
+from generator.crawl.events import EventScope
 from generator.crawl.normalize import WireValueError
 from generator.crawl.settings import CrawlSettings
 from generator.errors import ApiPayloadError, ApiStatusError, RateLimited, StorefrontError
@@ -87,9 +88,12 @@ class Fetcher:
         settings: CrawlSettings,
         *,
         cache: CrawlCache | None = None,
+        scope: EventScope | None = None,
     ) -> None:
-        """``client`` None means offline: every answer comes from ``cache``."""
+        """``client`` None means offline: every answer comes from ``cache``. ``scope``: the
+        content-change events of a rebuild, whose unmoved list pages are replayed as they are."""
         self.client = client
+        self.scope = scope
         self.settings = settings
         self.cache = cache
         #: ``stamp()`` once the lists are read: the version of what derives from them.
@@ -132,11 +136,15 @@ class Fetcher:
         assert self.cache is not None
         key = describe_endpoint(path, params)
         known = self.cache.lookup(key)
-        if self.client is None or (
-            version is not None
-            and known is not None
-            and known.version == version
-            and known.status == 200
+        if (
+            self.client is None
+            or (
+                version is not None
+                and known is not None
+                and known.version == version
+                and known.status == 200
+            )
+            or self._unmoved(key, version, known)
         ):
             if known is None:
                 raise CacheMiss(
@@ -159,6 +167,16 @@ class Fetcher:
             cached = CachedAnswer(answer.status, version, answer.etag, body, decoded=answer.data)
         self.cache.store(key, cached)
         return key, self._remember(key, version, cached)
+
+    def _unmoved(self, key: str, version: str | None, known: CachedAnswer | None) -> bool:
+        """A list page the rebuild's events cannot have moved (see ``events``), whatever its
+        version says."""
+        return (
+            self.scope is not None
+            and known is not None
+            and known.status == 200
+            and self.scope.replays(key, lambda: known.data)
+        )
 
     def _remember(self, key: str, version: str | None, answer: CachedAnswer) -> CachedAnswer:
         if answer.status != 200:  # an absent answer replayed offline

@@ -5,12 +5,17 @@ takes a trigger, folds in every other one already waiting (debounce: a burst of 
 build), and runs the ordinary incremental ``build_site``. A failed build (``StorefrontError``,
 a template error among them) is printed in one line and published to the open tabs; the
 previous output stays in place and the loop keeps going. The next good build clears it.
+
+A burst of webhook triggers alone hands the build their events (``--event``), so it asks only
+what they can move; the first build, a burst with any other trigger and the build after a
+failed one walk every list (the crawl cache may not hold what those events assume).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import anyio
@@ -33,12 +38,26 @@ class Rebuilder:
     console: Console
     broadcaster: ReloadBroadcaster
     connect: Connect | None = None
+    #: Webhook payloads received since the last rebuild started.
+    events: list[object] = field(default_factory=list)
+    #: The next rebuild walks every list (none succeeded yet, or the last one failed).
+    walk_next: bool = True
 
-    async def rebuild(self, reason: str) -> bool:
+    def received(self, payload: object) -> None:
+        self.events.append(payload)
+
+    async def rebuild(self, reason: str, *, webhook_only: bool = False) -> bool:
         """True when the build succeeded; never raises a ``StorefrontError``."""
         self.console.print(f"rebuilding: {escape(reason)}")
+        events, self.events = self.events, []
+        scoped = webhook_only and bool(events) and not self.walk_next
+        self.walk_next = True  # until this build succeeds: its events would be lost
         try:
-            await build_site(self.load_config(), self.console, connect=self.connect)
+            config = self.load_config()
+            if scoped:
+                config = replace(config, event=_kept_events(config.cache_dir, events))
+            await build_site(config, self.console, connect=self.connect)
+            self.walk_next = False
         except StorefrontError as exc:
             message = " ".join(str(exc).split())
             self.console.print(f"[red]error:[/red] {escape(message)}")
@@ -59,7 +78,19 @@ async def run_rebuilds(rebuilder: Rebuilder, triggers: MemoryObjectReceiveStream
                 break
             except anyio.EndOfStream:
                 break
-        await rebuilder.rebuild(", ".join(dict.fromkeys(reasons)))
+        webhook_only = all(reason.startswith("webhook ") for reason in reasons)
+        await rebuilder.rebuild(", ".join(dict.fromkeys(reasons)), webhook_only=webhook_only)
+
+
+def _kept_events(folder: Path, events: list[object]) -> Path:
+    """The events written where the build reads them (the crawl cache folder)."""
+    path = folder / "events.json"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(events, ensure_ascii=False), encoding="utf-8")
+    except OSError as exc:
+        raise StorefrontError(f"cannot write {path}: {exc.strerror or exc}") from None
+    return path
 
 
 def trigger_sender(stream: MemoryObjectSendStream[str]) -> Callable[[str], None]:

@@ -89,8 +89,12 @@ class WebhookReceiver:
         report: Callable[[str], None],
         *,
         clock: Callable[[], float] = time.time,
+        collect: Callable[[object], None] | None = None,
     ) -> None:
+        """``collect`` is handed each accepted event's payload (the rebuild it starts asks only
+        what the event can move)."""
         self.secret = secret
+        self.collect = collect
         self.trigger = trigger
         self.report = report
         self.clock = clock
@@ -118,6 +122,8 @@ class WebhookReceiver:
         if delivery:
             self._seen.append(delivery)
         self.report(f"webhook {kind} {delivery}".rstrip())
+        if self.collect is not None:
+            self.collect(json.loads(body))  # before the trigger: the rebuild finds it
         self.trigger(f"webhook {kind}")
         await _answer(send, 202, {"status": "rebuild queued"})
 

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import io
+import json
 import shutil
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 
 import anyio
@@ -121,3 +123,40 @@ def test_saving_a_theme_file_triggers_a_rebuild(tmp_path: Path) -> None:
 
     anyio.run(go)
     assert triggered == ["changed home.html"]
+
+
+def event(product: int) -> dict[str, object]:
+    return {
+        "type": "product.updated",
+        "data": {"entity": "product", "id": product, "action": "updated", "changed": ["price"]},
+    }
+
+
+def test_webhook_events_reach_the_rebuild_but_not_after_a_failed_one(
+    tmp_path: Path, store: DemoStore
+) -> None:
+    rebuild, _, theme = rebuilder(tmp_path, store)
+    handed = tmp_path / "cache" / "events.json"
+
+    def webhook(product: int) -> bool:
+        rebuild.received(event(product))
+        return anyio.run(partial(rebuild.rebuild, "webhook product.updated", webhook_only=True))
+
+    assert webhook(1)  # the first build walks every list, events or not
+    assert not handed.exists()
+    assert webhook(2)
+    assert [e["data"]["id"] for e in json.loads(handed.read_text())] == [2]
+    base = theme / "base.html"
+    original = base.read_text()
+    base.write_text(original + "\n{% if %}\n")
+    assert not webhook(1)
+    base.write_text(original)
+    # Event 1's rebuild failed: the next one walks every list instead of trusting its cache.
+    assert webhook(2)
+    assert [e["data"]["id"] for e in json.loads(handed.read_text())] == [1]
+    rebuild.received(event(2))
+    assert anyio.run(rebuild.rebuild, "changed base.html")  # not webhooks alone: walks
+    assert [e["data"]["id"] for e in json.loads(handed.read_text())] == [1]
+    assert rebuild.events == []
+    assert webhook(2)
+    assert [e["data"]["id"] for e in json.loads(handed.read_text())] == [2]

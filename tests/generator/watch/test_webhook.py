@@ -98,7 +98,7 @@ def test_a_delivered_product_change_rebuilds_the_product_page(
         def report(line: str) -> None:
             console.print(line, markup=False)
 
-        receiver = WebhookReceiver(SECRET, trigger, report)
+        receiver = WebhookReceiver(SECRET, trigger, report, collect=rebuilder.received)
         app = watch_app(site_app(config.out), broadcaster, receiver)
         server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
         with anyio.fail_after(60), send, receive:
@@ -121,6 +121,9 @@ def test_a_delivered_product_change_rebuilds_the_product_page(
     anyio.run(go)
     sock.close()
     assert NEW_NAME in page.read_text(encoding="utf-8")
+    # The rebuild was handed the event: it asked only what a renamed product can move.
+    handed = json.loads((config.cache_dir / "events.json").read_text(encoding="utf-8"))
+    assert [event["data"]["id"] for event in handed] == [product]
     lines = printed.getvalue().splitlines()
     assert any(line.startswith("webhook product.updated evt_") for line in lines)
     assert "rebuilding: webhook product.updated" in lines
