@@ -22,6 +22,9 @@ import pytest
 
 from generator.cli import main
 
+#: Whole builds in subprocesses: in `make test`, not the inner loop.
+pytestmark = pytest.mark.slow
+
 PRODUCTS = "40"
 #: Requests a resumed crawl may repeat, per stop, as a share of a one-go crawl's (list pages).
 REPEATED_PER_STOP = 0.10
@@ -114,7 +117,6 @@ def test_a_stopped_build_keeps_the_previous_output(
     assert snapshot(tmp_path / "site" / "out") == before
 
 
-@pytest.mark.slow
 def test_a_build_killed_at_random_points_resumes_to_the_same_output(
     tmp_path: Path, one_go: tuple[dict[str, str], int, float]
 ) -> None:

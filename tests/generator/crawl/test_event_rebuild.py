@@ -121,6 +121,7 @@ def test_a_price_change_event_asks_the_product_and_what_it_moves(
     assert len(asked) <= 50, asked
 
 
+@pytest.mark.slow  # seeds and builds twice; the price-change test keeps events in the inner loop
 def test_a_deleted_product_walks_the_lists(store: DemoStore, tmp_path: Path) -> None:
     product = priced_product(store)
     asked, events = rebuilt(store, tmp_path, lambda: store.delete(Entity.PRODUCT, product))
@@ -128,6 +129,7 @@ def test_a_deleted_product_walks_the_lists(store: DemoStore, tmp_path: Path) -> 
     assert len([url for url in asked if url.startswith("/products?limit=")]) > 1
 
 
+@pytest.mark.slow
 def test_a_new_product_walks_the_lists(store: DemoStore, tmp_path: Path) -> None:
     category = store.ids(Entity.CATEGORY)[0]
 

@@ -40,7 +40,7 @@ class Expected:
         self.total = total
 
 
-@pytest.mark.parametrize("products", [40, 300])
+@pytest.mark.parametrize("products", [40, pytest.param(300, marks=pytest.mark.slow)])
 async def test_the_estimate_is_within_a_tenth_of_the_requests(
     tmp_path: Path, products: int
 ) -> None:
