@@ -23,11 +23,11 @@ name the entities involved. Urls under ``/_assets/`` and the sitemap/robots file
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import PurePosixPath
-from typing import Literal
+from typing import Literal, TypeVar
 
 from generator.errors import PathCollision, UnsafePath
 from generator.model import (
@@ -181,6 +181,9 @@ Subject = (
     | CmsPage
     | None
 )
+#: One page's subject of a listing cut into pages; a category's or a collection's.
+S = TypeVar("S", bound=Subject)
+Listed = TypeVar("Listed", CategoryPage, CollectionPage)
 
 
 @dataclass(frozen=True, slots=True)
@@ -405,41 +408,17 @@ class _Drafts:
     ) -> list[Page]:
         """The category's listing page by page, at ``path``; ``pager_path``: where the pager
         links to (the category's own page, for a custom path that is not canonical)."""
-        parts = chunks(page.products, self.per_page)
-        found: list[Page] = []
         listing_path = pager_path or _public(f"category {page.category.id}", path)
-        for number, part in enumerate(parts, start=1):
-            subject = replace(
-                page,
-                products=tuple(part),
-                has_more=number < len(parts),
-                pager=pager(listing_path, number, len(parts)),
-            )
-            if number == 1:
-                found.append(self.category(subject, path))
-            else:
-                found.append(_later(found[0], subject, number, self.store_name))
-        return found
+        subjects = _split(page, self.per_page, listing_path)
+        return self._paged(subjects, lambda first: self.category(first, path))
 
     def collection_pages(
         self, page: CollectionPage, path: str, pager_path: str | None = None
     ) -> list[Page]:
         """As ``category_pages``, for a collection."""
-        parts = chunks(page.products, self.per_page)
-        found: list[Page] = []
         listing_path = pager_path or _public(f"collection {page.collection.id}", path)
-        for number, part in enumerate(parts, start=1):
-            subject = replace(
-                page,
-                products=tuple(part),
-                has_more=number < len(parts),
-                pager=pager(listing_path, number, len(parts)),
-            )
-            if number == 1:
-                found.append(self.collection(subject, path))
-            else:
-                found.append(_later(found[0], subject, number, self.store_name))
-        return found
+        subjects = _split(page, self.per_page, listing_path)
+        return self._paged(subjects, lambda first: self.collection(first, path))
 
     def all_products(self) -> list[Page]:
         """Every product the store lists, page by page, at ``ALL_PRODUCTS_PATH``."""
@@ -477,26 +456,31 @@ class _Drafts:
         self, what: str, path: str, kind: PageKind, label: str, subjects: Sequence[Subject]
     ) -> list[Page]:
         """The pages of a listing of the site's own, one per subject (none without any)."""
-        found: list[Page] = []
+        return self._paged(
+            subjects,
+            lambda first: self._page(
+                what,
+                path,
+                kind,
+                first,
+                name=label,
+                meta_title=None,
+                descriptions=[f"{label} của {self.store_name}."],
+                lastmod=None,
+                breadcrumb=(_home_crumb(), BreadcrumbItem(label, path)),
+                image_url=None,
+            ),
+        )
+
+    def _paged(self, subjects: Sequence[S], first: Callable[[S], Page]) -> list[Page]:
+        """One page per subject: the first made by ``first``, the others after it (``_later``)."""
+        pages: list[Page] = []
         for number, subject in enumerate(subjects, start=1):
-            if number > 1:
-                found.append(_later(found[0], subject, number, self.store_name))
-                continue
-            found.append(
-                self._page(
-                    what,
-                    path,
-                    kind,
-                    subject,
-                    name=label,
-                    meta_title=None,
-                    descriptions=[f"{label} của {self.store_name}."],
-                    lastmod=None,
-                    breadcrumb=(_home_crumb(), BreadcrumbItem(label, path)),
-                    image_url=None,
-                )
-            )
-        return found
+            if number == 1:
+                pages.append(first(subject))
+            else:
+                pages.append(_later(pages[0], subject, number, self.store_name))
+        return pages
 
     def collection(self, page: CollectionPage, path: str) -> Page:
         collection = page.collection
@@ -764,6 +748,20 @@ def _describe(page: Page) -> str:
 
 def _home_crumb() -> BreadcrumbItem:
     return _HOME_CRUMB
+
+
+def _split(page: Listed, per_page: int, listing_path: str) -> list[Listed]:
+    """A category's or collection's listing page by page: its products cut, each its pager."""
+    parts = chunks(page.products, per_page)
+    return [
+        replace(
+            page,
+            products=tuple(part),
+            has_more=number < len(parts),
+            pager=pager(listing_path, number, len(parts)),
+        )
+        for number, part in enumerate(parts, start=1)
+    ]
 
 
 def _later(first: Page, subject: Subject, number: int, store_name: str) -> Page:

@@ -33,6 +33,7 @@ from generator.summary import BuildSummary
 from generator.xstore import Descriptor
 
 UNLIMITED = (RateWindow(10_000_000, 60.0),)
+BASE = "http://localhost/public/v1"
 SITE_URL = "https://shop.example.vn"
 
 
@@ -130,10 +131,20 @@ class DemoStore:
     @asynccontextmanager
     async def connect(self, config: BuildConfig) -> AsyncIterator[ApiAccess]:
         transport = httpx.ASGITransport(app=self.app)
-        async with httpx.AsyncClient(
-            transport=transport, base_url="http://localhost/public/v1"
-        ) as http:
+        async with httpx.AsyncClient(transport=transport, base_url=BASE) as http:
             yield http, DEMO_KEY, UNLIMITED
+
+
+class Recording(httpx.AsyncBaseTransport):
+    """The real companion, noting every path and query asked of it."""
+
+    def __init__(self, store: DemoStore) -> None:
+        self.inner = httpx.ASGITransport(app=store.app)
+        self.asked: list[str] = []
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        self.asked.append(str(request.url).removeprefix(BASE))
+        return await self.inner.handle_async_request(request)
 
 
 def config_for(
@@ -172,6 +183,20 @@ def build(store: DemoStore | None, config: BuildConfig) -> tuple[BuildSummary, s
 
     summary = anyio.run(run)
     return summary, printed.getvalue()
+
+
+def build_asked(store: DemoStore, config: BuildConfig) -> list[str]:
+    """One build against ``store``; the path and query of every request it sent, in order."""
+    transport = Recording(store)
+
+    @asynccontextmanager
+    async def connect(config: BuildConfig) -> AsyncIterator[ApiAccess]:
+        async with httpx.AsyncClient(transport=transport, base_url=BASE) as http:
+            yield http, DEMO_KEY, UNLIMITED
+
+    console = Console(file=io.StringIO(), width=200)
+    anyio.run(lambda: build_site(config, console, connect=connect))
+    return transport.asked
 
 
 def folder_bytes(root: Path) -> dict[str, bytes | None]:

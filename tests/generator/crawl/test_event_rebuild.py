@@ -4,57 +4,23 @@ the same bytes as a --full build of the same data."""
 from __future__ import annotations
 
 import dataclasses
-import io
 import json
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager
+from collections.abc import Iterator
 from pathlib import Path
 
-import anyio
-import httpx
 import pytest
-from rich.console import Console
 from sqlalchemy import select
 
 from companion.db import schema
 from companion.db.commerce_schema import webhook_deliveries
-from companion.seed.demo import DEMO_KEY
 from companion.webhooks.events import Entity
 from companion.webhooks.subscriptions import add_subscription
-from generator.config import BuildConfig
 from generator.crawl.events import scope_of
 from generator.errors import ConfigError
-from generator.pipeline import ApiAccess, build_site
-from tests.support.incremental_store import UNLIMITED, DemoStore, config_for, folder_bytes
+from tests.support.incremental_store import DemoStore, config_for, folder_bytes
+from tests.support.incremental_store import build_asked as build
 
-BASE = "http://localhost/public/v1"
 PRODUCTS = 600
-
-
-class Recording(httpx.AsyncBaseTransport):
-    """The real companion, noting every path and query asked of it."""
-
-    def __init__(self, store: DemoStore) -> None:
-        self.inner = httpx.ASGITransport(app=store.app)
-        self.asked: list[str] = []
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        self.asked.append(str(request.url).removeprefix(BASE))
-        return await self.inner.handle_async_request(request)
-
-
-def build(store: DemoStore, config: BuildConfig) -> list[str]:
-    """One build; what it asked."""
-    transport = Recording(store)
-
-    @asynccontextmanager
-    async def connect(config: BuildConfig) -> AsyncIterator[ApiAccess]:
-        async with httpx.AsyncClient(transport=transport, base_url=BASE) as http:
-            yield http, DEMO_KEY, UNLIMITED
-
-    console = Console(file=io.StringIO(), width=200)
-    anyio.run(lambda: build_site(config, console, connect=connect))
-    return transport.asked
 
 
 @pytest.fixture

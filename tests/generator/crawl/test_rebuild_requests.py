@@ -3,58 +3,28 @@ replays from the crawl cache."""
 
 from __future__ import annotations
 
-import io
 import sqlite3
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 
 import anyio
 import httpx
-from rich.console import Console
 from sqlalchemy import select
 
 from companion.db import schema
 from companion.seed.demo import DEMO_KEY
 from companion.webhooks.events import Entity
 from generator.client import ApiClient, ClientSettings
-from generator.config import BuildConfig
 from generator.crawl.cache import CACHE_FILE, CachedAnswer, CrawlCache
 from generator.crawl.catalog import crawl
 from generator.crawl.products import PACK_READING
 from generator.crawl.settings import CrawlSettings
 from generator.model import Catalog
-from generator.pipeline import ApiAccess, build_site
-from tests.support.incremental_store import UNLIMITED, DemoStore, config_for
-
-BASE = "http://localhost/public/v1"
-
-
-class Recording(httpx.AsyncBaseTransport):
-    """The real companion, noting every path and query asked of it."""
-
-    def __init__(self, store: DemoStore) -> None:
-        self.inner = httpx.ASGITransport(app=store.app)
-        self.asked: list[str] = []
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        url = str(request.url).removeprefix(BASE)
-        self.asked.append(url)
-        return await self.inner.handle_async_request(request)
+from tests.support.incremental_store import BASE, UNLIMITED, DemoStore, build_asked, config_for
 
 
 def build(store: DemoStore, folder: Path) -> list[str]:
     """One incremental build; what it asked, in order."""
-    transport = Recording(store)
-
-    @asynccontextmanager
-    async def connect(config: BuildConfig) -> AsyncIterator[ApiAccess]:
-        async with httpx.AsyncClient(transport=transport, base_url=BASE) as http:
-            yield http, DEMO_KEY, UNLIMITED
-
-    console = Console(file=io.StringIO(), width=200)
-    anyio.run(lambda: build_site(config_for(folder), console, connect=connect))
-    return transport.asked
+    return build_asked(store, config_for(folder))
 
 
 def reached_by(store: DemoStore, product_id: int) -> set[str]:
