@@ -236,21 +236,9 @@ class Fetcher:
         stored with it; a page asked again is stored with ``version`` of its new items."""
         if self.cache is None:
             return await self.first_page(path, parse, params)
-        key = describe_endpoint(path, params)
         read = _first_page_of(parse)
         name = _reading_name("first", parse)
-        known = self.cache.lookup(key)
-        before = version(
-            self._memo(key, known, name, read)[0]
-            if known is not None and known.status == 200
-            else None
-        )
-        items, has_more = await self._read(path, params, before, name, read)
-        after = version(items)
-        stored = self.cache.lookup(key)
-        if after != before and stored is not None:
-            self.cache.store(key, stored.with_version(after))
-        return items, has_more
+        return await self._versioned(path, params, version, name, read, lambda page: page[0])
 
     async def listing_walk(
         self,
@@ -269,31 +257,48 @@ class Fetcher:
         page whose items moved."""
         if self.cache is None:
             return await self.all(path, parse, params, bound=bound)
-        cache = self.cache
         name = _reading_name("page", parse)
         read = _page_of(parse)
 
+        def items_of(read_page: tuple[str, Page]) -> list[T]:
+            return list(cast(tuple[T, ...], read_page[1].items))
+
         async def fetch_page(page_params: Params) -> tuple[str, Page]:
-            key = describe_endpoint(path, page_params)
-            known = cache.lookup(key)
-            held = (
-                list(cast(tuple[T, ...], self._memo(key, known, name, read)[1].items))
-                if known is not None and known.status == 200
-                else None
-            )
-            before = version(held)
-            endpoint, page = await self._read(path, page_params, before, name, read)
-            after = version(list(cast(tuple[T, ...], page.items)))
-            stored = cache.lookup(key)
-            if after != before and stored is not None:
-                cache.store(key, stored.with_version(after))
-            return endpoint, page
+            return await self._versioned(path, page_params, version, name, read, items_of)
 
         items: list[T] = []
         pages = walk_parsed_pages(fetch_page, params, max_pages=self.max_pages, bound=bound)
         async for page in pages:
             items.extend(cast(tuple[T, ...], page.items))
         return items
+
+    async def _versioned(
+        self,
+        path: str,
+        params: Params,
+        version: Callable[[list[T] | None], str],
+        name: str | None,
+        read: Callable[[str, object], R],
+        items_of: Callable[[R], list[T]],
+    ) -> R:
+        """One list page whose version is ``version`` of the items it held: replayed while
+        that still matches the version stored with it; asked again, it is stored with
+        ``version`` of its new items."""
+        assert self.cache is not None
+        key = describe_endpoint(path, params)
+        known = self.cache.lookup(key)
+        held = (
+            items_of(self._memo(key, known, name, read))
+            if known is not None and known.status == 200
+            else None
+        )
+        before = version(held)
+        found = await self._read(path, params, before, name, read)
+        after = version(items_of(found))
+        stored = self.cache.lookup(key)
+        if after != before and stored is not None:
+            self.cache.store(key, stored.with_version(after))
+        return found
 
     async def _ask(
         self, path: str, params: Params | None, headers: dict[str, str] | None
