@@ -87,9 +87,9 @@ class RateLimiter:
 
     def used(self, window: RateWindow) -> int:
         """Requests counted in ``window`` now: logged inside it (seeded ones too) and in flight."""
-        index = self._windows.index(window)
-        cutoff = self._timer.now() - window.seconds
-        return sum(1 for ended in self._logs[index] if ended > cutoff) + self._in_flight
+        log = self._logs[self._windows.index(window)]
+        _forget_before(log, self._timer.now() - window.seconds)
+        return len(log) + self._in_flight
 
     @property
     def blocked_until(self) -> float:
@@ -144,9 +144,7 @@ class RateLimiter:
         """Seconds until every window has room for one more request (0: send now)."""
         longest = 0.0
         for window, log in zip(self._windows, self._logs, strict=True):
-            cutoff = now - window.seconds
-            while log and log[0] <= cutoff:
-                log.popleft()
+            _forget_before(log, now - window.seconds)
             used = len(log) + self._in_flight
             if used < window.limit:
                 continue
@@ -165,3 +163,9 @@ class RateLimiter:
         self.sent.append(finished)
         for log in self._logs:
             log.append(finished)
+
+
+def _forget_before(log: deque[float], cutoff: float) -> None:
+    """Drop the requests that ended at or before ``cutoff`` (the log is in order)."""
+    while log and log[0] <= cutoff:
+        log.popleft()
