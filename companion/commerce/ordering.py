@@ -27,7 +27,7 @@ from companion.commerce.checkouts import (
     latest_checkout,
     update_checkout,
 )
-from companion.commerce.coupon_store import active_promotions, claim_coupon_use, find_coupon
+from companion.commerce.coupon_store import claim_coupon_use, find_coupon
 from companion.commerce.discounts import check_coupon
 from companion.commerce.order_states import OrderStatus
 from companion.commerce.order_totals import OrderTotals, order_totals
@@ -35,11 +35,9 @@ from companion.commerce.quote import (
     PricedLine,
     Quote,
     TaxRule,
-    price_quote,
     shipping_fee,
-    subtotal_of,
 )
-from companion.commerce.quoting import coupon_verdict
+from companion.commerce.quoting import quote_lines
 from companion.commerce.shipping import enabled_methods, find_method
 from companion.commerce.store_rules import store_rules
 from companion.commerce_states import CartStatus, CheckoutStatus
@@ -194,17 +192,11 @@ def _quote(
     now: datetime,
 ) -> Quote:
     """The cart's quote as GET /cart/quote prices it, with the checkout's coupon and fee."""
-    code = checkout.coupon_code if checkout is not None else None
-    goods = subtotal_of(lines)
-    verdict = (
-        coupon_verdict(conn, store_id=store_id, code=code, subtotal=goods, now=now)
-        if code
-        else None
-    )
-    return price_quote(
-        lines,
-        promotions=active_promotions(conn, store_id=store_id),
-        coupon=verdict,
+    return quote_lines(
+        conn,
+        store_id=store_id,
+        lines=lines,
+        coupon_code=checkout.coupon_code if checkout is not None else None,
         tax=tax,
         shipping_total=fee,
         now=now,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 
 from sqlalchemy import Connection
@@ -11,7 +12,14 @@ from companion.commerce.carts import Cart, item_quantities
 from companion.commerce.checkouts import latest_checkout
 from companion.commerce.coupon_store import active_promotions, find_coupon
 from companion.commerce.discounts import CouponVerdict, check_coupon
-from companion.commerce.quote import PricedLine, Quote, price_quote, shipping_fee, subtotal_of
+from companion.commerce.quote import (
+    PricedLine,
+    Quote,
+    TaxRule,
+    price_quote,
+    shipping_fee,
+    subtotal_of,
+)
 from companion.commerce.shipping import find_method
 from companion.commerce.store_rules import store_rules
 
@@ -32,9 +40,34 @@ def quote_cart(
 ) -> Quote:
     """The quote of a cart; shipping is the fee of the method chosen in its checkout, if any."""
     lines = cart_lines(conn, store_id=store_id, cart=cart, now=now)
-    subtotal = subtotal_of(lines)
+    fee = chosen_shipping_fee(conn, store_id=store_id, cart=cart, subtotal=subtotal_of(lines))
+    return quote_lines(
+        conn,
+        store_id=store_id,
+        lines=lines,
+        coupon_code=coupon_code,
+        tax=store_rules(conn, store_id=store_id).tax,
+        shipping_total=fee,
+        now=now,
+    )
+
+
+def quote_lines(
+    conn: Connection,
+    *,
+    store_id: int,
+    lines: Sequence[PricedLine],
+    coupon_code: str | None,
+    tax: TaxRule,
+    shipping_total: int,
+    now: datetime,
+) -> Quote:
+    """Priced lines quoted: the store's running promotions, the coupon's verdict on their
+    subtotal, tax and shipping (the quote's route and the order placed from it price alike)."""
     verdict = (
-        coupon_verdict(conn, store_id=store_id, code=coupon_code, subtotal=subtotal, now=now)
+        coupon_verdict(
+            conn, store_id=store_id, code=coupon_code, subtotal=subtotal_of(lines), now=now
+        )
         if coupon_code
         else None
     )
@@ -42,8 +75,8 @@ def quote_cart(
         lines,
         promotions=active_promotions(conn, store_id=store_id),
         coupon=verdict,
-        tax=store_rules(conn, store_id=store_id).tax,
-        shipping_total=chosen_shipping_fee(conn, store_id=store_id, cart=cart, subtotal=subtotal),
+        tax=tax,
+        shipping_total=shipping_total,
         now=now,
     )
 
