@@ -31,7 +31,7 @@ from companion.openapi import DOCS_PATH, OPENAPI_PATH, description, install_open
 from companion.ratelimit.database import make_limiter
 from companion.ratelimit.middleware import RateLimitMiddleware
 from companion.ratelimit.windows import Window
-from companion.routes.merge import add_routes
+from companion.routes.merge import built_routes
 from companion.settings import CompanionSettings
 from companion.tenancy import TenancyMiddleware
 
@@ -78,12 +78,16 @@ def create_app(settings: CompanionSettings | None = None, *, clock: Clock | None
     install_openapi(app)
     # One flat list of routes (companion.routes.merge), matched in order: the few routes outside
     # /public first, so that they are found without trying every API route.
-    add_routes(app.router, health_router)  # /health/live, /health/ready: for the load balancer
-    # The sandbox gateway's pages and its IPN endpoint: the gateway's side, not the public API.
-    add_routes(app.router, gateway_router, include_in_schema=False)
-    add_routes(app.router, read_router, prefix=API_PREFIX)
-    add_routes(app.router, commerce_router, prefix=API_PREFIX)
-    add_routes(app.router, commerce_router, prefix=ALIAS_PREFIX, include_in_schema=False)
+    app.router.routes.extend(
+        [
+            *built_routes(health_router),  # /health/live, /health/ready: for the load balancer
+            # The sandbox gateway's pages and IPN endpoint: the gateway's side, not the public API.
+            *built_routes(gateway_router, include_in_schema=False),
+            *built_routes(read_router, prefix=API_PREFIX),
+            *built_routes(commerce_router, prefix=API_PREFIX),
+            *built_routes(commerce_router, prefix=ALIAS_PREFIX, include_in_schema=False),
+        ]
+    )
 
     # add_middleware wraps what is there: add innermost first.
     app.add_middleware(ETagMiddleware, prefix=f"{API_PREFIX}/")

@@ -6,6 +6,10 @@ app's two hundred routes in three levels that cost about a millisecond of CPU pe
 Routes added with ``add_routes`` sit in one flat list, matched in one pass; the OpenAPI document
 is the same as with ``include_router`` (tests/companion/test_app.py compares them).
 
+``built_routes`` makes those copies once per process: FastAPI analyses each route's signature
+and models when it is added (about a millisecond a route, three hundred of them), and the routes
+of every app made from the same routers are the same (they read the app from the request).
+
 Only ``APIRoute``s are copied (the routers of this package hold nothing else). The target merges
 its own dependencies, responses and tags into each route, as ``add_api_route`` always does.
 """
@@ -57,3 +61,23 @@ def add_routes(
             openapi_extra=route.openapi_extra,
             generate_unique_id_function=route.generate_unique_id_function,
         )
+
+
+# (id of the source router, prefix, include_in_schema) -> (the router, kept alive; its routes)
+_built: dict[tuple[int, str, bool], tuple[APIRouter, tuple[APIRoute, ...]]] = {}
+
+
+def built_routes(
+    source: APIRouter, *, prefix: str = "", include_in_schema: bool = True
+) -> tuple[APIRoute, ...]:
+    """The routes ``add_routes`` adds for ``source`` under ``prefix``, built once per process.
+
+    They are made on a router of their own, so they use no app's ``dependency_overrides``
+    (this package sets none)."""
+    key = (id(source), prefix, include_in_schema)  # routers compare by value: not hashable
+    if key not in _built:
+        holder = APIRouter()
+        add_routes(holder, source, prefix=prefix, include_in_schema=include_in_schema)
+        routes = tuple(route for route in holder.routes if isinstance(route, APIRoute))
+        _built[key] = (source, routes)
+    return _built[key][1]
