@@ -20,7 +20,7 @@ from generator.errors import ConfigError
 from tests.support.incremental_store import DemoStore, config_for, folder_bytes
 from tests.support.incremental_store import build_asked as build
 
-PRODUCTS = 600
+PRODUCTS = 250  # three pages of the product list (limit=100)
 
 
 @pytest.fixture
