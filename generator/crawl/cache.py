@@ -476,11 +476,13 @@ class CrawlCache:
         *,
         source: _File | None = None,
         same_code: bool = False,
+        resumed: bool = False,
     ) -> None:
         """``answers``: those of the file at ``path`` (read through ``source``); ``same_code``:
         this code wrote the file, so its readings can be used and ``save`` may write only the
-        difference."""
+        difference; ``resumed``: the file holds a crawl that did not finish."""
         self.path = path
+        self.resumed = resumed
         self._previous = answers
         self._source = source
         self._same_code = same_code
@@ -523,7 +525,13 @@ class CrawlCache:
         if found is None:
             return None
         source, answers, code = found
-        return cls(path, answers, source=source, same_code=code == READING_CODE)
+        return cls(
+            path,
+            answers,
+            source=source,
+            same_code=code == READING_CODE,
+            resumed=code == RESUMED_CODE,
+        )
 
     @classmethod
     def empty(cls, cache_dir: Path) -> CrawlCache:

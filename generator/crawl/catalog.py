@@ -2,6 +2,8 @@
 
     crawl(client) -> Catalog
 
+0. continue  after a stop, the details the kept product list names and the cache lacks
+             (resume)
 1. context   /store, /menus, /categories/tree, /collections, ... (context), and the
              sitemap's sections, whose counts bound the walks of the lists
 2. enumerate the sitemap (sitemap), every product card and article summary (cursor
@@ -36,6 +38,7 @@ from generator.crawl.events import EventScope
 from generator.crawl.fetch import Fetcher, Later, run_concurrently
 from generator.crawl.observer import CrawlObserver, NullCrawlObserver, SkipLog
 from generator.crawl.products import ListedReplay, product_details
+from generator.crawl.resume import missing_details_first
 from generator.crawl.routes import (
     Resolution,
     context_links,
@@ -90,6 +93,8 @@ async def crawl(
     observer = observer or NullCrawlObserver()
     fetcher = Fetcher(client, settings, cache=cache, scope=scope)
     skips = SkipLog(observer)
+    if client is not None and cache is not None and cache.resumed:
+        await missing_details_first(fetcher, settings.page_size, observer)
 
     sections = Later[Sections | None]()
     context = await gather_context(

@@ -376,6 +376,41 @@ class Fetcher:
             cursor = page.next_cursor
         return MISSING
 
+    def kept_items(
+        self, path: str, parse: Callable[[object], T], params: Params | None = None
+    ) -> list[T]:
+        """The items of the pages of a list the crawl cache kept, cursor after cursor as far as
+        they go, whatever their version; no request. A hint of what the list held, never an
+        answer: a walk that asks decides."""
+        if self.cache is None:
+            return []
+        read = _page_of(parse)
+        base = dict(params or {})
+        items: list[T] = []
+        sent: set[str] = set()
+        cursor: str | None = None
+        for _ in range(self.max_pages):
+            key = describe_endpoint(path, base if cursor is None else {**base, "cursor": cursor})
+            known = self.cache.lookup(key)
+            if known is None or known.status != 200:
+                break
+            try:
+                _, page = read(key, known.data)
+            except (StorefrontError, ValueError):  # a page it cannot read ends the hint
+                break
+            items.extend(cast(tuple[T, ...], page.items))
+            if not page.has_more or page.next_cursor is None or page.next_cursor in sent:
+                break
+            sent.add(page.next_cursor)
+            cursor = page.next_cursor
+        return items
+
+    def has_kept(self, path: str, *, version: str | None) -> bool:
+        """Whether the crawl cache holds an answer of ``path`` under ``version``; no side
+        effect (``keep_replayable`` keeps what it finds)."""
+        known = self.cache.lookup(describe_endpoint(path, None)) if self.cache else None
+        return known is not None and known.status == 200 and known.version == version
+
     def replayed_reading(self, path: str, name: str, *, version: str | None) -> object:
         """What this crawl cache keeps as ``name`` with the answer of ``path``, when it can be
         replayed as it is (see ``replayed``); ``MISSING`` when it cannot or has no such reading.

@@ -117,28 +117,7 @@ async def product_details(
     # (``versions``: the version of each card, see ``versions.card_version``).
 
     async def detail(product_id: int) -> PackedProduct | None:
-        version = versions.get(product_id)
-        path = f"/products/{product_id}"
-        product = await fetcher.optional(
-            path, normalize.product, version=version, keep_reading=False
-        )
-        if product is None:
-            skips.add(f"product {product_id}", "GET /products/{id} answered 404")
-            observer.item_done("products")
-            return None
-        walked = await fetcher.optional_walk(
-            f"{path}/variants", normalize.variant, version=version, keep_reading=False
-        )
-        variants: tuple[Variant, ...] = ()
-        keys: tuple[str, ...] = ()
-        if walked is None:
-            _absent_variants(skips, product_id)
-        else:
-            variants, keys = tuple(walked[0]), walked[1]
-        packed = pack(dataclasses.replace(product, variants=variants))
-        # Kept with the detail's answer: the next build replays the pack as it is, keeping the
-        # variants' answers (``keys``; none when the API had no variants list) alongside.
-        fetcher.add_reading(path, PACK_READING, (packed, keys))
+        packed = await ask_product(fetcher, product_id, versions.get(product_id), skips)
         observer.item_done("products")
         return packed
 
@@ -195,6 +174,32 @@ async def product_details(
                 answered.head, answered.blob, related.of(answered.head)
             )
     return [with_related[product_id] for product_id in ids if product_id in with_related]
+
+
+async def ask_product(
+    fetcher: Fetcher, product_id: int, version: str | None, skips: SkipLog
+) -> PackedProduct | None:
+    """A product's detail and variants, asked (or replayed when their answers' ``version`` has
+    not moved), packed and kept with the detail's answer; None when the detail answers 404."""
+    path = f"/products/{product_id}"
+    product = await fetcher.optional(path, normalize.product, version=version, keep_reading=False)
+    if product is None:
+        skips.add(f"product {product_id}", "GET /products/{id} answered 404")
+        return None
+    walked = await fetcher.optional_walk(
+        f"{path}/variants", normalize.variant, version=version, keep_reading=False
+    )
+    variants: tuple[Variant, ...] = ()
+    keys: tuple[str, ...] = ()
+    if walked is None:
+        _absent_variants(skips, product_id)
+    else:
+        variants, keys = tuple(walked[0]), walked[1]
+    packed = pack(dataclasses.replace(product, variants=variants))
+    # Kept with the detail's answer: the next build replays the pack as it is, keeping the
+    # variants' answers (``keys``; none when the API had no variants list) alongside.
+    fetcher.add_reading(path, PACK_READING, (packed, keys))
+    return packed
 
 
 def _replayed_pack(fetcher: Fetcher, path: str, version: str | None) -> Replayed | None:

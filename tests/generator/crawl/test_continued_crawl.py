@@ -1,0 +1,102 @@
+"""A first crawl continued after a stop asks the details still missing before walking any list,
+so that a second stop loses no list walk, and the crawl that finishes walks the lists once."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from companion.seed.demo import DEMO_KEY
+from generator.client import ApiClient, ClientSettings
+from generator.crawl.cache import CrawlCache
+from generator.crawl.catalog import crawl
+from generator.errors import CrawlStopped
+from generator.model import Catalog
+from tests.support.incremental_store import BASE, UNLIMITED, DemoStore, Recording
+
+pytestmark = pytest.mark.anyio
+
+#: Three pages of the product list (limit=100), as a large store has a hundred.
+PRODUCTS = 250
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[DemoStore]:
+    found = DemoStore(tmp_path, products=PRODUCTS)
+    yield found
+    found.close()
+
+
+async def run(
+    store: DemoStore, cache_dir: Path, stop: int | None
+) -> tuple[list[str], Catalog | None]:
+    """One crawl with the cache of ``cache_dir``, stopped after ``stop`` requests (kept as a
+    stopped build keeps them); what it asked, and its catalog when it finished."""
+    recording = Recording(store)
+    async with httpx.AsyncClient(transport=recording, base_url=BASE) as http:
+        settings = ClientSettings(windows=UNLIMITED, max_requests=stop)
+        client = ApiClient(http, key=DEMO_KEY, settings=settings)
+        cache = CrawlCache.open(cache_dir)
+        try:
+            catalog = await crawl(client, cache=cache)
+        except CrawlStopped:
+            cache.keep_partial()
+            return recording.asked, None
+        cache.save()
+        return recording.asked, catalog
+
+
+def is_list(path: str) -> bool:
+    return path.startswith(("/products?", "/sitemap", "/categories"))
+
+
+async def test_the_second_run_asks_missing_details_before_any_list(
+    store: DemoStore, tmp_path: Path
+) -> None:
+    one_go, whole = await run(store, tmp_path / "one-go", None)
+    assert whole is not None
+    walk = [path for path in one_go if is_list(path)]
+    # Stopped once the product list is walked and some details are asked...
+    first_stop = one_go.index(next(p for p in one_go if p.startswith("/products/"))) + 60
+    first, _ = await run(store, tmp_path / "cache", first_stop)
+    # ... then again while the details still missing are asked.
+    second, _ = await run(store, tmp_path / "cache", 100)
+    assert second, "the continued crawl asked nothing"
+    assert not [path for path in second if is_list(path)], second[:20]
+    assert all(path.startswith("/products/") for path in second), second[:20]
+    third, catalog = await run(store, tmp_path / "cache", None)
+    assert catalog is not None
+
+    asked = Counter([*first, *second, *third])
+    repeated = {path: count for path, count in asked.items() if count > 1}
+    # Only the lists and the store's context are asked again, by the run that finished, and
+    # the details whose answers were in flight when a run stopped: no list walked by the second.
+    details_again = [path for path in repeated if path.startswith("/products/")]
+    assert len(details_again) <= 2 * ClientSettings().concurrency, repeated
+    # At most one more walk of every list, context included, besides those answers.
+    not_details = len(one_go) - len([p for p in one_go if p.startswith("/products/")])
+    assert sum(count - 1 for count in repeated.values()) <= not_details + len(details_again)
+    assert len(walk) > 3
+    assert [p.card.id for p in catalog.products] == [p.card.id for p in whole.products]
+    assert [p.blob for p in catalog.products] == [p.blob for p in whole.products]
+
+
+async def test_a_product_changed_between_runs_is_asked_again(
+    store: DemoStore, tmp_path: Path
+) -> None:
+    """The kept list is only a hint: the walk at the end decides what the catalog holds."""
+    one_go, _ = await run(store, tmp_path / "probe", None)
+    first_stop = one_go.index(next(p for p in one_go if p.startswith("/products/"))) + 60
+    first, _ = await run(store, tmp_path / "cache", first_stop)
+    fetched = [p for p in first if p.startswith("/products/") and "/variants" not in p]
+    changed = int(fetched[0].removeprefix("/products/"))
+    store.set_price(changed, 999_000)
+    _, catalog = await run(store, tmp_path / "cache", None)
+    assert catalog is not None
+    _, fresh = await run(store, tmp_path / "fresh", None)
+    assert fresh is not None
+    assert [p.blob for p in catalog.products] == [p.blob for p in fresh.products]
