@@ -49,7 +49,7 @@ from generator.render.fragments import (
     page_fragments,
 )
 from generator.render.structured_data import structured_data
-from generator.render.theme import ASSETS_URL_PREFIX, Theme, asset_source
+from generator.render.theme import ASSETS_URL_PREFIX, Theme, asset_source, islands_folder
 
 # Vietnam keeps one offset all year (no daylight saving), so a fixed zone is exact.
 VIETNAM_TIME = timezone(timedelta(hours=7), "ICT")
@@ -125,7 +125,9 @@ def build_environment(
     env.filters["isoformat"] = isoformat
     env.filters["jsonld"] = jsonld
     env.filters["merchant_html"] = merchant_html
-    env.globals["asset_url"] = AssetUrls(theme)
+    asset_urls = AssetUrls(theme)
+    env.globals["asset_url"] = asset_urls
+    env.globals["island_url"] = asset_urls.island
     # The theme's settings (theme.toml), for every template and partial.
     env.globals["theme"] = theme.settings
     env.globals["image_src"] = image_src
@@ -322,6 +324,16 @@ class AssetUrls:
     def __init__(self, theme: Theme) -> None:
         self._theme = theme
         self._urls: dict[str, str] = {}
+        self._islands: str | None = None
+
+    def island(self, name: str) -> str:
+        """``island_url('main.js')`` -> '/_assets/islands/<digest>/main.js': the islands'
+        versioned folder (see ``theme``), whose modules import each other by relative urls."""
+        if self._islands is None:
+            self._islands = f"{ASSETS_URL_PREFIX}{islands_folder(self._theme)}/"
+        if asset_source(self._theme, self._islands[len(ASSETS_URL_PREFIX) :] + name) is None:
+            raise FileNotFoundError(f"the theme has no island {name!r}")
+        return _base_path.get() + self._islands + name
 
     def __call__(self, name: str) -> str:
         url = self._urls.get(name)
