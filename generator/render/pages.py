@@ -244,8 +244,16 @@ def page_context(plan: SitePlan, page: Page) -> dict[str, object]:
         "canonical_url": plan.absolute(page.canonical_path) if page.canonical_path else None,
         "structured_data": structured_data(plan, page),
         "vars": dict(site.custom_variables),
-        "content_security_policy": plan.content_security_policy,
+        "content_security_policy": _policy_attribute(plan.content_security_policy),
     }
+
+
+def _policy_attribute(policy: str | None) -> Markup | None:
+    """The policy for base.html's double-quoted content="...": escaped, but its many single
+    quotes kept as they are (an attribute in double quotes needs no &#39;)."""
+    if policy is None:
+        return None
+    return Markup(str(Markup.escape(policy)).replace("&#39;", "'"))
 
 
 def vnd(amount: int | None) -> str:
