@@ -48,7 +48,7 @@ from generator.render.fragments import (
     PageFragments,
     page_fragments,
 )
-from generator.render.structured_data import structured_data
+from generator.render.structured_data import graph, structured_data
 from generator.render.theme import ASSETS_URL_PREFIX, Theme, asset_source, islands_folder
 
 # Vietnam keeps one offset all year (no daylight saving), so a fixed zone is exact.
@@ -132,6 +132,7 @@ def build_environment(
     env.globals["theme"] = theme.settings
     env.globals["image_src"] = image_src
     env.globals["price_of"] = price_of
+    env.globals["jsonld_graph"] = graph
     env.globals["tel_href"] = tel_href
     env.globals["mailto_href"] = mailto_href
     env.globals["site_path"] = site_path
