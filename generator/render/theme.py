@@ -88,9 +88,9 @@ def asset_files(theme: Theme | Path) -> Iterator[tuple[PurePosixPath, Asset]]:
     if overrides is not None:
         extra += overrides.read_bytes()
     islands = {p: source for p, source in found.items() if p.parts[0] == ISLANDS}
-    folder = PurePosixPath(ISLANDS, islands_digest(islands))
+    versioned = PurePosixPath(ISLANDS, islands_digest(islands))
     for published, source in islands.items():
-        found[folder.joinpath(*published.parts[1:])] = source
+        found[versioned.joinpath(*published.parts[1:])] = source
     for published in sorted(found):
         appended = extra if published == STYLESHEET else b""
         yield published, Asset(found[published], appended)
