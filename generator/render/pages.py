@@ -48,8 +48,8 @@ from generator.render.fragments import (
     PageFragments,
     page_fragments,
 )
-from generator.render.structured_data import structured_data
-from generator.render.theme import ASSETS_URL_PREFIX, Theme, asset_source
+from generator.render.structured_data import graph, structured_data
+from generator.render.theme import ASSETS_URL_PREFIX, Theme, asset_source, islands_folder
 
 # Vietnam keeps one offset all year (no daylight saving), so a fixed zone is exact.
 VIETNAM_TIME = timezone(timedelta(hours=7), "ICT")
@@ -125,11 +125,14 @@ def build_environment(
     env.filters["isoformat"] = isoformat
     env.filters["jsonld"] = jsonld
     env.filters["merchant_html"] = merchant_html
-    env.globals["asset_url"] = AssetUrls(theme)
+    asset_urls = AssetUrls(theme)
+    env.globals["asset_url"] = asset_urls
+    env.globals["island_url"] = asset_urls.island
     # The theme's settings (theme.toml), for every template and partial.
     env.globals["theme"] = theme.settings
     env.globals["image_src"] = image_src
     env.globals["price_of"] = price_of
+    env.globals["jsonld_graph"] = graph
     env.globals["tel_href"] = tel_href
     env.globals["mailto_href"] = mailto_href
     env.globals["site_path"] = site_path
@@ -242,8 +245,16 @@ def page_context(plan: SitePlan, page: Page) -> dict[str, object]:
         "canonical_url": plan.absolute(page.canonical_path) if page.canonical_path else None,
         "structured_data": structured_data(plan, page),
         "vars": dict(site.custom_variables),
-        "content_security_policy": plan.content_security_policy,
+        "content_security_policy": _policy_attribute(plan.content_security_policy),
     }
+
+
+def _policy_attribute(policy: str | None) -> Markup | None:
+    """The policy for base.html's double-quoted content="...": escaped, but its many single
+    quotes kept as they are (an attribute in double quotes needs no &#39;)."""
+    if policy is None:
+        return None
+    return Markup(str(Markup.escape(policy)).replace("&#39;", "'"))
 
 
 def vnd(amount: int | None) -> str:
@@ -322,6 +333,16 @@ class AssetUrls:
     def __init__(self, theme: Theme) -> None:
         self._theme = theme
         self._urls: dict[str, str] = {}
+        self._islands: str | None = None
+
+    def island(self, name: str) -> str:
+        """``island_url('main.js')`` -> '/_assets/islands/<digest>/main.js': the islands'
+        versioned folder (see ``theme``), whose modules import each other by relative urls."""
+        if self._islands is None:
+            self._islands = f"{ASSETS_URL_PREFIX}{islands_folder(self._theme)}/"
+        if asset_source(self._theme, self._islands[len(ASSETS_URL_PREFIX) :] + name) is None:
+            raise FileNotFoundError(f"the theme has no island {name!r}")
+        return _base_path.get() + self._islands + name
 
     def __call__(self, name: str) -> str:
         url = self._urls.get(name)

@@ -4,9 +4,12 @@ Built in Python rather than in templates so every value is typed and escaped onc
 ``jsonld`` filter of render.py) and so tests can read the data without parsing HTML.
 
 - home: Organization (name, url, logo, contact, sameAs) and WebSite;
-- product: Product with an Offer in VND when it has a price above zero (none otherwise);
+- product: Product with an Offer in VND when it has a price above zero (none otherwise); no
+  ``url`` on either, the page's canonical link says it;
 - article: Article (headline, dates, image, author, publisher);
 - every page with a breadcrumb: BreadcrumbList of the linkable crumbs, positions 1..n.
+
+A page writes them as one ``@graph`` (``graph``): one script element and one ``@context``.
 """
 
 from __future__ import annotations
@@ -40,6 +43,14 @@ def structured_data(plan: SitePlan, page: Page) -> list[JsonObject]:
     if page.breadcrumb:
         found.append(breadcrumb_list(plan, page))
     return found
+
+
+def graph(found: list[JsonObject]) -> JsonObject | None:
+    """The page's objects as one JSON-LD document (the object alone when there is one)."""
+    if len(found) < 2:
+        return found[0] if found else None
+    nodes = [{k: v for k, v in data.items() if k != "@context"} for data in found]
+    return {"@context": SCHEMA, "@graph": nodes}
 
 
 def organization(plan: SitePlan) -> JsonObject:
@@ -77,8 +88,7 @@ def website(plan: SitePlan) -> JsonObject:
 
 def product(plan: SitePlan, page: Page, item: Product) -> JsonObject:
     card = item.card
-    url = _canonical(plan, page)
-    data: JsonObject = {"@context": SCHEMA, "@type": "Product", "name": card.name, "url": url}
+    data: JsonObject = {"@context": SCHEMA, "@type": "Product", "name": card.name}
     images = [_absolute_image(plan, url) for url in product_image_urls(item)]
     if any(images):
         data["image"] = [i for i in images if i]
@@ -96,7 +106,6 @@ def product(plan: SitePlan, page: Page, item: Product) -> JsonObject:
             "price": price,
             "priceCurrency": "VND",
             "availability": IN_STOCK if card.in_stock else OUT_OF_STOCK,
-            "url": url,
         }
     return data
 
@@ -128,7 +137,8 @@ def article(plan: SitePlan, page: Page, item: Article) -> JsonObject:
 
 
 def breadcrumb_list(plan: SitePlan, page: Page) -> JsonObject:
-    """The linkable crumbs, numbered 1..n; the last is this page at its canonical url.
+    """The linkable crumbs, numbered 1..n; the last is this page, with no ``item`` url (search
+    engines take the page's own).
 
     A crumb shown as plain text (null url, no page) is left out here: search engines require
     an ``item`` url on every entry but the last, and the trail stays in order without it.
@@ -138,12 +148,13 @@ def breadcrumb_list(plan: SitePlan, page: Page) -> JsonObject:
         href = plan.links.href(crumb.url)
         if href:
             trail.append((crumb.name, plan.absolute(href) if href.startswith("/") else href))
-    if page.breadcrumb:
-        trail.append((page.breadcrumb[-1].name, _canonical(plan, page)))
     items: list[JsonObject] = [
         {"@type": "ListItem", "position": position, "name": name, "item": url}
         for position, (name, url) in enumerate(trail, start=1)
     ]
+    if page.breadcrumb:
+        last = {"@type": "ListItem", "position": len(items) + 1, "name": page.breadcrumb[-1].name}
+        items.append(last)
     return {"@context": SCHEMA, "@type": "BreadcrumbList", "itemListElement": items}
 
 

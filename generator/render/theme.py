@@ -10,12 +10,17 @@ from the default theme. Both asset folders are published under ``/_assets/``:
 ``assets/style.css`` -> ``/_assets/style.css``, ``islands/cart.js`` -> ``/_assets/islands/cart.js``.
 The published stylesheet is the theme's ``style.css``, then the settings' CSS, then the
 merchant's ``assets/overrides.css`` if any: one file, so overriding costs no request.
-The renderer's ``asset_url`` and the writer both read this one mapping.
+The islands are also published under a folder named by their combined digest
+(``/_assets/islands/<digest>/main.js``): a page loads ``main.js`` from there and every module it
+imports by a relative url comes from the same folder, so the islands' urls change with their
+content without an import map in every page. The renderer's ``asset_url`` and
+``island_url`` and the writer all read this one mapping.
 """
 
 from __future__ import annotations
 
 import gzip
+import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -32,6 +37,8 @@ DEFAULT_THEME = Path(__file__).resolve().parents[2] / "site-templates"
 STYLESHEET = PurePosixPath("style.css")
 #: A merchant's CSS appended to the stylesheet (not published on its own).
 OVERRIDES = PurePosixPath("overrides.css")
+#: The islands' folder under /_assets/.
+ISLANDS = "islands"
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,9 +87,30 @@ def asset_files(theme: Theme | Path) -> Iterator[tuple[PurePosixPath, Asset]]:
     extra = layered.settings.css().encode("utf-8")
     if overrides is not None:
         extra += overrides.read_bytes()
+    islands = {p: source for p, source in found.items() if p.parts[0] == ISLANDS}
+    versioned = PurePosixPath(ISLANDS, islands_digest(islands))
+    for published, source in islands.items():
+        found[versioned.joinpath(*published.parts[1:])] = source
     for published in sorted(found):
         appended = extra if published == STYLESHEET else b""
         yield published, Asset(found[published], appended)
+
+
+def islands_digest(islands: dict[PurePosixPath, Path]) -> str:
+    """The digest naming the islands' versioned folder: of every island's path and content."""
+    digest = hashlib.sha256()
+    for published in sorted(islands):
+        digest.update(f"{published}\0".encode())
+        digest.update(hashlib.sha256(islands[published].read_bytes()).digest())
+    return digest.hexdigest()[:10]
+
+
+def islands_folder(theme: Theme | Path) -> str:
+    """``islands/<digest>``: where ``island_url`` points."""
+    for published, _source in asset_files(theme):
+        if len(published.parts) > 2 and published.parts[0] == ISLANDS:
+            return "/".join(published.parts[:2])
+    return ISLANDS
 
 
 def _folder_assets(theme_dir: Path) -> Iterator[tuple[PurePosixPath, Path]]:

@@ -54,6 +54,8 @@ _LENGTH = re.compile(r"^(?:0|\d{1,4}(?:\.\d{1,3})?(?:px|rem|em|%))$")
 # A font stack: family names, quoted or not, separated by commas.
 _FONT = re.compile(r"""^[A-Za-z0-9 ,'"-]{1,200}$""")
 # An origin a snippet loads from: https://host[:port], the host may start with '*.'.
+# The merchant's own notice on the Ministry of Industry and Trade's register (online.gov.vn).
+_BCT_URL = re.compile(r"""^https?://(?:www\.)?online\.gov\.vn/[^\s"'<>]{1,300}$""")
 _ORIGIN = re.compile(r"^https?://(?:\*\.)?[a-z0-9](?:[a-z0-9.-]{0,251}[a-z0-9])?(?::\d{1,5})?$")
 
 
@@ -101,6 +103,9 @@ class ThemeSettings:
     logo: str | None = None
     layout: Layout = Layout()
     contact: Contact = Contact()
+    #: The merchant's registration page on online.gov.vn when ``[bo_cong_thuong] show`` is on:
+    #: the footer then shows the "Đã thông báo Bộ Công Thương" badge linking to it.
+    bo_cong_thuong: str | None = None
     #: Push GA4-style ecommerce events to ``window.dataLayer`` (the islands' analytics module).
     ecommerce_events: bool = False
     snippets: tuple[Snippet, ...] = ()
@@ -154,7 +159,17 @@ class ThemeSettings:
         return "".join(rule + "\n" for rule in rules)
 
 
-_TOP = ("colors", "fonts", "radius", "logo", "layout", "contact", "analytics", "snippets")
+_TOP = (
+    "colors",
+    "fonts",
+    "radius",
+    "logo",
+    "layout",
+    "contact",
+    "bo_cong_thuong",
+    "analytics",
+    "snippets",
+)
 
 
 def parse(data: Mapping[str, Any]) -> ThemeSettings:
@@ -191,9 +206,24 @@ def parse(data: Mapping[str, Any]) -> ThemeSettings:
         logo=_logo(data.get("logo")),
         layout=Layout(columns=columns, width=width),
         contact=Contact(**contact_data),
+        bo_cong_thuong=_bo_cong_thuong(_table(data, "bo_cong_thuong", ("show", "url"))),
         ecommerce_events=events,
         snippets=_snippets(data.get("snippets", [])),
     )
+
+
+def _bo_cong_thuong(table: Mapping[str, Any]) -> str | None:
+    """The badge's link when the merchant turns it on; its own notice's url is required (a
+    badge without the registration behind it misleads shoppers)."""
+    show = table.get("show", False)
+    if type(show) is not bool:
+        raise _error("bo_cong_thuong.show", "true or false", show)
+    url = table.get("url")
+    if url is not None:
+        _check("bo_cong_thuong.url", url, _BCT_URL, "the store's page on http://online.gov.vn/")
+    if show and url is None:
+        raise _error("bo_cong_thuong.url", "the store's page on http://online.gov.vn/", None)
+    return url if show else None
 
 
 def _logo(value: object) -> str | None:

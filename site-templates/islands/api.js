@@ -1,7 +1,7 @@
 // The one API client of a browser tab. Calls go to the same-origin session forwarder, which
 // adds the key and, from the httpOnly cookie, the customer's token: no token reaches this code.
 // The session lives beside /_assets/, so it follows a site's path prefix (/shop/session).
-export const SESSION = new URL('../../session', import.meta.url).pathname
+export const SESSION = new URL(import.meta.url).pathname.split('/_assets/')[0] + '/session'
 // A site published under a path prefix (https://user.github.io/shop) says so on <html data-base>.
 export const ROOT = document.documentElement.dataset.base || ''
 export const sitePath = (path) => ROOT + path

@@ -27,3 +27,31 @@ document.addEventListener('click', (e) => {
   const banner = e.target.closest('[data-banner-id]')
   if (banner) beacon(`/banners/${banner.dataset.bannerId}/click`, { session_token: visitor() })
 })
+
+// The menu: the drawer's button (phones), parents without a link (disclosures); Escape closes.
+const nav = document.getElementById('nav')
+const toggle = document.querySelector('[aria-controls=nav]')
+const flip = (b, on) => b.setAttribute('aria-expanded', on)
+const drawer = (on, focus) => {
+  flip(toggle, nav.classList.toggle('open', on))
+  if (focus) (on ? nav.querySelector('a,button') : toggle).focus()
+}
+if (toggle) {
+  toggle.onclick = () => drawer(toggle.ariaExpanded !== 'true', 1)
+  nav.onclick = (e) => {
+    const b = e.target.closest('button')
+    if (b) flip(b, b.ariaExpanded !== 'true')
+    else if (e.target === nav) drawer(false, 1)
+  }
+  nav.addEventListener('focusout', (e) => {
+    const to = e.relatedTarget
+    for (const b of nav.querySelectorAll('[aria-expanded=true]')) if (!b.parentNode.contains(to)) flip(b, false)
+    if (to && !nav.contains(to) && to !== toggle) drawer(false)
+  })
+  addEventListener('keydown', (e) => {
+    if (e.key !== 'Escape') return
+    const open = nav.querySelector('[aria-expanded=true]')
+    if (open && open.parentNode.contains(document.activeElement)) flip(open, false), open.focus()
+    else if (toggle.ariaExpanded === 'true') drawer(false, 1)
+  })
+}

@@ -51,5 +51,6 @@ def test_json_ld_cannot_close_its_script_element() -> None:
 def test_json_ld_keeps_the_original_name() -> None:
     doc = html_of("/%C3%A1o-thun")
     data = [json.loads(s.text) for s in doc.xpath("//script[@type='application/ld+json']")]
-    product = next(d for d in data if d["@type"] == "Product")
+    nodes = [n for d in data for n in d.get("@graph", [d])]
+    product = next(n for n in nodes if n["@type"] == "Product")
     assert product["name"] == SCRIPT_NAME

@@ -22,6 +22,8 @@ LOANWORDS = {"email", "vat", "cod"}
 REPORTED_ONLY = {"session service unreachable", "JS: "}
 #: Characters of code (selectors, cookies, attribute values), never of a sentence.
 _CODE = re.compile(r"[=\[\];{}<>#]")
+#: KeyboardEvent.key values the islands compare with: names of keys, never shown.
+KEY_NAMES = {"Escape", "Enter", "Tab"}
 
 
 def literals(source: str) -> list[str]:
@@ -77,7 +79,7 @@ def shown(text: str) -> bool:
         return False
     if VIETNAMESE.search(stripped):
         return True
-    if _CODE.search(stripped):
+    if _CODE.search(stripped) or stripped in KEY_NAMES:
         return False
     # Several words, or one capitalised word (not a header name such as Content-Type, nor a
     # method or unit such as POST or Z): what a label, a button or a message looks like.

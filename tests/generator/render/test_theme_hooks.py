@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from generator.errors import ConfigError
+from generator.render.csp import FALLS_BACK
 from generator.render.theme_settings import ThemeSettings
 from generator.write.host_files import read_policy
 from tests.support.fixture_site import fixture_plan, write_plan
@@ -41,7 +42,10 @@ def sha256(text: str) -> str:
 
 
 def directive(policy: str, name: str) -> list[str]:
+    """The sources ``name`` allows: its own, or default-src's when the policy leaves it out."""
     found = re.search(rf"(?:^|; ){name} ([^;]*)", policy)
+    if found is None and name in FALLS_BACK:
+        found = re.search(r"(?:^|; )default-src ([^;]*)", policy)
     assert found is not None, name
     return found.group(1).split()
 

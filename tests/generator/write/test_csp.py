@@ -72,14 +72,21 @@ def test_every_page_and_host_file_carries_one_policy(tmp_path: Path) -> None:
         assert meta_policy(page) == policies["meta"], page
 
 
-def test_the_import_map_is_allowed_by_its_hash_and_nothing_inline_else(tmp_path: Path) -> None:
+def test_pages_carry_no_inline_script_and_script_src_falls_back_to_self(tmp_path: Path) -> None:
     out = tmp_path / "out"
-    scripts = directives(build(out)["header"])["script-src"]
+    policy = directives(build(out)["header"])
+    # The islands load from their versioned folder: no import map, nothing inline to allow.
+    assert "script-src" not in policy and policy["default-src"] == ["'self'"]
     html = (out / "index.html").read_text(encoding="utf-8")
-    inline = re.findall(r'<script type="importmap">(.*?)</script>', html, re.DOTALL)
-    assert len(inline) == 1
-    assert scripts == ["'self'", script_hash(inline[0])]
-    assert "'unsafe-inline'" not in scripts and "'unsafe-eval'" not in scripts
+    assert not re.findall(r"<script(?![^>]*\b(?:src=|type=\"application/ld\+json\"))", html)
+    assert re.search(r'<script type="module" src="/_assets/islands/[0-9a-f]{10}/main.js">', html)
+
+
+def test_the_meta_policy_keeps_its_quotes_unescaped(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    build(out)
+    html = (out / "index.html").read_text(encoding="utf-8")
+    assert "content=\"default-src 'self';" in html and "&#39;" not in html.split("</head>")[0]
 
 
 def test_an_image_on_another_host_puts_that_host_in_img_src(tmp_path: Path) -> None:
