@@ -44,6 +44,18 @@ def get_db(request: Request) -> Iterator[Connection]:
         yield conn
 
 
+def get_read_db(request: Request) -> Iterator[Connection]:
+    """A connection for routes that only read: on PostgreSQL in autocommit, so no BEGIN and no
+    COMMIT round trip around the reads. The same guarantee as a transaction there: at READ
+    COMMITTED every statement sees its own snapshot either way. (SQLite's driver opens no
+    transaction for reads in the first place.)"""
+    engine = services_of(request).engine
+    with engine.connect() as conn:
+        if conn.dialect.name == "postgresql":
+            conn.execution_options(isolation_level="AUTOCOMMIT")
+        yield conn
+
+
 async def get_tenant(request: Request) -> Tenant:
     tenant: Tenant = request.state.tenant
     return tenant
@@ -52,4 +64,6 @@ async def get_tenant(request: Request) -> Tenant:
 ServicesDep = Annotated[Services, Depends(get_services)]
 # "function": committed before the answer is sent, so the next request reads the write.
 Db = Annotated[Connection, Depends(get_db, scope="function")]
+# Only for routes that never write (companion.routes.read): see get_read_db.
+ReadDb = Annotated[Connection, Depends(get_read_db, scope="function")]
 CurrentTenant = Annotated[Tenant, Depends(get_tenant)]

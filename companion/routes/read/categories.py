@@ -13,7 +13,7 @@ from sqlalchemy import ColumnElement, Connection, select
 
 from companion.cursors import clamp_limit
 from companion.db.schema import categories
-from companion.deps import CurrentTenant, Db, ServicesDep
+from companion.deps import CurrentTenant, ReadDb, ServicesDep
 from companion.problems import not_found
 from companion.routes.read.category_index import product_counts
 from companion.routes.read.paging import first_page
@@ -68,7 +68,7 @@ def one_category(conn: Connection, store_id: int, match: ColumnElement[bool], wh
 
 @router.get("/categories", summary="Top-level categories, or the children of parent")
 def list_categories(
-    db: Db,
+    db: ReadDb,
     tenant: CurrentTenant,
     services: ServicesDep,
     parent: Ref = None,
@@ -89,7 +89,7 @@ def list_categories(
 
 
 @router.get("/categories/tree", summary="Two-level category tree")
-def category_tree(db: Db, tenant: CurrentTenant) -> Envelope[CategoryTreeNode]:
+def category_tree(db: ReadDb, tenant: CurrentTenant) -> Envelope[CategoryTreeNode]:
     rows = category_rows(db, tenant.store_id)
     tops = [r for r in rows if r.parent_id is None]
     top_ids = {r.id for r in tops}
@@ -106,13 +106,13 @@ def category_tree(db: Db, tenant: CurrentTenant) -> Envelope[CategoryTreeNode]:
 
 
 @router.get("/categories/by-slug/{slug}", summary="Category detail by slug")
-def category_by_slug(slug: Slug, db: Db, tenant: CurrentTenant) -> Category:
+def category_by_slug(slug: Slug, db: ReadDb, tenant: CurrentTenant) -> Category:
     row = one_category(db, tenant.store_id, categories.c.slug == slug, f"category {slug!r}")
     return to_categories(db, tenant.store_id, [row])[0]
 
 
 @router.get("/categories/{category_id}", summary="Category detail by id")
-def category_by_id(category_id: EntityId, db: Db, tenant: CurrentTenant) -> Category:
+def category_by_id(category_id: EntityId, db: ReadDb, tenant: CurrentTenant) -> Category:
     row = one_category(
         db, tenant.store_id, categories.c.id == category_id, f"category {category_id}"
     )
@@ -121,7 +121,7 @@ def category_by_id(category_id: EntityId, db: Db, tenant: CurrentTenant) -> Cate
 
 @router.get("/categories/{category_id}/breadcrumb", summary="Path from the root category")
 def category_breadcrumb(
-    category_id: EntityId, db: Db, tenant: CurrentTenant
+    category_id: EntityId, db: ReadDb, tenant: CurrentTenant
 ) -> Envelope[BreadcrumbItem]:
     by_id = {r.id: r for r in category_rows(db, tenant.store_id)}
     if category_id not in by_id:
@@ -139,7 +139,7 @@ def category_breadcrumb(
 
 
 @router.get("/categories/{category_id}/subcategories", summary="Direct children")
-def subcategories(category_id: EntityId, db: Db, tenant: CurrentTenant) -> Envelope[Category]:
+def subcategories(category_id: EntityId, db: ReadDb, tenant: CurrentTenant) -> Envelope[Category]:
     one_category(db, tenant.store_id, categories.c.id == category_id, f"category {category_id}")
     rows = category_rows(db, tenant.store_id, categories.c.parent_id == category_id)
     items = to_categories(db, tenant.store_id, rows)
