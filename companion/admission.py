@@ -17,6 +17,10 @@ seconds, is answered at once with 503 and ``Retry-After`` (problem JSON, code ``
 rather than after a wait the shopper would not sit through; nothing of it has run, so it can be
 sent again as it was. Waiting requests cost an asyncio event each.
 
+Never refused (``patient_prefixes``): the payment gateway's notifications (IPN). They wait for
+a slot like any read, however long the queue: a refused one would leave a paid order unpaid
+until the gateway tries again.
+
 Not counted (``exempt_prefixes``, set by ``create_app``): the sandbox gateway's pages, since
 completing a payment waits on the IPN, which must be admitted itself, possibly by this same
 worker; and ``/health/live``, so a busy worker is not mistaken for a dead one.
@@ -24,6 +28,7 @@ worker; and ``/health/live``, so a busy worker is not mistaken for a dead one.
 
 from __future__ import annotations
 
+import math
 from collections import deque
 from dataclasses import dataclass, field
 
@@ -63,9 +68,11 @@ class AdmissionGate:
         queue: int,
         max_wait: float,
         exempt_prefixes: tuple[str, ...] = (),
+        patient_prefixes: tuple[str, ...] = (),
     ) -> None:
         self.app = app
         self.exempt_prefixes = exempt_prefixes
+        self.patient_prefixes = patient_prefixes
         self.queue = queue
         self.max_wait = max_wait
         self._free = limit
@@ -80,7 +87,8 @@ class AdmissionGate:
         if scope["type"] != "http" or scope.get("path", "").startswith(self.exempt_prefixes):
             await self.app(scope, receive, send)
             return
-        why = await self._enter(scope["method"] in READ_METHODS)
+        patient = scope["path"].startswith(self.patient_prefixes)
+        why = await self._enter(scope["method"] in READ_METHODS, patient=patient)
         if why is not None:
             problem = overloaded(scope["method"], scope["path"], RETRY_AFTER, why)
             await problem_response(problem)(scope, receive, send)
@@ -90,18 +98,18 @@ class AdmissionGate:
         finally:
             self._leave()
 
-    async def _enter(self, read: bool) -> str | None:
+    async def _enter(self, read: bool, *, patient: bool = False) -> str | None:
         """Take a slot, after waiting for one if need be; or say why the request is refused."""
         if self._free > 0:  # a free slot means nobody waits: a leaving request hands its on
             self._free -= 1
             return None
-        if self.waiting >= self.queue:
+        if self.waiting >= self.queue and not patient:
             return f"{self.waiting} requests already waiting"
         waiter = _Waiter()
         line = self._reads if read else self._writes
         line.append(waiter)
         try:
-            with anyio.move_on_after(self.max_wait):
+            with anyio.move_on_after(math.inf if patient else self.max_wait):
                 await waiter.admitted.wait()
         except BaseException:  # cancelled while waiting: give back a slot handed over meanwhile
             if waiter.admitted.is_set():

@@ -105,6 +105,7 @@ def create_app(settings: CompanionSettings | None = None, *, clock: Clock | None
         queue=settings.admission_queue,
         max_wait=settings.admission_wait,
         exempt_prefixes=("/sandbox/", "/health/live"),
+        patient_prefixes=("/payments/",),  # the gateway's IPN: never turned away
     )
     app.add_middleware(RequestLogMiddleware)  # outermost: the request id and log see everything
     return app

@@ -179,3 +179,28 @@ async def test_a_cancelled_waiter_leaves_the_queue_and_no_slot_is_lost() -> None
         statuses = await crowd(gate, "/next", 3)
     assert statuses == [200] * 3
     assert holder.entered == ["GET /hold"] + ["GET /next"] * 3
+
+
+async def test_gateway_notifications_wait_for_a_slot_however_long_the_queue() -> None:
+    holder = Holder()
+    gate = AdmissionGate(holder, limit=1, queue=0, max_wait=0.05, patient_prefixes=("/payments/",))
+    transport = httpx.ASGITransport(app=gate)
+    answers: list[int] = []
+    async with (
+        httpx.AsyncClient(transport=transport, base_url="http://test") as client,
+        anyio.create_task_group() as group,
+    ):
+
+        async def ipn() -> None:
+            answers.append((await client.get("/payments/vnpay/ipn")).status_code)
+
+        group.start_soon(client.get, "/hold")
+        await until(lambda: len(holder.entered) == 1)
+        group.start_soon(ipn)
+        await until(lambda: gate.waiting == 1)
+        assert (await client.get("/public/v1/store")).status_code == 503  # the queue is full
+        await anyio.sleep(0.2)  # four times the longest wait of any other request
+        assert gate.waiting == 1 and not answers
+        holder.release.set()
+    assert answers == [200]
+    assert holder.entered == ["GET /hold", "GET /payments/vnpay/ipn"]
