@@ -3,10 +3,10 @@
 Nothing is built at import time. The app works under ``httpx.ASGITransport`` (which runs no
 lifespan): the engine is made, and migrations run, before ``create_app`` returns.
 
-Middleware, outermost first: request log (X-Request-Id, one JSON line) -> admission gate (at
-most POOL_SIZE requests in flight) -> crash barrier (500 problem) -> input guard (NUL) ->
-tenancy (key or Host -> store; 401) -> rate limit (429, RateLimit-* headers) -> entity tags
-(ETag, 304 on If-None-Match) -> the routes.
+Middleware, outermost first: request log (X-Request-Id, one JSON line) -> admission gate (a
+few requests in flight, reads first, 503 past a bounded queue) -> crash barrier (500 problem)
+-> input guard (NUL) -> tenancy (key or Host -> store; 401) -> rate limit (429, RateLimit-*
+headers) -> entity tags (ETag, 304 on If-None-Match) -> the routes.
 """
 
 from __future__ import annotations
@@ -100,10 +100,16 @@ def create_app(settings: CompanionSettings | None = None, *, clock: Clock | None
     )
     app.add_middleware(InputGuard)
     app.add_middleware(CrashBarrier)
-    # At most POOL_SIZE requests in flight per worker: no waiting on the pool inside a thread.
-    # Liveness answers even when the worker is saturated; the sandbox waits on its own IPN.
+    # At most POOL_SIZE requests in flight per worker: no waiting on the pool inside a thread;
+    # reads before writes, a bounded wait (503). Liveness answers even when the worker is
+    # saturated; the sandbox waits on its own IPN.
     app.add_middleware(
-        AdmissionGate, limit=POOL_SIZE, exempt_prefixes=("/sandbox/", "/health/live")
+        AdmissionGate,
+        limit=max(1, min(settings.admission_limit, POOL_SIZE)),
+        queue=settings.admission_queue,
+        max_wait=settings.admission_wait,
+        exempt_prefixes=("/sandbox/", "/health/live"),
+        patient_prefixes=("/payments/",),  # the gateway's IPN: never turned away
     )
     app.add_middleware(RequestLogMiddleware)  # outermost: the request id and log see everything
     return app

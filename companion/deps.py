@@ -6,6 +6,7 @@ Everything here is built by ``create_app`` and reached through the request: no m
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Annotated
 
@@ -44,6 +45,23 @@ def get_db(request: Request) -> Iterator[Connection]:
         yield conn
 
 
+def get_read_db(request: Request) -> Iterator[Connection]:
+    """A connection for routes that only read: on PostgreSQL in autocommit, so no BEGIN and no
+    COMMIT round trip around the reads. The same guarantee as a transaction there: at READ
+    COMMITTED every statement sees its own snapshot either way. (SQLite's driver opens no
+    transaction for reads in the first place.)"""
+    with read_connection(request) as conn:
+        yield conn
+
+
+@contextmanager
+def read_connection(request: Request) -> Iterator[Connection]:
+    with services_of(request).engine.connect() as conn:
+        if conn.dialect.name == "postgresql":
+            conn.execution_options(isolation_level="AUTOCOMMIT")
+        yield conn
+
+
 async def get_tenant(request: Request) -> Tenant:
     tenant: Tenant = request.state.tenant
     return tenant
@@ -52,4 +70,7 @@ async def get_tenant(request: Request) -> Tenant:
 ServicesDep = Annotated[Services, Depends(get_services)]
 # "function": committed before the answer is sent, so the next request reads the write.
 Db = Annotated[Connection, Depends(get_db, scope="function")]
+# Only for routes that never write (companion.routes.read): see get_read_db. Those routes are
+# served through companion.routes.read.one_hop, which opens it in the route's own thread.
+ReadDb = Annotated[Connection, Depends(get_read_db, scope="function")]
 CurrentTenant = Annotated[Tenant, Depends(get_tenant)]

@@ -89,10 +89,9 @@ def log_config() -> dict[str, Any]:
     return config
 
 
-def serve(settings: CompanionSettings, *, host: str, port: int, workers: int = 1) -> None:
-    """Run until interrupted. One worker builds the app first, so database errors surface
-    before binding; several workers get the settings through the environment."""
-    options: dict[str, Any] = {
+def uvicorn_options(host: str, port: int) -> dict[str, Any]:
+    """How uvicorn serves the companion; the load test serves its bare baseline the same way."""
+    return {
         "host": host,
         "port": port,
         "log_level": "info",
@@ -102,6 +101,12 @@ def serve(settings: CompanionSettings, *, host: str, port: int, workers: int = 1
         "timeout_graceful_shutdown": GRACEFUL_SECONDS,
         "timeout_keep_alive": KEEP_ALIVE_SECONDS,
     }
+
+
+def serve(settings: CompanionSettings, *, host: str, port: int, workers: int = 1) -> None:
+    """Run until interrupted. One worker builds the app first, so database errors surface
+    before binding; several workers get the settings through the environment."""
+    options = uvicorn_options(host, port)
     if workers <= 1:
         app = create_app(settings)
         services = app.state.services

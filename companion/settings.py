@@ -40,3 +40,11 @@ class CompanionSettings:
     #: promotions included (declared to clients as ``order_discounts`` in GET /cart/quote).
     #: Off: as the spec says, they are priced in the quote and not written to the order.
     order_discounts: bool = True
+    #: Requests one worker serves at once (at most the database pool's 10); the others wait,
+    #: reads before writes (companion.admission). Few: a worker runs Python one thread at a
+    #: time, so more in flight only share the core and lengthen each other's answers.
+    admission_limit: int = 4
+    #: Requests that may wait for a slot in one worker; one more is answered 503 at once.
+    admission_queue: int = 50
+    #: Seconds a request may wait for a slot before it is answered 503.
+    admission_wait: float = 2.0

@@ -1,22 +1,31 @@
 """Load test of the companion: many shoppers against two workers on PostgreSQL, then an audit.
 
     python scripts/loadtest.py --server postgresql://postgres@127.0.0.1:54329/postgres
-        [--shoppers 200] [--seconds 60] [--workers 2] [--port 8765]
+        [--shoppers 200] [--seconds 60] [--probe-seconds 30] [--workers 2] [--port 8765]
 
 What it does, on loopback only, bounded in time (it stops by itself):
 1. creates a throw-away database on the server, seeds the demo store, makes publishable keys
    (shoppers share a pool of them, as several storefronts of one store would) and puts a few
    hot variants on short stock so that checkouts race for the last units;
-2. starts ``storefront api`` with ``--workers`` processes on 127.0.0.1;
-3. runs ``--shoppers`` concurrent simulated shoppers for ``--seconds`` (one pool of keep-alive
+2. the baseline: serves a bare ASGI endpoint (``loadtest_bare``: the same uvicorn settings and
+   worker count, a fixed JSON answer, no database) on ``--port`` + 1 and sends it one request
+   per shopper pause for ``--probe-seconds``;
+3. starts ``storefront api`` with ``--workers`` processes on 127.0.0.1;
+4. runs ``--shoppers`` concurrent simulated shoppers for ``--seconds`` (one pool of keep-alive
    connections through the lean client of ``loadtest_http``, so that the load generator takes
    little of the CPU it shares with the server): each browses the catalogue, fills and
    updates a cart, asks for a quote and, often, places the order (with an
    Idempotency-Key, sometimes sent twice) and pays it through the sandbox gateway, whose IPN the
    shopper then replays once, as a gateway retrying would;
-4. bursts on a fresh key across all workers and counts the 429s;
-5. stops the server and audits the database: no lost or duplicated order, stock never negative
+5. the same shoppers browse the catalogue only, for ``--probe-seconds``;
+6. bursts on a fresh key across all workers and counts the 429s;
+7. stops the server and audits the database: no lost or duplicated order, stock never negative
    and exactly what was sold, every IPN applied once, the rate limit held across workers.
+
+Every phase reads the CPU time of the server's worker processes (``loadtest_cpu``), so the
+catalogue's and the mix's CPU per request stand beside the bare endpoint's from the same run.
+Requests the admission gate turned away (503 with Retry-After) are counted as shed, apart from
+the 5xx errors.
 
 Prints throughput, p50/p95/p99 latency per endpoint group, the error count and the audit; exits
 1 if any audit check fails or any answer was a 5xx. Shoppers pause 1-5 s between actions
@@ -54,6 +63,7 @@ from sqlalchemy.engine import make_url
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from loadtest_cpu import cpu_seconds, descendants  # noqa: E402
 from loadtest_http import LeanClient, Response, TransportError  # noqa: E402
 
 from companion.db.commerce_schema import order_items, order_status_history, orders  # noqa: E402
@@ -94,6 +104,7 @@ class Tally:
     statuses: Counter[int] = field(default_factory=Counter)
     transport_errors: int = 0
     server_errors: list[str] = field(default_factory=list)
+    shed: int = 0  # 503 with Retry-After: turned away by the admission gate, not an error
     orders_by_cart: dict[str, int] = field(default_factory=dict)
     conflicting_orders: list[str] = field(default_factory=list)
     out_of_stock: int = 0
@@ -141,7 +152,9 @@ class Shopper:
             return None
         self.tally.latencies[group].append(time.perf_counter() - started)
         self.tally.statuses[response.status_code] += 1
-        if response.status_code >= 500:
+        if response.status_code == 503 and "retry-after" in response.headers:
+            self.tally.shed += 1
+        elif response.status_code >= 500:
             self.tally.server_errors.append(f"{method} {url} -> {response.status_code}")
         return response
 
@@ -239,10 +252,18 @@ class Shopper:
         if replay is not None and replay.status_code == 200:
             self.tally.ipn_replay[replay.json().get("RspCode", "")] += 1
 
-    async def run(self, deadline: float) -> None:
+    async def run(self, deadline: float, plan: str) -> None:
+        """``plan``: "mix" (browse, cart, quote, order, pay), "catalogue" (browse only) or
+        "bare" (one request to the bare baseline server per pause)."""
         await asyncio.sleep(self.rng.uniform(0, 1))  # shoppers arrive over the first second
         while time.monotonic() < deadline:
-            await self.shop_once()
+            if plan == "bare":
+                await self.call("bare", "GET", "/bare", params={"limit": 20})
+                await self.think()
+            elif plan == "catalogue":
+                await self.browse()
+            else:
+                await self.shop_once()
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -287,6 +308,28 @@ def seed(engine: Engine) -> tuple[int, list[str], list[int], list[int], list[str
     return summary.store_id, keys, hot, cool, sorted({r.slug for r in rows})
 
 
+def start_bare(port: int, workers: int, log: Path) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "PYTHONPATH": f"{ROOT / 'scripts'}{os.pathsep}{ROOT}"}
+    with log.open("wb") as out:
+        return subprocess.Popen(
+            [sys.executable, str(ROOT / "scripts" / "loadtest_bare.py"), str(port), str(workers)],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env=env,
+            cwd=ROOT,
+        )
+
+
+def stop(server: subprocess.Popen[bytes]) -> None:
+    if server.poll() is None:
+        server.send_signal(signal.SIGTERM)
+        try:
+            server.wait(timeout=45)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+
+
 def start_server(url: str, port: int, workers: int, log: Path) -> subprocess.Popen[bytes]:
     settings = {
         "database": url,
@@ -312,13 +355,15 @@ def start_server(url: str, port: int, workers: int, log: Path) -> subprocess.Pop
         )
 
 
-def wait_ready(base: str, server: subprocess.Popen[bytes], seconds: float = 60) -> None:
+def wait_ready(
+    base: str, server: subprocess.Popen[bytes], seconds: float = 60, path: str = "/health/ready"
+) -> None:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         if server.poll() is not None:
             raise SystemExit("loadtest: the server stopped while starting (see its log)")
         try:
-            if httpx.get(f"{base}/health/ready", timeout=2).status_code == 200:
+            if httpx.get(f"{base}{path}", timeout=2).status_code == 200:
                 return
         except httpx.HTTPError:
             pass
@@ -344,18 +389,50 @@ async def burst(base: str, key: str, total: int) -> Counter[int]:
         return Counter(await asyncio.gather(*(one() for _ in range(total))))
 
 
+@dataclass
+class Phase:
+    """One stretch of load against one server: what the shoppers saw and the CPU it took."""
+
+    name: str
+    tally: Tally
+    elapsed: float
+    cpu: float  # seconds of CPU of the server's worker processes over the phase
+
+    @property
+    def requests(self) -> int:
+        return sum(self.tally.statuses.values())
+
+    @property
+    def cpu_per_request_ms(self) -> float:
+        return self.cpu / max(1, self.requests) * 1000
+
+
 async def run_load(
-    shop: Shop, shoppers: int, seconds: float, think: tuple[float, float]
+    shop: Shop, shoppers: int, seconds: float, think: tuple[float, float], plan: str
 ) -> tuple[Tally, float]:
     tally = Tally()
     # One pool of keep-alive connections shared by the shoppers, at most one per shopper.
     async with LeanClient(shop.base, max_connections=shoppers, timeout=30) as client:
         started = time.monotonic()
         deadline = started + seconds
-        crowd = [Shopper(shop, client, tally, i, think).run(deadline) for i in range(shoppers)]
+        crowd = [
+            Shopper(shop, client, tally, i, think).run(deadline, plan) for i in range(shoppers)
+        ]
         await asyncio.gather(*crowd)
         elapsed = time.monotonic() - started
     return tally, elapsed
+
+
+def measure(
+    name: str, server: subprocess.Popen[bytes], shop: Shop, args: argparse.Namespace, plan: str
+) -> Phase:
+    """Run one phase and read the CPU its workers took (from /proc, before and after)."""
+    workers = descendants(server.pid)
+    before = cpu_seconds(workers)
+    seconds = args.seconds if plan == "mix" else args.probe_seconds
+    think = (args.think[0], args.think[1])
+    tally, elapsed = run_fast(run_load(shop, args.shoppers, seconds, think, plan))
+    return Phase(name, tally, elapsed, cpu_seconds(workers) - before)
 
 
 def audit(
@@ -452,27 +529,53 @@ def audit(
     return checks
 
 
-def report(tally: Tally, elapsed: float, args: argparse.Namespace) -> None:
-    total = sum(tally.statuses.values())
-    low, high = args.think
-    print(
-        f"\n{args.shoppers} shoppers (pauses {low:g}-{high:g} s), {args.workers} workers, "
-        f"{elapsed:.1f} s: {total} requests, {total / elapsed:.0f} requests/s; "
-        f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
+def row(label: str, values: list[float], cpu: str = "") -> str:
+    return (
+        f"{label:<22} {len(values):>9} {percentile(values, 0.50):>8.1f} "
+        f"{percentile(values, 0.95):>8.1f} {percentile(values, 0.99):>8.1f} {cpu:>12}"
     )
-    print(f"{'group':<10} {'requests':>9} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8}")
+
+
+def report(bare: Phase, catalogue: Phase, mix: Phase, args: argparse.Namespace) -> None:
+    """The mix per group, with the bare baseline and the catalogue alone, measured the same
+    way minutes apart, beside it."""
+    low, high = args.think
+    tally = mix.tally
+    print(
+        f"\n{args.shoppers} shoppers (pauses {low:g}-{high:g} s), {args.workers} workers; "
+        f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores at the end"
+    )
+    for phase in (bare, catalogue, mix):
+        print(
+            f"  {phase.name}: {phase.requests} requests in {phase.elapsed:.1f} s "
+            f"({phase.requests / phase.elapsed:.0f}/s), server CPU "
+            f"{phase.cpu:.1f} s = {phase.cpu_per_request_ms:.2f} ms per request"
+        )
+    header = f"{'group':<22} {'requests':>9} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8}"
+    print(f"{header} {'CPU ms/req':>12}")
+    print(row("bare (baseline)", bare.tally.latencies["bare"], f"{bare.cpu_per_request_ms:.2f}"))
+    print(
+        row(
+            "catalogue alone",
+            catalogue.tally.latencies["catalogue"],
+            f"{catalogue.cpu_per_request_ms:.2f}",
+        )
+    )
     for group in GROUPS:
         values = tally.latencies.get(group, [])
-        if not values:
-            continue
-        print(
-            f"{group:<10} {len(values):>9} {percentile(values, 0.50):>8.1f} "
-            f"{percentile(values, 0.95):>8.1f} {percentile(values, 0.99):>8.1f}"
-        )
-    server_errors = sum(n for s, n in tally.statuses.items() if s >= 500)
+        if values:
+            print(row(group, values))
+    every = [v for values in tally.latencies.values() for v in values]
+    print(row("full mix", every, f"{mix.cpu_per_request_ms:.2f}"))
+    ratio = catalogue.cpu_per_request_ms / max(bare.cpu_per_request_ms, 1e-9)
+    print(f"catalogue CPU per request: {ratio:.1f}x the bare endpoint's")
+    server_errors = sum(n for s, n in tally.statuses.items() if s >= 500) - tally.shed
     print(f"statuses: {dict(sorted(tally.statuses.items()))}")
+    shed = sum(p.tally.shed for p in (catalogue, mix))
+    asked = catalogue.requests + mix.requests
     print(
         f"errors: {server_errors} 5xx, {tally.transport_errors} transport; "
+        f"shed (503, Retry-After): {shed} of {asked} ({shed / max(1, asked):.2%}); "
         f"refused for stock (expected): {tally.out_of_stock}"
     )
     if tally.latencies.get("catalogue"):
@@ -497,10 +600,26 @@ def wait_for_fresh_window(margin: float = 15.0) -> None:
         time.sleep(60 - into + 0.5)
 
 
+def baseline(shop: Shop, log: Path, args: argparse.Namespace) -> Phase:
+    """The bare endpoint on the same server settings and workers, at the same pace."""
+    port = args.port + 1
+    bare_shop = Shop(f"http://127.0.0.1:{port}", shop.keys, [], [], [])
+    server = start_bare(port, args.workers, log)
+    try:
+        wait_ready(bare_shop.base, server, path="/bare")
+        phase = measure("bare endpoint (baseline)", server, bare_shop, args, "bare")
+    finally:
+        stop(server)
+    if phase.tally.statuses.get(200, 0) != phase.requests:
+        raise SystemExit(f"loadtest: the bare endpoint answered {dict(phase.tally.statuses)}")
+    return phase
+
+
 def load_and_audit(
     engine: Engine, url: str, base: str, log: Path, args: argparse.Namespace
-) -> tuple[Tally, float, list[tuple[str, bool, str]]]:
-    """Seed, serve, load, burst, stop the server (always), report, audit."""
+) -> tuple[list[Phase], list[tuple[str, bool, str]]]:
+    """Seed, measure the bare baseline, serve, load (the mix, then the catalogue alone), burst,
+    stop the server (always), report, audit."""
     store_id, keys, hot, cool, slugs = seed(engine)
     with engine.connect() as conn:
         initial = {
@@ -514,31 +633,34 @@ def load_and_audit(
         f"starting {args.workers} workers on {base}",
         file=sys.stderr,
     )
+    shop = Shop(base, keys, hot, cool, slugs)
+    bare = baseline(shop, log, args)
     server = start_server(url, args.port, args.workers, log)
     try:
         wait_ready(base, server)
-        shop = Shop(base, keys, hot, cool, slugs)
-        think = (args.think[0], args.think[1])
-        tally, elapsed = run_fast(run_load(shop, args.shoppers, args.seconds, think))
+        mix = measure("full mix", server, shop, args, "mix")
+        # After the mix, so that it runs on warm workers (pools open, keys cached).
+        catalogue = measure("catalogue alone", server, shop, args, "catalogue")
         wait_for_fresh_window()
         burst_seen = asyncio.run(burst(base, burst_key, RATE_PER_MINUTE + BURST_EXTRA))
     finally:
-        if server.poll() is None:
-            server.send_signal(signal.SIGTERM)
-            try:
-                server.wait(timeout=45)
-            except subprocess.TimeoutExpired:
-                server.kill()
-                server.wait()
-    report(tally, elapsed, args)
-    return tally, elapsed, audit(engine, store_id, tally, initial, burst_seen, args.workers)
+        stop(server)
+    report(bare, catalogue, mix, args)
+    checks = audit(engine, store_id, mix.tally, initial, burst_seen, args.workers)
+    return [bare, catalogue, mix], checks
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--server", required=True, help="PostgreSQL server URL (loopback)")
     parser.add_argument("--shoppers", type=int, default=200)
-    parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--seconds", type=float, default=60.0, help="the full mix (default 60)")
+    parser.add_argument(
+        "--probe-seconds",
+        type=float,
+        default=30.0,
+        help="the bare baseline before the mix, the catalogue alone after it (default 30)",
+    )
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument(
@@ -560,7 +682,7 @@ def main(argv: list[str] | None = None) -> int:
     base = f"http://127.0.0.1:{args.port}"
     log = Path(tempfile.gettempdir()) / f"storefront-loadtest-{os.getpid()}.log"
     try:
-        tally, elapsed, checks = load_and_audit(engine, url, base, log, args)
+        phases, checks = load_and_audit(engine, url, base, log, args)
     finally:
         engine.dispose()
         admin = create_engine(database_url(args.server), isolation_level="AUTOCOMMIT")
@@ -570,10 +692,11 @@ def main(argv: list[str] | None = None) -> int:
     print("\naudit:")
     for title, ok, detail in checks:
         print(f"  [{'ok' if ok else 'FAIL'}] {title}: {detail}")
-    for line in tally.server_errors[:10]:
+    server_errors = [line for phase in phases for line in phase.tally.server_errors]
+    for line in server_errors[:10]:
         print(f"  5xx: {line}")
     failed = [t for t, ok, _ in checks if not ok]
-    if failed or tally.server_errors:
+    if failed or server_errors:
         print(f"loadtest: FAILED ({len(failed)} checks, server log {log})", file=sys.stderr)
         return 1
     log.unlink(missing_ok=True)

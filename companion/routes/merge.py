@@ -16,7 +16,8 @@ its own dependencies, responses and tags into each route, as ``add_api_route`` a
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from fastapi import APIRouter
 from fastapi.routing import APIRoute
@@ -29,14 +30,16 @@ def add_routes(
     prefix: str = "",
     tags: Sequence[str] = (),
     include_in_schema: bool = True,
+    endpoint_of: Callable[[Callable[..., Any]], Callable[..., Any]] = lambda endpoint: endpoint,
 ) -> None:
-    """Add every route of ``source`` to ``target`` under ``prefix``, with ``tags`` first."""
+    """Add every route of ``source`` to ``target`` under ``prefix``, with ``tags`` first;
+    ``endpoint_of`` may stand a route's function in for it (``routes.read.one_hop``)."""
     for route in source.routes:
         if not isinstance(route, APIRoute):
             raise TypeError(f"only API routes can be added, not {route!r}")
         target.add_api_route(
             prefix + route.path,
-            route.endpoint,
+            endpoint_of(route.endpoint),
             response_model=route.response_model,
             status_code=route.status_code,
             tags=[*tags, *route.tags],

@@ -43,6 +43,11 @@ router = APIRouter(tags=["cart"])
 
 def cart_view(conn: Connection, *, store_id: int, cart: Cart, now: datetime) -> CartOut:
     lines = price_variants(conn, store_id=store_id, quantities=item_quantities(conn, cart), now=now)
+    return view_of(cart, lines)
+
+
+def view_of(cart: Cart, lines: list[PricedLine]) -> CartOut:
+    """The cart as answered, from its lines priced in the same transaction."""
     return CartOut(
         token=cart.token,
         status=cart.status,
@@ -112,7 +117,7 @@ def put_cart_items(
     wanted = combine_quantities(
         [], [(i.variant_id, i.quantity) for i in body.items], cap=MAX_QUANTITY
     )
-    _check_items(db, store_id=store_id, wanted=wanted, body=body, now=now)
+    lines = _check_items(db, store_id=store_id, wanted=wanted, body=body, now=now)
     if token:
         cart = find_cart(db, store_id=store_id, token=token)
         if cart is None:
@@ -124,7 +129,9 @@ def put_cart_items(
     else:
         cart = create_cart(db, store_id=store_id, customer_id=customer_id, now=now)
     cart = replace_items(db, cart, store_id=store_id, items=wanted, now=now)
-    return cart_view(db, store_id=store_id, cart=cart, now=now)
+    # The cart now holds exactly ``wanted``, in that order, and the lines checked it priced in
+    # this transaction: no need to read the items and price them again.
+    return view_of(cart, lines)
 
 
 def _check_items(
@@ -134,12 +141,11 @@ def _check_items(
     wanted: list[tuple[int, int]],
     body: CartItemsIn,
     now: datetime,
-) -> None:
-    """Every variant exists, is for sale and has the stock asked for (422 naming the item)."""
-    lines = {
-        line.variant_id: line
-        for line in price_variants(conn, store_id=store_id, quantities=wanted, now=now)
-    }
+) -> list[PricedLine]:
+    """Every variant exists, is for sale and has the stock asked for (422 naming the item);
+    the lines of ``wanted``, in its order."""
+    priced = price_variants(conn, store_id=store_id, quantities=wanted, now=now)
+    lines = {line.variant_id: line for line in priced}
     position = {item.variant_id: i for i, item in reversed(list(enumerate(body.items)))}
     for variant_id, quantity in wanted:
         where = f"items.{position[variant_id]}"
@@ -152,6 +158,7 @@ def _check_items(
             raise unprocessable(
                 f"{where}.quantity", f"only {max(line.stock, 0)} of {line.name} in stock"
             )
+    return priced
 
 
 @router.post("/cart/merge", response_model=CartOut, summary="Merge a guest cart on login")

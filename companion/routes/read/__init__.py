@@ -19,6 +19,7 @@ from companion.routes.read import (
     site,
     sitemap,
 )
+from companion.routes.read.one_hop import in_one_thread
 
 router = APIRouter(
     dependencies=[Security(service_key_scheme())],
@@ -38,4 +39,5 @@ for _tag, _module in (
     ("sitemap", sitemap),
     ("routes", resolve),
 ):
-    add_routes(router, _module.router, tags=[_tag])
+    # Each route's connection opened in its own thread call: one hand-over, not three.
+    add_routes(router, _module.router, tags=[_tag], endpoint_of=in_one_thread)

@@ -22,7 +22,7 @@ from companion.db.schema import (
     article_tags,
     articles,
 )
-from companion.deps import CurrentTenant, Db, ServicesDep
+from companion.deps import CurrentTenant, ReadDb, ServicesDep
 from companion.problems import not_found
 from companion.routes.read.paging import after_desc, cut_page, first_page, time_cursor, time_key
 from companion.routes.read.params import Cursor, EntityId, Limit, Ref, Slug
@@ -107,7 +107,7 @@ def with_tag(store_id: int, slug: str) -> ColumnElement[bool]:
 
 @router.get("/articles", summary="Published articles, newest first")
 def list_articles(
-    db: Db,
+    db: ReadDb,
     tenant: CurrentTenant,
     services: ServicesDep,
     limit: Limit = None,
@@ -133,7 +133,7 @@ def list_articles(
 
 @router.get("/articles/by-slug/{slug}", summary="Article detail with content, categories, tags")
 def article_by_slug(
-    slug: Slug, db: Db, tenant: CurrentTenant, services: ServicesDep
+    slug: Slug, db: ReadDb, tenant: CurrentTenant, services: ServicesDep
 ) -> ArticleDetail:
     conds = published(tenant.store_id, services.clock.now())
     row = db.execute(select(articles).where(*conds, articles.c.slug == slug)).first()
@@ -152,7 +152,7 @@ def article_by_slug(
 @router.get("/articles/{article_id}/related", summary="Articles sharing a category")
 def related_articles(
     article_id: EntityId,
-    db: Db,
+    db: ReadDb,
     tenant: CurrentTenant,
     services: ServicesDep,
     limit: Limit = None,
@@ -181,7 +181,7 @@ def related_articles(
 
 
 @router.get("/article-categories", summary="Article categories")
-def list_article_categories(db: Db, tenant: CurrentTenant) -> Envelope[ArticleCategory]:
+def list_article_categories(db: ReadDb, tenant: CurrentTenant) -> Envelope[ArticleCategory]:
     rows = db.execute(
         select(article_categories)
         .where(article_categories.c.store_id == tenant.store_id)
@@ -192,7 +192,9 @@ def list_article_categories(db: Db, tenant: CurrentTenant) -> Envelope[ArticleCa
 
 
 @router.get("/article-tags", summary="Tags of published articles, most used first")
-def list_article_tags(db: Db, tenant: CurrentTenant, services: ServicesDep) -> Envelope[ArticleTag]:
+def list_article_tags(
+    db: ReadDb, tenant: CurrentTenant, services: ServicesDep
+) -> Envelope[ArticleTag]:
     count = func.count(articles.c.id)
     query = (
         select(article_tags.c.name, article_tags.c.slug, count.label("article_count"))

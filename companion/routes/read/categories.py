@@ -10,11 +10,13 @@ from typing import Any
 
 from fastapi import APIRouter
 from sqlalchemy import ColumnElement, Connection, select
+from starlette.responses import JSONResponse
 
 from companion.cursors import clamp_limit
 from companion.db.schema import categories
-from companion.deps import CurrentTenant, Db, ServicesDep
+from companion.deps import CurrentTenant, ReadDb, ServicesDep
 from companion.problems import not_found
+from companion.routes.read.answers import page as page_answer
 from companion.routes.read.category_index import product_counts
 from companion.routes.read.paging import first_page
 from companion.routes.read.params import EntityId, Limit, Ref, Slug
@@ -38,25 +40,30 @@ def category_rows(conn: Connection, store_id: int, *conds: ColumnElement[bool]) 
     return list(conn.execute(query).all())
 
 
-def to_categories(conn: Connection, store_id: int, rows: Sequence[Any]) -> list[Category]:
+def category_fields(conn: Connection, store_id: int, rows: Sequence[Any]) -> list[dict[str, Any]]:
+    """The fields of ``Category`` as plain JSON values, one dict per row."""
     counts = product_counts(conn, store_id, [r.id for r in rows])
     return [
-        Category(
-            id=r.id,
-            parent_id=r.parent_id,
-            name=r.name,
-            slug=r.slug,
-            url=clean_url(r.url),
-            description_html=r.description_html,
-            cover_image_url=r.image_url,
-            image_url=r.image_url,
-            product_count=counts[r.id],
-            meta_title=r.meta_title,
-            meta_description=r.meta_description,
-            updated_at=wire(r.updated_at),
-        )
+        {
+            "id": r.id,
+            "parent_id": r.parent_id,
+            "name": r.name,
+            "slug": r.slug,
+            "url": clean_url(r.url),
+            "description_html": r.description_html,
+            "cover_image_url": r.image_url,
+            "image_url": r.image_url,
+            "product_count": counts[r.id],
+            "meta_title": r.meta_title,
+            "meta_description": r.meta_description,
+            "updated_at": wire(r.updated_at),
+        }
         for r in rows
     ]
+
+
+def to_categories(conn: Connection, store_id: int, rows: Sequence[Any]) -> list[Category]:
+    return [Category(**fields) for fields in category_fields(conn, store_id, rows)]
 
 
 def one_category(conn: Connection, store_id: int, match: ColumnElement[bool], what: str) -> Any:
@@ -66,14 +73,19 @@ def one_category(conn: Connection, store_id: int, match: ColumnElement[bool], wh
     return rows[0]
 
 
-@router.get("/categories", summary="Top-level categories, or the children of parent")
+@router.get(
+    "/categories",
+    summary="Top-level categories, or the children of parent",
+    response_model=Envelope[Category],
+)
 def list_categories(
-    db: Db,
+    db: ReadDb,
     tenant: CurrentTenant,
     services: ServicesDep,
     parent: Ref = None,
     limit: Limit = None,
-) -> Envelope[Category]:
+) -> JSONResponse:
+    """Plain JSON built field by field: a page view's list, answered without a model."""
     settings = services.settings
     size = clamp_limit(limit, default=settings.default_limit, maximum=settings.max_limit)
     if parent is None:
@@ -84,12 +96,11 @@ def list_categories(
         )
         rows = category_rows(db, tenant.store_id, categories.c.parent_id.in_(parent_ids))
     page, has_more = first_page(rows, size)
-    items = to_categories(db, tenant.store_id, page)
-    return Envelope[Category](items=items, next_cursor=None, has_more=has_more)
+    return page_answer(category_fields(db, tenant.store_id, page), None, has_more)
 
 
 @router.get("/categories/tree", summary="Two-level category tree")
-def category_tree(db: Db, tenant: CurrentTenant) -> Envelope[CategoryTreeNode]:
+def category_tree(db: ReadDb, tenant: CurrentTenant) -> Envelope[CategoryTreeNode]:
     rows = category_rows(db, tenant.store_id)
     tops = [r for r in rows if r.parent_id is None]
     top_ids = {r.id for r in tops}
@@ -106,13 +117,13 @@ def category_tree(db: Db, tenant: CurrentTenant) -> Envelope[CategoryTreeNode]:
 
 
 @router.get("/categories/by-slug/{slug}", summary="Category detail by slug")
-def category_by_slug(slug: Slug, db: Db, tenant: CurrentTenant) -> Category:
+def category_by_slug(slug: Slug, db: ReadDb, tenant: CurrentTenant) -> Category:
     row = one_category(db, tenant.store_id, categories.c.slug == slug, f"category {slug!r}")
     return to_categories(db, tenant.store_id, [row])[0]
 
 
 @router.get("/categories/{category_id}", summary="Category detail by id")
-def category_by_id(category_id: EntityId, db: Db, tenant: CurrentTenant) -> Category:
+def category_by_id(category_id: EntityId, db: ReadDb, tenant: CurrentTenant) -> Category:
     row = one_category(
         db, tenant.store_id, categories.c.id == category_id, f"category {category_id}"
     )
@@ -121,7 +132,7 @@ def category_by_id(category_id: EntityId, db: Db, tenant: CurrentTenant) -> Cate
 
 @router.get("/categories/{category_id}/breadcrumb", summary="Path from the root category")
 def category_breadcrumb(
-    category_id: EntityId, db: Db, tenant: CurrentTenant
+    category_id: EntityId, db: ReadDb, tenant: CurrentTenant
 ) -> Envelope[BreadcrumbItem]:
     by_id = {r.id: r for r in category_rows(db, tenant.store_id)}
     if category_id not in by_id:
@@ -139,7 +150,7 @@ def category_breadcrumb(
 
 
 @router.get("/categories/{category_id}/subcategories", summary="Direct children")
-def subcategories(category_id: EntityId, db: Db, tenant: CurrentTenant) -> Envelope[Category]:
+def subcategories(category_id: EntityId, db: ReadDb, tenant: CurrentTenant) -> Envelope[Category]:
     one_category(db, tenant.store_id, categories.c.id == category_id, f"category {category_id}")
     rows = category_rows(db, tenant.store_id, categories.c.parent_id == category_id)
     items = to_categories(db, tenant.store_id, rows)

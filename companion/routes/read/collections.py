@@ -9,7 +9,7 @@ from sqlalchemy import select
 
 from companion.cursors import clamp_limit
 from companion.db.schema import collections
-from companion.deps import CurrentTenant, Db, ServicesDep
+from companion.deps import CurrentTenant, ReadDb, ServicesDep
 from companion.problems import not_found
 from companion.routes.read.paging import first_page
 from companion.routes.read.params import Limit, Slug
@@ -33,7 +33,7 @@ def to_collection(row: Any) -> Collection:
 
 @router.get("/collections", summary="Visible collections (limit up to 200)")
 def list_collections(
-    db: Db, tenant: CurrentTenant, services: ServicesDep, limit: Limit = None
+    db: ReadDb, tenant: CurrentTenant, services: ServicesDep, limit: Limit = None
 ) -> Envelope[Collection]:
     settings = services.settings
     size = clamp_limit(
@@ -52,7 +52,7 @@ def list_collections(
 
 
 @router.get("/collections/by-slug/{slug}", summary="Collection detail by slug")
-def collection_by_slug(slug: Slug, db: Db, tenant: CurrentTenant) -> Collection:
+def collection_by_slug(slug: Slug, db: ReadDb, tenant: CurrentTenant) -> Collection:
     row = db.execute(
         select(collections).where(
             collections.c.store_id == tenant.store_id,

@@ -12,7 +12,7 @@ from fastapi import APIRouter
 from sqlalchemy import ColumnElement, func, select
 
 from companion.db.schema import brands, categories, products, variants
-from companion.deps import CurrentTenant, Db
+from companion.deps import CurrentTenant, ReadDb
 from companion.problems import not_found
 from companion.routes.read.category_index import category_parents, descendants, filed_under
 from companion.routes.read.params import Ref
@@ -60,7 +60,7 @@ def option_values(rows: list[Any]) -> list[FilterAttribute]:
 
 
 @router.get("/filters", summary="Filter configuration of a category (display only)")
-def filters_for(db: Db, tenant: CurrentTenant, category: Ref = None) -> Filters:
+def filters_for(db: ReadDb, tenant: CurrentTenant, category: Ref = None) -> Filters:
     store_id = tenant.store_id
     scope: list[ColumnElement[bool]] = [
         products.c.store_id == store_id,

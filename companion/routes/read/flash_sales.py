@@ -10,7 +10,7 @@ from sqlalchemy import Connection, select
 
 from companion.cursors import clamp_limit
 from companion.db.schema import flash_sale_products, flash_sales, products
-from companion.deps import CurrentTenant, Db, ServicesDep
+from companion.deps import CurrentTenant, ReadDb, ServicesDep
 from companion.pricing import sale_status
 from companion.problems import not_found
 from companion.product_cards import CARD_COLUMNS, PUBLISHED, build_cards
@@ -44,7 +44,7 @@ def find_sale(conn: Connection, store_id: int, sale_id: int) -> Any:
 
 @router.get("/flash-sales", summary="Running flash sales, ending soonest first")
 def list_flash_sales(
-    db: Db, tenant: CurrentTenant, services: ServicesDep, limit: Limit = None
+    db: ReadDb, tenant: CurrentTenant, services: ServicesDep, limit: Limit = None
 ) -> Envelope[FlashSale]:
     settings = services.settings
     size = clamp_limit(limit, default=settings.default_limit, maximum=settings.max_limit)
@@ -67,7 +67,7 @@ def list_flash_sales(
 
 @router.get("/flash-sales/{sale_id}", summary="One flash sale (running, scheduled or ended)")
 def flash_sale(
-    sale_id: EntityId, db: Db, tenant: CurrentTenant, services: ServicesDep
+    sale_id: EntityId, db: ReadDb, tenant: CurrentTenant, services: ServicesDep
 ) -> FlashSale:
     return to_sale(find_sale(db, tenant.store_id, sale_id), services.clock.now())
 
@@ -75,7 +75,7 @@ def flash_sale(
 @router.get("/flash-sales/{sale_id}/products", summary="Products of a sale at the sale price")
 def flash_sale_products_list(
     sale_id: EntityId,
-    db: Db,
+    db: ReadDb,
     tenant: CurrentTenant,
     services: ServicesDep,
     limit: Limit = None,

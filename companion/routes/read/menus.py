@@ -10,7 +10,7 @@ from fastapi import APIRouter
 from sqlalchemy import select
 
 from companion.db.schema import menu_items, menus
-from companion.deps import CurrentTenant, Db
+from companion.deps import CurrentTenant, ReadDb
 from companion.schemas.envelope import Envelope
 from companion.schemas.read import Menu, MenuItem
 from companion.wire_values import clean_url
@@ -37,7 +37,7 @@ def nest(rows: Sequence[Any]) -> list[MenuItem]:
 
 
 @router.get("/menus", summary="Navigation menus with nested items")
-def list_menus(db: Db, tenant: CurrentTenant) -> Envelope[Menu]:
+def list_menus(db: ReadDb, tenant: CurrentTenant) -> Envelope[Menu]:
     menu_rows = db.execute(
         select(menus).where(menus.c.store_id == tenant.store_id).order_by(menus.c.id)
     ).all()

@@ -8,7 +8,7 @@ from fastapi import APIRouter
 from sqlalchemy import ColumnElement, Connection, select
 
 from companion.db.schema import pages
-from companion.deps import CurrentTenant, Db
+from companion.deps import CurrentTenant, ReadDb
 from companion.problems import not_found
 from companion.routes.read.params import EntityId, Slug
 from companion.schemas.read import CmsPage
@@ -36,10 +36,10 @@ def find_page(conn: Connection, store_id: int, match: ColumnElement[bool], what:
 
 
 @router.get("/pages/by-slug/{slug}", summary="CMS page by slug")
-def page_by_slug(slug: Slug, db: Db, tenant: CurrentTenant) -> CmsPage:
+def page_by_slug(slug: Slug, db: ReadDb, tenant: CurrentTenant) -> CmsPage:
     return find_page(db, tenant.store_id, pages.c.slug == slug, f"page {slug!r}")
 
 
 @router.get("/pages/{page_id}", summary="CMS page by id")
-def page_by_id(page_id: EntityId, db: Db, tenant: CurrentTenant) -> CmsPage:
+def page_by_id(page_id: EntityId, db: ReadDb, tenant: CurrentTenant) -> CmsPage:
     return find_page(db, tenant.store_id, pages.c.id == page_id, f"page {page_id}")

@@ -11,7 +11,7 @@ from starlette.responses import JSONResponse
 
 from companion.cursors import clamp_limit
 from companion.db.schema import brands, product_categories, product_images, products, variants
-from companion.deps import CurrentTenant, Db, ServicesDep
+from companion.deps import CurrentTenant, ReadDb, ServicesDep
 from companion.pricing import discounted, unit_in_stock
 from companion.problems import not_found
 from companion.product_cards import (
@@ -94,7 +94,7 @@ def detail_fields(
     "/products/by-slug/{slug}", summary="Product detail by slug", response_model=ProductDetail
 )
 def product_by_slug(
-    slug: Slug, db: Db, tenant: CurrentTenant, services: ServicesDep
+    slug: Slug, db: ReadDb, tenant: CurrentTenant, services: ServicesDep
 ) -> JSONResponse:
     match, what = products.c.slug == slug, f"product {slug!r}"
     return answer(detail_fields(db, tenant.store_id, match, what, services.clock.now()))
@@ -102,7 +102,7 @@ def product_by_slug(
 
 @router.get("/products/{product_id}", summary="Product detail by id", response_model=ProductDetail)
 def product_by_id(
-    product_id: EntityId, db: Db, tenant: CurrentTenant, services: ServicesDep
+    product_id: EntityId, db: ReadDb, tenant: CurrentTenant, services: ServicesDep
 ) -> JSONResponse:
     match, what = products.c.id == product_id, f"product {product_id}"
     return answer(detail_fields(db, tenant.store_id, match, what, services.clock.now()))
@@ -111,7 +111,7 @@ def product_by_id(
 @router.get("/products/{product_id}/related", summary="Products of the same category")
 def related_products(
     product_id: EntityId,
-    db: Db,
+    db: ReadDb,
     tenant: CurrentTenant,
     services: ServicesDep,
     limit: Limit = None,
@@ -140,7 +140,7 @@ def related_products(
 
 @router.get("/products/{product_id}/variants", summary="Variants on sale")
 def product_variants(
-    product_id: EntityId, db: Db, tenant: CurrentTenant, services: ServicesDep
+    product_id: EntityId, db: ReadDb, tenant: CurrentTenant, services: ServicesDep
 ) -> Envelope[Variant]:
     """A variant without its own price (or compare-at price) sells at the product's."""
     store_id = tenant.store_id

@@ -16,7 +16,7 @@ from starlette.responses import JSONResponse
 
 from companion.cursors import clamp_limit
 from companion.db.schema import categories, collection_products, collections, products
-from companion.deps import CurrentTenant, Db, ServicesDep
+from companion.deps import CurrentTenant, ReadDb, ServicesDep
 from companion.problems import unprocessable
 from companion.product_cards import PUBLISHED, card_of, card_select
 from companion.routes.read.answers import page as page_answer
@@ -106,7 +106,7 @@ def ordered(query: Select[Any], sort: Sort, cursor: str | None) -> tuple[Select[
     response_model=Envelope[ProductCard],
 )
 def list_products(
-    db: Db,
+    db: ReadDb,
     tenant: CurrentTenant,
     services: ServicesDep,
     limit: Limit = None,

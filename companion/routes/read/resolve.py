@@ -19,7 +19,7 @@ from fastapi import APIRouter, Query
 from sqlalchemy import ColumnElement, Connection, Table, select
 
 from companion.db.schema import articles, categories, collections, custom_paths, pages, products
-from companion.deps import CurrentTenant, Db, ServicesDep
+from companion.deps import CurrentTenant, ReadDb, ServicesDep
 from companion.problems import not_found
 from companion.schemas.read import RouteTarget
 
@@ -95,7 +95,7 @@ def resolve(conn: Connection, store_id: int, path: str, now: datetime) -> RouteT
 @router.get("/routes/resolve", summary="The entity a path shows; 404 when nothing matches")
 def resolve_route(
     path: Annotated[str, Query(min_length=1, max_length=2000, description="A site path")],
-    db: Db,
+    db: ReadDb,
     tenant: CurrentTenant,
     services: ServicesDep,
 ) -> RouteTarget:

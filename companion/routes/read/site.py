@@ -10,7 +10,7 @@ from starlette.responses import JSONResponse
 
 from companion.cursors import clamp_limit
 from companion.db.schema import banners, custom_variables, promotions, stores
-from companion.deps import CurrentTenant, Db, ServicesDep
+from companion.deps import CurrentTenant, ReadDb, ServicesDep
 from companion.problems import not_found
 from companion.routes.read.answers import answer
 from companion.routes.read.paging import first_page
@@ -25,7 +25,7 @@ router = APIRouter()
 @router.get(
     "/store", summary="Store name, logo, contact, social links, currency", response_model=Store
 )
-def store_info(db: Db, tenant: CurrentTenant) -> JSONResponse:
+def store_info(db: ReadDb, tenant: CurrentTenant) -> JSONResponse:
     row = db.execute(select(stores).where(stores.c.id == tenant.store_id)).first()
     if row is None:
         raise not_found("store")
@@ -45,7 +45,7 @@ def store_info(db: Db, tenant: CurrentTenant) -> JSONResponse:
 
 
 @router.get("/custom-variables", summary="Store custom variables")
-def list_custom_variables(db: Db, tenant: CurrentTenant) -> Envelope[CustomVariable]:
+def list_custom_variables(db: ReadDb, tenant: CurrentTenant) -> Envelope[CustomVariable]:
     rows = db.execute(
         select(custom_variables.c.key, custom_variables.c.value)
         .where(custom_variables.c.store_id == tenant.store_id)
@@ -56,7 +56,7 @@ def list_custom_variables(db: Db, tenant: CurrentTenant) -> Envelope[CustomVaria
 
 
 @router.get("/promotions", summary="Visible text promotions")
-def list_promotions(db: Db, tenant: CurrentTenant) -> Envelope[Promotion]:
+def list_promotions(db: ReadDb, tenant: CurrentTenant) -> Envelope[Promotion]:
     rows = db.execute(
         select(promotions)
         .where(promotions.c.store_id == tenant.store_id, promotions.c.visible.is_(True))
@@ -68,7 +68,7 @@ def list_promotions(db: Db, tenant: CurrentTenant) -> Envelope[Promotion]:
 
 @router.get("/banners", summary="Banners showing now, by position")
 def list_banners(
-    db: Db,
+    db: ReadDb,
     tenant: CurrentTenant,
     services: ServicesDep,
     location_code: Annotated[

@@ -19,7 +19,7 @@ from sqlalchemy import ColumnElement, Select, String, Table, and_, func, literal
 
 from companion.cursors import clamp_limit
 from companion.db.schema import articles, categories, collections, custom_paths, pages, products
-from companion.deps import CurrentTenant, Db, ServicesDep
+from companion.deps import CurrentTenant, ReadDb, ServicesDep
 from companion.routes.read.paging import after_asc, cut_page, time_cursor, time_key
 from companion.routes.read.params import Cursor, Limit
 from companion.schemas.envelope import Envelope
@@ -84,7 +84,7 @@ def count_table(name: str) -> Table:
 
 
 @router.get("/sitemap", summary="Sitemap sections and the row count of each")
-def sitemap(db: Db, tenant: CurrentTenant) -> Sitemap:
+def sitemap(db: ReadDb, tenant: CurrentTenant) -> Sitemap:
     sections = []
     for name in SECTIONS:
         query = (
@@ -99,7 +99,7 @@ def sitemap(db: Db, tenant: CurrentTenant) -> Sitemap:
 @router.get("/sitemap/{section}", summary="One page of a section's paths (not XML)")
 def sitemap_section(
     section: SectionName,
-    db: Db,
+    db: ReadDb,
     tenant: CurrentTenant,
     services: ServicesDep,
     limit: Limit = None,

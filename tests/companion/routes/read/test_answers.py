@@ -10,7 +10,7 @@ import pytest
 from pydantic import BaseModel
 
 from companion.schemas.envelope import Envelope
-from companion.schemas.read import ProductCard, ProductDetail, Store
+from companion.schemas.read import Category, ProductCard, ProductDetail, Store
 from tests.companion.conftest import Api
 
 pytestmark = pytest.mark.anyio
@@ -32,7 +32,8 @@ def catalogue(api: Api) -> dict[str, Any]:
     shop.variant(shirt, "M", stock=0)
     shop.image(shirt, "/1.jpg", "Mặt trước")
     shop.product("Quần", slug="quan", price=None, url="")
-    return {"shirt": shirt}
+    shop.category("Áo thun", parent_id=category, url="")
+    return {"shirt": shirt, "category": category}
 
 
 async def test_list_card_detail_and_store_answers_match_their_models(
@@ -45,6 +46,8 @@ async def test_list_card_detail_and_store_answers_match_their_models(
         (ProductDetail, "/products/by-slug/quan"),
         (ProductDetail, f"/products/{catalogue['shirt']}"),
         (Store, "/store"),
+        (Envelope[Category], "/categories"),
+        (Envelope[Category], f"/categories?parent={catalogue['category']}"),
     ]
     for model, endpoint in answers:
         path, _, query = endpoint.partition("?")
@@ -56,3 +59,5 @@ async def test_list_card_detail_and_store_answers_match_their_models(
     detail = (await api.get("/products/by-slug/ao-so-mi")).json()
     assert detail["in_stock"] is False and detail["brand"]["name"] == "Việt Tiến"
     assert detail["effective_price"] < detail["price"]
+    children = (await api.get("/categories", parent=str(catalogue["category"]))).json()
+    assert [c["name"] for c in children["items"]] == ["Áo thun"]
