@@ -1,5 +1,5 @@
 // The buying path: cart, checkout and payment return.
-import { SESSION, STATUS, api, enc, failed, h, link, readCart, said, saveItems, setCartToken, showCount, sitePath, sleep, track, vnd } from './api.js'
+import { SESSION, STATUS, api, enc, failed, h, link, readCart, said, saveItems, setCartToken, showCount, sitePath, sleep, src, track, vnd } from './api.js'
 
 const COUPON = 'sf_coupon'
 
@@ -36,10 +36,14 @@ function cart (root) {
       saveItems(next).then(render).catch(failed(root))
     }
     const lines = cart.items.map((item, n) => h('li', { class: 'cart-line' },
-      h('span', { class: 'cart-name' }, link(item.url, item.name), item.variant_name ? ` (${item.variant_name})` : ''),
-      h('span', null, vnd(item.unit_price)),
-      h('input', { type: 'number', min: 1, max: 999, value: item.quantity, 'aria-label': `Số lượng ${item.name}`, onchange: (e) => change(n, Math.max(1, Number(e.target.value) || 1)) }),
-      h('button', { type: 'button', class: 'secondary', onclick: () => change(n, 0) }, 'Xóa')))
+      item.image_url ? h('img', { class: 'cart-thumb', src: src(item.image_url), alt: '', width: 80, height: 80 }) : h('span', { class: 'cart-thumb' }),
+      h('span', { class: 'cart-name' }, link(item.url, item.name), item.variant_name && h('small', null, item.variant_name), h('small', null, vnd(item.unit_price) || 'Tạm ngừng bán'),
+        h('button', { type: 'button', class: 'secondary', onclick: () => change(n, 0) }, 'Xóa')),
+      h('span', { class: 'stepper' },
+        h('button', { type: 'button', class: 'secondary', 'aria-label': 'Bớt 1', disabled: item.quantity < 2, onclick: () => change(n, item.quantity - 1) }, '−'),
+        h('input', { type: 'number', min: 1, max: 999, value: item.quantity, 'aria-label': `Số lượng ${item.name}`, onchange: (e) => change(n, Math.max(1, Number(e.target.value) || 1)) }),
+        h('button', { type: 'button', class: 'secondary', 'aria-label': 'Thêm 1', onclick: () => change(n, item.quantity + 1) }, '+')),
+      h('strong', { class: 'line-total' }, vnd(item.line_total))))
     const coupon = h('form', { class: 'coupon', onsubmit: (e) => {
       e.preventDefault()
       sessionStorage.setItem(COUPON, e.target.code.value.trim())
@@ -57,8 +61,9 @@ function cart (root) {
       row('Phí vận chuyển', Number(quote.shipping_total) ? vnd(quote.shipping_total) : 'Tính ở bước thanh toán'),
       row('Tổng cộng', vnd(quote.total), 'total'))
     const leftOut = discountsLeftOut(quote) && h('p', { class: 'coupon-bad', role: 'status' }, LEFT_OUT)
-    root.replaceChildren(h('ul', { class: 'cart-lines' }, lines), coupon, message, totals, leftOut,
-      h('p', null, h('a', { class: 'button', href: sitePath('/thanh-toan') }, 'Thanh toán')))
+    root.replaceChildren(h('div', { class: 'cart' }, h('ul', { class: 'cart-lines' }, lines),
+      h('div', { class: 'cart-summary' }, coupon, message, totals, leftOut,
+        h('a', { class: 'button', href: sitePath('/thanh-toan') }, 'Thanh toán'))))
   }
   render().catch(failed(root))
 }
