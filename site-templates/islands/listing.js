@@ -87,7 +87,7 @@ async function recommendations (el) {
   const block = (title, items) => items.length ? h('section', null, h('h2', null, title), h('ul', { class: 'grid' }, items.slice(0, 4).map(card))) : null
   try {
     const [liked, seen] = await Promise.all([
-      api(`/recommendations/product/${id}?limit=4`),
+      api(`/recommendations/product/${id}?limit=8`),
       api(`/recommendations/recently-viewed?session_token=${token}&limit=5`),
     ])
     // What "Sản phẩm liên quan" already shows is not suggested again.
