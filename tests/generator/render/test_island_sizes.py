@@ -1,7 +1,12 @@
 import gzip
+import os
+import subprocess
+import sys
 from pathlib import Path
 
-from generator.render.theme import asset_source, island_sizes, minify_js
+from generator.render.theme import DEFAULT_THEME, asset_source, island_sizes, minify_js
+
+REPO = Path(__file__).resolve().parents[3]
 
 
 def test_island_sizes_are_gzipped_per_file_as_published(tmp_path: Path) -> None:
@@ -29,3 +34,22 @@ def test_islands_are_published_minified_and_other_assets_as_they_are(tmp_path: P
     assert island is not None and raw is not None
     assert island.read_bytes() == b"export function add(a,b){return a+b}"
     assert raw.read_bytes() == source
+
+
+def _island_size(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, str(REPO / "scripts" / "island_size.py"), *args],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), *sys.path])},
+    )
+
+
+def test_the_script_prints_the_published_total_and_exits_1_above_its_budget() -> None:
+    total = sum(island_sizes(DEFAULT_THEME).values())
+    within = _island_size("--budget", str(total))
+    assert within.returncode == 0, within.stderr
+    assert within.stdout.splitlines()[0] == str(total)
+    above = _island_size("--budget", str(total - 1))
+    assert above.returncode == 1
