@@ -41,6 +41,7 @@ from generator.model import Menu, PackedProduct
 from generator.plan.links import Links, RecordingLinks
 from generator.plan.paths import output_file
 from generator.plan.site_plan import Page, PageKind, SitePlan
+from generator.render import buying
 from generator.render.fragments import CONTEXT_NAME as FRAGMENTS
 from generator.render.fragments import (
     FragmentCache,
@@ -133,6 +134,10 @@ def build_environment(
     env.globals["image_src"] = image_src
     env.globals["price_of"] = price_of
     env.globals["jsonld_graph"] = graph
+    env.globals["saving"] = buying.saving
+    env.globals["stock_state"] = buying.stock_state
+    env.globals["first_choice"] = buying.first_choice
+    env.globals["option_groups"] = buying.option_groups
     env.globals["tel_href"] = tel_href
     env.globals["mailto_href"] = mailto_href
     env.globals["site_path"] = site_path

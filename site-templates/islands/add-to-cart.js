@@ -1,43 +1,55 @@
-// Product page: live price and stock per variant (the static page may be stale), add to cart,
-// save for later. Without JS the form only reloads the page.
-import { UNAVAILABLE, api, h, priceOf, readCart, said, saveItems, sitePath, track, vnd } from './api.js'
+// Product page: the options pick a variant, whose live price, saving and stock replace the
+// static page's (which may be stale); add to cart, save for later. Without JS the form only
+// reloads the page. Stock words and the low-stock number as generator/render/buying.py.
+import { UNAVAILABLE, api, h, price, priceOf, readCart, said, saveItems, sitePath, track } from './api.js'
+
+const stockOf = (v) => !v.in_stock ? ['stock-out', 'Hết hàng'] : v.stock != null && v.stock <= 5 ? ['stock-low', 'Sắp hết'] : ['stock-in', 'Còn hàng']
 
 export default async function (form) {
   const status = h('p', { class: 'cart-status', role: 'status' })
   const save = h('button', { type: 'button', class: 'secondary' }, 'Lưu sản phẩm')
   form.append(status, save)
   const productId = Number(form.dataset.productId)
-  const now = document.querySelector('.product-info .price-now')
-  const buy = form.querySelector('button[type=submit]')
+  const info = form.parentElement
+  const buy = form.querySelector('[type=submit]')
+  // variant_id: a hidden input the options set, or the variants' own radios.
+  const picked = form.elements.variant_id
   let variants = []
+  const variant = () => variants.find((v) => v.id === Number(picked.value))
   // No session service: the page reads on, the button says ordering is unavailable for now.
   const closed = () => {
-    if (buy) {
-      buy.disabled = true
-      buy.textContent = 'Tạm thời chưa đặt hàng được'
-    }
+    buy.disabled = true
+    buy.textContent = 'Tạm thời chưa đặt hàng được'
     save.hidden = true
     status.textContent = UNAVAILABLE
   }
-
-  const chosen = () => {
-    const radio = form.querySelector('input[name=variant_id]:checked')
-    return radio ? Number(radio.value) : variants.length ? variants[0].id : null
+  // Whether v has the options chosen (those of every group but `skip`).
+  const fits = (v, skip) => Object.entries(v.options || {}).every(([k, x]) => k === skip || !form.elements[k] || form.elements[k].value === x)
+  const show = () => {
+    if (picked.type === 'hidden') {
+      // An option is open while some variant in stock has it with the other choices.
+      for (const r of form.querySelectorAll('fieldset input[type=radio]')) r.disabled = !variants.some((v) => v.in_stock && v.options[r.name] === r.value && fits(v, r.name))
+      picked.value = (variants.find((v) => fits(v)) || {}).id || ''
+    }
+    const v = variant() || {}
+    const [css, words] = stockOf(v)
+    const ok = v.in_stock && priceOf(v) != null
+    if (v.id) info.querySelector('.price').replaceWith(price(v, true))
+    info.querySelector('.stock').className = 'stock ' + css
+    info.querySelector('.stock').textContent = words
+    buy.disabled = !ok
+    buy.textContent = ok ? 'Thêm vào giỏ' : 'Hết hàng'
   }
   // A variant as a cart line, for the ecommerce events.
-  const asLine = (id, quantity) => {
-    const v = variants.find((x) => x.id === id) || {}
+  const asLine = (quantity) => {
+    const v = variant() || {}
     return [{ product_id: productId, name: document.querySelector('h1').textContent, variant_name: v.name, unit_price: priceOf(v), quantity }]
   }
-  const showPrice = () => {
-    const variant = variants.find((v) => v.id === chosen())
-    if (variant && now && priceOf(variant) != null) now.textContent = vnd(priceOf(variant))
-  }
 
-  form.addEventListener('change', showPrice)
+  form.addEventListener('change', (e) => e.target.name !== 'quantity' && show())
   form.addEventListener('submit', async (e) => {
     e.preventDefault()
-    const variantId = chosen()
+    const variantId = Number(picked.value)
     const quantity = Math.max(1, Number(form.quantity.value) || 1)
     if (!variantId) return (status.textContent = 'Vui lòng chọn phân loại.')
     status.textContent = 'Đang thêm…'
@@ -48,7 +60,7 @@ export default async function (form) {
       if (line) line.quantity += quantity
       else items.push({ variant_id: variantId, quantity })
       await saveItems(items)
-      track('add_to_cart', asLine(variantId, quantity))
+      track('add_to_cart', asLine(quantity))
       status.replaceChildren('Đã thêm vào giỏ hàng. ', h('a', { href: sitePath('/gio-hang') }, 'Xem giỏ hàng'))
     } catch (error) {
       if (error.unavailable) closed()
@@ -67,15 +79,12 @@ export default async function (form) {
   // Listeners first (a click must never fall through to a native submit), then live prices.
   try {
     variants = (await api(`/products/${productId}/variants`)).items
-    for (const v of variants) {
-      const radio = form.querySelector(`input[name=variant_id][value="${v.id}"]`)
-      if (!radio) continue
-      const price = priceOf(v)
-      radio.disabled = !v.in_stock
-      radio.nextElementSibling.textContent = v.name + (price != null ? ' - ' + vnd(price) : '') + (v.in_stock ? '' : ' (Hết hàng)')
+    for (const r of form.querySelectorAll('[name=variant_id][type=radio]')) {
+      const v = variants.find((x) => x.id === Number(r.value))
+      r.disabled = !(v && v.in_stock)
     }
-    showPrice()
-    track('view_item', asLine(chosen(), 1))
+    show()
+    track('view_item', asLine(1))
   } catch (error) {
     if (error.unavailable) closed() // else the static prices stay
   }

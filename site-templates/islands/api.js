@@ -93,20 +93,35 @@ export const link = (url, text) =>
 
 // A url of the API as a path of this site (under its prefix), else null.
 const sitePathOf = (url) => typeof url === 'string' && /^\/(?![\/\\])/.test(url) ? ROOT + url : null
+// An image url of the API as an img src: a path of this site under its prefix, else as it is.
+export const src = (url) => sitePathOf(url) || url
 
 // Integer VND from a number or a string; nothing for a missing price (never "0 ₫").
 export function vnd (amount) {
   if (amount == null || amount === '') return ''
-  return new Intl.NumberFormat('vi-VN').format(Math.round(Number(amount))) + ' ₫'
+  return new Intl.NumberFormat('vi-VN').format(Math.round(Number(amount))) + '\u00a0₫'
 }
 
 export const priceOf = (item) => item.effective_price ?? item.price
 
+// The price as partials/price.html draws it: now, the higher earlier price struck through,
+// the saving when asked; "Liên hệ" without a price.
+export function price (p, save) {
+  const now = priceOf(p)
+  if (now == null) return h('p', { class: 'price price-contact' }, 'Liên hệ')
+  const was = [p.compare_at_price, p.price].find((x) => x != null && +x > +now)
+  const off = Math.round((was - now) * 100 / was)
+  return h('p', { class: 'price' }, h('span', { class: 'price-now' }, vnd(now)), was && [
+    ' ', h('del', { class: 'price-was' }, h('span', { class: 'visually-hidden' }, 'Giá gốc: '), vnd(was)),
+    save && [' ', h('span', { class: 'price-save' }, 'Tiết kiệm ' + (off >= 1 ? off + '%' : vnd(was - now)))]])
+}
+
+// A product card as partials/product_card.html draws it.
 export const card = (p) => h('li', null, h('article', { class: 'card' },
-  p.image_url && h('img', { class: 'card-image', src: sitePathOf(p.image_url) || p.image_url, alt: '', width: 300, height: 300, loading: 'lazy' }),
+  p.image_url && h('img', { src: src(p.image_url), alt: '', width: 600, height: 600, loading: 'lazy' }),
   h('h3', { class: 'card-title' }, link(p.url, p.name)),
-  h('p', { class: 'price price-now' }, vnd(priceOf(p))),
-  !p.in_stock && h('p', { class: 'stock-out' }, 'Hết hàng')))
+  price(p),
+  priceOf(p) != null && !p.in_stock && h('p', { class: 'stock stock-out' }, 'Hết hàng')))
 
 export function cookie (name) {
   const found = document.cookie.split('; ').find((c) => c.startsWith(name + '='))

@@ -1,5 +1,5 @@
 // The buying path: cart, checkout and payment return.
-import { SESSION, STATUS, api, enc, failed, h, link, readCart, said, saveItems, setCartToken, showCount, sitePath, sleep, track, vnd } from './api.js'
+import { SESSION, STATUS, api, enc, failed, h, link, readCart, said, saveItems, setCartToken, showCount, sitePath, sleep, src, track, vnd } from './api.js'
 
 const COUPON = 'sf_coupon'
 
@@ -18,17 +18,26 @@ export function couponMessage (coupon) {
 }
 export const discountLabel = (line) => (line.code ? `Mã giảm giá ${line.code}` : 'Khuyến mãi')
 
+const empty = (root) => root.replaceChildren(h('p', null, 'Giỏ hàng đang trống. ', h('a', { href: sitePath('/') }, 'Tiếp tục mua sắm')))
+const quoted = (token, code) => api(`/cart/quote?token=${enc(token)}` + (code ? '&coupon_code=' + enc(code) : ''))
+const row = (label, value, cls) => [h('dt', { class: cls }, label), h('dd', { class: cls }, value)]
+
+// The quote's lines, the cart's total; at checkout, the amount the order is charged (and no
+// discount the backend leaves out of it).
+const totals = (quote, checkout) => [
+  row('Tạm tính', vnd(quote.subtotal)),
+  checkout && discountsLeftOut(quote) ? [] : quote.discount_lines.map((d) => row(discountLabel(d), '-' + vnd(d.amount))),
+  quote.tax_lines.map((t) => row(t.included ? 'Thuế VAT (đã gồm trong giá)' : 'Thuế VAT', vnd(t.amount))),
+  row('Phí vận chuyển', Number(quote.shipping_total) ? vnd(quote.shipping_total) : checkout ? 'Miễn phí' : 'Tính ở bước thanh toán'),
+  checkout ? row('Tổng thanh toán', vnd(orderAmount(quote)), 'total') : row('Tổng cộng', vnd(quote.total), 'total')].flat(9)
+
 // Cart page: quantities, remove, coupon (its message from the quote), totals from /cart/quote.
 function cart (root) {
   const render = async () => {
     const cart = await readCart()
-    if (!cart || !cart.items.length) {
-      showCount(0)
-      return root.replaceChildren(h('p', null, 'Giỏ hàng đang trống. ', h('a', { href: sitePath('/') }, 'Tiếp tục mua sắm')))
-    }
-    showCount(cart.item_count)
-    const code = sessionStorage.getItem(COUPON) || ''
-    const quote = await api(`/cart/quote?token=${enc(cart.token)}` + (code ? '&coupon_code=' + enc(code) : ''))
+    showCount(cart ? cart.item_count : 0)
+    if (!cart || !cart.items.length) return empty(root)
+    const quote = await quoted(cart.token, sessionStorage.getItem(COUPON))
     if (quote.coupon && !quote.coupon.valid) sessionStorage.removeItem(COUPON)
     const items = cart.items.map((i) => ({ variant_id: i.variant_id, quantity: i.quantity }))
     const change = (index, quantity) => {
@@ -36,10 +45,14 @@ function cart (root) {
       saveItems(next).then(render).catch(failed(root))
     }
     const lines = cart.items.map((item, n) => h('li', { class: 'cart-line' },
-      h('span', { class: 'cart-name' }, link(item.url, item.name), item.variant_name ? ` (${item.variant_name})` : ''),
-      h('span', null, vnd(item.unit_price)),
-      h('input', { type: 'number', min: 1, max: 999, value: item.quantity, 'aria-label': `Số lượng ${item.name}`, onchange: (e) => change(n, Math.max(1, Number(e.target.value) || 1)) }),
-      h('button', { type: 'button', class: 'secondary', onclick: () => change(n, 0) }, 'Xóa')))
+      item.image_url ? h('img', { class: 'cart-thumb', src: src(item.image_url), alt: '', width: 80, height: 80 }) : h('span', { class: 'cart-thumb' }),
+      h('span', { class: 'cart-name' }, link(item.url, item.name), item.variant_name && h('small', null, item.variant_name), h('small', null, vnd(item.unit_price) || 'Tạm ngừng bán'),
+        h('button', { type: 'button', class: 'secondary', onclick: () => change(n, 0) }, 'Xóa')),
+      h('span', { class: 'stepper' },
+        h('button', { type: 'button', class: 'secondary', 'aria-label': 'Bớt 1', disabled: item.quantity < 2, onclick: () => change(n, item.quantity - 1) }, '−'),
+        h('input', { type: 'number', min: 1, max: 999, value: item.quantity, 'aria-label': `Số lượng ${item.name}`, onchange: (e) => change(n, Math.max(1, Number(e.target.value) || 1)) }),
+        h('button', { type: 'button', class: 'secondary', 'aria-label': 'Thêm 1', onclick: () => change(n, item.quantity + 1) }, '+')),
+      h('strong', { class: 'line-total' }, vnd(item.line_total))))
     const coupon = h('form', { class: 'coupon', onsubmit: (e) => {
       e.preventDefault()
       sessionStorage.setItem(COUPON, e.target.code.value.trim())
@@ -49,16 +62,10 @@ function cart (root) {
     h('input', { id: 'coupon-code', name: 'code', value: quote.coupon ? quote.coupon.code : '', maxlength: 50 }), ' ',
     h('button', { type: 'submit' }, 'Áp dụng'))
     const message = quote.coupon && h('p', { class: quote.coupon.valid ? 'coupon-ok' : 'coupon-bad', role: 'status' }, couponMessage(quote.coupon))
-    const row = (label, amount, cls) => [h('dt', { class: cls }, label), h('dd', { class: cls }, amount)]
-    const totals = h('dl', { class: 'totals' },
-      row('Tạm tính', vnd(quote.subtotal)),
-      quote.discount_lines.map((d) => row(discountLabel(d), '-' + vnd(d.amount))),
-      quote.tax_lines.map((t) => row(t.included ? 'Thuế VAT (đã gồm trong giá)' : 'Thuế VAT', vnd(t.amount))),
-      row('Phí vận chuyển', Number(quote.shipping_total) ? vnd(quote.shipping_total) : 'Tính ở bước thanh toán'),
-      row('Tổng cộng', vnd(quote.total), 'total'))
     const leftOut = discountsLeftOut(quote) && h('p', { class: 'coupon-bad', role: 'status' }, LEFT_OUT)
-    root.replaceChildren(h('ul', { class: 'cart-lines' }, lines), coupon, message, totals, leftOut,
-      h('p', null, h('a', { class: 'button', href: sitePath('/thanh-toan') }, 'Thanh toán')))
+    root.replaceChildren(h('div', { class: 'cart' }, h('ul', { class: 'cart-lines' }, lines),
+      h('div', { class: 'cart-summary' }, coupon, message, h('dl', { class: 'totals' }, totals(quote)), leftOut,
+        h('a', { class: 'button', href: sitePath('/thanh-toan') }, 'Thanh toán'))))
   }
   render().catch(failed(root))
 }
@@ -120,13 +127,10 @@ async function savedAddress () {
 async function checkout (root) {
   try {
     const cart = await readCart()
-    if (!cart || !cart.items.length) {
-      return root.replaceChildren(h('p', null, 'Giỏ hàng đang trống. ', h('a', { href: sitePath('/') }, 'Tiếp tục mua sắm')))
-    }
+    if (!cart || !cart.items.length) return empty(root)
     const token = cart.token
     track('begin_checkout', cart.items)
     const coupon = sessionStorage.getItem(COUPON) || ''
-    const quoted = () => api(`/cart/quote?token=${enc(token)}` + (coupon ? '&coupon_code=' + enc(coupon) : ''))
     const [provinces, methods, payments, started, saved] = await Promise.all([
       api('/shipping/provinces'),
       api('/shipping-methods', { method: 'POST', body: { cart_token: token } }),
@@ -148,21 +152,15 @@ async function checkout (root) {
     city.addEventListener('change', loadWards)
     const items = h('ul', { class: 'checkout-items' }, cart.items.map((item) =>
       h('li', null, h('span', null, item.name, item.variant_name ? ` (${item.variant_name})` : '', ` × ${item.quantity}`), ' ', h('span', null, vnd(item.line_total)))))
-    const totals = h('dl', { class: 'totals' })
+    const lines = h('dl', { class: 'totals' })
     const warning = h('p', { class: 'coupon-bad', role: 'status', hidden: true })
     const button = h('button', { type: 'submit', class: 'place-order' }, 'Đặt hàng')
     const status = h('div', { role: 'status' })
     let amount = null
-    const row = (label, value, cls) => [h('dt', { class: cls }, label), h('dd', { class: cls }, value)]
     const show = (quote) => {
       amount = orderAmount(quote)
       const left = discountsLeftOut(quote)
-      totals.replaceChildren(...[
-        row('Tạm tính', vnd(quote.subtotal)),
-        left ? [] : quote.discount_lines.map((d) => row(discountLabel(d), '-' + vnd(d.amount))),
-        quote.tax_lines.map((t) => row(t.included ? 'Thuế VAT (đã gồm trong giá)' : 'Thuế VAT', vnd(t.amount))),
-        row('Phí vận chuyển', Number(quote.shipping_total) ? vnd(quote.shipping_total) : 'Miễn phí'),
-        row('Tổng thanh toán', vnd(amount), 'total')].flat(9))
+      lines.replaceChildren(...totals(quote, true))
       warning.hidden = !left
       warning.textContent = left ? LEFT_OUT : ''
       button.dataset.amount = String(amount)
@@ -171,7 +169,7 @@ async function checkout (root) {
     const choose = async (code) => {
       button.disabled = true
       await api(`/checkout/${enc(started.checkout_id)}/shipping`, { method: 'PUT', body: { shipping_method: code } })
-      show(await quoted())
+      show(await quoted(token, coupon))
       button.disabled = false
     }
     const form = h('form', { class: 'checkout', novalidate: true },
@@ -187,7 +185,7 @@ async function checkout (root) {
       h('fieldset', null, h('legend', null, 'Thanh toán'),
         payments.items.map((p, n) => choice('payment', p.code, p.name, n === 0))),
       field('Ghi chú', h('textarea', { id: 'co-note', name: 'note', rows: 2, maxlength: 1000 })),
-      totals, warning, button, status)
+      lines, warning, button, status)
     form.addEventListener('change', (e) => {
       if (e.target.name === 'shipping') choose(e.target.value).catch(failed(status))
     })
@@ -247,7 +245,7 @@ async function checkout (root) {
     })
     root.replaceChildren(form)
     if (shipping.length) await choose(shipping[0].code)
-    else show(await quoted())
+    else show(await quoted(token, coupon))
   } catch (error) {
     failed(root)(error)
   }

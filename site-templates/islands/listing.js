@@ -1,6 +1,6 @@
 // Listings: the search page, sort and "load more" on category and collection pages, and the
 // product page's recommendations and recently viewed (an anonymous visitor id, no login).
-import { api, card, enc, failed, h, visitor } from './api.js'
+import { api, card, enc, failed, h, sitePath, visitor } from './api.js'
 
 function search (form) {
   const out = form.nextElementSibling
@@ -40,10 +40,13 @@ function loadMore (el) {
   let shown = Number(el.dataset.shown) || 0
   let cursor = null
   let more = el.dataset.hasMore !== 'false'
-  let sort = ''
+  // The sort lives in the url (?sap-xep=price_asc): a reload or a shared link keeps it.
+  const url = new URL(location)
+  let sort = SORTS[url.searchParams.get('sap-xep')] ? url.searchParams.get('sap-xep') : ''
   const button = h('button', { type: 'button', class: 'more' }, 'Xem thêm sản phẩm')
   const select = h('select', { id: 'sort' }, Object.entries(SORTS).map(([value, text]) => h('option', { value }, text)))
   grid.before(h('p', { class: 'sort' }, h('label', { for: 'sort' }, 'Sắp xếp '), select))
+  select.value = sort
 
   const load = async (fresh) => {
     // The static page shows the first `shown` products without a cursor: skip them once.
@@ -63,24 +66,34 @@ function loadMore (el) {
   }
   button.hidden = !more
   button.addEventListener('click', () => load(false).catch(failed(el)))
-  select.addEventListener('change', () => {
-    sort = select.value
+  const sorted = () => {
     cursor = null
     load(true).catch(failed(el))
+  }
+  select.addEventListener('change', () => {
+    sort = select.value
+    if (sort) url.searchParams.set('sap-xep', sort)
+    else url.searchParams.delete('sap-xep')
+    history.replaceState(null, '', url)
+    sorted()
   })
   el.append(button)
+  if (sort) sorted()
 }
 
 async function recommendations (el) {
-  const id = Number(el.dataset.productId)
+  const id = Number(document.body.dataset.entityId)
   const token = visitor()
   const block = (title, items) => items.length ? h('section', null, h('h2', null, title), h('ul', { class: 'grid' }, items.slice(0, 4).map(card))) : null
   try {
     const [liked, seen] = await Promise.all([
-      api(`/recommendations/product/${id}?limit=4`),
+      api(`/recommendations/product/${id}?limit=8`),
       api(`/recommendations/recently-viewed?session_token=${token}&limit=5`),
     ])
-    el.replaceChildren(...[block('Có thể bạn cũng thích', liked.items), block('Sản phẩm đã xem', seen.items.filter((p) => p.id !== id))].filter(Boolean))
+    // What "Sản phẩm liên quan" already shows is not suggested again.
+    const shown = new Set([...document.querySelectorAll('#related ~ .grid a')].map((a) => a.pathname))
+    const fresh = (p) => p.id !== id && !shown.has(new URL(sitePath(p.url || ''), location).pathname)
+    el.replaceChildren(...[block('Có thể bạn cũng thích', liked.items.filter(fresh)), block('Sản phẩm đã xem', seen.items.filter((p) => p.id !== id))].filter(Boolean))
   } catch {} // recommendations are extra: the page is complete without them
   api('/recommendations/view', { method: 'POST', body: { product_id: id, session_token: token } }).catch(() => {})
 }

@@ -26,6 +26,13 @@ if (page.entityId) {
 document.addEventListener('click', (e) => {
   const banner = e.target.closest('[data-banner-id]')
   if (banner) beacon(`/banners/${banner.dataset.bannerId}/click`, { session_token: visitor() })
+  // A gallery thumbnail scrolls the strip to its image; without JS its link jumps there.
+  const thumb = e.target.closest('.thumbs a[href]')
+  if (thumb) {
+    e.preventDefault()
+    document.querySelector(thumb.hash).scrollIntoView({ block: 'nearest', inline: 'start', behavior: 'smooth' })
+    for (const a of thumb.closest('ul').querySelectorAll('a')) a.setAttribute('aria-current', a === thumb)
+  }
 })
 
 // The menu: the drawer's button (phones), parents without a link (disclosures); Escape closes.

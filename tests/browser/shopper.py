@@ -5,15 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import lxml.html
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Locator, Page, expect
 
 
 def products_with_variants(out: Path, wanted: int) -> list[str]:
-    """Paths of product pages with at least two variants on sale (radios not disabled)."""
+    """Paths of product pages with at least two options on sale (radios not disabled)."""
     found = []
     for file in sorted((out / "san-pham").glob("*.html")):
         doc = lxml.html.parse(str(file)).getroot()
-        radios = doc.xpath('//form[@data-island="add-to-cart"]//input[@name="variant_id"]')
+        radios = doc.xpath('//form[@data-island="add-to-cart"]//input[@type="radio"]')
         if len([r for r in radios if r.get("disabled") is None]) >= 2:
             found.append("/" + file.relative_to(out).with_suffix("").as_posix())
             if len(found) == wanted:
@@ -22,17 +22,50 @@ def products_with_variants(out: Path, wanted: int) -> list[str]:
     return found
 
 
-def add_variants(page: Page, origin: str, product_path: str, count: int) -> None:
-    """Open the product page and add its first ``count`` variants on sale, one each."""
+def open_product(page: Page, origin: str, product_path: str) -> Locator:
+    """The product page with its island live and its variants' live prices in."""
     page.goto(origin + product_path)
     form = page.locator("form.add-to-cart")
     expect(form.locator(".cart-status")).to_have_count(1)  # the island is live
-    radios = form.locator('input[name="variant_id"]:not([disabled])')
+    page.wait_for_load_state("networkidle")  # and has the variants
+    return form
+
+
+def chosen_variant(form: Locator) -> str:
+    return form.locator('input[name="variant_id"]').input_value()
+
+
+def chosen_variant_name(form: Locator) -> str:
+    """The demo store names a variant by its option values: "M / Kem"."""
+    checked = form.locator("fieldset input[type=radio]:checked")
+    return " / ".join(checked.evaluate_all("radios => radios.map((r) => r.value)"))
+
+
+def pick_other_variant(form: Locator, taken: set[str]) -> str:
+    """Check options naming a variant in stock that is not in ``taken``; its id."""
+    radios = form.locator("fieldset input[type=radio]")
+    for n in range(radios.count()):
+        radio = radios.nth(n)
+        if radio.is_disabled() or radio.is_checked():
+            continue
+        radio.check()
+        variant = chosen_variant(form)
+        if variant and variant not in taken and form.locator("[type=submit]").is_enabled():
+            return variant
+    raise AssertionError("no other variant in stock to choose")
+
+
+def add_variants(page: Page, origin: str, product_path: str, count: int) -> None:
+    """Open the product page and add ``count`` variants on sale, one each: the one the page
+    starts on, then others chosen by their options."""
+    form = open_product(page, origin, product_path)
+    taken: set[str] = set()
     for n in range(count):
-        radios.nth(n).check()
+        variant = chosen_variant(form) if n == 0 else pick_other_variant(form, taken)
         form.locator('button[type="submit"]').click()
         expect(form.locator(".cart-status")).to_contain_text("Đã thêm vào giỏ hàng")
         form.locator(".cart-status").evaluate("el => el.textContent = ''")
+        taken.add(variant)
 
 
 def fill_checkout(page: Page, origin: str, *, payment: str) -> None:

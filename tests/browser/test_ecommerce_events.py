@@ -17,7 +17,14 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.browser.live_server import live_server
-from tests.browser.shopper import add_variants, fill_checkout, products_with_variants
+from tests.browser.shopper import (
+    add_variants,
+    chosen_variant,
+    chosen_variant_name,
+    fill_checkout,
+    pick_other_variant,
+    products_with_variants,
+)
 from tests.support.demo_build import BUILD_TIMEOUT, DEMO_SITE_URL, REPO
 
 pytestmark = pytest.mark.browser
@@ -91,12 +98,11 @@ def test_the_four_events_carry_the_items_prices_and_order(
     viewed = wait_for(page, "view_item")
     price = price_shown(page)
     assert viewed["currency"] == "VND" and viewed["value"] == price
-    chosen = form.locator('input[name="variant_id"]:checked + span').inner_text()
     [item] = viewed["items"]
-    assert chosen.startswith(item.pop("item_variant"))
+    assert item.pop("item_variant") == chosen_variant_name(form)
     assert item == {"item_id": product_id, "item_name": name, "price": price, "quantity": 1}
 
-    form.locator('input[name="variant_id"]:not([disabled])').nth(1).check()
+    pick_other_variant(form, {chosen_variant(form)})
     price = price_shown(page)
     form.locator('input[name="quantity"]').fill("2")
     form.locator('button[type="submit"]').click()
@@ -106,9 +112,7 @@ def test_the_four_events_carry_the_items_prices_and_order(
     [line] = added["items"]
     assert (line["item_id"], line["price"], line["quantity"]) == (product_id, price, 2)
     variant = line["item_variant"]
-    assert (
-        variant and variant in form.locator('input[name="variant_id"]:checked + span').inner_text()
-    )
+    assert variant == chosen_variant_name(form)
 
     fill_checkout(page, analytics_origin, payment="cod")
     begun = wait_for(page, "begin_checkout")

@@ -153,7 +153,7 @@ def test_ids_are_unique_and_references_resolve(page: RenderedPage) -> None:
 
 def test_every_form_control_has_a_label(page: RenderedPage) -> None:
     doc = doc_of(page)
-    for control in doc.xpath("//input | //select | //textarea"):
+    for control in doc.xpath("//input[not(@type='hidden')] | //select | //textarea"):
         wrapped = control.xpath("ancestor::label")
         labelled = control.get("id") and doc.xpath(f"//label[@for='{control.get('id')}']")
         assert wrapped or labelled, lxml.html.tostring(control)

@@ -1,0 +1,73 @@
+"""What a product page shows a buyer: its options as radio groups, a stock state, a saving.
+
+The product island (``islands/add-to-cart.js``) applies the same rules to the live variants,
+so the static page and the page after the island's refresh say the same thing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from generator.crawl.normalize import format_vnd
+from generator.model import Variant
+
+#: At or under this many units left, an item is "Sắp hết" (the island uses the same number).
+LOW_STOCK = 5
+
+
+@dataclass(frozen=True, slots=True)
+class OptionValue:
+    value: str
+    available: bool  # some variant in stock has it
+    checked: bool  # the first variant in stock has it
+
+
+@dataclass(frozen=True, slots=True)
+class OptionGroup:
+    name: str
+    values: tuple[OptionValue, ...]
+
+
+def first_choice(variants: Sequence[Variant]) -> Variant | None:
+    """The variant a page starts with: the first in stock, else the first."""
+    return next((v for v in variants if v.in_stock), variants[0] if variants else None)
+
+
+def option_groups(variants: Sequence[Variant]) -> tuple[OptionGroup, ...]:
+    """One radio group per option name, its values in the order variants first use them.
+    Nothing when there is nothing to choose (one variant: the button adds it), or when some
+    variants have no options (the page then lists the variants themselves)."""
+    if len(variants) < 2 or any(not v.options for v in variants):
+        return ()
+    chosen = first_choice(variants)
+    picked = dict(chosen.options) if chosen is not None else {}
+    values: dict[str, dict[str, bool]] = {}
+    for variant in variants:
+        for name, value in variant.options:
+            seen = values.setdefault(name, {})
+            seen[value] = seen.get(value, False) or variant.in_stock
+    return tuple(
+        OptionGroup(
+            name,
+            tuple(OptionValue(v, ok, picked.get(name) == v) for v, ok in found.items()),
+        )
+        for name, found in values.items()
+    )
+
+
+def stock_state(in_stock: bool, stock: int | None = None) -> tuple[str, str]:
+    """(css class, words): Hết hàng, Sắp hết (a known stock at or under LOW_STOCK), Còn hàng."""
+    if not in_stock:
+        return "stock-out", "Hết hàng"
+    if stock is not None and stock <= LOW_STOCK:
+        return "stock-low", "Sắp hết"
+    return "stock-in", "Còn hàng"
+
+
+def saving(now: int, was: int) -> str:
+    """'Tiết kiệm 20%'; the amount when the percentage would round to under 1%."""
+    percent = round((was - now) * 100 / was)
+    if percent >= 1:
+        return f"Tiết kiệm {percent}%"
+    return "Tiết kiệm " + format_vnd(was - now)

@@ -1,0 +1,112 @@
+"""The product page's buying part, rendered from the fixture store: gallery, options, prices,
+stock, "Liên hệ"; and the rules of generator.render.buying it uses."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import lxml.html
+import pytest
+
+from generator.model import Variant
+from generator.render.buying import option_groups, saving, stock_state
+from generator.render.fragments import FragmentCache
+from generator.render.pages import build_environment, render_recorded
+from tests.support.fixture_site import fixture_plan, html_of
+
+SHIRT = "/%C3%A1o-thun"
+JEAN = "/qu%E1%BA%A7n-jean"  # no price
+
+
+def variant(id: int, options: dict[str, str], in_stock: bool = True) -> Variant:
+    name = " / ".join(options.values())
+    return Variant(id, 1, None, name, tuple(options.items()), 100, None, None, in_stock, None, None)
+
+
+def test_gallery_thumbnails_link_each_image_with_sizes_and_alt_text() -> None:
+    doc = html_of(SHIRT)
+    shots = doc.xpath("//ul[@class='gallery']/li")
+    thumbs = doc.xpath("//ul[@class='thumbs']//a")
+    assert [s.get("id") for s in shots] == ["anh-1", "anh-2"]
+    assert [a.get("href") for a in thumbs] == ["#anh-1", "#anh-2"]
+    for img in doc.xpath("//div[@class='product-gallery']//img"):
+        assert img.get("alt") and img.get("width") and img.get("height")
+    # the first image is fetched first, the others when scrolled to
+    assert [s.xpath("./img/@loading") for s in shots] == [[], ["lazy"]]
+
+
+def test_one_option_is_a_radio_group_whose_sold_out_value_is_disabled() -> None:
+    form = html_of(SHIRT).xpath("//form[@data-island='add-to-cart']")[0]
+    assert form.xpath(".//input[@name='variant_id']/@value") == ["12"]  # Size M, in stock
+    radios = form.xpath(".//fieldset[legend='Size']//input[@type='radio']")
+    states = [(r.get("value"), "checked" in r.attrib, "disabled" in r.attrib) for r in radios]
+    assert states == [
+        ("S", False, True),
+        ("M", True, False),
+    ]
+    assert form.xpath(".//button[@type='submit']/text()") == ["Thêm vào giỏ"]
+    assert html_of(SHIRT).xpath("//p[contains(@class,'stock')]/text()") == ["Sắp hết"]
+
+
+def test_a_product_without_a_price_says_lien_he_with_the_stores_phone() -> None:
+    doc = html_of(JEAN)
+    info = doc.find_class("product-info")[0]
+    assert [p.text_content() for p in info.find_class("price")] == ["Liên hệ"]
+    assert info.xpath(".//a[@class='button']/@href") == ["tel:0901234567"]
+    assert not info.find_class("stock") and not doc.xpath("//form")
+    assert "Còn hàng" not in info.text_content()
+
+
+def test_the_themes_hotline_replaces_the_stores_phone(tmp_path: Path) -> None:
+    (tmp_path / "theme.toml").write_text('[contact]\nhotline = "hotline"\n')
+    plan = fixture_plan()
+    page = next(p for p in plan.pages if p.path == JEAN)
+    rendered, _ = render_recorded(plan, page, build_environment(tmp_path), FragmentCache())
+    doc = lxml.html.document_fromstring(rendered.html)
+    info = doc.find_class("product-info")[0]
+    assert info.xpath(".//a[@class='button']/@href") == ["tel:19000000"]
+
+
+def test_static_cards_strike_the_compare_at_price() -> None:
+    card = html_of("/thoi-trang").xpath("//article[@class='card'][.//a[@href='/%C3%A1o-thun']]")[0]
+    assert card.xpath(".//span[@class='price-now']/text()") == ["120.000\u00a0₫"]
+    assert "180.000\u00a0₫" in card.xpath(".//del[@class='price-was']")[0].text_content()
+
+
+def test_option_groups_of_several_options_keep_first_use_order_and_availability() -> None:
+    variants = [
+        variant(1, {"Size": "M", "Màu": "Đỏ"}, in_stock=False),
+        variant(2, {"Size": "L", "Màu": "Đỏ"}),
+        variant(3, {"Size": "M", "Màu": "Xanh"}, in_stock=False),
+    ]
+    groups = option_groups(variants)
+    assert [g.name for g in groups] == ["Size", "Màu"]
+    size, colour = ([(v.value, v.available, v.checked) for v in g.values] for g in groups)
+    assert size == [("M", False, False), ("L", True, True)]
+    assert colour == [("Đỏ", True, True), ("Xanh", False, False)]
+
+
+def test_nothing_to_choose_gives_no_groups() -> None:
+    assert option_groups([]) == ()
+    sole = Variant(5, 1, None, "Mặc định", (), 100, None, None, True, None, None)
+    assert option_groups([sole]) == ()
+    assert option_groups([variant(6, {"Màu": "Đen"})]) == ()  # one variant: nothing to choose
+
+
+@pytest.mark.parametrize(
+    ("in_stock", "stock", "expected"),
+    [
+        (False, None, ("stock-out", "Hết hàng")),
+        (True, 0, ("stock-low", "Sắp hết")),
+        (True, 5, ("stock-low", "Sắp hết")),
+        (True, 6, ("stock-in", "Còn hàng")),
+        (True, None, ("stock-in", "Còn hàng")),
+    ],
+)
+def test_stock_states(in_stock: bool, stock: int | None, expected: tuple[str, str]) -> None:
+    assert stock_state(in_stock, stock) == expected
+
+
+def test_saving_in_percent_else_the_amount() -> None:
+    assert saving(80_000, 100_000) == "Tiết kiệm 20%"
+    assert saving(9_960_000, 10_000_000) == "Tiết kiệm 40.000\u00a0₫"
