@@ -19,7 +19,7 @@ timing transport), so the times are the generator's alone, from process start to
   enforcing the same rate: share of the allowed rate used, 429 answers seen;
 - with --resume, only a large first build at the real limits on a simulated clock, stopped twice
   and continued (``bench_resume.py``), written to a section of its own;
-- beside Hugo (``bench_peer.py``): the store exported through the public API into the data of
+- beside Hugo (``bench_peer.py``, sizes up to 50,000): the store exported through the public API into the data of
   a Hugo site with the same page set (bench/hugo/), Hugo and `--from-cache --full` timed
   alternately on tmpfs, the ratio of their pages per second; with --peer, only that (and the
   full build that fills the crawl cache), --keep DIR keeping each size's store and crawl cache
@@ -76,6 +76,8 @@ RENDER_RUNS = 3
 #: in its last minutes (see ``bench_procs.file_create_microseconds``).
 SETTLED_CREATE_US = 100
 SETTLE_LIMIT_SECONDS = 600
+#: The largest store set beside Hugo in a whole `make bench` (--peer takes any size).
+PEER_MAX_PRODUCTS = 50_000
 
 
 def main() -> int:
@@ -123,7 +125,7 @@ def main() -> int:
     peers = []
     with tempfile.TemporaryDirectory(prefix="storefront-bench-") as folder:
         for size in sizes:
-            peer_runs = 0 if args.no_peer else args.peer_runs
+            peer_runs = 0 if args.no_peer or size > PEER_MAX_PRODUCTS else args.peer_runs
             rows.append(measure(Path(folder) / str(size), size, peer_runs=peer_runs))
             peer = rows[-1].pop("peer", None)
             peers += [peer] if peer else []
