@@ -19,11 +19,11 @@ timing transport), so the times are the generator's alone, from process start to
   enforcing the same rate: share of the allowed rate used, 429 answers seen;
 - with --resume, only a large first build at the real limits on a simulated clock, stopped twice
   and continued (``bench_resume.py``), written to a section of its own;
-- beside Hugo (``bench_peer.py``, sizes up to 50,000): the store exported through the public API into the data of
-  a Hugo site with the same page set (bench/hugo/), Hugo and `--from-cache --full` timed
-  alternately on tmpfs, the ratio of their pages per second; with --peer, only that (and the
-  full build that fills the crawl cache), --keep DIR keeping each size's store and crawl cache
-  for the next run;
+- beside Hugo (``bench_peer.py``, sizes up to 50,000): the store exported through the public
+  API into the data of a Hugo site with the same page set (bench/hugo/), Hugo and
+  `--from-cache --full` timed alternately on tmpfs, the ratio of their pages per second;
+  with --peer, only that (and the full build that fills the crawl cache), --keep DIR keeping
+  each size's store and crawl cache for the next run;
 - with --hostile, only builds against hostile answers (an oversize list, an endless body, a
   gzip bomb) and their peak memory (``bench_hostile.py``), written to a section of its own.
 
