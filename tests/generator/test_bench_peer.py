@@ -84,6 +84,7 @@ def test_hugo_builds_the_same_pages_and_sitemap_as_storefront(
     assert any("/trang/3.html" in page for page in pages)  # a listing of three pages or more
     assert bench_peer.pages_in(hugo) == pages
     assert _locs(hugo / "sitemap.xml") == _locs(ours / "sitemap.xml")
+    assert bench_peer.sitemap_urls(hugo) == bench_peer.sitemap_urls(ours)
 
 
 @pytest.mark.slow
