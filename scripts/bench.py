@@ -19,6 +19,11 @@ timing transport), so the times are the generator's alone, from process start to
   enforcing the same rate: share of the allowed rate used, 429 answers seen;
 - with --resume, only a large first build at the real limits on a simulated clock, stopped twice
   and continued (``bench_resume.py``), written to a section of its own;
+- beside Hugo (``bench_peer.py``, sizes up to 50,000): the store exported through the public
+  API into the data of a Hugo site with the same page set (bench/hugo/), Hugo and
+  `--from-cache --full` timed alternately on tmpfs, the ratio of their pages per second;
+  with --peer, only that (and the full build that fills the crawl cache), --keep DIR keeping
+  each size's store and crawl cache for the next run;
 - with --hostile, only builds against hostile answers (an oversize list, an endless body, a
   gzip bomb) and their peak memory (``bench_hostile.py``), written to a section of its own.
 
@@ -40,6 +45,8 @@ from pathlib import Path
 from typing import Any
 
 from bench_hostile import hostile_report, measure_hostile, write_section
+from bench_peer import SECTION as PEER_SECTION
+from bench_peer import compare, peer_report
 from bench_procs import Run, companion_server, measured_run, settle_inodes
 from bench_report import machine, report, write_doc
 from bench_resume import SECTION as RESUME_SECTION
@@ -69,6 +76,8 @@ RENDER_RUNS = 3
 #: in its last minutes (see ``bench_procs.file_create_microseconds``).
 SETTLED_CREATE_US = 100
 SETTLE_LIMIT_SECONDS = 600
+#: The largest store set beside Hugo in a whole `make bench` (--peer takes any size).
+PEER_MAX_PRODUCTS = 50_000
 
 
 def main() -> int:
@@ -90,6 +99,14 @@ def main() -> int:
         "(scripts/bench_resume.py)",
     )
     parser.add_argument("--resume-products", type=int, default=10_000, help="its store's size")
+    parser.add_argument(
+        "--peer", action="store_true", help="only the comparison with Hugo (scripts/bench_peer.py)"
+    )
+    parser.add_argument("--no-peer", action="store_true", help="skip the comparison with Hugo")
+    parser.add_argument("--peer-runs", type=int, default=3, help="runs of each tool per size")
+    parser.add_argument(
+        "--keep", type=Path, help="with --peer: keep each size's store and crawl cache here"
+    )
     args = parser.parse_args()
     if args.hostile:
         return bench_hostile_answers(write=not args.no_write)
@@ -101,19 +118,54 @@ def main() -> int:
     if args.large:
         sizes = sorted({*sizes, *LARGE})
     compile_bytecode()
+    if args.peer:
+        return bench_beside_hugo(sizes, args.peer_runs, args.keep, write=not args.no_write)
     rows = []
     pacing = None
+    peers = []
     with tempfile.TemporaryDirectory(prefix="storefront-bench-") as folder:
         for size in sizes:
-            rows.append(measure(Path(folder) / str(size), size))
+            peer_runs = 0 if args.no_peer or size > PEER_MAX_PRODUCTS else args.peer_runs
+            rows.append(measure(Path(folder) / str(size), size, peer_runs=peer_runs))
+            peer = rows[-1].pop("peer", None)
+            peers += [peer] if peer else []
             print(json.dumps(rows[-1]), flush=True)
         if not args.no_pacing:
             pacing = measure_pacing(Path(folder) / "pacing")
             print(json.dumps(pacing), flush=True)
     text = report(rows, pacing, repo=REPO)
     print(text)
+    peer_text = peer_report(peers, machine()) if peers else ""
+    print(peer_text)
     if not args.no_write:
         write_doc(REPO / "docs" / "benchmarks.md", text)
+        if peers:
+            write_section(REPO / "docs" / "benchmarks.md", peer_text, PEER_SECTION)
+    return 0
+
+
+def bench_beside_hugo(sizes: list[int], runs: int, keep: Path | None, *, write: bool) -> int:
+    """Only the comparison with Hugo: per size, the store seeded and crawled by a full build
+    (both kept in ``keep`` for the next run when given), then ``bench_peer.compare``."""
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="storefront-bench-peer-") as scratch:
+        for size in sizes:
+            folder = (keep or Path(scratch)) / str(size)
+            folder.mkdir(parents=True, exist_ok=True)
+            db = folder / "store.sqlite3"
+            key = seed(db, size) if not db.exists() else demo_key()
+            log = folder / "companion.log"
+            with companion_server(
+                db, rate_per_minute=NO_LIMIT, rate_per_hour=NO_LIMIT, log=log
+            ) as url:
+                if not (folder / "cache" / "crawl.sqlite3").exists():
+                    build({"api_url": url, "key": key, "folder": folder, "full": True})
+                rows.append(compare(size, api_url=url, key=key, cache=folder / "cache", runs=runs))
+            print(json.dumps(rows[-1]), flush=True)
+    text = peer_report(rows, machine())
+    print(text)
+    if write:
+        write_section(REPO / "docs" / "benchmarks.md", text, PEER_SECTION)
     return 0
 
 
@@ -147,7 +199,7 @@ def compile_bytecode() -> None:
         compileall.compile_dir(REPO / package, quiet=1)
 
 
-def measure(folder: Path, size: int) -> dict[str, Any]:
+def measure(folder: Path, size: int, *, peer_runs: int = 0) -> dict[str, Any]:
     folder.mkdir(parents=True)
     db = folder / "store.sqlite3"
     started = time.perf_counter()
@@ -168,6 +220,11 @@ def measure(folder: Path, size: int) -> dict[str, Any]:
             build({**common, "full": True, "from_cache": True, "out": f"render-{n}"})
             for n in range(1, RENDER_RUNS + 1)
         ]
+        peer = (
+            compare(size, api_url=url, key=key, cache=folder / "cache", runs=peer_runs)
+            if peer_runs
+            else None
+        )
     renders.sort(key=lambda figures: figures["seconds"])
     render = renders[len(renders) // 2]  # the median run
     product_pages = full["pages_by_kind"].get("product", 0)
@@ -194,6 +251,8 @@ def measure(folder: Path, size: int) -> dict[str, Any]:
         "output_mb": round(output / 1_048_576, 1),
         "bytes_per_page": round(output / max(full["pages"], 1)),
     }
+    if peer_runs:
+        row["peer"] = peer
     for name, figures in builds.items():
         for key_name in (
             "requests",
@@ -219,6 +278,12 @@ def seed(db: Path, products: int) -> str:
         seed_demo(app.state.services.engine, products=products)
     finally:
         app.state.services.engine.dispose()
+    return DEMO_KEY
+
+
+def demo_key() -> str:
+    from companion.seed.demo import DEMO_KEY
+
     return DEMO_KEY
 
 

@@ -29,10 +29,11 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from bench_procs import companion_server
+
 from bench import NO_LIMIT, REPO, change_one_price
 from bench import build as bench_build
 from bench import seed as seed_store
-from bench_procs import companion_server
 
 
 def main() -> int:
@@ -96,9 +97,7 @@ def compare(
             for name in order:
                 job = {**common, "full": True, "from_cache": True, "out": f"render-{run}"}
                 render = build(trees[name], folder / name, job)
-                figures[name]["render_pages_per_second"].append(
-                    render["pages"] / render["seconds"]
-                )
+                figures[name]["render_pages_per_second"].append(render["pages"] / render["seconds"])
                 figures[name]["peak_pss_mb"].append(render["peak_tree_pss_mb"])
                 shutil.rmtree(folder / name / f"render-{run}", ignore_errors=True)
         print(json.dumps(figures), flush=True)
