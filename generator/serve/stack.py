@@ -15,6 +15,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
+from datetime import datetime
 from pathlib import Path
 
 import httpx
@@ -38,10 +39,14 @@ def embedded_stack(
     seed_products: int | None,
     rate_per_minute: int | None = None,
     rate_per_hour: int | None = None,
+    now: datetime | None = None,
 ) -> ASGIApp:
     """The output at ``root`` with the companion on ``database`` (seeded with the demo store
-    of ``seed_products`` products when given), as served at ``public_url``."""
+    of ``seed_products`` products when given), as served at ``public_url``. With ``now`` (naive
+    UTC) the store is seeded at that instant and the companion's clock stays there, as in the
+    demo a build starts: pages that show dates look the same on every run."""
     from companion.app import create_app
+    from companion.clock import ManualClock
     from companion.payments.ipn_sender import HttpIpnSender
     from companion.seed.demo import DEMO_KEY, seed_demo
     from companion.settings import CompanionSettings
@@ -51,10 +56,10 @@ def embedded_stack(
         settings = replace(settings, rate_per_minute=rate_per_minute)
     if rate_per_hour is not None:
         settings = replace(settings, rate_per_hour=rate_per_hour)
-    companion = create_app(settings)
+    companion = create_app(settings, clock=ManualClock(now) if now is not None else None)
     key = None
     if seed_products is not None:
-        seed_demo(companion.state.services.engine, products=seed_products)
+        seed_demo(companion.state.services.engine, products=seed_products, now=now)
         key = DEMO_KEY
     companion.state.ipn_sender = HttpIpnSender(httpx.ASGITransport(app=companion))
     http = httpx.AsyncClient(
@@ -80,11 +85,13 @@ def serving_stack(
     rate_per_minute: int | None = None,
     start_timeout: float = 30.0,
     base_path: str = "",
+    now: datetime | None = None,
 ) -> Iterator[str]:
     """``embedded_stack`` under uvicorn on a thread, on a free loopback port, for the length of
     the block: yields the origin (``http://127.0.0.1:<port>``). For browser tests and Lighthouse,
     which must score pages with their real same-origin backend. With ``base_path`` ("/shop")
-    everything is served under that prefix, as `storefront serve --site-url` does."""
+    everything is served under that prefix, as `storefront serve --site-url` does. ``now``: as
+    ``embedded_stack``'s."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
@@ -96,6 +103,7 @@ def serving_stack(
             public_url=origin + base_path,
             seed_products=seed_products,
             rate_per_minute=rate_per_minute,
+            now=now,
         ),
         base_path,
     )

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import datetime
 from pathlib import Path
 
 from generator.serve.stack import serving_stack
@@ -18,9 +19,12 @@ DEMO_PRODUCTS = 300
 
 
 @contextmanager
-def live_server(out: Path, database: Path, *, rate_per_minute: int | None = None) -> Iterator[str]:
-    """The origin (``http://127.0.0.1:<port>``) serving ``out`` with the embedded companion."""
+def live_server(
+    out: Path, database: Path, *, rate_per_minute: int | None = None, now: datetime | None = None
+) -> Iterator[str]:
+    """The origin (``http://127.0.0.1:<port>``) serving ``out`` with the embedded companion
+    (``now``: its seed instant and stopped clock, see ``embedded_stack``)."""
     with serving_stack(
-        out, database, seed_products=DEMO_PRODUCTS, rate_per_minute=rate_per_minute
+        out, database, seed_products=DEMO_PRODUCTS, rate_per_minute=rate_per_minute, now=now
     ) as origin:
         yield origin
