@@ -102,11 +102,6 @@ def test_no_page_scrolls_sideways_at_390px(phone_visits: dict[str, Visit]) -> No
     assert wide == {}, f"pages that scroll sideways at {PHONE} px: {wide}"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="#22: every submenu is expanded in the header on a phone (about 400 px of menu)",
-)
 def test_the_header_is_under_80px_at_390px_with_the_menu_closed(
     phone_visits: dict[str, Visit],
 ) -> None:
@@ -118,15 +113,11 @@ def test_the_header_is_under_80px_at_390px_with_the_menu_closed(
     assert tall == {}, f"header heights (px) at {PHONE} px, not under {HEADER_LIMIT}: {tall}"
 
 
-@pytest.mark.xfail(
-    strict=True, raises=AssertionError, reason="#22: no search box anywhere, nothing links it"
-)
 def test_every_page_has_a_search_form_in_its_header(phone_visits: dict[str, Visit]) -> None:
     without = sorted(name for name, visit in phone_visits.items() if visit.search_forms == 0)
     assert without == [], f"no <form role=search> (or action …/tim-kiem) in the header: {without}"
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="#22: no menu button on a phone")
 def test_on_a_phone_the_menu_button_opens_a_menu_whose_items_tab_reaches(
     phone_visits: dict[str, Visit],
 ) -> None:
@@ -142,11 +133,6 @@ def desktop_page(browser: Browser, states: dict[str, StorageState]) -> Iterator[
     context.close()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="#22: menu parents that are plain text hide their children from Tab",
-)
 def test_on_a_desktop_tab_reaches_every_menu_item(desktop_page: Page, served: Served) -> None:
     open_settled(desktop_page, served.origin, StorePage("home", "/", "guest"))
     missing = unreachable_menu_items(desktop_page)
