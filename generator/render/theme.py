@@ -153,9 +153,10 @@ def asset_source(theme: Theme | Path, name: str) -> Asset | None:
 
 def island_sizes(theme: Theme | Path) -> dict[str, int]:
     """Gzipped size (level 9, one file at a time, as a server sends them) of every island as
-    the build publishes it (minified), the merchant's islands over the default's."""
+    the build publishes it (minified), the merchant's islands over the default's. Each island
+    counts once: its copy in the versioned folder is the same bytes."""
     return {
         published.as_posix(): len(gzip.compress(asset.read_bytes(), 9, mtime=0))
         for published, asset in asset_files(theme)
-        if _is_island(published)
+        if _is_island(published) and len(published.parts) == 2
     }

@@ -21,6 +21,8 @@ def test_island_sizes_are_gzipped_per_file_as_published(tmp_path: Path) -> None:
     assert "islands/notes.txt" not in sizes
     # the default theme's islands count too: they are published beside the merchant's
     assert "islands/main.js" in sizes
+    # once each, not again for their copy in the versioned folder pages load them from
+    assert all(name.count("/") == 1 for name in sizes), sorted(sizes)
 
 
 def test_islands_are_published_minified_and_other_assets_as_they_are(tmp_path: Path) -> None:
