@@ -3,8 +3,7 @@ type of the demo store at 390 px (and the menu at 1366 px).
 
 Written against the header's markup contract: a search form in the header (role="search", or
 an action ending in /tim-kiem); a menu button in the header with aria-expanded and
-aria-controls naming the menu's nav, closed at first. The tests the default theme does not
-pass yet are expected failures (strict: they fail the run once they pass), each naming why.
+aria-controls naming the menu's nav, closed at first.
 """
 
 from __future__ import annotations
