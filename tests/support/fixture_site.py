@@ -97,3 +97,15 @@ def cms_plan(*paths: str, text: str = "x") -> SitePlan:
         for number, path in enumerate(paths, start=1)
     )
     return SitePlan(site_url=SITE_URL, site=small_catalog().site, pages=pages, links=Links([]))
+
+
+def write_with_settings(tmp_path: Path, settings: str | None) -> Path:
+    """The fixture plan written into ``tmp_path/out`` with a theme of only ``settings`` (the text
+    of a ``theme.toml``; None: no settings file); the output folder."""
+    theme = tmp_path / "theme"
+    theme.mkdir(parents=True)
+    if settings is not None:
+        (theme / "theme.toml").write_text(settings, encoding="utf-8")
+    out = tmp_path / "out"
+    write_plan(fixture_plan(), out, theme=theme)
+    return out

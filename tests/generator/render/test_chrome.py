@@ -13,7 +13,7 @@ from generator.errors import ConfigError
 from generator.model import MenuItem
 from generator.plan.site_plan import plan_site
 from generator.render.theme_settings import parse
-from tests.support.fixture_site import fixture_plan, rendered_pages, write_plan
+from tests.support.fixture_site import rendered_pages, write_with_settings
 from tests.support.fixture_store import SITE_URL, small_catalog
 
 PAGES = rendered_pages()
@@ -59,25 +59,17 @@ def _footer(out: Path) -> lxml.html.HtmlElement:
     return lxml.html.document_fromstring(html).xpath("//footer")[0]
 
 
-def _build(tmp_path: Path, settings: str | None) -> Path:
-    theme = tmp_path / "theme"
-    theme.mkdir(parents=True)
-    if settings is not None:
-        (theme / "theme.toml").write_text(settings, encoding="utf-8")
-    out = tmp_path / "out"
-    write_plan(fixture_plan(), out, theme=theme)
-    return out
-
 
 def test_the_bo_cong_thuong_badge_shows_only_when_turned_on_with_the_merchants_link(
     tmp_path: Path,
 ) -> None:
-    plain = _footer(_build(tmp_path / "plain", None))
+    plain = _footer(write_with_settings(tmp_path / "plain", None))
     assert not plain.xpath(".//img[contains(@src, 'bo-cong-thuong')]")
     off_settings = f'[bo_cong_thuong]\nshow = false\nurl = "{BADGE_URL}"\n'
-    off = _footer(_build(tmp_path / "off", off_settings))
+    off = _footer(write_with_settings(tmp_path / "off", off_settings))
     assert not off.xpath(".//img[contains(@src, 'bo-cong-thuong')]")
-    on = _footer(_build(tmp_path / "on", f'[bo_cong_thuong]\nshow = true\nurl = "{BADGE_URL}"\n'))
+    on_settings = f'[bo_cong_thuong]\nshow = true\nurl = "{BADGE_URL}"\n'
+    on = _footer(write_with_settings(tmp_path / "on", on_settings))
     badge = on.xpath(".//a[img[contains(@src, 'bo-cong-thuong.svg')]]")
     assert len(badge) == 1 and badge[0].get("href") == BADGE_URL
     assert badge[0].xpath("img/@alt") == ["Đã thông báo Bộ Công Thương"]

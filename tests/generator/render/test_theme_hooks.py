@@ -14,7 +14,7 @@ from generator.errors import ConfigError
 from generator.render.csp import FALLS_BACK
 from generator.render.theme_settings import ThemeSettings
 from generator.write.host_files import read_policy
-from tests.support.fixture_site import fixture_plan, write_plan
+from tests.support.fixture_site import write_with_settings
 
 INLINE = "window.dataLayer=window.dataLayer||[];dataLayer.push({verified:1})"
 SETTINGS = f"""
@@ -50,21 +50,12 @@ def directive(policy: str, name: str) -> list[str]:
     return found.group(1).split()
 
 
-def build_with(tmp_path: Path, settings: str | None) -> Path:
-    theme = tmp_path / "theme"
-    theme.mkdir(parents=True)
-    if settings is not None:
-        (theme / "theme.toml").write_text(settings, encoding="utf-8")
-    out = tmp_path / "out"
-    write_plan(fixture_plan(), out, theme=theme)
-    return out
-
 
 def test_snippets_are_in_every_page_and_the_policy_allows_exactly_their_origins(
     tmp_path: Path,
 ) -> None:
-    plain = read_policy(build_with(tmp_path / "plain", None))
-    out = build_with(tmp_path / "hooked", SETTINGS)
+    plain = read_policy(write_with_settings(tmp_path / "plain", None))
+    out = write_with_settings(tmp_path / "hooked", SETTINGS)
     policy = read_policy(out)
     assert plain is not None and policy is not None
     added = {
@@ -88,7 +79,7 @@ def test_snippets_are_in_every_page_and_the_policy_allows_exactly_their_origins(
 
 
 def test_without_settings_no_snippet_and_no_ecommerce_switch(tmp_path: Path) -> None:
-    home = (build_with(tmp_path, None) / "index.html").read_text(encoding="utf-8")
+    home = (write_with_settings(tmp_path, None) / "index.html").read_text(encoding="utf-8")
     assert "data-ecommerce" not in home
     assert "googletagmanager" not in home
 
