@@ -244,7 +244,8 @@ class _Place:
 
     def leftovers(self) -> list[Path]:
         """Working folders of earlier builds: named as this place names them and holding the
-        marker file (a folder without it is not a build's, and is left alone)."""
+        marker file, or empty (a build killed before it wrote the marker); a folder holding
+        anything else is not a build's, and is left alone."""
         names = (f"{self.prefix}tmp-", f"{self.prefix}old-")
         with os.scandir(self.folder) as entries:
             return [
@@ -252,8 +253,13 @@ class _Place:
                 for entry in entries
                 if entry.name.startswith(names)
                 and entry.is_dir(follow_symlinks=False)
-                and os.path.isfile(os.path.join(entry.path, MARKER_FILE))
+                and (os.path.isfile(os.path.join(entry.path, MARKER_FILE)) or _empty(entry.path))
             ]
+
+
+def _empty(folder: str) -> bool:
+    with os.scandir(folder) as entries:
+        return next(entries, None) is None
 
 
 def swap_in(

@@ -57,6 +57,15 @@ def _build(out: Path, cache: Path, site_url: str, *extra: str) -> float:
     return time.monotonic() - started
 
 
+def _staging(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir() if p.name.startswith("site."))
+
+
+def _wait_for_staging(folder: Path, process: subprocess.Popen[bytes], *, deadline: float) -> None:
+    while not _staging(folder) and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.002)
+
+
 def test_a_build_killed_anywhere_leaves_whole_files_and_the_next_one_completes(
     tmp_path: Path,
 ) -> None:
@@ -82,15 +91,19 @@ def test_a_build_killed_anywhere_leaves_whole_files_and_the_next_one_completes(
             stderr=subprocess.DEVNULL,
             env=_environment(),
         )
-        time.sleep(chooser.uniform(0.3, offline))
+        if attempt == 0:
+            # One kill is sure to land mid-write: as soon as the staging folder is there.
+            _wait_for_staging(tmp_path, process, deadline=time.monotonic() + 10 * offline)
+        else:
+            time.sleep(chooser.uniform(0.3, offline))
         process.send_signal(signal.SIGKILL)
         process.wait()
         found = _snapshot(out)
         for name, digest in found.items():
             assert digest in (old.get(name), new.get(name)), f"kill {attempt + 1}: {name}"
-        states.append(sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("site.")))
+        states.append(_staging(tmp_path))
     _build(out, cache, new_site)
     assert _snapshot(out) == new
-    assert any(states), "no kill landed while a staging folder was there: kill later"
-    leftovers = sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("site."))
+    assert any(states), "no kill landed while a staging folder was there"
+    leftovers = _staging(tmp_path)
     assert leftovers == [], leftovers

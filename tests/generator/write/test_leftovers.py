@@ -45,6 +45,7 @@ def test_the_next_build_removes_what_killed_builds_left(
     write(out, "/", text="one")
     folder(tmp_path / "out.tmp-k1ll3d01", "index.html", MARKER_FILE)  # killed while staging
     folder(tmp_path / "out.old-k1ll3d02", "index.html", MARKER_FILE)  # killed mid-swap
+    folder(tmp_path / "out.tmp-k1ll3d03")  # killed before it wrote the marker: empty
     (tmp_path / "out.lock").write_text("4242\n")  # the lock file of a killed build
     folder(tmp_path / "out.tmp-n0tours0", "notes.txt")  # no marker: not a build's
     folder(tmp_path / "shop.tmp-0th3rs00", "index.html", MARKER_FILE)  # another output's
