@@ -354,27 +354,15 @@ class Fetcher:
     ) -> list[T] | Missing:
         """``all`` of a list the cache can replay page after page as it is; ``MISSING`` when a
         page would have to be asked."""
-        name = _reading_name("page", parse)
-        base = dict(params or {})
-        items: list[T] = []
-        sent: set[str] = set()
-        cursor: str | None = None
-        for _ in range(self.max_pages):
-            found = self._replayable(
-                describe_endpoint(path, base if cursor is None else {**base, "cursor": cursor}),
-                version,
-            )
-            if found is None:
-                return MISSING
-            _, page = self._memo(found[0], found[1], name, _page_of(parse))
-            items.extend(cast(tuple[T, ...], page.items))
-            if not page.has_more or page.next_cursor is None:
-                return items
-            if page.next_cursor in sent:
-                return MISSING  # the asking walk reports the loop
-            sent.add(page.next_cursor)
-            cursor = page.next_cursor
-        return MISSING
+        name, read = _reading_name("page", parse), _page_of(parse)
+
+        def page_at(key: str) -> Page | None:
+            found = self._replayable(key, version)
+            return None if found is None else self._memo(found[0], found[1], name, read)[1]
+
+        # A cursor seen before ends the walk unfinished: the asking walk reports the loop.
+        items, whole = self._cached_walk(path, params, page_at)
+        return cast(list[T], items) if whole else MISSING
 
     def kept_items(
         self, path: str, parse: Callable[[object], T], params: Params | None = None
@@ -382,28 +370,45 @@ class Fetcher:
         """The items of the pages of a list the crawl cache kept, cursor after cursor as far as
         they go, whatever their version; no request. A hint of what the list held, never an
         answer: a walk that asks decides."""
-        if self.cache is None:
+        cache = self.cache
+        if cache is None:
             return []
         read = _page_of(parse)
+
+        def page_at(key: str) -> Page | None:
+            known = cache.lookup(key)
+            if known is None or known.status != 200:
+                return None
+            try:
+                return read(key, known.data)[1]
+            except (StorefrontError, ValueError):  # a page it cannot read ends the hint
+                return None
+
+        return cast(list[T], self._cached_walk(path, params, page_at)[0])
+
+    def _cached_walk(
+        self, path: str, params: Params | None, page_at: Callable[[str], Page | None]
+    ) -> tuple[list[object], bool]:
+        """The items of a list's pages that ``page_at`` gives from the cache by their key, cursor
+        after cursor, and whether the walk reached the list's last page (not: a page missing,
+        or a cursor seen before)."""
         base = dict(params or {})
-        items: list[T] = []
+        items: list[object] = []
         sent: set[str] = set()
         cursor: str | None = None
         for _ in range(self.max_pages):
-            key = describe_endpoint(path, base if cursor is None else {**base, "cursor": cursor})
-            known = self.cache.lookup(key)
-            if known is None or known.status != 200:
-                break
-            try:
-                _, page = read(key, known.data)
-            except (StorefrontError, ValueError):  # a page it cannot read ends the hint
-                break
-            items.extend(cast(tuple[T, ...], page.items))
-            if not page.has_more or page.next_cursor is None or page.next_cursor in sent:
-                break
+            page_params = base if cursor is None else {**base, "cursor": cursor}
+            page = page_at(describe_endpoint(path, page_params))
+            if page is None:
+                return items, False
+            items.extend(page.items)
+            if not page.has_more or page.next_cursor is None:
+                return items, True
+            if page.next_cursor in sent:
+                return items, False
             sent.add(page.next_cursor)
             cursor = page.next_cursor
-        return items
+        return items, False
 
     def has_kept(self, path: str, *, version: str | None) -> bool:
         """Whether the crawl cache holds an answer of ``path`` under ``version``; no side
