@@ -68,7 +68,7 @@ def minify_js(source: bytes) -> bytes:
 
 
 def _is_island(published: PurePosixPath) -> bool:
-    return published.parts[0] == "islands" and published.suffix == ".js"
+    return published.parts[0] == ISLANDS and published.suffix == ".js"
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,15 +97,12 @@ def asset_files(theme: Theme | Path) -> Iterator[tuple[PurePosixPath, Asset]]:
     """(path under /_assets/, its content) for every static file of the theme, sorted: each
     published path from the first layer that has it."""
     layered = Theme.of(theme)
-    found: dict[PurePosixPath, Path] = {}
-    for folder in reversed(layered.folders):
-        for published, source in _folder_assets(folder):
-            found[published] = source
+    found = _layered_sources(layered)
     overrides = found.pop(OVERRIDES, None)
     extra = layered.settings.css().encode("utf-8")
     if overrides is not None:
         extra += overrides.read_bytes()
-    islands = {p: source for p, source in found.items() if p.parts[0] == ISLANDS}
+    islands = _islands_of(found)
     versioned = PurePosixPath(ISLANDS, islands_digest(islands))
     for published, source in islands.items():
         found[versioned.joinpath(*published.parts[1:])] = source
@@ -125,10 +122,20 @@ def islands_digest(islands: dict[PurePosixPath, Path]) -> str:
 
 def islands_folder(theme: Theme | Path) -> str:
     """``islands/<digest>``: where ``island_url`` points."""
-    for published, _source in asset_files(theme):
-        if len(published.parts) > 2 and published.parts[0] == ISLANDS:
-            return "/".join(published.parts[:2])
-    return ISLANDS
+    return f"{ISLANDS}/{islands_digest(_islands_of(_layered_sources(Theme.of(theme))))}"
+
+
+def _layered_sources(layered: Theme) -> dict[PurePosixPath, Path]:
+    """Each published path's source file: from the first layer that has it."""
+    found: dict[PurePosixPath, Path] = {}
+    for folder in reversed(layered.folders):
+        for published, source in _folder_assets(folder):
+            found[published] = source
+    return found
+
+
+def _islands_of(found: dict[PurePosixPath, Path]) -> dict[PurePosixPath, Path]:
+    return {path: source for path, source in found.items() if path.parts[0] == ISLANDS}
 
 
 def _folder_assets(theme_dir: Path) -> Iterator[tuple[PurePosixPath, Path]]:
