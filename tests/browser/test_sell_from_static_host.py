@@ -16,6 +16,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from companion.seed.demo import DEMO_KEY
+from tests.browser import shopper
 from tests.browser.shopper import add_variants, products_with_variants
 from tests.browser.static_host import Deployed, deployed
 
@@ -56,13 +57,7 @@ def cart_token(page: Page) -> str:
 
 
 def register(page: Page, site: str) -> None:
-    page.goto(site + "/tai-khoan")
-    form = page.locator('form[data-form="register"]')
-    form.locator("#re-name").fill(ACCOUNT["name"])
-    form.locator("#re-email").fill(ACCOUNT["email"])
-    form.locator("#re-password").fill(ACCOUNT["password"])
-    form.locator('button[type="submit"]').click()
-    expect(page.locator(".greeting")).to_contain_text(ACCOUNT["name"])
+    shopper.register(page, site, ACCOUNT["name"], ACCOUNT["email"], ACCOUNT["password"])
 
 
 SAVED = {"name": "Trần Thu", "phone": "0912345678", "street": "5 Nguyễn Huệ"}

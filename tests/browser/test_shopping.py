@@ -13,6 +13,7 @@ from tests.browser.shopper import (
     cookie_names_in_script,
     fill_checkout,
     products_with_variants,
+    register,
 )
 
 pytestmark = pytest.mark.browser
@@ -56,13 +57,7 @@ def test_guest_buys_two_variants_with_a_coupon_and_cash_on_delivery(
 def test_customer_registers_logs_in_and_finds_the_order_in_the_account(
     page: Page, context: BrowserContext, origin: str, demo_output: Path
 ) -> None:
-    page.goto(origin + "/tai-khoan")
-    register = page.locator('form[data-form="register"]')
-    register.locator("#re-name").fill("Trần Thị Bình")
-    register.locator("#re-email").fill("binh@example.vn")
-    register.locator("#re-password").fill("mat-khau-dai")
-    register.locator("button").click()
-    expect(page.locator(".greeting")).to_contain_text("Trần Thị Bình")
+    register(page, origin, "Trần Thị Bình", "binh@example.vn", "mat-khau-dai")
     page.get_by_role("button", name="Đăng xuất").click()
 
     login = page.locator('form[data-form="login"]')

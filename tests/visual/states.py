@@ -9,11 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import sqlalchemy
-from playwright.sync_api import Browser, BrowserContext, expect
+from playwright.sync_api import Browser, BrowserContext
 
 from companion.db import commerce_schema
 from companion.seed.timeline import DEMO_NOW
-from tests.browser.shopper import add_variants, fill_checkout, products_with_variants
+from tests.browser.shopper import add_variants, fill_checkout, products_with_variants, register
 
 StorageState = dict[str, Any]
 
@@ -63,13 +63,7 @@ def customer_with_order(browser: Browser, served: Served) -> StorageState:
     context = new_context(browser, 1366)
     try:
         page = context.new_page()
-        page.goto(served.origin + "/tai-khoan")
-        register = page.locator('form[data-form="register"]')
-        register.locator("#re-name").fill("Nguyễn Thị Lan")
-        register.locator("#re-email").fill("lan@example.vn")
-        register.locator("#re-password").fill("mat-khau-dai")
-        register.locator("button").click()
-        expect(page.locator(".greeting")).to_contain_text("Nguyễn Thị Lan")
+        register(page, served.origin, "Nguyễn Thị Lan", "lan@example.vn", "mat-khau-dai")
         add_variants(page, served.origin, products_with_variants(served.out, 2)[1], 1)
         fill_checkout(page, served.origin, payment="cod")
         code = page.locator(".order-done .order-code").inner_text()
