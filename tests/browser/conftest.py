@@ -20,12 +20,16 @@ CHROMIUM_ARGS = [
 ]  # fmt: skip
 
 
+def mark_browser_tests(items: list[pytest.Item], folder: Path) -> None:
+    """Every test in ``folder`` drives Chromium: marked `browser` whatever its module says."""
+    for item in items:
+        if folder in item.path.parents:
+            item.add_marker(pytest.mark.browser)
+
+
 @pytest.hookimpl(tryfirst=True)  # before `-m` selects by marker
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Every test in this folder drives Chromium: marked `browser` whatever its module says."""
-    for item in items:
-        if HERE in item.path.parents:
-            item.add_marker(pytest.mark.browser)
+    mark_browser_tests(items, HERE)
 
 
 @pytest.fixture(scope="session")

@@ -15,7 +15,7 @@ import pytest
 from playwright.sync_api import Browser
 
 from companion.seed.timeline import DEMO_NOW
-from tests.browser.conftest import browser, demo_output, playwright
+from tests.browser.conftest import browser, demo_output, mark_browser_tests, playwright
 from tests.browser.live_server import live_server
 from tests.visual.states import Served, StorageState, customer_with_order, guest_with_cart
 
@@ -26,10 +26,7 @@ HERE = Path(__file__).parent
 
 @pytest.hookimpl(tryfirst=True)  # before `-m` selects by marker
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Every test in this folder drives Chromium: marked `browser` whatever its module says."""
-    for item in items:
-        if HERE in item.path.parents:
-            item.add_marker(pytest.mark.browser)
+    mark_browser_tests(items, HERE)
 
 
 @pytest.fixture(scope="session")
