@@ -1,10 +1,11 @@
 """A first build that stops before its crawl is done keeps what it fetched, and the next build
 continues from there to the output a build that never stopped writes.
 
-Stopped on purpose (``--max-requests``: exit status 75, one line) and killed outright (SIGKILL
-at random points: only what the crawl had committed survives). The demo store is small, so its
-list pages, which a resumed crawl asks again, are a larger share of its requests than in a
-large store (docs/benchmarks.md has the figure at 10,000 products)."""
+Stopped on purpose (``--max-requests``: exit status 75, one line), interrupted and killed
+outright (SIGKILL at random points: every answer received before survives) against the companion
+on loopback, which counts the requests of every run. The demo store is small, so its list
+pages, which a resumed crawl asks again, are a larger share of its requests than in a large
+store (docs/benchmarks.md has the figures at 300 and 10,000 products)."""
 
 from __future__ import annotations
 
