@@ -41,7 +41,6 @@ import json
 import os
 import sqlite3
 import threading
-import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -55,9 +54,6 @@ CACHE_FILE = "crawl.sqlite3"
 SCHEMA_VERSION = 4
 #: The code a cache file holding a crawl that did not finish is marked with (``recover_partial``).
 RESUMED_CODE = "resumed"
-#: A first crawl's new file is committed after this many answers or seconds, whichever first.
-SPILL_COMMIT_ROWS = 500
-SPILL_COMMIT_SECONDS = 2.0
 #: Keys asked in one query (SQLite allows 32,766 parameters; a list page has at most 100).
 _KEYS_PER_QUERY = 500
 
@@ -287,15 +283,14 @@ class _Spill:
             self._db = self._created(path)
         except sqlite3.Error as exc:
             raise CacheUnwritable(exc) from None
-        self._uncommitted = 0
-        self._committed_at = time.monotonic()
 
     @staticmethod
     def _created(path: Path) -> sqlite3.Connection:
         db = sqlite3.connect(path, check_same_thread=False)
-        # Committed now and then, so that a crawl stopped in any way (even killed) leaves what
-        # it fetched to the next build (``recover_partial``); no fsync: a crash of the process
-        # loses nothing the system has, and a crash of the system only costs requests.
+        # Each answer committed as it comes, so that a crawl stopped in any way (even killed)
+        # leaves all it fetched to the next build (``recover_partial``); no fsync: a crash of
+        # the process loses nothing the system has, and a crash of the system only costs
+        # requests. Without the fsync a commit costs about 20 microseconds.
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=OFF")
         db.execute("CREATE TABLE meta (schema INTEGER, code TEXT)")
@@ -308,14 +303,7 @@ class _Spill:
     def put(self, row: Row) -> None:
         try:
             _put(self._db, [row])
-            self._uncommitted += 1
-            if (
-                self._uncommitted >= SPILL_COMMIT_ROWS
-                or time.monotonic() - self._committed_at >= SPILL_COMMIT_SECONDS
-            ):
-                self._db.commit()
-                self._uncommitted = 0
-                self._committed_at = time.monotonic()
+            self._db.commit()
         except sqlite3.Error as exc:
             raise CacheUnwritable(exc) from None
 

@@ -2,8 +2,8 @@
 
     crawl(client) -> Catalog
 
-0. continue  after a stop, the details the kept product list names and the cache lacks
-             (resume)
+0. continue  after a stop, a first pass that replays every kept answer and asks only what
+             the cache lacks; the steps below then run as always (resume)
 1. context   /store, /menus, /categories/tree, /collections, ... (context), and the
              sitemap's sections, whose counts bound the walks of the lists
 2. enumerate the sitemap (sitemap), every product card and article summary (cursor
@@ -38,7 +38,7 @@ from generator.crawl.events import EventScope
 from generator.crawl.fetch import Fetcher, Later, run_concurrently
 from generator.crawl.observer import CrawlObserver, NullCrawlObserver, SkipLog
 from generator.crawl.products import ListedReplay, product_details
-from generator.crawl.resume import missing_details_first
+from generator.crawl.resume import continue_first
 from generator.crawl.routes import (
     Resolution,
     context_links,
@@ -91,11 +91,27 @@ async def crawl(
     first). ``scope``: the content-change events that started this rebuild (``events``)."""
     settings = settings or CrawlSettings()
     observer = observer or NullCrawlObserver()
-    fetcher = Fetcher(client, settings, cache=cache, scope=scope)
-    skips = SkipLog(observer)
+    fresh: frozenset[str] = frozenset()
     if client is not None and cache is not None and cache.resumed:
-        await missing_details_first(fetcher, settings.page_size, observer)
+        fresh = await continue_first(
+            lambda fetcher, quiet: _gather(fetcher, settings, quiet, cache, on_walk_started),
+            Fetcher(client, settings, cache=cache, replay_kept=True),
+            observer,
+        )
+    fetcher = Fetcher(client, settings, cache=cache, scope=scope, fresh=fresh)
+    return await _gather(fetcher, settings, observer, cache, on_walk_started)
 
+
+async def _gather(
+    fetcher: Fetcher,
+    settings: CrawlSettings,
+    observer: CrawlObserver,
+    cache: CrawlCache | None,
+    on_walk_started: Callable[[], None] | None,
+) -> Catalog:
+    """One pass of the crawl through ``fetcher``."""
+    client = fetcher.client
+    skips = SkipLog(observer)
     sections = Later[Sections | None]()
     context = await gather_context(
         fetcher,

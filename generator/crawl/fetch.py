@@ -89,11 +89,20 @@ class Fetcher:
         *,
         cache: CrawlCache | None = None,
         scope: EventScope | None = None,
+        replay_kept: bool = False,
+        fresh: frozenset[str] = frozenset(),
     ) -> None:
         """``client`` None means offline: every answer comes from ``cache``. ``scope``: the
-        content-change events of a rebuild, whose unmoved list pages are replayed as they are."""
+        content-change events of a rebuild, whose unmoved list pages are replayed as they are.
+        ``replay_kept``: every answer the cache holds is replayed as it is, whatever its version
+        (a continued crawl's first pass, see ``resume``). ``fresh``: the keys of unversioned
+        answers (lists, context) this process asked already, replayed as they are."""
         self.client = client
         self.scope = scope
+        self.replay_kept = replay_kept
+        self.fresh = fresh
+        #: The keys this fetcher asked the API about.
+        self.asked: set[str] = set()
         self.settings = settings
         self.cache = cache
         #: ``stamp()`` once the lists are read: the version of what derives from them.
@@ -136,8 +145,11 @@ class Fetcher:
         assert self.cache is not None
         key = describe_endpoint(path, params)
         known = self.cache.lookup(key)
+        if known is not None and version is None and key in self.fresh:
+            return key, self._remember(key, version, known)  # asked moments ago, kept already
         if (
             self.client is None
+            or (self.replay_kept and known is not None)
             or (
                 version is not None
                 and known is not None
@@ -159,7 +171,9 @@ class Fetcher:
         except ApiStatusError as exc:
             if is_absent(exc) and not isinstance(exc, RateLimited):
                 self.cache.store(key, CachedAnswer(exc.status, version, None, b"null"))
+                self.asked.add(key)
             raise
+        self.asked.add(key)
         if answer.not_modified and known is not None and known.status == 200:
             cached = known.with_version(version)
         else:
@@ -364,28 +378,6 @@ class Fetcher:
         items, whole = self._cached_walk(path, params, page_at)
         return cast(list[T], items) if whole else MISSING
 
-    def kept_items(
-        self, path: str, parse: Callable[[object], T], params: Params | None = None
-    ) -> list[T]:
-        """The items of the pages of a list the crawl cache kept, cursor after cursor as far as
-        they go, whatever their version; no request. A hint of what the list held, never an
-        answer: a walk that asks decides."""
-        cache = self.cache
-        if cache is None:
-            return []
-        read = _page_of(parse)
-
-        def page_at(key: str) -> Page | None:
-            known = cache.lookup(key)
-            if known is None or known.status != 200:
-                return None
-            try:
-                return read(key, known.data)[1]
-            except (StorefrontError, ValueError):  # a page it cannot read ends the hint
-                return None
-
-        return cast(list[T], self._cached_walk(path, params, page_at)[0])
-
     def _cached_walk(
         self, path: str, params: Params | None, page_at: Callable[[str], Page | None]
     ) -> tuple[list[object], bool]:
@@ -409,12 +401,6 @@ class Fetcher:
             sent.add(page.next_cursor)
             cursor = page.next_cursor
         return items, False
-
-    def has_kept(self, path: str, *, version: str | None) -> bool:
-        """Whether the crawl cache holds an answer of ``path`` under ``version``; no side
-        effect (``keep_replayable`` keeps what it finds)."""
-        known = self.cache.lookup(describe_endpoint(path, None)) if self.cache else None
-        return known is not None and known.status == 200 and known.version == version
 
     def replayed_reading(self, path: str, name: str, *, version: str | None) -> object:
         """What this crawl cache keeps as ``name`` with the answer of ``path``, when it can be
@@ -449,7 +435,8 @@ class Fetcher:
         known = self.cache.lookup(key)
         if known is None or known.status != 200:
             return None
-        if self.client is not None and (version is None or known.version != version):
+        moved = version is None or known.version != version
+        if self.client is not None and moved and not self.replay_kept:
             return None
         self.cache.carry_over(key)
         return key, self._remember(key, version, known)

@@ -1,48 +1,65 @@
-"""A first crawl continued after a stop: the details still missing are asked first.
+"""A first crawl continued after a stop: what is still missing is asked first.
 
-A crawl that stopped (``--max-requests``, ``--deadline``, an interrupt) kept what it had asked,
-the pages of the product list it had walked included (``cache.recover_partial``). Continuing as
-any crawl does, it would walk every list again before asking the details still missing, and a
-second stop meanwhile would lose that walk. So the details the kept list pages name, and that
-the cache does not hold, are asked first, kept as they arrive; the crawl then runs as always,
-its lists walked once, at its end, and they decide: a product whose card moved since is asked
-again, one the lists no longer show is not rendered.
+A crawl that stopped (``--max-requests``, ``--deadline``, an interrupt, a kill) kept every
+answer it had received (``cache.recover_partial``). Continuing as any crawl does, it would walk
+every list again before asking what is missing, and a second stop meanwhile would lose that
+walk: each stop would cost a walk of the lists. So a continued crawl makes a first pass that
+replays every kept answer as it is, whatever its version, and asks only what the cache lacks
+(the details the kept lists name, the list pages never reached), each kept as it arrives. Then
+the crawl runs as always, its lists walked once, at its end, and they decide: what moved since
+is asked again, what the lists no longer show is not rendered. The lists the first pass had to
+ask are not asked twice: that pass is as recent as any walk.
 """
 
 from __future__ import annotations
 
-from generator.crawl import normalize
-from generator.crawl.fetch import Fetcher, gather_limited
-from generator.crawl.observer import CrawlObserver, NullCrawlObserver, SkipLog
-from generator.crawl.products import ask_product
-from generator.crawl.versions import card_version
-from generator.model import PackedProduct, ProductCard
+from collections.abc import Awaitable, Callable
 
-#: The progress display's name for this phase.
-PHASE = "products (continued)"
+from generator.crawl.fetch import Fetcher
+from generator.crawl.observer import CrawlObserver
+from generator.errors import ApiStatusError, RateLimited
+from generator.model import Catalog, Skip
+
+#: How the progress display names a phase of the first pass.
+SUFFIX = " (continued)"
 
 
-async def missing_details_first(fetcher: Fetcher, page_size: int, observer: CrawlObserver) -> int:
-    """Ask the details of the products the kept product list names and the cache lacks; how
-    many were asked."""
-    cards = fetcher.kept_items("/products", normalize.product_card, {"limit": page_size})
-    latest = {card.id: card for card in cards}  # the last card of an id counts, as in a walk
-    missing = [
-        card
-        for card in latest.values()
-        if card.url is not None
-        and not fetcher.has_kept(f"/products/{card.id}", version=card_version(card))
-    ]
-    if not missing:
-        return 0
-    observer.phase_started(PHASE, len(missing))
-    # What goes wrong here (a product deleted since) is the walk's to report, not this hint's.
-    quiet = SkipLog(NullCrawlObserver())
+class _FirstPass:
+    """The progress of the first pass, its phases named apart; its skips are not reported (the
+    pass that follows reports what it skips)."""
 
-    async def ask(card: ProductCard) -> PackedProduct | None:
-        packed = await ask_product(fetcher, card.id, card_version(card), quiet)
-        observer.item_done(PHASE)
-        return packed
+    def __init__(self, observer: CrawlObserver) -> None:
+        self._observer = observer
 
-    await gather_limited(missing, ask, limit=fetcher.settings.concurrency)
-    return len(missing)
+    def phase_started(self, phase: str, total: int | None) -> None:
+        self._observer.phase_started(phase + SUFFIX, total)
+
+    def item_done(self, phase: str) -> None:
+        self._observer.item_done(phase + SUFFIX)
+
+    def skipped(self, skip: Skip) -> None:
+        return None
+
+    def requests_expected(self, total: int) -> None:
+        return None
+
+
+async def continue_first(
+    gather: Callable[[Fetcher, CrawlObserver], Awaitable[Catalog]],
+    fetcher: Fetcher,
+    observer: CrawlObserver,
+) -> frozenset[str]:
+    """Run the crawl's pass ``gather`` through ``fetcher`` (which replays what is kept) and
+    forget its catalog; the keys it asked."""
+    cache = fetcher.cache
+    reused = cache.reused if cache is not None else 0
+    try:
+        await gather(fetcher, _FirstPass(observer))
+    except ApiStatusError as exc:
+        # An answer kept before the stop that no longer holds (a cursor expired since): the
+        # pass that follows asks afresh and reports what still fails.
+        if isinstance(exc, RateLimited):
+            raise
+    if cache is not None:
+        cache.reused = reused  # what the pass that follows takes from the cache counts
+    return frozenset(fetcher.asked)

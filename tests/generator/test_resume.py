@@ -1,13 +1,15 @@
 """A first build that stops before its crawl is done keeps what it fetched, and the next build
 continues from there to the output a build that never stopped writes.
 
-Stopped on purpose (``--max-requests``: exit status 75, one line) and killed outright (SIGKILL
-at random points: only what the crawl had committed survives). The demo store is small, so its
-list pages, which a resumed crawl asks again, are a larger share of its requests than in a
-large store (docs/benchmarks.md has the figure at 10,000 products)."""
+Stopped on purpose (``--max-requests``: exit status 75, one line), interrupted and killed
+outright (SIGKILL at random points: every answer received before survives) against the companion
+on loopback, which counts the requests of every run. The demo store is small, so its list
+pages, which a resumed crawl asks again, are a larger share of its requests than in a large
+store (docs/benchmarks.md has the figures at 300 and 10,000 products)."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import random
@@ -21,6 +23,8 @@ from pathlib import Path
 import pytest
 
 from generator.cli import main
+from generator.client import ClientSettings
+from tests.support.counting_companion import DEMO_KEY, CountingCompanion, counting_companion
 
 #: Whole builds in subprocesses: in `make test`, not the inner loop.
 pytestmark = pytest.mark.slow
@@ -117,22 +121,86 @@ def test_a_stopped_build_keeps_the_previous_output(
     assert snapshot(tmp_path / "site" / "out") == before
 
 
-def test_a_build_killed_at_random_points_resumes_to_the_same_output(
-    tmp_path: Path, one_go: tuple[dict[str, str], int, float]
-) -> None:
-    whole, _, seconds = one_go
-    command = [sys.executable, "-m", "generator", *build_args(tmp_path, "killed")]
-    rng = random.Random(2411)
-    # Killed three times, each somewhere in the time a whole build took (so the points move
-    # with the machine's speed), then let finish.
-    for _ in range(3):
-        process = subprocess.Popen(
-            command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=_environment()
-        )
-        try:
-            process.wait(timeout=rng.uniform(0.3, 0.9) * seconds)
-        except subprocess.TimeoutExpired:
-            os.kill(process.pid, signal.SIGKILL)
-            process.wait()
+#: A store where the details outweigh the lists, and the whole test stays under half a minute.
+KILLED_PRODUCTS = 300
+
+
+def loopback_build(companion: CountingCompanion, folder: Path) -> list[str]:
+    """`storefront build` against ``companion``, its output and cache in ``folder``."""
+    return [
+        sys.executable, "-m", "tests.support.unpaced_build",
+        "--api-url", companion.base_url,
+        "--key", DEMO_KEY,
+        "--site-url", "https://shop.example.vn",
+        "--out", str(folder / "out"),
+        "--cache-dir", str(folder / "cache"),
+        "--xstore", str(folder / "no-xstore.json"),
+    ]  # fmt: skip
+
+
+def run_counted(companion: CountingCompanion, command: list[str]) -> int:
+    """Run a build to its end; the requests the companion answered it."""
+    before = companion.requests
     subprocess.run(command, check=True, capture_output=True, env=_environment(), timeout=300)
-    assert snapshot(tmp_path / "killed" / "out") == whole
+    return companion.requests - before
+
+
+def test_a_build_killed_at_random_points_resumes_to_the_same_output_asking_little_again(
+    tmp_path: Path,
+) -> None:
+    """Killed (SIGKILL, then an interrupt, then SIGKILL) each time some seeded share of a
+    whole crawl's requests into its run, as the companion counts them, then let finish: the
+    output is a one-go build's, and what the runs asked beyond a one-go build is what a
+    continued crawl cannot avoid: one more walk of the lists (the run that finishes must see
+    them as they are) and the answers in flight at each stop."""
+    concurrency = ClientSettings().concurrency
+    with counting_companion(tmp_path, products=KILLED_PRODUCTS) as companion:
+        whole = run_counted(companion, loopback_build(companion, tmp_path / "one-go"))
+        # What one walk of the lists costs: a rebuild with nothing changed asks just that.
+        walk = run_counted(companion, loopback_build(companion, tmp_path / "one-go"))
+        command = loopback_build(companion, tmp_path / "killed")
+        rng = random.Random(2411)
+        start = companion.requests
+        stops: list[int] = []
+        walks_started = 0
+        progress: list[str] = []
+        for sent in (signal.SIGKILL, signal.SIGINT, signal.SIGKILL):
+            process = subprocess.Popen(
+                command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=_environment()
+            )
+            at = companion.requests + int(rng.uniform(0.1, 0.35) * whole)
+            companion.when_answered(at, functools.partial(os.kill, process.pid, sent))
+            _, err = process.communicate(timeout=300)
+            companion.cancel()
+            progress.append(err.decode())
+            walks_started += _walks_lists(err.decode())
+            if process.returncode == 0:
+                break
+            assert process.returncode == (-signal.SIGKILL if sent == signal.SIGKILL else 130)
+            stops.append(sent)
+        else:
+            finish = subprocess.run(
+                command, check=True, capture_output=True, env=_environment(), timeout=300
+            )
+            progress.append(finish.stderr.decode())
+            walks_started += _walks_lists(finish.stderr.decode())
+        asked = companion.requests - start
+    assert stops[:2] == [signal.SIGKILL, signal.SIGINT], stops
+    # Each continued run starts with the pass that asks only what the runs before lacked.
+    for shown in progress[1:]:
+        phases = [line for line in shown.splitlines() if line.endswith("…")]
+        assert phases and phases[0].startswith("context (continued)"), shown[-500:]
+    assert snapshot(tmp_path / "killed" / "out") == snapshot(tmp_path / "one-go" / "out")
+    # The first run and the one that finishes walk the lists; another walk is repeated only
+    # when a stop falls within one (a continued run's first pass replays the kept lists).
+    assert walks_started >= 1
+    repeated = asked - whole
+    assert 0 <= repeated <= (walks_started - 1) * walk + len(stops) * concurrency, (
+        f"{asked} requests against {whole} for a one-go build: {repeated} repeated, "
+        f"a walk of the lists is {walk}, {len(stops)} stops"
+    )
+
+
+def _walks_lists(progress: str) -> int:
+    """1 when a run's progress shows the crawl's own pass (not only a continued first pass)."""
+    return int("\nlists…" in "\n" + progress)
