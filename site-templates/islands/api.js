@@ -15,11 +15,12 @@ export const track = (...a) => { if (document.documentElement.dataset.ecommerce)
 export const enc = encodeURIComponent
 export const sleep = (ms) => new Promise((done) => setTimeout(done, ms))
 
-export const STATUS = {
+const STATUS = {
   pending: 'Chờ xử lý', paid: 'Đã thanh toán', payment_failed: 'Thanh toán không thành công',
   fulfilled: 'Đang giao hàng', delivered: 'Đã giao hàng', cancelled: 'Đã hủy',
   refunded: 'Đã hoàn tiền',
 }
+export const statusOf = (order) => STATUS[order.current_status] || 'Đang xử lý'
 
 // Errors in our own words, by the answer's code, then its status: never the API's text.
 const BY_CODE = {
@@ -43,9 +44,9 @@ const FIELDS = {
   email: 'Email', password: 'Mật khẩu', full_name: 'Họ và tên', phone: 'Số điện thoại',
   city: 'Tỉnh/thành phố', ward: 'Phường/xã', street: 'Địa chỉ', note: 'Ghi chú',
 }
-export const GENERIC = 'Đã có lỗi, vui lòng thử lại.'
+const GENERIC = 'Đã có lỗi, vui lòng thử lại.'
 
-export function messageFor (status, body) {
+function messageFor (status, body) {
   const code = body && typeof body.code === 'string' ? body.code : ''
   if (BY_CODE[code]) return BY_CODE[code]
   if (status === 422 && body && Array.isArray(body.errors)) {
@@ -79,7 +80,6 @@ export function h (tag, props, ...kids) {
   for (const [k, v] of Object.entries(props || {})) {
     if (v == null || v === false) continue
     if (k.startsWith('on')) el.addEventListener(k.slice(2), v)
-    else if (k === 'text') el.textContent = v
     else el.setAttribute(k, v === true ? '' : v)
   }
   el.append(...kids.flat(9).filter((kid) => kid != null && kid !== false))
@@ -123,7 +123,7 @@ export const card = (p) => h('li', null, h('article', { class: 'card' },
   price(p),
   priceOf(p) != null && !p.in_stock && h('p', { class: 'stock stock-out' }, 'Hết hàng')))
 
-export function cookie (name) {
+function cookie (name) {
   const found = document.cookie.split('; ').find((c) => c.startsWith(name + '='))
   return found ? decodeURIComponent(found.slice(name.length + 1)) : ''
 }
@@ -142,39 +142,47 @@ export function visitor () {
   return id
 }
 
-export function notice (text) {
+function notice (text) {
   let el = document.querySelector('.notice')
   if (!el) document.querySelector('main').prepend((el = h('p', { class: 'notice', role: 'status' })))
   el.textContent = text
 }
 
-export async function api (path, { method = 'GET', body, base = BASE, headers, keepalive, retried } = {}) {
-  const init = { method, headers: { Accept: 'application/json', ...headers }, credentials: 'same-origin', keepalive }
-  if (method !== 'GET') {
-    init.headers['Content-Type'] = 'application/json'
-    if (body !== undefined) init.body = JSON.stringify(body)
-  }
+// A write: a POST of `body`, unless another method is named.
+export const send = (path, body, method = 'POST', options) => api(path, { ...options, method, body })
+
+// The session endpoints themselves (login, register, logout, me): a body makes it a POST.
+export const session = (path, body) => api(path, { base: SESSION, method: body ? 'POST' : 'GET', body })
+
+// A part of an island's markup the page keeps in a <template data-part> until it is shown.
+export const part = (root, name) => root.querySelector(`template[data-part=${name}]`).content.firstElementChild
+
+// Same-origin, so the JSON Content-Type on reads costs no preflight; a body only on writes.
+export async function api (path, options = {}) {
+  const { method = 'GET', base = BASE } = options
+  const url = base + path
+  const json = 'application/json'
   let res
   try {
-    res = await fetch(base + path, init)
+    res = await fetch(url, { method, headers: { Accept: json, 'Content-Type': json, ...options.headers }, body: JSON.stringify(options.body), keepalive: options.keepalive })
   } catch {
-    throw unavailable(0, method, base + path)
+    throw unavailable(0, method, url)
   }
-  const json = /json/.test(res.headers.get('Content-Type') || '')
-  if ((res.status !== 204 && !json) || [502, 503, 504].includes(res.status)) throw unavailable(res.status, method, base + path)
-  const data = res.status === 204 ? null : await res.json().catch(() => null)
+  const { status } = res
+  if ((status !== 204 && !/json/.test(res.headers.get('Content-Type'))) || [502, 503, 504].includes(status)) throw unavailable(status, method, url)
+  const data = status === 204 ? null : await res.json().catch(() => null)
   if (res.ok) return data
-  report(res.status, method, base + path, data && data.code)
-  if (res.status === 429) {
+  report(status, method, url, data && data.code)
+  if (status === 429) {
     // Calm, and never a loop: one retry of a read after Retry-After, then the visitor decides.
     const wait = Math.min(Number(res.headers.get('Retry-After')) || 5, 120)
     notice(`Cửa hàng đang có nhiều lượt truy cập. Vui lòng đợi khoảng ${wait} giây rồi thử lại.`)
-    if (method === 'GET' && !retried) {
+    if (method === 'GET' && !options.retried) {
       await sleep(wait * 1000)
-      return api(path, { method, body, base, headers, retried: true })
+      return api(path, { ...options, retried: true })
     }
   }
-  throw apiError(res.status, data)
+  throw apiError(status, data)
 }
 
 // 4xx/5xx answers and script errors, sent in batches of at most 50 (occurred_at in UTC).
@@ -211,26 +219,31 @@ export async function readCart () {
   }
 }
 
-// Replaces the cart's items; a cart that is gone or already ordered gives way to a new one.
-export async function saveItems (items, fresh) {
+// Replaces the cart's items (cart lines, or {variant_id, quantity}); a cart that is gone or
+// already ordered gives way to a new one.
+export async function saveItems (lines, fresh) {
   const token = fresh ? '' : cartToken()
+  const items = lines.map(({ variant_id, quantity }) => ({ variant_id, quantity }))
   let cart
   try {
-    cart = await api('/cart/items' + (token ? '?token=' + enc(token) : ''), { method: 'PUT', body: { items } })
+    cart = await send('/cart/items' + (token ? '?token=' + enc(token) : ''), { items }, 'PUT')
   } catch (error) {
     if (!token || ![404, 409].includes(error.status)) throw error
-    return saveItems(items, true)
+    return saveItems(lines, true)
   }
   setCartToken(cart.token)
   showCount(cart.item_count)
   return cart
 }
 
+// A script error, reported (as a 500) with its own text, which is never shown.
+export const scriptError = (error) => report(500, null, location.pathname, 'JS: ' + (error && error.message))
+
 // What a failure says on the page: our message for an API answer; a script error is reported
 // and shown as the generic message, never its own (English) text.
 export function said (error) {
   if (error && error.status !== undefined) return error.message
-  report(500, null, location.pathname, 'JS: ' + (error && error.message))
+  scriptError(error)
   return GENERIC
 }
 

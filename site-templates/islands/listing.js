@@ -1,6 +1,6 @@
 // Listings: the search page, sort and "load more" on category and collection pages, and the
 // product page's recommendations and recently viewed (an anonymous visitor id, no login).
-import { api, card, enc, failed, h, sitePath, visitor } from './api.js'
+import { api, card, enc, failed, h, send, sitePath, visitor } from './api.js'
 
 function search (form) {
   const out = form.nextElementSibling
@@ -95,7 +95,7 @@ async function recommendations (el) {
     const fresh = (p) => p.id !== id && !shown.has(new URL(sitePath(p.url || ''), location).pathname)
     el.replaceChildren(...[block('Có thể bạn cũng thích', liked.items.filter(fresh)), block('Sản phẩm đã xem', seen.items.filter((p) => p.id !== id))].filter(Boolean))
   } catch {} // recommendations are extra: the page is complete without them
-  api('/recommendations/view', { method: 'POST', body: { product_id: id, session_token: token } }).catch(() => {})
+  send('/recommendations/view', { product_id: id, session_token: token }).catch(() => {})
 }
 
 export default { search, 'load-more': loadMore, recommendations }

@@ -1,8 +1,8 @@
 // Loaded by every page: the header's cart count, the page's islands, the beacons.
-import { api, cartToken, flush, readCart, report, showCount, visitor } from './api.js'
+import { send, cartToken, flush, readCart, scriptError, showCount, visitor } from './api.js'
 
-addEventListener('error', (e) => report(500, null, location.pathname, 'JS: ' + e.message))
-addEventListener('unhandledrejection', (e) => report(500, null, location.pathname, 'JS: ' + (e.reason && e.reason.message)))
+addEventListener('error', scriptError)
+addEventListener('unhandledrejection', (e) => scriptError(e.reason))
 addEventListener('pagehide', flush)
 
 const known = sessionStorage.getItem('sf_count')
@@ -19,7 +19,7 @@ for (const el of document.querySelectorAll('[data-island]')) {
 }
 
 const page = document.body.dataset
-const beacon = (path, body) => api(path, { method: 'POST', body, keepalive: true }).catch(() => {})
+const beacon = (path, body) => send(path, body, 'POST', { keepalive: true }).catch(() => {})
 if (page.entityId) {
   beacon('/analytics/entity-view', { entity_type: page.entityType, entity_id: Number(page.entityId), session_token: visitor() })
 }
