@@ -2,7 +2,7 @@
 // "customer" (orders, addresses, saved products, points, logout), filled in from the API.
 // Login and register go to the same-origin session endpoints, which keep the customer's token
 // in an httpOnly cookie: this code never sees it.
-import { api, failed, h, link, part, said, send, session, statusOf, vnd } from './api.js'
+import { api, failed, h, link, part, said, send, session, statusOf, vnd } from './main.js'
 
 const date = (wire) => new Date(wire + 'Z').toLocaleDateString('vi-VN')
 
@@ -24,25 +24,27 @@ function onSubmit (form, send) {
   }
 }
 
-// A list of the account's page: "Đang tải…", then its items, or "Chưa có.".
+// A list of the account's page: the view's data-loading words, then its items, or data-none.
 function list (view, name, load, show) {
   const body = view.querySelector(`[data-list=${name}] div`)
-  body.replaceChildren('Đang tải…')
-  load().then((page) => body.replaceChildren(page.items.length ? show(page.items) : 'Chưa có.'), failed(body))
+  body.replaceChildren(view.dataset.loading)
+  load().then((page) => body.replaceChildren(page.items.length ? show(page.items) : view.dataset.none), failed(body))
 }
 
-function orders (items) {
+// The orders, each with its details on demand: the template's <dl> part, each <dd data-field>
+// filled in (amounts as money).
+function orders (items, section, details) {
   return h('ul', { class: 'orders' }, items.map((o) => {
     const detail = h('div')
     const open = async () => {
       const d = await api(`/customer/orders/${o.id}`)
-      detail.replaceChildren(h('dl', null,
-        [['Tạm tính', vnd(d.subtotal)], ['Giảm giá', vnd(d.discount_total)], ['Vận chuyển', vnd(d.shipping_total)],
-          ['Tổng cộng', vnd(d.total)], ['Ghi chú', d.note || '']].map(([k, v]) => [h('dt', null, k), h('dd', null, v)])))
+      const dl = details.cloneNode(true)
+      for (const dd of dl.querySelectorAll('dd')) dd.textContent = dd.dataset.field === 'note' ? d.note || '' : vnd(d[dd.dataset.field])
+      detail.replaceChildren(dl)
     }
     return h('li', { class: 'order', 'data-code': o.code, 'data-status': o.current_status },
-      h('strong', null, o.code), ` - ${date(o.placed_at)} - ${vnd(o.total)} - ${statusOf(o)} `,
-      h('button', { type: 'button', class: 'secondary', onclick: () => open().catch(failed(detail)) }, 'Chi tiết'), detail)
+      h('strong', null, o.code), ` - ${date(o.placed_at)} - ${vnd(o.total)} - ${statusOf(o, section)} `,
+      h('button', { type: 'button', class: 'secondary', onclick: () => open().catch(failed(detail)) }, section.dataset.details), detail)
   }))
 }
 
@@ -51,14 +53,17 @@ export default function (root) {
   const member = part(root, 'customer')
   const [login, register] = guest.querySelectorAll('form')
   const [greeting, logout] = member.querySelector('.greeting').children
+  const section = member.querySelector('[data-list=orders]')
+  const details = part(member, 'order')
   const addresses = () => list(member, 'addresses', () => api('/customer/addresses'), (items) =>
     h('ul', null, items.map((a) => h('li', null, [a.full_name, a.phone, a.street, a.ward, a.province, a.city].filter(Boolean).join(', ')))))
   const render = (customer) => {
     root.replaceChildren(customer ? member : guest)
     if (!customer) return
-    greeting.textContent = `Xin chào, ${customer.full_name || customer.email || 'bạn'}. ` +
-      (Number.isFinite(customer.points_balance) ? `Điểm tích lũy: ${customer.points_balance}. ` : '')
-    list(member, 'orders', () => api('/customer/orders?limit=20'), orders)
+    const words = greeting.dataset
+    greeting.textContent = `${words.hello} ${customer.full_name || customer.email || words.you}. ` +
+      (Number.isFinite(customer.points_balance) ? `${words.points} ${customer.points_balance}. ` : '')
+    list(member, 'orders', () => api('/customer/orders?limit=20'), (items) => orders(items, section, details))
     addresses()
     list(member, 'saved', () => api('/customer/saved-products?limit=20'), (items) =>
       h('ul', null, items.filter((s) => s.product).map((s) => h('li', null, link(s.product.url, s.product.name)))))

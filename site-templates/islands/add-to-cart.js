@@ -1,7 +1,7 @@
 // Product page: the options pick a variant, whose live price, saving and stock replace the
 // static page's (which may be stale); add to cart, save for later. Without JS the form only
 // reloads the page. Stock words and the low-stock number as generator/render/buying.py.
-import { UNAVAILABLE, api, h, link, price, priceOf, readCart, said, saveItems, send, track } from './api.js'
+import { UNAVAILABLE, api, h, link, price, priceOf, readCart, said, saveItems, send, track } from './main.js'
 
 const stockOf = (v) => !v.in_stock ? ['stock-out', 'Hết hàng'] : v.stock != null && v.stock <= 5 ? ['stock-low', 'Sắp hết'] : ['stock-in', 'Còn hàng']
 
@@ -34,9 +34,10 @@ export default async function (form) {
     const v = variant() || {}
     const [css, words] = stockOf(v)
     const ok = v.in_stock && priceOf(v) != null
+    const stock = info.querySelector('.stock')
     if (v.id) info.querySelector('.price').replaceWith(price(v, true))
-    info.querySelector('.stock').className = 'stock ' + css
-    info.querySelector('.stock').textContent = words
+    stock.className = 'stock ' + css
+    stock.textContent = words
     buy.disabled = !ok
     buy.textContent = ok ? 'Thêm vào giỏ' : 'Hết hàng'
   }

@@ -1,54 +1,44 @@
 // The buying path: cart, checkout and payment return. Their forms and sections are the pages'
 // own markup, kept in <template data-part> until the data is in; this fills them in.
-import { api, enc, failed, h, link, part, readCart, said, saveItems, send, session, setCartToken, showCount, sitePath, sleep, src, statusOf, track, vnd } from './api.js'
+import { api, enc, failed, h, link, part, readCart, said, saveItems, send, session, setCartToken, showCount, sitePath, sleep, src, statusOf, track, vnd } from './main.js'
 
 const COUPON = 'sf_coupon'
 
-// Coupon verdicts and discount lines in our own words.
-const COUPON_SAYS = {
-  unknown: 'Mã giảm giá không tồn tại.',
-  inactive: 'Mã giảm giá không còn hiệu lực.',
-  not_started: 'Mã giảm giá chưa đến thời gian áp dụng.',
-  expired: 'Mã giảm giá đã hết hạn.',
-  below_minimum: 'Đơn hàng chưa đạt giá trị tối thiểu để dùng mã này.',
-  usage_limit_reached: 'Mã giảm giá đã hết lượt sử dụng.',
-}
-export function couponMessage (coupon) {
-  if (coupon.valid) return `Đã áp dụng mã ${coupon.code}.`
-  return COUPON_SAYS[coupon.reason] || 'Không dùng được mã giảm giá này.'
-}
-export const discountLabel = (line) => (line.code ? `Mã giảm giá ${line.code}` : 'Khuyến mãi')
 
 const quoted = (token, code) => api(`/cart/quote?token=${enc(token)}` + (code ? '&coupon_code=' + enc(code) : ''))
-const row = (label, value, cls) => [h('dt', { class: cls }, label), h('dd', { class: cls }, value)]
 const sum = (lines) => lines.reduce((total, line) => total + Number(line.amount || 0), 0)
 
 // The amount the order is charged: the quote's total where the backend declares
 // `order_discounts`; else (the spec) goods + added VAT + shipping, no order-level discount.
-export function orderAmount (quote) {
+function orderAmount (quote) {
   if (quote.order_discounts === true) return Number(quote.total)
   const addedTax = sum(quote.tax_lines.filter((t) => !t.included))
   return Number(quote.subtotal) + addedTax + Number(quote.shipping_total || 0)
 }
 
-export const discountsLeftOut = (quote) => quote.order_discounts !== true && quote.discount_lines.length > 0
-export const LEFT_OUT = 'Lưu ý: cửa hàng chưa trừ mã giảm giá và khuyến mãi vào đơn hàng. Số tiền thanh toán chưa gồm các khoản giảm này.'
+const discountsLeftOut = (quote) => quote.order_discounts !== true && quote.discount_lines.length > 0
 
-// The quote's lines, the cart's total; at checkout, the amount the order is charged (and no
-// discount the backend leaves out of it).
-const totals = (quote, checkout) => [
-  row('Tạm tính', vnd(quote.subtotal)),
-  checkout && discountsLeftOut(quote) ? [] : quote.discount_lines.map((d) => row(discountLabel(d), '-' + vnd(d.amount))),
-  quote.tax_lines.map((t) => row(t.included ? 'Thuế VAT (đã gồm trong giá)' : 'Thuế VAT', vnd(t.amount))),
-  row('Phí vận chuyển', Number(quote.shipping_total) ? vnd(quote.shipping_total) : checkout ? 'Miễn phí' : 'Tính ở bước thanh toán'),
-  checkout ? row('Tổng thanh toán', vnd(orderAmount(quote)), 'total') : row('Tổng cộng', vnd(quote.total), 'total')].flat(9)
+// The quote's lines in the words of the page's <dl class="totals"> (our own labels, never the
+// API's): the cart's total, or at checkout the amount the order is charged (and no discount
+// the backend leaves out of it).
+function totals (dl, quote, checkout) {
+  const w = dl.dataset
+  const row = (label, value, cls) => [h('dt', { class: cls }, label), h('dd', { class: cls }, value)]
+  dl.replaceChildren(...[
+    row(w.subtotal, vnd(quote.subtotal)),
+    checkout && discountsLeftOut(quote) ? [] : quote.discount_lines.map((d) => row(d.code ? `${w.coupon} ${d.code}` : w.promo, '-' + vnd(d.amount))),
+    quote.tax_lines.map((t) => row(t.included ? w.vatIn : w.vat, vnd(t.amount))),
+    row(w.shipping, Number(quote.shipping_total) ? vnd(quote.shipping_total) : w.noFee),
+    row(w.total, vnd(checkout ? orderAmount(quote) : quote.total), 'total')].flat(9))
+}
 
 // Cart page: quantities, remove, coupon (its message from the quote), totals from /cart/quote.
 function cart (root) {
   const empty = part(root, 'empty')
   const box = part(root, 'cart')
   const [lines, summary] = box.children
-  const [coupon, pay] = summary.children
+  const [coupon, dl, leftOut, pay] = summary.children
+  const says = coupon.dataset
   const render = async () => {
     const cart = await readCart()
     showCount(cart ? cart.item_count : 0)
@@ -58,20 +48,21 @@ function cart (root) {
     if (code && !code.valid) sessionStorage.removeItem(COUPON)
     const change = (index, quantity) =>
       saveItems(cart.items.map((i, n) => (n === index ? { ...i, quantity } : i)).filter((i) => i.quantity > 0)).then(render).catch(failed(root))
+    const w = lines.dataset
     lines.replaceChildren(...cart.items.map((item, n) => h('li', { class: 'cart-line' },
       item.image_url ? h('img', { class: 'cart-thumb', src: src(item.image_url), alt: '', width: 80, height: 80 }) : h('span', { class: 'cart-thumb' }),
-      h('span', { class: 'cart-name' }, link(item.url, item.name), item.variant_name && h('small', null, item.variant_name), h('small', null, vnd(item.unit_price) || 'Tạm ngừng bán'),
-        h('button', { type: 'button', class: 'secondary', onclick: () => change(n, 0) }, 'Xóa')),
+      h('span', { class: 'cart-name' }, link(item.url, item.name), item.variant_name && h('small', null, item.variant_name), h('small', null, vnd(item.unit_price) || w.gone),
+        h('button', { type: 'button', class: 'secondary', onclick: () => change(n, 0) }, w.remove)),
       h('span', { class: 'stepper' },
-        h('button', { type: 'button', class: 'secondary', 'aria-label': 'Bớt 1', disabled: item.quantity < 2, onclick: () => change(n, item.quantity - 1) }, '−'),
-        h('input', { type: 'number', min: 1, max: 999, value: item.quantity, 'aria-label': `Số lượng ${item.name}`, onchange: (e) => change(n, Math.max(1, Number(e.target.value) || 1)) }),
-        h('button', { type: 'button', class: 'secondary', 'aria-label': 'Thêm 1', onclick: () => change(n, item.quantity + 1) }, '+')),
+        h('button', { type: 'button', class: 'secondary', 'aria-label': w.less, disabled: item.quantity < 2, onclick: () => change(n, item.quantity - 1) }, '−'),
+        h('input', { type: 'number', min: 1, max: 999, value: item.quantity, 'aria-label': `${w.quantity} ${item.name}`, onchange: (e) => change(n, Math.max(1, Number(e.target.value) || 1)) }),
+        h('button', { type: 'button', class: 'secondary', 'aria-label': w.more, onclick: () => change(n, item.quantity + 1) }, '+')),
       h('strong', { class: 'line-total' }, vnd(item.line_total)))))
     coupon.code.value = code ? code.code : ''
     summary.replaceChildren(...[coupon,
-      code && h('p', { class: code.valid ? 'coupon-ok' : 'coupon-bad', role: 'status' }, couponMessage(code)),
-      h('dl', { class: 'totals' }, totals(quote)),
-      discountsLeftOut(quote) && h('p', { class: 'coupon-bad', role: 'status' }, LEFT_OUT), pay].filter(Boolean))
+      code && h('p', { class: code.valid ? 'coupon-ok' : 'coupon-bad', role: 'status' }, code.valid ? `${says.valid} ${code.code}.` : says[code.reason] || says.invalid),
+      dl, discountsLeftOut(quote) && leftOut, pay].filter(Boolean))
+    totals(dl, quote)
     root.replaceChildren(box)
   }
   coupon.onsubmit = (e) => {
@@ -108,7 +99,9 @@ async function savedAddress () {
 function done (root, section, order) {
   section.dataset.status = order.current_status
   if (order.total != null) section.dataset.total = order.total
-  for (const [name, text] of [['code', order.code], ['total', vnd(order.total)], ['status', statusOf(order)]]) {
+  const status = section.querySelector('.order-status')
+  status.textContent = statusOf(order, status)
+  for (const [name, text] of [['code', order.code], ['total', vnd(order.total)]]) {
     const el = section.querySelector('.order-' + name)
     if (el) el.textContent = text
   }
@@ -141,23 +134,22 @@ async function checkout (root) {
       savedAddress(),
     ])
     const shipping = methods.items.filter((m) => m.kind !== 'pickup')
-    city.append(...provinces.items.map((p) => h('option', { value: p.code }, p.name)))
+    city.append(...provinces.items.map((p) => new Option(p.name, p.code)))
     const loadWards = async () => {
       ward.length = 1 // "Chọn phường/xã"
       if (!city.value) return
       const wards = await api('/shipping/wards?province_code=' + enc(city.value)).catch(() => ({ items: [] }))
-      ward.append(...wards.items.map((w) => h('option', { value: w.name }, w.name)))
+      ward.append(...wards.items.map((w) => new Option(w.name, w.name)))
     }
     city.onchange = loadWards
     form.querySelector('.checkout-items').append(...cart.items.map((item) =>
       h('li', null, h('span', null, item.name, item.variant_name ? ` (${item.variant_name})` : '', ` × ${item.quantity}`), ' ', h('span', null, vnd(item.line_total)))))
-    form.querySelector('.co-shipping').append(...shipping.map((m, n) => choice('shipping', m.code, `${m.name} - ${Number(m.fee) ? vnd(m.fee) : 'Miễn phí'}`, n === 0)))
+    form.querySelector('.co-shipping').append(...shipping.map((m, n) => choice('shipping', m.code, `${m.name} - ${Number(m.fee) ? vnd(m.fee) : lines.dataset.noFee}`, n === 0)))
     form.querySelector('.co-payment').append(...payments.items.map((p, n) => choice('payment', p.code, p.name, n === 0)))
     const show = (quote) => {
       const amount = orderAmount(quote)
-      lines.replaceChildren(...totals(quote, true))
+      totals(lines, quote, true)
       warning.hidden = !discountsLeftOut(quote)
-      warning.textContent = warning.hidden ? '' : LEFT_OUT
       button.dataset.amount = amount
       button.textContent = 'Đặt hàng · ' + vnd(amount)
     }
@@ -171,9 +163,7 @@ async function checkout (root) {
       if (e.target.name === 'shipping') choose(e.target.value).catch(failed(status))
     })
     if (saved) {
-      f.full_name.value = saved.full_name || ''
-      f.phone.value = saved.phone || ''
-      f.street.value = saved.street || ''
+      for (const name of ['full_name', 'phone', 'street']) f[name].value = saved[name] || ''
       const option = [...city.options].find((o) => o.value && o.text === saved.city)
       if (option) {
         city.value = option.value
@@ -186,11 +176,11 @@ async function checkout (root) {
       e.preventDefault()
       const wrong = invalidFields(form)
       if (wrong.length) {
-        status.replaceChildren(h('p', { class: 'error', role: 'alert' }, 'Vui lòng điền đủ thông tin nhận hàng.'))
+        status.replaceChildren(h('p', { class: 'error', role: 'alert' }, form.dataset.incomplete))
         return wrong[0].focus()
       }
       button.disabled = true
-      status.textContent = 'Đang đặt hàng…'
+      status.textContent = form.dataset.placing
       try {
         const address = {
           full_name: f.full_name.value.trim(), phone: f.phone.value.trim(), email: f.email.value.trim() || null,
@@ -206,7 +196,7 @@ async function checkout (root) {
         // Counted once paid: an online payment's on the return page.
         track(online ? 'pending' : 'purchase', cart.items, { transaction_id: order.code, value: Number(order.total) })
         if (!online) return done(root, placed, order)
-        status.textContent = 'Đang chuyển đến cổng thanh toán…'
+        status.textContent = form.dataset.paying
         const pay = await send(`/checkout/pay?cart_token=${enc(token)}`, { return_url: location.origin + sitePath('/thanh-toan/ket-qua') })
         location.assign(pay.payment_url)
       } catch (error) {
@@ -226,23 +216,24 @@ async function checkout (root) {
 // which only verifies it; the order's status shows once the gateway's IPN has decided.
 async function paymentReturn (root) {
   const paid = part(root, 'done')
+  const says = root.dataset
   const query = location.search.slice(1)
   const say = (text) => root.replaceChildren(h('p', null, text))
-  if (!query) return say('Không có thông tin thanh toán để xác minh.')
-  say('Đang xác minh thanh toán…')
+  if (!query) return say(says.noQuery)
+  say(says.checking)
   try {
     for (let attempt = 0; attempt < 10; attempt++) {
       const answer = await send('/checkout/payment-return', { query_string: query })
-      if (!answer.valid) return say('Không xác minh được kết quả thanh toán này.')
+      if (!answer.valid) return say(says.invalid)
       const order = answer.order
       if (order && order.current_status !== 'pending') {
         if (order.current_status === 'paid') track('purchase', null, { transaction_id: order.code })
         return done(root, paid, order)
       }
-      say('Đang chờ cổng thanh toán xác nhận…')
+      say(says.waiting)
       await sleep(2000)
     }
-    say('Cổng thanh toán chưa xác nhận. Trạng thái đơn hàng sẽ cập nhật trong mục Tài khoản.')
+    say(says.late)
   } catch (error) {
     say(said(error))
   }
