@@ -2,24 +2,24 @@
 // "customer" (orders, addresses, saved products, points, logout), filled in from the API.
 // Login and register go to the same-origin session endpoints, which keep the customer's token
 // in an httpOnly cookie: this code never sees it.
-import { api, failed, h, link, part, said, send, session, statusOf, vnd } from './main.js'
+import { api, failed, fill, h, link, part, said, send, session } from './main.js'
 
 const date = (wire) => new Date(wire + 'Z').toLocaleDateString('vi-VN')
 
 // A form of the page: its fields go to `send`; once done it is cleared, else its status line
 // says why, in our words.
-function onSubmit (form, send) {
+function onSubmit (form, submit) {
   const status = form.querySelector('[role=status]')
   form.onsubmit = async (e) => {
     e.preventDefault()
     const body = Object.fromEntries(new FormData(form))
     if (body.phone === '') delete body.phone
     try {
-      await send(body)
+      await submit(body)
       form.reset()
       status.textContent = ''
     } catch (error) {
-      status.textContent = said(error)
+      status.textContent = said(error, form)
     }
   }
 }
@@ -31,20 +31,15 @@ function list (view, name, load, show) {
   load().then((page) => body.replaceChildren(page.items.length ? show(page.items) : view.dataset.none), failed(body))
 }
 
-// The orders, each with its details on demand: the template's <dl> part, each <dd data-field>
-// filled in (amounts as money).
-function orders (items, section, details) {
+// The orders: the template's line for each, its details (the <dl> part) on demand.
+function orders (items, line, details) {
   return h('ul', { class: 'orders' }, items.map((o) => {
-    const detail = h('div')
-    const open = async () => {
-      const d = await api(`/customer/orders/${o.id}`)
-      const dl = details.cloneNode(true)
-      for (const dd of dl.querySelectorAll('dd')) dd.textContent = dd.dataset.field === 'note' ? d.note || '' : vnd(d[dd.dataset.field])
-      detail.replaceChildren(dl)
-    }
-    return h('li', { class: 'order', 'data-code': o.code, 'data-status': o.current_status },
-      h('strong', null, o.code), ` - ${date(o.placed_at)} - ${vnd(o.total)} - ${statusOf(o, section)} `,
-      h('button', { type: 'button', class: 'secondary', onclick: () => open().catch(failed(detail)) }, section.dataset.details), detail)
+    const li = fill(line.cloneNode(true), { ...o, placed_at: date(o.placed_at) })
+    const [button, detail] = li.querySelectorAll('button, div')
+    li.dataset.code = o.code
+    li.dataset.status = o.current_status
+    button.onclick = () => api(`/customer/orders/${o.id}`).then((d) => detail.replaceChildren(fill(details.cloneNode(true), d))).catch(failed(detail))
+    return li
   }))
 }
 
@@ -53,8 +48,8 @@ export default function (root) {
   const member = part(root, 'customer')
   const [login, register] = guest.querySelectorAll('form')
   const [greeting, logout] = member.querySelector('.greeting').children
-  const section = member.querySelector('[data-list=orders]')
-  const details = part(member, 'order')
+  const line = part(member, 'order')
+  const details = part(member, 'details')
   const addresses = () => list(member, 'addresses', () => api('/customer/addresses'), (items) =>
     h('ul', null, items.map((a) => h('li', null, [a.full_name, a.phone, a.street, a.ward, a.province, a.city].filter(Boolean).join(', ')))))
   const render = (customer) => {
@@ -63,7 +58,7 @@ export default function (root) {
     const words = greeting.dataset
     greeting.textContent = `${words.hello} ${customer.full_name || customer.email || words.you}. ` +
       (Number.isFinite(customer.points_balance) ? `${words.points} ${customer.points_balance}. ` : '')
-    list(member, 'orders', () => api('/customer/orders?limit=20'), (items) => orders(items, section, details))
+    list(member, 'orders', () => api('/customer/orders?limit=20'), (items) => orders(items, line, details))
     addresses()
     list(member, 'saved', () => api('/customer/saved-products?limit=20'), (items) =>
       h('ul', null, items.filter((s) => s.product).map((s) => h('li', null, link(s.product.url, s.product.name)))))

@@ -1,18 +1,16 @@
 // The buying path: cart, checkout and payment return. Their forms and sections are the pages'
 // own markup, kept in <template data-part> until the data is in; this fills them in.
-import { api, enc, failed, h, link, part, readCart, said, saveItems, send, session, setCartToken, showCount, sitePath, sleep, src, statusOf, track, vnd } from './main.js'
+import { api, enc, failed, fill, h, link, part, readCart, said, saveItems, send, session, setCartToken, showCount, sitePath, sleep, src, track, vnd } from './main.js'
 
 const COUPON = 'sf_coupon'
 
-
 const quoted = (token, code) => api(`/cart/quote?token=${enc(token)}` + (code ? '&coupon_code=' + enc(code) : ''))
-const sum = (lines) => lines.reduce((total, line) => total + Number(line.amount || 0), 0)
 
 // The amount the order is charged: the quote's total where the backend declares
 // `order_discounts`; else (the spec) goods + added VAT + shipping, no order-level discount.
 function orderAmount (quote) {
   if (quote.order_discounts === true) return Number(quote.total)
-  const addedTax = sum(quote.tax_lines.filter((t) => !t.included))
+  const addedTax = quote.tax_lines.reduce((sum, t) => sum + (t.included ? 0 : Number(t.amount || 0)), 0)
   return Number(quote.subtotal) + addedTax + Number(quote.shipping_total || 0)
 }
 
@@ -36,6 +34,7 @@ function totals (dl, quote, checkout) {
 function cart (root) {
   const empty = part(root, 'empty')
   const box = part(root, 'cart')
+  const line = part(root, 'line')
   const [lines, summary] = box.children
   const [coupon, dl, leftOut, pay] = summary.children
   const says = coupon.dataset
@@ -48,16 +47,27 @@ function cart (root) {
     if (code && !code.valid) sessionStorage.removeItem(COUPON)
     const change = (index, quantity) =>
       saveItems(cart.items.map((i, n) => (n === index ? { ...i, quantity } : i)).filter((i) => i.quantity > 0)).then(render).catch(failed(root))
-    const w = lines.dataset
-    lines.replaceChildren(...cart.items.map((item, n) => h('li', { class: 'cart-line' },
-      item.image_url ? h('img', { class: 'cart-thumb', src: src(item.image_url), alt: '', width: 80, height: 80 }) : h('span', { class: 'cart-thumb' }),
-      h('span', { class: 'cart-name' }, link(item.url, item.name), item.variant_name && h('small', null, item.variant_name), h('small', null, vnd(item.unit_price) || w.gone),
-        h('button', { type: 'button', class: 'secondary', onclick: () => change(n, 0) }, w.remove)),
-      h('span', { class: 'stepper' },
-        h('button', { type: 'button', class: 'secondary', 'aria-label': w.less, disabled: item.quantity < 2, onclick: () => change(n, item.quantity - 1) }, '−'),
-        h('input', { type: 'number', min: 1, max: 999, value: item.quantity, 'aria-label': `${w.quantity} ${item.name}`, onchange: (e) => change(n, Math.max(1, Number(e.target.value) || 1)) }),
-        h('button', { type: 'button', class: 'secondary', 'aria-label': w.more, onclick: () => change(n, item.quantity + 1) }, '+')),
-      h('strong', { class: 'line-total' }, vnd(item.line_total)))))
+    // A line: the template's, its parts filled in (the unit price's text says so without one).
+    lines.replaceChildren(...cart.items.map((item, n) => {
+      const li = line.cloneNode(true)
+      const [thumb, name, stepper, total] = li.children
+      const [less, quantity, more] = stepper.children
+      const [title, variant, unit, remove] = name.children
+      if (item.image_url) thumb.replaceWith(h('img', { class: 'cart-thumb', src: src(item.image_url), alt: '', width: 80, height: 80 }))
+      title.replaceWith(link(item.url, item.name))
+      if (item.variant_name) variant.textContent = item.variant_name
+      else variant.remove()
+      unit.textContent = vnd(item.unit_price) || unit.textContent
+      total.textContent = vnd(item.line_total)
+      less.disabled = item.quantity < 2
+      quantity.value = item.quantity
+      quantity.ariaLabel += ' ' + item.name
+      remove.onclick = () => change(n, 0)
+      less.onclick = () => change(n, item.quantity - 1)
+      more.onclick = () => change(n, item.quantity + 1)
+      quantity.onchange = () => change(n, Math.max(1, Number(quantity.value) || 1))
+      return li
+    }))
     coupon.code.value = code ? code.code : ''
     summary.replaceChildren(...[coupon,
       code && h('p', { class: code.valid ? 'coupon-ok' : 'coupon-bad', role: 'status' }, code.valid ? `${says.valid} ${code.code}.` : says[code.reason] || says.invalid),
@@ -99,13 +109,7 @@ async function savedAddress () {
 function done (root, section, order) {
   section.dataset.status = order.current_status
   if (order.total != null) section.dataset.total = order.total
-  const status = section.querySelector('.order-status')
-  status.textContent = statusOf(order, status)
-  for (const [name, text] of [['code', order.code], ['total', vnd(order.total)]]) {
-    const el = section.querySelector('.order-' + name)
-    if (el) el.textContent = text
-  }
-  root.replaceChildren(section)
+  root.replaceChildren(fill(section, order))
 }
 
 const choice = (name, value, text, checked) =>
@@ -120,6 +124,7 @@ async function checkout (root) {
   const f = form.elements
   const { city, ward } = f
   const [lines, warning, button, status] = ['.totals', '.coupon-bad', '.place-order', '.co-status'].map((s) => form.querySelector(s))
+  const place = button.textContent // "Đặt hàng", then "Đặt hàng · 250.000 ₫"
   try {
     const cart = await readCart()
     if (!cart || !cart.items.length) return root.replaceChildren(empty)
@@ -151,7 +156,7 @@ async function checkout (root) {
       totals(lines, quote, true)
       warning.hidden = !discountsLeftOut(quote)
       button.dataset.amount = amount
-      button.textContent = 'Đặt hàng · ' + vnd(amount)
+      button.textContent = `${place} · ${vnd(amount)}`
     }
     const choose = async (code) => {
       button.disabled = true
@@ -182,10 +187,8 @@ async function checkout (root) {
       button.disabled = true
       status.textContent = form.dataset.placing
       try {
-        const address = {
-          full_name: f.full_name.value.trim(), phone: f.phone.value.trim(), email: f.email.value.trim() || null,
-          city: city.selectedOptions[0].text, ward: ward.value, street: f.street.value.trim(),
-        }
+        const address = { city: city.selectedOptions[0].text } // the province's name, not its code
+        for (const name of ['full_name', 'phone', 'email', 'ward', 'street']) address[name] = f[name].value.trim() || null
         const order = await send(`/checkout/place-order?cart_token=${enc(token)}`,
           { address, payment: { payment_method: f.payment.value }, note: f.note.value || null }, 'POST', { headers: { 'Idempotency-Key': key } })
         setCartToken('')
@@ -201,14 +204,14 @@ async function checkout (root) {
         location.assign(pay.payment_url)
       } catch (error) {
         button.disabled = false
-        failed(status)(error)
+        failed(status, form)(error)
       }
     })
     root.replaceChildren(form)
     if (shipping.length) await choose(shipping[0].code)
     else show(await quoted(token, coupon))
   } catch (error) {
-    failed(root)(error)
+    failed(root, form)(error)
   }
 }
 

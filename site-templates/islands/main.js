@@ -17,17 +17,12 @@ export const track = (...a) => { if (document.documentElement.dataset.ecommerce)
 export const enc = encodeURIComponent
 export const sleep = (ms) => new Promise((done) => setTimeout(done, ms))
 
-// An order's status in the words of the page's element for it (partials/order_statuses.html).
-export const statusOf = (order, el) => el.dataset[order.current_status] || el.dataset.other
 
-// Errors in our own words, by the answer's code, then its status: never the API's text.
+// Errors in our own words, by the answer's code, then its status: never the API's text (a form
+// may say a code its own way: said()).
 const BY_CODE = {
-  invalid_credentials: 'Email hoặc mật khẩu không đúng.',
-  email_taken: 'Email này đã có tài khoản. Vui lòng đăng nhập.',
   out_of_stock: 'Có sản phẩm trong giỏ vừa hết hàng. Vui lòng xem lại giỏ hàng.',
   item_unavailable: 'Có sản phẩm trong giỏ hiện không bán. Vui lòng xem lại giỏ hàng.',
-  cart_closed: 'Giỏ hàng này đã được đặt hàng. Vui lòng tải lại trang.',
-  checkout_completed: 'Đơn hàng của giỏ này đã được đặt.',
 }
 const BY_STATUS = {
   400: 'Thông tin gửi đi chưa hợp lệ.',
@@ -98,6 +93,18 @@ export function vnd (amount) {
   return new Intl.NumberFormat('vi-VN').format(Math.round(Number(amount))) + '\u00a0₫'
 }
 
+// A template part's [data-field] elements filled in from `data`: as money where data-money; in
+// the element's own words where it has data-other (data-<value>, else data-other: an order's
+// status, partials/order_statuses.html).
+export function fill (el, data) {
+  for (const f of el.querySelectorAll('[data-field]')) {
+    const value = data[f.dataset.field]
+    const words = f.dataset
+    f.textContent = 'money' in words ? vnd(value) : 'other' in words ? words[value] || words.other : value ?? ''
+  }
+  return el
+}
+
 export const priceOf = (item) => item.effective_price ?? item.price
 
 // The price as partials/price.html draws it: now, the higher earlier price struck through,
@@ -119,12 +126,7 @@ export const card = (p) => h('li', null, h('article', { class: 'card' },
   price(p),
   priceOf(p) != null && !p.in_stock && h('p', { class: 'stock stock-out' }, 'Hết hàng')))
 
-function cookie (name) {
-  const found = document.cookie.split('; ').find((c) => c.startsWith(name + '='))
-  return found ? decodeURIComponent(found.slice(name.length + 1)) : ''
-}
-
-export const cartToken = () => cookie(CART)
+export const cartToken = () => decodeURIComponent(document.cookie.match(/(?:^|; )service_cart=([^;]*)/)?.[1] || '')
 
 export function setCartToken (token) {
   const secure = location.protocol === 'https:' ? '; secure' : ''
@@ -235,16 +237,17 @@ export async function saveItems (lines, fresh) {
 // A script error, reported (as a 500) with its own text, which is never shown.
 export const scriptError = (error) => report(500, null, location.pathname, 'JS: ' + (error && error.message))
 
-// What a failure says on the page: our message for an API answer; a script error is reported
-// and shown as the generic message, never its own (English) text.
-export function said (error) {
-  if (error && error.status !== undefined) return error.message
+// What a failure says on the page: for an API answer, the form's data-<code> if it words the
+// answer's code (data-email_taken), else our message; a script error is reported and shown as
+// the generic message, never its own (English) text.
+export function said (error, form) {
+  if (error && error.status !== undefined) return form?.getAttribute('data-' + error.body?.code) || error.message
   scriptError(error)
   return GENERIC
 }
 
-export function failed (root) {
-  return (error) => root.replaceChildren(h('p', { class: 'error', role: 'alert' }, said(error)))
+export function failed (root, form) {
+  return (error) => root.replaceChildren(h('p', { class: 'error', role: 'alert' }, said(error, form)))
 }
 
 // The page: script errors reported, the header's cart count, the page's islands, beacons.
