@@ -12,10 +12,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from generator.render.theme import island_sizes
+from generator.render.theme import ISLANDS_BUDGET, island_sizes
 
 REPO = Path(__file__).resolve().parents[1]
-BUDGET = 12 * 1024
+BUDGET = ISLANDS_BUDGET
 
 
 def main(argv: list[str] | None = None) -> int:

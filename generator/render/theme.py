@@ -158,6 +158,10 @@ def asset_source(theme: Theme | Path, name: str) -> Asset | None:
     return None
 
 
+#: What all the islands may weigh together: their gzipped sizes (``island_sizes``) summed.
+ISLANDS_BUDGET = 12 * 1024
+
+
 def island_sizes(theme: Theme | Path) -> dict[str, int]:
     """Gzipped size (level 9, one file at a time, as a server sends them) of every island as
     the build publishes it (minified), the merchant's islands over the default's. Each island

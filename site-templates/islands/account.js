@@ -1,95 +1,78 @@
-// The customer account. Login and register go to the same-origin session endpoints, which keep
-// the customer's token in an httpOnly cookie: this code never sees it.
-import { SESSION, STATUS, api, failed, h, link, said, sitePath, vnd } from './api.js'
+// The customer account: the page's <template data-part> "guest" (login, register) or
+// "customer" (orders, addresses, saved products, points, logout), filled in from the API.
+// Login and register go to the same-origin session endpoints, which keep the customer's token
+// in an httpOnly cookie: this code never sees it.
+import { api, failed, fill, h, link, part, said, send, session } from './main.js'
 
-const session = (path, body) => api(path, { base: SESSION, method: body ? 'POST' : 'GET', body })
-const input = (id, label, props) => h('p', { class: 'field' }, h('label', { for: id }, label), h('input', { id, required: true, ...props }))
 const date = (wire) => new Date(wire + 'Z').toLocaleDateString('vi-VN')
 
-function authForm (root, title, path, fields) {
-  const status = h('p', { role: 'status' })
-  const form = h('form', { class: 'auth', 'data-form': path.slice(1) }, h('h2', null, title), fields, h('button', { type: 'submit' }, title), status)
-  form.addEventListener('submit', async (e) => {
+// A form of the page: its fields go to `send`; once done it is cleared, else its status line
+// says why, in our words.
+function onSubmit (form, submit) {
+  const status = form.querySelector('[role=status]')
+  form.onsubmit = async (e) => {
     e.preventDefault()
     const body = Object.fromEntries(new FormData(form))
     if (body.phone === '') delete body.phone
     try {
-      const { customer } = await session(path, body)
-      render(root, customer)
+      await submit(body)
+      form.reset()
+      status.textContent = ''
     } catch (error) {
-      status.textContent = said(error)
+      status.textContent = said(error, form)
     }
-  })
-  return form
+  }
 }
 
-function section (title, load, show) {
-  const body = h('div', null, 'Đang tải…')
-  load().then((page) => body.replaceChildren(page.items.length ? show(page.items) : 'Chưa có.'), failed(body))
-  return h('section', { class: 'account-part' }, h('h2', null, title), body)
+// A list of the account's page: the view's data-loading words, then its items, or data-none.
+function list (view, name, load, show) {
+  const body = view.querySelector(`[data-list=${name}] div`)
+  body.replaceChildren(view.dataset.loading)
+  load().then((page) => body.replaceChildren(page.items.length ? show(page.items) : view.dataset.none), failed(body))
 }
 
-function orders (items) {
+// The orders: the template's line for each, its details (the <dl> part) on demand.
+function orders (items, line, details) {
   return h('ul', { class: 'orders' }, items.map((o) => {
-    const detail = h('div')
-    const open = async () => {
-      const d = await api(`/customer/orders/${o.id}`)
-      detail.replaceChildren(h('dl', null,
-        [['Tạm tính', vnd(d.subtotal)], ['Giảm giá', vnd(d.discount_total)], ['Vận chuyển', vnd(d.shipping_total)],
-          ['Tổng cộng', vnd(d.total)], ['Ghi chú', d.note || '']].map(([k, v]) => [h('dt', null, k), h('dd', null, v)])))
-    }
-    return h('li', { class: 'order', 'data-code': o.code, 'data-status': o.current_status },
-      h('strong', null, o.code), ` - ${date(o.placed_at)} - ${vnd(o.total)} - ${STATUS[o.current_status] || 'Đang xử lý'} `,
-      h('button', { type: 'button', class: 'secondary', onclick: () => open().catch(failed(detail)) }, 'Chi tiết'), detail)
+    const li = fill(line.cloneNode(true), { ...o, placed_at: date(o.placed_at) })
+    const [button, detail] = li.querySelectorAll('button, div')
+    li.dataset.code = o.code
+    li.dataset.status = o.current_status
+    button.onclick = () => api(`/customer/orders/${o.id}`).then((d) => detail.replaceChildren(fill(details.cloneNode(true), d))).catch(failed(detail))
+    return li
   }))
 }
 
-function addresses () {
-  const part = section('Sổ địa chỉ', () => api('/customer/addresses'), (items) =>
-    h('ul', null, items.map((a) => h('li', null, [a.full_name, a.phone, a.street, a.ward, a.province, a.city].filter(Boolean).join(', ')))))
-  const status = h('p', { role: 'status' })
-  const form = h('form', { class: 'address' }, h('h3', null, 'Thêm địa chỉ'),
-    input('ad-name', 'Họ và tên', { name: 'full_name' }), input('ad-phone', 'Số điện thoại', { name: 'phone', type: 'tel' }),
-    input('ad-city', 'Tỉnh/thành phố', { name: 'city' }), input('ad-street', 'Địa chỉ', { name: 'street' }),
-    h('button', { type: 'submit' }, 'Lưu địa chỉ'), status)
-  form.addEventListener('submit', async (e) => {
-    e.preventDefault()
-    try {
-      await api('/customer/addresses', { method: 'POST', body: Object.fromEntries(new FormData(form)) })
-      part.replaceWith(addresses())
-    } catch (error) {
-      status.textContent = said(error)
-    }
-  })
-  part.append(form)
-  return part
-}
-
-function render (root, customer) {
-  if (!customer) {
-    return root.replaceChildren(
-      authForm(root, 'Đăng nhập', '/login', [input('li-email', 'Email', { name: 'email', type: 'email', autocomplete: 'email' }),
-        input('li-password', 'Mật khẩu', { name: 'password', type: 'password', autocomplete: 'current-password' })]),
-      authForm(root, 'Đăng ký', '/register', [input('re-name', 'Họ và tên', { name: 'full_name', autocomplete: 'name' }),
-        input('re-email', 'Email', { name: 'email', type: 'email', autocomplete: 'email' }),
-        input('re-phone', 'Số điện thoại', { name: 'phone', type: 'tel', required: false, autocomplete: 'tel' }),
-        input('re-password', 'Mật khẩu (ít nhất 8 ký tự)', { name: 'password', type: 'password', minlength: 8, autocomplete: 'new-password' })]))
-  }
-  const logout = async () => {
-    await session('/logout', {})
-    sessionStorage.removeItem('sf_count')
-    render(root, null)
-  }
-  root.replaceChildren(
-    h('p', { class: 'greeting' }, `Xin chào, ${customer.full_name || customer.email || 'bạn'}. `,
-      Number.isFinite(customer.points_balance) ? `Điểm tích lũy: ${customer.points_balance}. ` : '',
-      h('button', { type: 'button', class: 'secondary', onclick: () => logout().catch(failed(root)) }, 'Đăng xuất')),
-    section('Đơn hàng', () => api('/customer/orders?limit=20'), orders),
-    addresses(),
-    section('Sản phẩm đã lưu', () => api('/customer/saved-products?limit=20'), (items) =>
-      h('ul', null, items.filter((s) => s.product).map((s) => h('li', null, link(s.product.url, s.product.name))))))
-}
-
 export default function (root) {
-  session('/me').then(({ customer }) => render(root, customer), failed(root))
+  const guest = part(root, 'guest')
+  const member = part(root, 'customer')
+  const [login, register] = guest.querySelectorAll('form')
+  const [greeting, logout] = member.querySelector('.greeting').children
+  const line = part(member, 'order')
+  const details = part(member, 'details')
+  const addresses = () => list(member, 'addresses', () => api('/customer/addresses'), (items) =>
+    h('ul', null, items.map((a) => h('li', null, [a.full_name, a.phone, a.street, a.ward, a.province, a.city].filter(Boolean).join(', ')))))
+  const render = (customer) => {
+    root.replaceChildren(customer ? member : guest)
+    if (!customer) return
+    const words = greeting.dataset
+    greeting.textContent = `${words.hello} ${customer.full_name || customer.email || words.you}. ` +
+      (Number.isFinite(customer.points_balance) ? `${words.points} ${customer.points_balance}. ` : '')
+    list(member, 'orders', () => api('/customer/orders?limit=20'), (items) => orders(items, line, details))
+    addresses()
+    list(member, 'saved', () => api('/customer/saved-products?limit=20'), (items) =>
+      h('ul', null, items.filter((s) => s.product).map((s) => h('li', null, link(s.product.url, s.product.name)))))
+  }
+  const signIn = (path) => async (body) => render((await session(path, body)).customer)
+  onSubmit(login, signIn('/login'))
+  onSubmit(register, signIn('/register'))
+  onSubmit(member.querySelector('form'), async (body) => {
+    await send('/customer/addresses', body)
+    addresses()
+  })
+  logout.onclick = () => session('/logout', {}).then(() => {
+    sessionStorage.removeItem('sf_count')
+    render(null)
+  }).catch(failed(root))
+  session('/me').then(({ customer }) => render(customer), failed(root))
 }

@@ -1,7 +1,7 @@
 // Product page: the options pick a variant, whose live price, saving and stock replace the
 // static page's (which may be stale); add to cart, save for later. Without JS the form only
 // reloads the page. Stock words and the low-stock number as generator/render/buying.py.
-import { UNAVAILABLE, api, h, price, priceOf, readCart, said, saveItems, sitePath, track } from './api.js'
+import { UNAVAILABLE, api, h, link, price, priceOf, readCart, said, saveItems, send, track } from './main.js'
 
 const stockOf = (v) => !v.in_stock ? ['stock-out', 'Hết hàng'] : v.stock != null && v.stock <= 5 ? ['stock-low', 'Sắp hết'] : ['stock-in', 'Còn hàng']
 
@@ -34,9 +34,10 @@ export default async function (form) {
     const v = variant() || {}
     const [css, words] = stockOf(v)
     const ok = v.in_stock && priceOf(v) != null
+    const stock = info.querySelector('.stock')
     if (v.id) info.querySelector('.price').replaceWith(price(v, true))
-    info.querySelector('.stock').className = 'stock ' + css
-    info.querySelector('.stock').textContent = words
+    stock.className = 'stock ' + css
+    stock.textContent = words
     buy.disabled = !ok
     buy.textContent = ok ? 'Thêm vào giỏ' : 'Hết hàng'
   }
@@ -55,13 +56,13 @@ export default async function (form) {
     status.textContent = 'Đang thêm…'
     try {
       const cart = await readCart()
-      const items = cart ? cart.items.map((i) => ({ variant_id: i.variant_id, quantity: i.quantity })) : []
+      const items = cart ? cart.items : []
       const line = items.find((i) => i.variant_id === variantId)
       if (line) line.quantity += quantity
       else items.push({ variant_id: variantId, quantity })
       await saveItems(items)
       track('add_to_cart', asLine(quantity))
-      status.replaceChildren('Đã thêm vào giỏ hàng. ', h('a', { href: sitePath('/gio-hang') }, 'Xem giỏ hàng'))
+      status.replaceChildren('Đã thêm vào giỏ hàng. ', link('/gio-hang', 'Xem giỏ hàng'))
     } catch (error) {
       if (error.unavailable) closed()
       else status.textContent = said(error)
@@ -69,10 +70,10 @@ export default async function (form) {
   })
   save.addEventListener('click', async () => {
     try {
-      await api('/customer/saved-products', { method: 'POST', body: { product_id: productId } })
+      await send('/customer/saved-products', { product_id: productId })
       status.textContent = 'Đã lưu sản phẩm vào tài khoản.'
     } catch (error) {
-      if (error.status === 401) status.replaceChildren(h('a', { href: sitePath('/tai-khoan') }, 'Đăng nhập'), ' để lưu sản phẩm.')
+      if (error.status === 401) status.replaceChildren(link('/tai-khoan', 'Đăng nhập'), ' để lưu sản phẩm.')
       else status.textContent = said(error)
     }
   })

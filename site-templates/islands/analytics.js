@@ -1,5 +1,5 @@
 // GA4-style ecommerce events to window.dataLayer, when theme.toml turns them on (<html
-// data-ecommerce>); loaded by api.js's track() only then. Lines are cart lines (product_id,
+// data-ecommerce>); loaded by main.js's track() only then. Lines are cart lines (product_id,
 // name, variant_name, unit_price, quantity). A purchase is pushed once per order: its code is
 // remembered in localStorage, so a reload or a gateway's return does not count it again; an
 // online payment's lines and total wait in sessionStorage for the return page.

@@ -1,6 +1,6 @@
 // Listings: the search page, sort and "load more" on category and collection pages, and the
 // product page's recommendations and recently viewed (an anonymous visitor id, no login).
-import { api, card, enc, failed, h, sitePath, visitor } from './api.js'
+import { api, card, enc, failed, h, send, sitePath, visitor } from './main.js'
 
 function search (form) {
   const out = form.nextElementSibling
@@ -39,7 +39,6 @@ function loadMore (el) {
   const filter = el.dataset.categoryId ? 'category=' + enc(el.dataset.categoryId) : 'collection=' + enc(el.dataset.collectionId)
   let shown = Number(el.dataset.shown) || 0
   let cursor = null
-  let more = el.dataset.hasMore !== 'false'
   // The sort lives in the url (?sap-xep=price_asc): a reload or a shared link keeps it.
   const url = new URL(location)
   let sort = SORTS[url.searchParams.get('sap-xep')] ? url.searchParams.get('sap-xep') : ''
@@ -61,10 +60,9 @@ function loadMore (el) {
     grid.append(...items.map(card))
     shown += items.length
     cursor = page.next_cursor
-    more = page.has_more && !!cursor
-    button.hidden = !more
+    button.hidden = !(page.has_more && cursor)
   }
-  button.hidden = !more
+  button.hidden = el.dataset.hasMore === 'false'
   button.addEventListener('click', () => load(false).catch(failed(el)))
   const sorted = () => {
     cursor = null
@@ -95,7 +93,7 @@ async function recommendations (el) {
     const fresh = (p) => p.id !== id && !shown.has(new URL(sitePath(p.url || ''), location).pathname)
     el.replaceChildren(...[block('Có thể bạn cũng thích', liked.items.filter(fresh)), block('Sản phẩm đã xem', seen.items.filter((p) => p.id !== id))].filter(Boolean))
   } catch {} // recommendations are extra: the page is complete without them
-  api('/recommendations/view', { method: 'POST', body: { product_id: id, session_token: token } }).catch(() => {})
+  send('/recommendations/view', { product_id: id, session_token: token }).catch(() => {})
 }
 
 export default { search, 'load-more': loadMore, recommendations }

@@ -1,8 +1,258 @@
-// Loaded by every page: the header's cart count, the page's islands, the beacons.
-import { api, cartToken, flush, readCart, report, showCount, visitor } from './api.js'
+// Loaded by every page, and the one module every island imports (one request, no waterfall):
+// the tab's one API client and the helpers the islands share, then the page's boot (cart count,
+// the page's islands, beacons, gallery, menu). Calls go to the same-origin session forwarder,
+// which adds the key and, from the httpOnly cookie, the customer's token: no token reaches this.
+// The session lives beside /_assets/, so it follows a site's path prefix (/shop/session).
+export const SESSION = new URL(import.meta.url).pathname.split('/_assets/')[0] + '/session'
+// A site published under a path prefix (https://user.github.io/shop) says so on <html data-base>.
+const ROOT = document.documentElement.dataset.base || ''
+export const sitePath = (path) => ROOT + path
+const BASE = SESSION + '/api'
+const CART = 'service_cart'
+const queue = []
+let timer = 0
 
-addEventListener('error', (e) => report(500, null, location.pathname, 'JS: ' + e.message))
-addEventListener('unhandledrejection', (e) => report(500, null, location.pathname, 'JS: ' + (e.reason && e.reason.message)))
+// Ecommerce events (analytics.js), only when the theme turns them on: else nothing is loaded.
+export const track = (...a) => { if (document.documentElement.dataset.ecommerce) import('./analytics.js').then((m) => m.push(...a)) }
+export const enc = encodeURIComponent
+export const sleep = (ms) => new Promise((done) => setTimeout(done, ms))
+
+
+// Errors in our own words, by the answer's code, then its status: never the API's text (a form
+// may say a code its own way: said()).
+const BY_CODE = {
+  out_of_stock: 'Có sản phẩm trong giỏ vừa hết hàng. Vui lòng xem lại giỏ hàng.',
+  item_unavailable: 'Có sản phẩm trong giỏ hiện không bán. Vui lòng xem lại giỏ hàng.',
+}
+const BY_STATUS = {
+  400: 'Thông tin gửi đi chưa hợp lệ.',
+  401: 'Vui lòng đăng nhập để tiếp tục.',
+  403: 'Yêu cầu không được chấp nhận. Vui lòng tải lại trang.',
+  404: 'Không tìm thấy thông tin này.',
+  409: 'Thông tin vừa thay đổi. Vui lòng tải lại trang.',
+  422: 'Vui lòng kiểm tra lại thông tin đã nhập.',
+  429: 'Cửa hàng đang có nhiều lượt truy cập. Vui lòng thử lại sau ít phút.',
+}
+// A field of the page by its name, as its label says it.
+const label = (field) => document.getElementsByName(field)[0]?.labels?.[0]?.textContent
+const GENERIC = 'Đã có lỗi, vui lòng thử lại.'
+
+function messageFor (status, body) {
+  const code = body && typeof body.code === 'string' ? body.code : ''
+  if (BY_CODE[code]) return BY_CODE[code]
+  if (status === 422 && body && Array.isArray(body.errors)) {
+    const names = [...new Set(body.errors.map((e) => label(String(e && e.field).split('.').pop())).filter(Boolean))]
+    if (names.length) return 'Vui lòng kiểm tra lại: ' + names.join(', ') + '.'
+  }
+  return BY_STATUS[status] || GENERIC
+}
+
+function apiError (status, body) {
+  return Object.assign(new Error(messageFor(status, body)), { status, body })
+}
+
+// No session service (no answer, a page instead of JSON, 502-504): ordering is unavailable
+// for now; reported once a page, never retried.
+export const UNAVAILABLE = 'Cửa hàng tạm thời chưa nhận đặt hàng trực tuyến. Vui lòng quay lại sau.'
+let down = false
+
+function unavailable (status, method, path) {
+  if (!down) {
+    down = true
+    report(status, method, path, 'session service unreachable')
+    flush()
+  }
+  return Object.assign(new Error(UNAVAILABLE), { status, unavailable: true })
+}
+
+// Elements from data: text is always a text node, so nothing from the API becomes markup.
+export function h (tag, props, ...kids) {
+  const el = document.createElement(tag)
+  for (const [k, v] of Object.entries(props || {})) {
+    if (v == null || v === false) continue
+    if (k.startsWith('on')) el.addEventListener(k.slice(2), v)
+    else el.setAttribute(k, v === true ? '' : v)
+  }
+  el.append(...kids.flat(9).filter((kid) => kid != null && kid !== false))
+  return el
+}
+
+// A path of this site from the API, else plain text: a null url, another scheme (javascript:)
+// or a host ("//x", and "/\x", which browsers read as "//x") never becomes a link.
+export const link = (url, text) =>
+  sitePathOf(url) ? h('a', { href: sitePathOf(url) }, text) : h('span', null, text)
+
+// A url of the API as a path of this site (under its prefix), else null.
+const sitePathOf = (url) => typeof url === 'string' && /^\/(?![\/\\])/.test(url) ? ROOT + url : null
+// An image url of the API as an img src: a path of this site under its prefix, else as it is.
+export const src = (url) => sitePathOf(url) || url
+
+// Integer VND from a number or a string; nothing for a missing price (never "0 ₫").
+export function vnd (amount) {
+  if (amount == null || amount === '') return ''
+  return new Intl.NumberFormat('vi-VN').format(Math.round(Number(amount))) + '\u00a0₫'
+}
+
+// A template part's [data-field] elements filled in from `data`: as money where data-money; in
+// the element's own words where it has data-other (data-<value>, else data-other: an order's
+// status, partials/order_statuses.html).
+export function fill (el, data) {
+  for (const f of el.querySelectorAll('[data-field]')) {
+    const value = data[f.dataset.field]
+    const words = f.dataset
+    f.textContent = 'money' in words ? vnd(value) : 'other' in words ? words[value] || words.other : value ?? ''
+  }
+  return el
+}
+
+export const priceOf = (item) => item.effective_price ?? item.price
+
+// The price as partials/price.html draws it: now, the higher earlier price struck through,
+// the saving when asked; "Liên hệ" without a price.
+export function price (p, save) {
+  const now = priceOf(p)
+  if (now == null) return h('p', { class: 'price price-contact' }, 'Liên hệ')
+  const was = [p.compare_at_price, p.price].find((x) => x != null && +x > +now)
+  const off = Math.round((was - now) * 100 / was)
+  return h('p', { class: 'price' }, h('span', { class: 'price-now' }, vnd(now)), was && [
+    ' ', h('del', { class: 'price-was' }, h('span', { class: 'visually-hidden' }, 'Giá gốc: '), vnd(was)),
+    save && [' ', h('span', { class: 'price-save' }, 'Tiết kiệm ' + (off >= 1 ? off + '%' : vnd(was - now)))]])
+}
+
+// A product card as partials/product_card.html draws it.
+export const card = (p) => h('li', null, h('article', { class: 'card' },
+  p.image_url && h('img', { src: src(p.image_url), alt: '', width: 600, height: 600, loading: 'lazy' }),
+  h('h3', { class: 'card-title' }, link(p.url, p.name)),
+  price(p),
+  priceOf(p) != null && !p.in_stock && h('p', { class: 'stock stock-out' }, 'Hết hàng')))
+
+export const cartToken = () => decodeURIComponent(document.cookie.match(/(?:^|; )service_cart=([^;]*)/)?.[1] || '')
+
+export function setCartToken (token) {
+  const secure = location.protocol === 'https:' ? '; secure' : ''
+  document.cookie = `${CART}=${enc(token)}; path=/; max-age=${token ? 2592000 : 0}; samesite=lax${secure}`
+}
+
+// An anonymous visitor id for recently viewed and beacons; not a credential.
+export function visitor () {
+  let id = localStorage.getItem('sf_visitor')
+  if (!id) localStorage.setItem('sf_visitor', (id = crypto.randomUUID()))
+  return id
+}
+
+function notice (text) {
+  let el = document.querySelector('.notice')
+  if (!el) document.querySelector('main').prepend((el = h('p', { class: 'notice', role: 'status' })))
+  el.textContent = text
+}
+
+// A write: a POST of `body`, unless another method is named.
+export const send = (path, body, method = 'POST', options) => api(path, { ...options, method, body })
+
+// The session endpoints themselves (login, register, logout, me): a body makes it a POST.
+export const session = (path, body) => api(path, { base: SESSION, method: body ? 'POST' : 'GET', body })
+
+// A part of an island's markup the page keeps in a <template data-part> until it is shown.
+export const part = (root, name) => root.querySelector(`template[data-part=${name}]`).content.firstElementChild
+
+// Same-origin, so the JSON Content-Type on reads costs no preflight; a body only on writes.
+export async function api (path, options = {}) {
+  const { method = 'GET', base = BASE } = options
+  const url = base + path
+  const json = 'application/json'
+  let res
+  try {
+    res = await fetch(url, { method, headers: { Accept: json, 'Content-Type': json, ...options.headers }, body: JSON.stringify(options.body), keepalive: options.keepalive })
+  } catch {
+    throw unavailable(0, method, url)
+  }
+  const { status } = res
+  if ((status !== 204 && !/json/.test(res.headers.get('Content-Type'))) || [502, 503, 504].includes(status)) throw unavailable(status, method, url)
+  const data = status === 204 ? null : await res.json().catch(() => null)
+  if (res.ok) return data
+  report(status, method, url, data && data.code)
+  if (status === 429) {
+    // Calm, and never a loop: one retry of a read after Retry-After, then the visitor decides.
+    const wait = Math.min(Number(res.headers.get('Retry-After')) || 5, 120)
+    notice(`Cửa hàng đang có nhiều lượt truy cập. Vui lòng đợi khoảng ${wait} giây rồi thử lại.`)
+    if (method === 'GET' && !options.retried) {
+      await sleep(wait * 1000)
+      return api(path, { ...options, retried: true })
+    }
+  }
+  throw apiError(status, data)
+}
+
+// 4xx/5xx answers and script errors, sent in batches of at most 50 (occurred_at in UTC).
+export function report (status, method, path, message) {
+  queue.push({ status, method, path: String(path).slice(0, 2000), message: message ? String(message).slice(0, 2000) : null, occurred_at: new Date().toISOString() })
+  if (queue.length >= 50) flush()
+  else if (!timer) timer = setTimeout(flush, 3000)
+}
+
+export function flush () {
+  clearTimeout(timer)
+  timer = 0
+  while (queue.length) {
+    const events = queue.splice(0, 50)
+    // Fire and forget: a failed report is never reported or retried (no loops).
+    fetch(BASE + '/storefront-errors', { method: 'POST', keepalive: true, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ events }) }).catch(() => {})
+  }
+}
+
+export function showCount (count) {
+  sessionStorage.setItem('sf_count', String(count))
+  for (const el of document.querySelectorAll('.cart-count')) el.textContent = count ? `(${count})` : ''
+}
+
+export async function readCart () {
+  const token = cartToken()
+  if (!token) return null
+  try {
+    return await api('/cart?token=' + enc(token))
+  } catch (error) {
+    if (error.status !== 404) throw error
+    setCartToken('')
+    return null
+  }
+}
+
+// Replaces the cart's items (cart lines, or {variant_id, quantity}); a cart that is gone or
+// already ordered gives way to a new one.
+export async function saveItems (lines, fresh) {
+  const token = fresh ? '' : cartToken()
+  const items = lines.map(({ variant_id, quantity }) => ({ variant_id, quantity }))
+  let cart
+  try {
+    cart = await send('/cart/items' + (token ? '?token=' + enc(token) : ''), { items }, 'PUT')
+  } catch (error) {
+    if (!token || ![404, 409].includes(error.status)) throw error
+    return saveItems(lines, true)
+  }
+  setCartToken(cart.token)
+  showCount(cart.item_count)
+  return cart
+}
+
+// A script error, reported (as a 500) with its own text, which is never shown.
+export const scriptError = (error) => report(500, null, location.pathname, 'JS: ' + (error && error.message))
+
+// What a failure says on the page: for an API answer, the form's data-<code> if it words the
+// answer's code (data-email_taken), else our message; a script error is reported and shown as
+// the generic message, never its own (English) text.
+export function said (error, form) {
+  if (error && error.status !== undefined) return form?.getAttribute('data-' + error.body?.code) || error.message
+  scriptError(error)
+  return GENERIC
+}
+
+export function failed (root, form) {
+  return (error) => root.replaceChildren(h('p', { class: 'error', role: 'alert' }, said(error, form)))
+}
+
+// The page: script errors reported, the header's cart count, the page's islands, beacons.
+addEventListener('error', scriptError)
+addEventListener('unhandledrejection', (e) => scriptError(e.reason))
 addEventListener('pagehide', flush)
 
 const known = sessionStorage.getItem('sf_count')
@@ -19,7 +269,7 @@ for (const el of document.querySelectorAll('[data-island]')) {
 }
 
 const page = document.body.dataset
-const beacon = (path, body) => api(path, { method: 'POST', body, keepalive: true }).catch(() => {})
+const beacon = (path, body) => send(path, body, 'POST', { keepalive: true }).catch(() => {})
 if (page.entityId) {
   beacon('/analytics/entity-view', { entity_type: page.entityType, entity_id: Number(page.entityId), session_token: visitor() })
 }

@@ -4,7 +4,13 @@ import subprocess
 import sys
 from pathlib import Path
 
-from generator.render.theme import DEFAULT_THEME, asset_source, island_sizes, minify_js
+from generator.render.theme import (
+    DEFAULT_THEME,
+    ISLANDS_BUDGET,
+    asset_source,
+    island_sizes,
+    minify_js,
+)
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -55,3 +61,8 @@ def test_the_script_prints_the_published_total_and_exits_1_above_its_budget() ->
     assert within.stdout.splitlines()[0] == str(total)
     above = _island_size("--budget", str(total - 1))
     assert above.returncode == 1
+
+
+def test_the_default_themes_islands_are_within_their_budget() -> None:
+    sizes = island_sizes(DEFAULT_THEME)
+    assert sum(sizes.values()) <= ISLANDS_BUDGET, sizes

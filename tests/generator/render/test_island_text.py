@@ -4,6 +4,8 @@ The island sources are read as JavaScript tokens (comments dropped, string and t
 literals kept); a literal is text a shopper may read when it holds words (a space, or a
 Vietnamese letter) and is not code (selectors, paths, attribute values). The few English
 strings that only go to POST /storefront-errors are named below and checked to go there alone.
+The pages the islands fill in give them words too (data-* attributes, <template> parts): those
+templates' words are read with them.
 """
 
 from __future__ import annotations
@@ -11,7 +13,17 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-ISLANDS = Path(__file__).resolve().parents[3] / "site-templates" / "islands"
+THEME = Path(__file__).resolve().parents[3] / "site-templates"
+ISLANDS = THEME / "islands"
+#: The templates whose markup and words the islands show.
+SHELLS = (
+    "cart.html",
+    "checkout.html",
+    "payment_return.html",
+    "account.html",
+    "partials/cart_empty.html",
+    "partials/order_statuses.html",
+)
 #: Letters only Vietnamese (of the languages a shop might mix in) writes.
 VIETNAMESE = re.compile(
     "[àáảãạăằắẳẵặâầấẩẫậèéẻẽẹêềếểễệìíỉĩịòóỏõọôồốổỗộơờớởỡợùúủũụưừứửữựỳýỷỹỵđ]", re.IGNORECASE
@@ -94,10 +106,19 @@ def english(text: str) -> bool:
     return bool(foreign) and not VIETNAMESE.search(text)
 
 
+def template_words(source: str) -> list[str]:
+    """The data-* attribute values and the text between tags of a template (Jinja removed)."""
+    markup = re.sub(r"\{[#%].*?[#%]\}|\{\{.*?\}\}", " ", source, flags=re.S)
+    return re.findall(r'\sdata-[\w-]+="([^"]*)"', markup) + re.findall(r">([^<]+)<", markup)
+
+
 def _all_shown() -> dict[str, list[str]]:
     texts = {}
     for source in sorted(ISLANDS.glob("*.js")):
         texts[source.name] = [t for t in literals(source.read_text(encoding="utf-8")) if shown(t)]
+    for name in SHELLS:
+        words = template_words((THEME / name).read_text(encoding="utf-8"))
+        texts[name] = [t for t in words if shown(t)]
     return texts
 
 

@@ -254,8 +254,8 @@ async def test_every_answer_of_serve_says_nosniff(browser: httpx.AsyncClient) ->
 
 
 ISLANDS = Path(__file__).resolve().parents[3] / "site-templates" / "islands"
-#: A path an island asks the API for: api('/a/b?...'), beacon(`/a/${id}/b`, ...).
-_ASKED = re.compile(r"\b(?:api|beacon)\((['`])(/[^'`?]*)")
+#: A path an island asks the API for: api('/a/b?...'), send('/a', body), beacon(`/a/${id}/b`, ...).
+_ASKED = re.compile(r"\b(?:api|send|beacon)\((['`])(/[^'`?]*)")
 
 
 def test_every_api_path_the_islands_ask_for_is_forwarded() -> None:

@@ -1,0 +1,36 @@
+"""The account page's messages: a form's own words for an error code, and a 422 that names the
+fields by the page's labels; never the API's text."""
+
+from __future__ import annotations
+
+from playwright.sync_api import Page, expect
+
+from tests.browser.shopper import register
+
+
+def test_login_and_register_say_what_went_wrong_in_the_pages_words(page: Page, origin: str) -> None:
+    register(page, origin, "Lê Văn Cường", "cuong@example.vn", "mat-khau-dai")
+    page.get_by_role("button", name="Đăng xuất").click()
+
+    login = page.locator('form[data-form="login"]')
+    login.locator("#li-email").fill("cuong@example.vn")
+    login.locator("#li-password").fill("sai-mat-khau")
+    login.locator('button[type="submit"]').click()
+    expect(login.locator("[role=status]")).to_have_text("Email hoặc mật khẩu không đúng.")
+
+    signup = page.locator('form[data-form="register"]')
+    signup.locator("#re-name").fill("Lê Văn Cường")
+    signup.locator("#re-email").fill("cuong@example.vn")
+    signup.locator("#re-password").fill("mat-khau-dai")
+    signup.locator('button[type="submit"]').click()
+    expect(signup.locator("[role=status]")).to_have_text(
+        "Email này đã có tài khoản. Vui lòng đăng nhập."
+    )
+
+    # The browser's own checks off, a short password reaches the API: its 422 names the field
+    # as the page labels it.
+    signup.evaluate("form => { form.noValidate = true }")
+    signup.locator("#re-email").fill("moi@example.vn")
+    signup.locator("#re-password").fill("ngan")
+    signup.locator('button[type="submit"]').click()
+    expect(signup.locator("[role=status]")).to_have_text("Vui lòng kiểm tra lại: Mật khẩu.")
