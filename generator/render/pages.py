@@ -43,6 +43,7 @@ from generator.plan.links import Links, RecordingLinks
 from generator.plan.paths import output_file
 from generator.plan.site_plan import Page, PageKind, SitePlan
 from generator.render import buying
+from generator.render.calls import BuildContext
 from generator.render.fragments import CONTEXT_NAME as FRAGMENTS
 from generator.render.fragments import (
     FragmentCache,
@@ -97,7 +98,10 @@ class PriceView:
 class _BuildEnvironment(jinja2.Environment):
     """An Environment whose templates see its globals as one plain dict, taken when each
     template loads (Jinja's default is a ChainMap over them, whose look-ups cost more on every
-    import and name a page resolves). A build sets its globals before it renders anything."""
+    import and name a page resolves). A build sets its globals before it renders anything.
+    Its contexts call functions and macros directly (``calls``)."""
+
+    context_class = BuildContext
 
     def make_globals(self, d: MutableMapping[str, Any] | None) -> MutableMapping[str, Any]:
         return {**self.globals, **(d or {})}
