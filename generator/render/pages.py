@@ -13,7 +13,8 @@ variables) and ``content_security_policy`` (for a <meta>, or None); the environm
 filters (``vnd``, ``date_vi``, ``isoformat``, ``jsonld``) and globals (``theme``: the
 theme's settings, ``asset_url``,
 ``image_src``, ``price_of``, ``tel_href``, ``mailto_href``), and the ``{% fragment %}`` tag
-(``fragments``): parts shared by many pages are rendered once per build and process. A failing
+(``fragments``): parts shared by many pages are rendered once per build and process. Line breaks
+beside block-level tags are dropped as templates load (``whitespace``). A failing
 template raises ``TemplateError`` naming the template, the line and the page.
 """
 
@@ -42,6 +43,7 @@ from generator.plan.links import Links, RecordingLinks
 from generator.plan.paths import output_file
 from generator.plan.site_plan import Page, PageKind, SitePlan
 from generator.render import buying
+from generator.render.calls import BuildContext
 from generator.render.fragments import CONTEXT_NAME as FRAGMENTS
 from generator.render.fragments import (
     FragmentCache,
@@ -51,6 +53,7 @@ from generator.render.fragments import (
 )
 from generator.render.structured_data import graph, structured_data
 from generator.render.theme import ASSETS_URL_PREFIX, Theme, asset_source, islands_folder
+from generator.render.whitespace import BlockWhitespace
 
 # Vietnam keeps one offset all year (no daylight saving), so a fixed zone is exact.
 VIETNAM_TIME = timezone(timedelta(hours=7), "ICT")
@@ -95,7 +98,10 @@ class PriceView:
 class _BuildEnvironment(jinja2.Environment):
     """An Environment whose templates see its globals as one plain dict, taken when each
     template loads (Jinja's default is a ChainMap over them, whose look-ups cost more on every
-    import and name a page resolves). A build sets its globals before it renders anything."""
+    import and name a page resolves). A build sets its globals before it renders anything.
+    Its contexts call functions and macros directly (``calls``)."""
+
+    context_class = BuildContext
 
     def make_globals(self, d: MutableMapping[str, Any] | None) -> MutableMapping[str, Any]:
         return {**self.globals, **(d or {})}
@@ -118,7 +124,7 @@ def build_environment(
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
-        extensions=[FragmentExtension],
+        extensions=[FragmentExtension, BlockWhitespace],
         auto_reload=False,  # one Environment per build: templates do not change during it
     )
     env.filters["vnd"] = vnd

@@ -62,7 +62,7 @@ def page(request: pytest.FixtureRequest) -> RenderedPage:
 
 
 def test_page_is_html5_with_balanced_tags(page: RenderedPage) -> None:
-    assert page.html.startswith("<!doctype html>\n")
+    assert page.html.startswith("<!doctype html>")
     checker = _TagBalance()
     checker.feed(page.html)
     checker.close()

@@ -72,7 +72,7 @@ def test_snippets_are_in_every_page_and_the_policy_allows_exactly_their_origins(
     home = (out / "index.html").read_text(encoding="utf-8")
     head, body = home.split("</head>")
     assert head.rstrip().endswith(f"<script>{INLINE}</script>")
-    assert body.rstrip().endswith('<div id="chat" data-chat="1"></div>\n</body>\n</html>')
+    assert body.rstrip().endswith('<div id="chat" data-chat="1"></div>\n</body></html>')
     assert '<html lang="vi" data-ecommerce="ga4">' in home
     meta = policy.replace("; frame-ancestors 'self'", "")
     assert f'content="{meta}"' in home.replace("&#39;", "'")
