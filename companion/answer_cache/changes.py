@@ -1,10 +1,17 @@
 """What invalidates a cached catalogue answer in this process: a committed write to a catalogue
 table, seen by SQLAlchemy on any engine of the process.
 
-``catalogue`` moves after such a write's transaction ends (when its connection goes back to
-the pool, so before the writing request answers): an answer read at an older value is never
-served again. It moves after the commit, not before: a reader that read the old rows while the
-write was under way labelled its answer with the old value, which is stale from then on.
+Two kinds of change:
+- ``catalogue`` moves on any write to a catalogue table: every cached answer is dropped;
+- ``stock`` marks the products whose stock alone changed (an order taking units, a
+  cancellation giving them back): only answers showing those products are dropped. A write is
+  a stock change when it is ``UPDATE variants SET stock = ...`` and nothing else, and the code
+  that made it named the products (``stock_changed``); one it did not name counts as a stock
+  change of every product.
+Both move after the write's transaction ends (when its connection goes back to the pool, so
+before the writing request answers). After the commit, not before: a reader that read the old
+rows while the write was under way labelled its answer with the old value, which is stale from
+then on.
 
 Writes by other processes reach this one through ``companion.answer_cache.feeds``.
 """
@@ -12,16 +19,48 @@ Writes by other processes reach this one through ``companion.answer_cache.feeds`
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Any
 
-from sqlalchemy import Engine, Table, event
+from sqlalchemy import Connection, Engine, Table, event
 from sqlalchemy.pool import Pool
 
 from companion.db import schema
 from companion.keys.lifecycle import Generation
 
-#: Moves whenever a catalogue table may have changed.
+#: Moves whenever a catalogue table other than a variant's stock may have changed.
 catalogue = Generation()
+
+
+class StockMarks:
+    """When each product's stock last changed, on a counter of stock changes."""
+
+    def __init__(self) -> None:
+        self.seq = 0
+        self.any = 0  # the last change of any product's stock
+        self._changed: dict[int, int] = {}
+
+    def mark(self, product_ids: Iterable[int]) -> None:
+        self.seq += 1
+        self.any = self.seq
+        for product_id in product_ids:
+            self._changed[product_id] = self.seq
+
+    def mark_all(self) -> None:
+        self.seq += 1
+        self.any = self.seq
+
+    def unchanged_since(self, seen: int, product_ids: frozenset[int] | None) -> bool:
+        """No stock change, of these products (None: of any), after ``seen``."""
+        if self.any <= seen:
+            return True
+        if product_ids is None:
+            return False
+        changed = self._changed
+        return all(changed.get(p, 0) <= seen for p in product_ids)
+
+
+stock = StockMarks()
 
 #: The tables the read routes show (companion.db.schema), but the keys: a key's store is
 #: resolved before the cache (companion.tenancy), and its changes move ``revocations``.
@@ -37,31 +76,62 @@ _WRITE = re.compile(
     r"|\b(CREATE|ALTER|DROP|TRUNCATE)\b",
     re.IGNORECASE,
 )
-#: Set on a pooled connection that wrote to a catalogue table; the version moves at check-in,
-#: after its transaction ended (a connection that commits and goes on moves it then too).
-_DIRTY = "answer_cache_dirty"
+#: ``UPDATE variants SET stock=<one expression> WHERE|RETURNING``: a change of stock alone.
+_STOCK_ONLY = re.compile(
+    r"\s*UPDATE\s+\"?variants\"?\s+SET\s+\"?stock\"?\s*=[^,]*?\s(?:WHERE|RETURNING)\b",
+    re.IGNORECASE | re.DOTALL,
+)
+# Kept on the pooled connection's own dict (it outlives one checkout), read at check-in.
+_DIRTY = "answer_cache_dirty"  # wrote to a catalogue table: everything changes
+_STOCK_WRITES = "answer_cache_stock_writes"  # stock-only statements run
+_STOCK_NAMED = "answer_cache_stock_named"  # of which the code named the products
+_STOCK_PRODUCTS = "answer_cache_stock_products"
 
 
-def writes_catalogue(statement: str) -> bool:
-    """Whether a SQL statement may change a catalogue table (a SELECT never does)."""
+def classify(statement: str) -> str | None:
+    """ "stock", "catalogue" or None (a read, or a write to another table)."""
     if statement.lstrip()[:6].upper() == "SELECT":
-        return False
+        return None
+    if _STOCK_ONLY.match(statement) and ";" not in statement:
+        return "stock"
     for match in _WRITE.finditer(statement):
         table = match.group(1)
         if table is None or table.lower() in CATALOGUE_TABLES:
-            return True
-    return False
+            return "catalogue"
+    return None
+
+
+def stock_changed(conn: Connection, product_ids: Iterable[int]) -> None:
+    """Name the products whose stock the last statement on ``conn`` changed (an empty list
+    when it changed none)."""
+    info = conn.info
+    info[_STOCK_NAMED] = info.get(_STOCK_NAMED, 0) + 1
+    info.setdefault(_STOCK_PRODUCTS, set()).update(product_ids)
 
 
 def _after_execute(conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
-    if writes_catalogue(statement):
-        conn.info[_DIRTY] = True  # the pooled connection's own dict: outlives this checkout
+    kind = classify(statement)
+    if kind == "catalogue":
+        conn.info[_DIRTY] = True
+    elif kind == "stock":
+        conn.info[_STOCK_WRITES] = conn.info.get(_STOCK_WRITES, 0) + 1
 
 
 def _on_checkin(_dbapi_conn: Any, record: Any) -> None:
-    """The connection's transaction is over (committed or rolled back): move the version."""
-    if record is not None and record.info.pop(_DIRTY, False):
+    """The connection's transaction is over (committed or rolled back): mark what changed."""
+    if record is None:
+        return
+    info = record.info
+    dirty = info.pop(_DIRTY, False)
+    writes = info.pop(_STOCK_WRITES, 0)
+    named = info.pop(_STOCK_NAMED, 0)
+    products = info.pop(_STOCK_PRODUCTS, set())
+    if dirty:
         catalogue.bump()
+    elif writes and named == writes:
+        stock.mark(products)
+    elif writes:
+        stock.mark_all()
 
 
 _installed = False

@@ -2,16 +2,17 @@
 
 A feed is polled at the start of a request, on the event loop, and costs no round trip:
 - SQLite (``SqliteFeed``): ``PRAGMA data_version`` on a connection of its own moves when any
-  other connection, in any process, has committed to the file. Strict: a write committed
-  before the request started is always seen.
+  other connection, in any process, has committed to the file (any table: coarse, but
+  strict: a write committed before the request started is always seen).
 - PostgreSQL (``PostgresFeed``): the triggers of migration 0003 send a notification on channel
-  ``storefront_changes`` (the table's name) when a transaction that wrote to a catalogue table
-  or to ``api_keys`` commits; the feed LISTENs on a connection of its own and reads what has
-  arrived without waiting. A write by another process is seen once PostgreSQL has delivered
-  its notification, within a millisecond of the commit on a loopback or LAN server. While the
-  feed's connection is down, nothing is served from the cache (``version`` is None), every
-  cached answer and key is dropped, and the connection is made again in the background.
-Writes made by this process move ``changes.catalogue`` themselves, before they answer.
+  ``storefront_changes`` when a transaction that wrote to a catalogue table or to ``api_keys``
+  commits (the table's name; ``stock:<product id>`` for a change of a variant's stock alone);
+  the feed LISTENs on a connection of its own and reads what has arrived without waiting. A
+  write by another process is seen once PostgreSQL has delivered its notification, within a
+  millisecond of the commit on a loopback or LAN server. While the feed's connection is down,
+  nothing is served from the cache (``version`` is None), every cached answer and key is
+  dropped, and the connection is made again in the background.
+Writes made by this process mark themselves (``changes``), before they answer.
 """
 
 from __future__ import annotations
@@ -22,9 +23,9 @@ import time
 from typing import Protocol
 
 import psycopg
-from sqlalchemy import Engine
+from sqlalchemy import Engine, event
 
-from companion.answer_cache.changes import CATALOGUE_TABLES, catalogue
+from companion.answer_cache.changes import catalogue, stock
 from companion.keys.lifecycle import revocations
 
 CHANNEL = "storefront_changes"
@@ -47,29 +48,33 @@ class Feed(Protocol):
 
 
 class SqliteFeed:
-    def __init__(self, path: str) -> None:
-        self._conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
-        self._seen = self._data_version()
+    """Its connection is opened when first polled and closed with the engine (the last
+    connection to close checkpoints the WAL into the file, which a copy of it needs)."""
 
-    def _data_version(self) -> int:
-        row = self._conn.execute("PRAGMA data_version").fetchone()
-        return int(row[0])
+    def __init__(self, path: str) -> None:
+        self._path = path
+        self._conn: sqlite3.Connection | None = None
+        self._seen: int | None = None
 
     def poll(self) -> None:
-        now = self._data_version()
+        if self._conn is None:
+            self._conn = sqlite3.connect(self._path, check_same_thread=False, isolation_level=None)
+        now = int(self._conn.execute("PRAGMA data_version").fetchone()[0])
         if now != self._seen:
             self._seen = now
             catalogue.bump()
 
     def version(self) -> int | None:
-        return catalogue.value
+        return catalogue.value if self._conn is not None else None
 
     @property
     def delivers_revocations(self) -> bool:
         return False
 
     def close(self) -> None:
-        self._conn.close()
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            conn.close()
 
 
 class PostgresFeed:
@@ -120,11 +125,15 @@ class PostgresFeed:
         except psycopg.Error:
             self._lost()
 
-    def _apply(self, table: str) -> None:
-        if table in CATALOGUE_TABLES:
-            catalogue.bump()
-        else:
+    def _apply(self, payload: str) -> None:
+        """``stock:<product id>``: that product's stock alone changed; else a table's name."""
+        kind, _, product = payload.partition(":")
+        if kind == "stock" and product.isdigit():
+            stock.mark((int(product),))
+        elif payload == "api_keys":
             revocations.bump()
+        else:
+            catalogue.bump()
 
     def _lost(self) -> None:
         conn, self._conn = self._conn, None
@@ -148,8 +157,12 @@ class PostgresFeed:
 
 
 def feed_for(engine: Engine) -> Feed:
+    """The feed of ``engine``'s database, closed when the engine is disposed of."""
     url = engine.url
+    feed: Feed
     if url.get_backend_name() == "sqlite":
-        return SqliteFeed(url.database or ":memory:")
-    conninfo = url.set(drivername="postgresql").render_as_string(hide_password=False)
-    return PostgresFeed(conninfo)
+        feed = SqliteFeed(url.database or ":memory:")
+    else:
+        feed = PostgresFeed(url.set(drivername="postgresql").render_as_string(hide_password=False))
+    event.listen(engine, "engine_disposed", lambda _engine: feed.close())
+    return feed

@@ -14,6 +14,8 @@ limit and its headers. Only 200 answers are kept; anything else passes through u
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -21,6 +23,7 @@ import anyio.to_thread
 from sqlalchemy import Engine, func, select, union_all
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from companion.answer_cache.changes import stock
 from companion.answer_cache.feeds import Feed
 from companion.clock import Clock
 from companion.db.schema import flash_sales
@@ -35,6 +38,21 @@ MAX_ENTRIES = 20_000
 MAX_BODY = 512 * 1024
 MAX_BYTES = 128 * 1024 * 1024
 _IF_NONE_MATCH = b"if-none-match"
+#: Routes whose answers show stock; of those, the ones whose body names the products shown
+#: (a card list's ``items[].id``, a product's ``id``).
+STOCK_ROUTES = ("products", "filters")
+_CARD_ROUTE = re.compile(r"products(?:/by-slug/[^/]+|/[0-9]+|/[0-9]+/related)?")
+
+
+@dataclass(frozen=True, slots=True)
+class _Reading:
+    """A miss being read: what its answer will be checked against."""
+
+    key: tuple[int, str, bytes]
+    version: int
+    stock_seen: int
+    since: datetime
+    until: datetime | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +60,8 @@ class Answer:
     headers: tuple[tuple[bytes, bytes], ...]
     body: bytes
     etag: str
+    products: frozenset[int] | None  # whose stock it shows (None: it may show any product's)
+    stock_seen: int  # stock changes seen when it was read (changes.stock.seq)
     since: datetime  # when it was read (a test's clock may be set back)
     until: datetime | None  # the next flash-sale start or end then
 
@@ -78,6 +98,7 @@ class AnswerCache:
         self.feed = feed
         self.engine = engine
         self.clock = clock
+        self.prefix_length = len(prefix)
         self.exact = frozenset(f"{prefix}{name}" for name in CACHED)
         self.prefixes = tuple(f"{prefix}{name}/" for name in CACHED)
         self.max_entries = max_entries
@@ -112,12 +133,17 @@ class AnswerCache:
         key = (tenant.store_id, scope["path"], scope.get("query_string", b""))
         asked = _if_none_match(scope)
         kept = self._answers.get(key)
-        if kept is not None and _within(now, kept.since, kept.until):
+        if (
+            kept is not None
+            and _within(now, kept.since, kept.until)
+            and stock.unchanged_since(kept.stock_seen, kept.products)
+        ):
             self.hits += 1
             await _send(send, kept, asked)
             return
         until = await self._boundary(tenant.store_id, now)
-        await self._read(scope, receive, send, key, (now, until), version, asked)
+        read = _Reading(key, version, stock.seq, now, until)
+        await self._read(scope, receive, send, read, asked)
 
     async def _boundary(self, store_id: int, now: datetime) -> datetime | None:
         known = self._boundaries.get(store_id)
@@ -132,9 +158,7 @@ class AnswerCache:
         scope: Scope,
         receive: Receive,
         send: Send,
-        key: tuple[int, str, bytes],
-        valid: tuple[datetime, datetime | None],
-        version: int,
+        read: _Reading,
         asked: str | None,
     ) -> None:
         """Ask the routes (for the whole answer, whatever If-None-Match said), keep a 200."""
@@ -156,12 +180,26 @@ class AnswerCache:
                 return
             headers = tuple((bytes(k), bytes(v)) for k, v in start["headers"])
             tag = next((v.decode() for k, v in headers if k.lower() == b"etag"), "")
-            answer = Answer(headers, b"".join(chunks), tag, *valid)
-            if tag and self.feed.version() == version:
-                self._keep(key, answer)
+            body = b"".join(chunks)
+            shown = self._shown(scope["path"], body)
+            answer = Answer(headers, body, tag, shown, read.stock_seen, read.since, read.until)
+            if tag and self.feed.version() == read.version:
+                self._keep(read.key, answer)
             await _send(send, answer, asked)
 
         await self.app(inner, receive, keep)
+
+    def _shown(self, path: str, body: bytes) -> frozenset[int] | None:
+        """The products whose stock an answer shows: none outside /products and /filters; the
+        cards or the product of a list or detail (read from the answer); else any."""
+        route = path[self.prefix_length :]
+        if not route.startswith(STOCK_ROUTES):
+            return frozenset()
+        if not _CARD_ROUTE.fullmatch(route):
+            return None
+        data = json.loads(body)
+        items = data.get("items") if "items" in data else [data]
+        return frozenset(int(item["id"]) for item in items)
 
     def _keep(self, key: tuple[int, str, bytes], answer: Answer) -> None:
         if len(answer.body) > MAX_BODY:

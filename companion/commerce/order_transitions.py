@@ -16,6 +16,7 @@ from datetime import datetime
 
 from sqlalchemy import Connection, case, insert, select, update
 
+from companion.answer_cache.changes import stock_changed
 from companion.commerce.order_states import (
     OrderStatus,
     TransitionRefused,
@@ -94,11 +95,13 @@ def _release_stock(conn: Connection, *, order_id: int) -> None:
             order_items.c.order_id == order_id, order_items.c.variant_id.is_not(None)
         )
     ).all():
-        conn.execute(
+        given = conn.execute(
             update(variants)
             .where(variants.c.id == variant_id)
             .values(stock=variants.c.stock + quantity)  # NULL (untracked) stays NULL
-        )
+            .returning(variants.c.product_id)
+        ).all()
+        stock_changed(conn, [row.product_id for row in given])  # cached answers to drop
 
 
 def _move_points(

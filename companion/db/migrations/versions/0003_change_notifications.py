@@ -2,9 +2,10 @@
 
 Every worker keeps catalogue answers and key lookups in memory and LISTENs on this channel
 (companion.answer_cache.feeds): a committed write to one of these tables, by any process,
-tells each worker to drop what it kept. One notification per table per transaction
-(PostgreSQL folds identical ones), sent at commit. SQLite needs none: its workers read
-``PRAGMA data_version`` instead.
+tells each worker to drop what it kept. The payload is the table's name, or for a variant
+whose stock alone changed ``stock:<product id>`` (only that product's answers are dropped).
+PostgreSQL folds identical notifications of one transaction and sends them at commit. SQLite
+needs none: its workers read ``PRAGMA data_version`` instead.
 
 Revision ID: 0003
 Revises: 0002
@@ -48,9 +49,10 @@ TABLES = (
     "promotions",
     "store_hosts",
     "stores",
-    "variants",
 )
+VARIANTS = "variants"  # a trigger per row: tells a change of stock alone from any other
 FUNCTION = "storefront_notify_change"
+VARIANT_FUNCTION = "storefront_notify_variant_change"
 TRIGGER = "storefront_changes"
 
 
@@ -66,6 +68,21 @@ def upgrade() -> None:
             f"CREATE TRIGGER {TRIGGER} AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE "
             f"ON {table} FOR EACH STATEMENT EXECUTE FUNCTION {FUNCTION}()"
         )
+    op.execute(
+        f"CREATE FUNCTION {VARIANT_FUNCTION}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
+        "IF TG_OP = 'UPDATE' AND (to_jsonb(OLD) - 'stock') = (to_jsonb(NEW) - 'stock') THEN "
+        "PERFORM pg_notify('storefront_changes', 'stock:' || NEW.product_id); "
+        "ELSE PERFORM pg_notify('storefront_changes', TG_TABLE_NAME); END IF; "
+        "RETURN NULL; END $$"
+    )
+    op.execute(
+        f"CREATE TRIGGER {TRIGGER} AFTER INSERT OR UPDATE OR DELETE ON {VARIANTS} "
+        f"FOR EACH ROW EXECUTE FUNCTION {VARIANT_FUNCTION}()"
+    )
+    op.execute(
+        f"CREATE TRIGGER {TRIGGER}_truncate AFTER TRUNCATE ON {VARIANTS} "
+        f"FOR EACH STATEMENT EXECUTE FUNCTION {FUNCTION}()"
+    )
 
 
 def downgrade() -> None:
@@ -73,4 +90,7 @@ def downgrade() -> None:
         return
     for table in TABLES:
         op.execute(f"DROP TRIGGER IF EXISTS {TRIGGER} ON {table}")
+    op.execute(f"DROP TRIGGER IF EXISTS {TRIGGER} ON {VARIANTS}")
+    op.execute(f"DROP TRIGGER IF EXISTS {TRIGGER}_truncate ON {VARIANTS}")
+    op.execute(f"DROP FUNCTION IF EXISTS {VARIANT_FUNCTION}()")
     op.execute(f"DROP FUNCTION IF EXISTS {FUNCTION}()")
