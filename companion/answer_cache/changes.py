@@ -38,6 +38,7 @@ class StockMarks:
     def __init__(self) -> None:
         self.seq = 0
         self.any = 0  # the last change of any product's stock
+        self.every = 0  # the last change of every product's stock (``mark_all``)
         self._changed: dict[int, int] = {}
 
     def mark(self, product_ids: Iterable[int]) -> None:
@@ -48,13 +49,13 @@ class StockMarks:
 
     def mark_all(self) -> None:
         self.seq += 1
-        self.any = self.seq
+        self.any = self.every = self.seq
 
     def unchanged_since(self, seen: int, product_ids: frozenset[int] | None) -> bool:
         """No stock change, of these products (None: of any), after ``seen``."""
         if self.any <= seen:
             return True
-        if product_ids is None:
+        if product_ids is None or self.every > seen:
             return False
         changed = self._changed
         return all(changed.get(p, 0) <= seen for p in product_ids)
