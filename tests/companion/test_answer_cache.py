@@ -3,6 +3,7 @@ and never once what it shows has changed; the key check and the rate limit still
 
 from __future__ import annotations
 
+import importlib.util
 import subprocess
 import sys
 from datetime import timedelta
@@ -12,7 +13,13 @@ import pytest
 from fastapi import FastAPI
 from sqlalchemy import update
 
-from companion.answer_cache.changes import catalogue, classify, stock, stock_changed
+from companion.answer_cache.changes import (
+    CATALOGUE_TABLES,
+    catalogue,
+    classify,
+    stock,
+    stock_changed,
+)
 from companion.answer_cache.middleware import AnswerCache
 from companion.db.schema import api_keys, products, variants
 from companion.keys.lifecycle import revoke_key
@@ -223,3 +230,13 @@ async def test_a_write_in_this_process_marks_itself_after_its_commit(api: Api) -
     assert not stock.unchanged_since(seen, frozenset({pid}))
     assert stock.unchanged_since(seen, frozenset({other}))
     assert not stock.unchanged_since(seen, None)
+
+
+def test_the_notifying_triggers_cover_every_catalogue_table_and_the_keys() -> None:
+    """A table added to the schema later needs a migration adding its trigger."""
+    path = ROOT / "companion/db/migrations/versions/0003_change_notifications.py"
+    spec = importlib.util.spec_from_file_location("change_notifications", path)
+    assert spec is not None and spec.loader is not None
+    migration = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(migration)
+    assert {*migration.TABLES, migration.VARIANTS} == CATALOGUE_TABLES | {"api_keys"}
