@@ -19,6 +19,7 @@ Writes by other processes reach this one through ``companion.answer_cache.feeds`
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Iterable
 from typing import Any
 
@@ -26,10 +27,24 @@ from sqlalchemy import Connection, Engine, Table, event
 from sqlalchemy.pool import Pool
 
 from companion.db import schema
-from companion.keys.lifecycle import Generation
+
+# Marks come from request threads, the event loop and a feed's reconnecting thread at once.
+_marking = threading.Lock()
+
+
+class Version:
+    """A number that only moves forward; read ``value``, move it with ``bump``."""
+
+    def __init__(self) -> None:
+        self.value = 0
+
+    def bump(self) -> None:
+        with _marking:
+            self.value += 1
+
 
 #: Moves whenever a catalogue table other than a variant's stock may have changed.
-catalogue = Generation()
+catalogue = Version()
 
 
 class StockMarks:
@@ -42,14 +57,15 @@ class StockMarks:
         self._changed: dict[int, int] = {}
 
     def mark(self, product_ids: Iterable[int]) -> None:
-        self.seq += 1
-        self.any = self.seq
-        for product_id in product_ids:
-            self._changed[product_id] = self.seq
+        with _marking:
+            seq = self.seq + 1
+            for product_id in product_ids:
+                self._changed[product_id] = seq
+            self.seq = self.any = seq  # last: a reader that sees it sees the products too
 
     def mark_all(self) -> None:
-        self.seq += 1
-        self.any = self.every = self.seq
+        with _marking:
+            self.seq = self.any = self.every = self.seq + 1
 
     def unchanged_since(self, seen: int, product_ids: frozenset[int] | None) -> bool:
         """No stock change, of these products (None: of any), after ``seen``."""
