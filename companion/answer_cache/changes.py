@@ -4,7 +4,9 @@ table, seen by SQLAlchemy on any engine of the process.
 Two kinds of change:
 - ``catalogue`` moves on any write to a catalogue table: every cached answer is dropped;
 - ``stock`` marks the products whose stock alone changed (an order taking units, a
-  cancellation giving them back): only answers showing those products are dropped. A write is
+  cancellation giving them back): only answers showing those products' stock are dropped (a
+  card or a product page shows only whether it is in stock, so only when a variant ran out or
+  came back; the variants' list shows the counts). A write is
   a stock change when it is ``UPDATE variants SET stock = ...`` and nothing else, and the code
   that made it named the products (``stock_changed``); one it did not name counts as a stock
   change of every product.
@@ -27,6 +29,7 @@ from sqlalchemy import Connection, Engine, Table, event
 from sqlalchemy.pool import Pool
 
 from companion.db import schema
+from companion.pricing import unit_in_stock
 
 # Marks come from request threads, the event loop and a feed's reconnecting thread at once.
 _marking = threading.Lock()
@@ -48,32 +51,41 @@ catalogue = Version()
 
 
 class StockMarks:
-    """When each product's stock last changed, on a counter of stock changes."""
+    """When each product's stock last changed, on a counter of stock changes: its counts (what
+    ``/products/{id}/variants`` shows), and its in-stock flag (what a card or a product page
+    shows), which moves only when a variant runs out or comes back."""
 
     def __init__(self) -> None:
         self.seq = 0
         self.any = 0  # the last change of any product's stock
         self.every = 0  # the last change of every product's stock (``mark_all``)
-        self._changed: dict[int, int] = {}
+        self._counts: dict[int, int] = {}
+        self._flags: dict[int, int] = {}
 
-    def mark(self, product_ids: Iterable[int]) -> None:
+    def mark(self, counts: Iterable[int], flags: Iterable[int] = ()) -> None:
+        """The stock of ``counts`` changed; of those, ``flags`` may be in or out of stock now."""
         with _marking:
             seq = self.seq + 1
-            for product_id in product_ids:
-                self._changed[product_id] = seq
+            for product_id in counts:
+                self._counts[product_id] = seq
+            for product_id in flags:
+                self._flags[product_id] = seq
             self.seq = self.any = seq  # last: a reader that sees it sees the products too
 
     def mark_all(self) -> None:
         with _marking:
             self.seq = self.any = self.every = self.seq + 1
 
-    def unchanged_since(self, seen: int, product_ids: frozenset[int] | None) -> bool:
-        """No stock change, of these products (None: of any), after ``seen``."""
+    def unchanged_since(
+        self, seen: int, product_ids: frozenset[int] | None, *, counts: bool = False
+    ) -> bool:
+        """No change after ``seen`` of these products' in-stock flags (``counts``: of their
+        counts), or of any product's (``product_ids`` None)."""
         if self.any <= seen:
             return True
         if product_ids is None or self.every > seen:
             return False
-        changed = self._changed
+        changed = self._counts if counts else self._flags
         return all(changed.get(p, 0) <= seen for p in product_ids)
 
 
@@ -118,12 +130,17 @@ def classify(statement: str) -> str | None:
     return None
 
 
-def stock_changed(conn: Connection, product_ids: Iterable[int]) -> None:
-    """Name the products whose stock the last statement on ``conn`` changed (an empty list
-    when it changed none)."""
+def stock_changed(conn: Connection, changes: Iterable[tuple[int, int | None, int]]) -> None:
+    """Name what the last statement on ``conn`` did to stock: ``(product id, the variant's
+    stock now, units added)`` per variant it changed (none: it changed none)."""
     info = conn.info
     info[_STOCK_NAMED] = info.get(_STOCK_NAMED, 0) + 1
-    info.setdefault(_STOCK_PRODUCTS, set()).update(product_ids)
+    counts, flags = info.setdefault(_STOCK_PRODUCTS, (set(), set()))
+    for product_id, now, added in changes:
+        counts.add(product_id)
+        before = None if now is None else now - added
+        if unit_in_stock(before) != unit_in_stock(now):
+            flags.add(product_id)
 
 
 def _after_execute(conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
@@ -142,11 +159,11 @@ def _on_checkin(_dbapi_conn: Any, record: Any) -> None:
     dirty = info.pop(_DIRTY, False)
     writes = info.pop(_STOCK_WRITES, 0)
     named = info.pop(_STOCK_NAMED, 0)
-    products = info.pop(_STOCK_PRODUCTS, set())
+    counts, flags = info.pop(_STOCK_PRODUCTS, ((), ()))
     if dirty:
         catalogue.bump()
     elif writes and named == writes:
-        stock.mark(products)
+        stock.mark(counts, flags)
     elif writes:
         stock.mark_all()
 

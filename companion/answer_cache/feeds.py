@@ -6,7 +6,8 @@ A feed is polled at the start of a request, on the event loop, and costs no roun
   strict: a write committed before the request started is always seen).
 - PostgreSQL (``PostgresFeed``): the triggers of migration 0003 send a notification on channel
   ``storefront_changes`` when a transaction that wrote to a catalogue table or to ``api_keys``
-  commits (the table's name; ``stock:<product id>`` for a change of a variant's stock alone);
+  commits (the table's name; ``stock:<product id>`` or ``in-stock:<product id>`` for a change
+  of a variant's stock alone, the second when it ran out or came back);
   the feed LISTENs on a connection of its own and reads what has arrived without waiting. A
   write by another process is seen once PostgreSQL has delivered its notification, within a
   millisecond of the commit on a loopback or LAN server. While the feed's connection is down,
@@ -126,10 +127,13 @@ class PostgresFeed:
             self._lost()
 
     def _apply(self, payload: str) -> None:
-        """``stock:<product id>``: that product's stock alone changed; else a table's name."""
+        """``stock:<product id>``: that product's stock counts alone changed; ``in-stock:...``:
+        and a variant of it ran out or came back; else a table's name."""
         kind, _, product = payload.partition(":")
         if kind == "stock" and product.isdigit():
             stock.mark((int(product),))
+        elif kind == "in-stock" and product.isdigit():
+            stock.mark((int(product),), (int(product),))
         elif payload == "api_keys":
             revocations.bump()
         else:

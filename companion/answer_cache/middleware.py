@@ -38,10 +38,12 @@ MAX_ENTRIES = 20_000
 MAX_BODY = 512 * 1024
 MAX_BYTES = 128 * 1024 * 1024
 _IF_NONE_MATCH = b"if-none-match"
-#: Routes whose answers show stock; of those, the ones whose body names the products shown
-#: (a card list's ``items[].id``, a product's ``id``).
-STOCK_ROUTES = ("products", "filters")
+#: Routes whose answers show stock: cards and product pages show whether each product is in
+#: stock (the products named in the body: a list's ``items[].id``, a product's ``id``); a
+#: product's variants show their counts. Other cached routes show no stock.
+STOCK_ROUTES = "products"
 _CARD_ROUTE = re.compile(r"products(?:/by-slug/[^/]+|/[0-9]+|/[0-9]+/related)?")
+_COUNTS_ROUTE = re.compile(r"products/([0-9]+)/variants")
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +63,7 @@ class Answer:
     body: bytes
     etag: str
     products: frozenset[int] | None  # whose stock it shows (None: it may show any product's)
+    counts: bool  # it shows their stock counts, not only whether they are in stock
     stock_seen: int  # stock changes seen when it was read (changes.stock.seq)
     since: datetime  # when it was read (a test's clock may be set back)
     until: datetime | None  # the next flash-sale start or end then
@@ -136,7 +139,7 @@ class AnswerCache:
         if (
             kept is not None
             and _within(now, kept.since, kept.until)
-            and stock.unchanged_since(kept.stock_seen, kept.products)
+            and stock.unchanged_since(kept.stock_seen, kept.products, counts=kept.counts)
         ):
             self.hits += 1
             await _send(send, kept, asked)
@@ -181,25 +184,28 @@ class AnswerCache:
             headers = tuple((bytes(k), bytes(v)) for k, v in start["headers"])
             tag = next((v.decode() for k, v in headers if k.lower() == b"etag"), "")
             body = b"".join(chunks)
-            shown = self._shown(scope["path"], body)
-            answer = Answer(headers, body, tag, shown, read.stock_seen, read.since, read.until)
+            shown, counts = self._shown(scope["path"], body)
+            answer = Answer(
+                headers, body, tag, shown, counts, read.stock_seen, read.since, read.until
+            )
             if tag and self.feed.version() == read.version:
                 self._keep(read.key, answer)
             await _send(send, answer, asked)
 
         await self.app(inner, receive, keep)
 
-    def _shown(self, path: str, body: bytes) -> frozenset[int] | None:
-        """The products whose stock an answer shows: none outside /products and /filters; the
-        cards or the product of a list or detail (read from the answer); else any."""
+    def _shown(self, path: str, body: bytes) -> tuple[frozenset[int] | None, bool]:
+        """The products whose stock an answer shows (None: any), and whether it shows their
+        counts or only whether they are in stock."""
         route = path[self.prefix_length :]
         if not route.startswith(STOCK_ROUTES):
-            return frozenset()
-        if not _CARD_ROUTE.fullmatch(route):
-            return None
-        data = json.loads(body)
-        items = data.get("items") if "items" in data else [data]
-        return frozenset(int(item["id"]) for item in items)
+            return frozenset(), False
+        if _CARD_ROUTE.fullmatch(route):
+            data = json.loads(body)
+            items = data["items"] if "items" in data else [data]
+            return frozenset(int(item["id"]) for item in items), False
+        variants = _COUNTS_ROUTE.fullmatch(route)
+        return (frozenset({int(variants[1])}) if variants else None), True
 
     def _keep(self, key: tuple[int, str, bytes], answer: Answer) -> None:
         if len(answer.body) > MAX_BODY:

@@ -99,9 +99,10 @@ def _release_stock(conn: Connection, *, order_id: int) -> None:
             update(variants)
             .where(variants.c.id == variant_id)
             .values(stock=variants.c.stock + quantity)  # NULL (untracked) stays NULL
-            .returning(variants.c.product_id)
+            .returning(variants.c.product_id, variants.c.stock)
         ).all()
-        stock_changed(conn, [row.product_id for row in given])  # cached answers to drop
+        # What kept catalogue answers this changed (companion.answer_cache).
+        stock_changed(conn, [(row.product_id, row.stock, quantity) for row in given])
 
 
 def _move_points(

@@ -324,9 +324,10 @@ def _reserve_stock(conn: Connection, *, store_id: int, lines: Sequence[PricedLin
                 or_(variants.c.stock.is_(None), variants.c.stock >= line.quantity),
             )
             .values(stock=variants.c.stock - line.quantity)  # NULL (untracked) stays NULL
-            .returning(variants.c.product_id)
+            .returning(variants.c.product_id, variants.c.stock)
         ).all()
-        stock_changed(conn, [row.product_id for row in taken])  # cached answers to drop
+        # What kept catalogue answers this changed (companion.answer_cache).
+        stock_changed(conn, [(row.product_id, row.stock, -line.quantity) for row in taken])
         if len(taken) != 1:
             raise Problem(
                 409,

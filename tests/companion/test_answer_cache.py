@@ -130,7 +130,7 @@ async def test_a_stock_change_drops_only_the_answers_showing_that_product(api: A
     cache = cache_of(api.app)
     with api.app.state.services.engine.begin() as conn:
         conn.execute(update(variants).where(variants.c.id == variant).values(stock=0))
-        stock_changed(conn, [sold])  # as an order does
+        stock_changed(conn, [(sold, 0, -1)])  # as an order does
     hits = cache.hits
     assert (await api.ok("/products/by-slug/ao"))["in_stock"] is False
     assert cache.hits == hits
@@ -140,6 +140,23 @@ async def test_a_stock_change_drops_only_the_answers_showing_that_product(api: A
         assert cache.hits == hits
         return
     assert cache.hits == hits + 2  # neither shows the product whose stock changed
+
+
+async def test_a_stock_count_change_keeps_the_pages_that_show_only_in_stock(api: Api) -> None:
+    shop = api.shop
+    pid = shop.product("Áo", slug="ao")
+    variant = shop.variant(pid, "M", stock=10)
+    await api.ok("/products/by-slug/ao")
+    assert [v["stock"] for v in (await api.ok(f"/products/{pid}/variants"))["items"]] == [10]
+    with api.app.state.services.engine.begin() as conn:
+        conn.execute(update(variants).where(variants.c.id == variant).values(stock=9))
+        stock_changed(conn, [(pid, 9, -1)])
+    cache = cache_of(api.app)
+    hits = cache.hits
+    assert [v["stock"] for v in (await api.ok(f"/products/{pid}/variants"))["items"]] == [9]
+    assert (await api.ok("/products/by-slug/ao"))["in_stock"] is True
+    # On SQLite every answer is read again; on PostgreSQL the page still shows "in stock".
+    assert cache.hits == hits + on_postgres(api)
 
 
 async def test_a_stock_change_nobody_named_drops_every_stock_answer(api: Api) -> None:
@@ -226,10 +243,16 @@ async def test_a_write_in_this_process_marks_itself_after_its_commit(api: Api) -
     seen = stock.seq
     with engine.begin() as conn:
         conn.execute(update(variants).where(variants.c.id == variant).values(stock=2))
-        stock_changed(conn, [pid])
-    assert not stock.unchanged_since(seen, frozenset({pid}))
-    assert stock.unchanged_since(seen, frozenset({other}))
+        stock_changed(conn, [(pid, 2, -1)])
+    assert not stock.unchanged_since(seen, frozenset({pid}), counts=True)
+    assert stock.unchanged_since(seen, frozenset({pid}))  # still in stock
+    assert stock.unchanged_since(seen, frozenset({other}), counts=True)
     assert not stock.unchanged_since(seen, None)
+    seen = stock.seq
+    with engine.begin() as conn:
+        conn.execute(update(variants).where(variants.c.id == variant).values(stock=0))
+        stock_changed(conn, [(pid, 0, -2)])
+    assert not stock.unchanged_since(seen, frozenset({pid}))  # out of stock now
 
 
 def test_the_notifying_triggers_cover_every_catalogue_table_and_the_keys() -> None:

@@ -3,7 +3,8 @@
 Every worker keeps catalogue answers and key lookups in memory and LISTENs on this channel
 (companion.answer_cache.feeds): a committed write to one of these tables, by any process,
 tells each worker to drop what it kept. The payload is the table's name, or for a variant
-whose stock alone changed ``stock:<product id>`` (only that product's answers are dropped).
+whose stock alone changed ``stock:<product id>`` (``in-stock:<product id>`` when the variant ran
+out or came back): only that product's answers showing its stock are dropped.
 PostgreSQL folds identical notifications of one transaction and sends them at commit. SQLite
 needs none: its workers read ``PRAGMA data_version`` instead.
 
@@ -71,7 +72,9 @@ def upgrade() -> None:
     op.execute(
         f"CREATE FUNCTION {VARIANT_FUNCTION}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
         "IF TG_OP = 'UPDATE' AND (to_jsonb(OLD) - 'stock') = (to_jsonb(NEW) - 'stock') THEN "
-        "PERFORM pg_notify('storefront_changes', 'stock:' || NEW.product_id); "
+        "PERFORM pg_notify('storefront_changes', CASE WHEN "
+        "(OLD.stock IS NULL OR OLD.stock > 0) = (NEW.stock IS NULL OR NEW.stock > 0) "
+        "THEN 'stock:' ELSE 'in-stock:' END || NEW.product_id); "
         "ELSE PERFORM pg_notify('storefront_changes', TG_TABLE_NAME); END IF; "
         "RETURN NULL; END $$"
     )
