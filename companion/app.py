@@ -6,7 +6,8 @@ lifespan): the engine is made, and migrations run, before ``create_app`` returns
 Middleware, outermost first: request log (X-Request-Id, one JSON line) -> admission gate (a
 few requests in flight, reads first, 503 past a bounded queue) -> crash barrier (500 problem)
 -> input guard (NUL) -> tenancy (key or Host -> store; 401) -> rate limit (429, RateLimit-*
-headers) -> entity tags (ETag, 304 on If-None-Match) -> the routes.
+headers) -> answer cache (catalogue answers served again until what they show changes) ->
+entity tags (ETag, 304 on If-None-Match) -> the routes.
 """
 
 from __future__ import annotations
@@ -17,6 +18,9 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from companion.admission import AdmissionGate
+from companion.answer_cache.changes import watch_writes
+from companion.answer_cache.feeds import feed_for
+from companion.answer_cache.middleware import AnswerCache
 from companion.clock import Clock, SystemClock
 from companion.db.engine import POOL_SIZE, make_engine
 from companion.db.migrate import upgrade
@@ -26,6 +30,7 @@ from companion.etag import ETagMiddleware
 from companion.health import migration_heads
 from companion.health import router as health_router
 from companion.input_guard import InputGuard
+from companion.keys.cache import KeyCache
 from companion.logging_http import RequestLogMiddleware
 from companion.openapi import DOCS_PATH, OPENAPI_PATH, description, install_openapi
 from companion.ratelimit.database import make_limiter
@@ -55,10 +60,13 @@ def create_app(settings: CompanionSettings | None = None, *, clock: Clock | None
         upgrade(engine)
     limiter = make_limiter(settings, engine, clock, rate_windows(settings))
     services = Services(settings=settings, engine=engine, clock=clock, limiter=limiter)
+    watch_writes()
+    feed = feed_for(engine)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         yield
+        feed.close()
         engine.dispose()  # a server shutting down releases its connections
 
     app = FastAPI(
@@ -91,10 +99,13 @@ def create_app(settings: CompanionSettings | None = None, *, clock: Clock | None
 
     # add_middleware wraps what is there: add innermost first.
     app.add_middleware(ETagMiddleware, prefix=f"{API_PREFIX}/")
+    app.add_middleware(AnswerCache, feed=feed, engine=engine, clock=clock, prefix=f"{API_PREFIX}/")
     app.add_middleware(RateLimitMiddleware, limiter=limiter)
     app.add_middleware(
         TenancyMiddleware,
         engine=engine,
+        keys=KeyCache(notified=lambda: feed.delivers_revocations),
+        poll=feed.poll,
         prefixes=(f"{ALIAS_PREFIX}/",),
         open_paths={OPENAPI_PATH, DOCS_PATH, f"{DOCS_PATH}/oauth2-redirect"},
     )

@@ -15,7 +15,7 @@ A cached key is resolved on the event loop; database work runs in a worker threa
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 
 import anyio.to_thread
 from sqlalchemy import Engine, select
@@ -97,12 +97,14 @@ class TenancyMiddleware:
         prefixes: tuple[str, ...],
         open_paths: Collection[str],
         keys: KeyCache | None = None,
+        poll: Callable[[], None] = lambda: None,
     ) -> None:
         self.app = app
         self.engine = engine
         self.prefixes = prefixes
         self.open_paths = frozenset(open_paths)
         self.keys = keys or KeyCache()
+        self.poll = poll  # takes in revocations by other processes before the cache is read
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         path = scope.get("path", "") if scope["type"] == "http" else ""
@@ -126,6 +128,7 @@ class TenancyMiddleware:
         if not well_formed(key):
             raise invalid_key()
         digest = hash_key(key)
+        self.poll()
         tenant = self.keys.get(digest)
         if tenant is None:
             generation = self.keys.generation()

@@ -16,6 +16,7 @@ from datetime import datetime
 
 from sqlalchemy import Connection, case, insert, select, update
 
+from companion.answer_cache.changes import stock_changed
 from companion.commerce.order_states import (
     OrderStatus,
     TransitionRefused,
@@ -94,11 +95,14 @@ def _release_stock(conn: Connection, *, order_id: int) -> None:
             order_items.c.order_id == order_id, order_items.c.variant_id.is_not(None)
         )
     ).all():
-        conn.execute(
+        given = conn.execute(
             update(variants)
             .where(variants.c.id == variant_id)
             .values(stock=variants.c.stock + quantity)  # NULL (untracked) stays NULL
-        )
+            .returning(variants.c.product_id, variants.c.stock)
+        ).all()
+        # What kept catalogue answers this changed (companion.answer_cache).
+        stock_changed(conn, [(row.product_id, row.stock, quantity) for row in given])
 
 
 def _move_points(

@@ -20,6 +20,7 @@ from typing import Any
 from sqlalchemy import Connection, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
+from companion.answer_cache.changes import stock_changed
 from companion.commerce.cart_lines import price_variants
 from companion.commerce.carts import Cart, find_cart, item_quantities, touch
 from companion.commerce.checkouts import (
@@ -323,8 +324,11 @@ def _reserve_stock(conn: Connection, *, store_id: int, lines: Sequence[PricedLin
                 or_(variants.c.stock.is_(None), variants.c.stock >= line.quantity),
             )
             .values(stock=variants.c.stock - line.quantity)  # NULL (untracked) stays NULL
-        )
-        if taken.rowcount != 1:
+            .returning(variants.c.product_id, variants.c.stock)
+        ).all()
+        # What kept catalogue answers this changed (companion.answer_cache).
+        stock_changed(conn, [(row.product_id, row.stock, -line.quantity) for row in taken])
+        if len(taken) != 1:
             raise Problem(
                 409,
                 "out_of_stock",

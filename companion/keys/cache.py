@@ -4,8 +4,11 @@ A hot key then costs no database round trip. How fast a revocation takes effect:
 - revoked in this process (``lifecycle.revoke_key`` on any engine): at once. Every revocation
   moves a process-wide generation (``lifecycle.revocations``), and a cache that sees it move
   forgets every key; a lookup that started before the revocation is not kept;
-- revoked by another process (the ``keys revoke`` command, another worker): within
-  ``KEY_TTL_SECONDS``, when the cached entry expires and the key is looked up again.
+- revoked by another process (the ``keys revoke`` command, another worker): on PostgreSQL, as
+  soon as the revocation's notification arrives (``companion.answer_cache.feeds``; entries then
+  live ``NOTIFIED_TTL_SECONDS``); without notifications (SQLite, or while the feed's connection
+  is down), within ``KEY_TTL_SECONDS``, when the cached entry expires and the key is looked up
+  again.
 Unknown and revoked keys are never cached: a new key works at once, and each use of a bad key is
 looked up again.
 """
@@ -20,6 +23,9 @@ from companion.tenant import Tenant
 
 #: Seconds a key's tenant is reused before the key is looked up again.
 KEY_TTL_SECONDS = 5.0
+#: Seconds a key's tenant is reused while revocations by other processes are notified: the
+#: lookup then only guards against a notification lost in a way nobody noticed.
+NOTIFIED_TTL_SECONDS = 300.0
 #: Keys kept per worker; past this, the oldest entries make room.
 MAX_KEYS = 10_000
 
@@ -31,8 +37,12 @@ class KeyCache:
         ttl: float = KEY_TTL_SECONDS,
         max_keys: int = MAX_KEYS,
         monotonic: Callable[[], float] = time.monotonic,
+        notified: Callable[[], bool] = lambda: False,
+        notified_ttl: float = NOTIFIED_TTL_SECONDS,
     ) -> None:
         self.ttl = ttl
+        self.notified = notified
+        self.notified_ttl = notified_ttl
         self.max_keys = max_keys
         self._monotonic = monotonic
         self._tenants: dict[str, tuple[Tenant, float]] = {}  # key digest -> (tenant, expiry)
@@ -61,4 +71,5 @@ class KeyCache:
         if len(self._tenants) >= self.max_keys:
             for oldest in list(self._tenants)[: max(1, self.max_keys // 10)]:
                 del self._tenants[oldest]
-        self._tenants[digest] = (tenant, self._monotonic() + self.ttl)
+        ttl = self.notified_ttl if self.notified() else self.ttl
+        self._tenants[digest] = (tenant, self._monotonic() + ttl)

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 from fastapi import APIRouter
-from sqlalchemy import ColumnElement, Connection, select
+from sqlalchemy import BindParameter, ColumnElement, Connection, Select, bindparam, select
 from starlette.responses import JSONResponse
 
 from companion.cursors import clamp_limit
@@ -17,9 +17,10 @@ from companion.problems import not_found
 from companion.product_cards import (
     CARD_COLUMNS,
     PUBLISHED,
+    STORE,
+    bound_card_select,
     build_cards,
     card_of,
-    card_select,
     running_discounts,
 )
 from companion.routes.read.answers import answer
@@ -50,30 +51,51 @@ def find_product(conn: Connection, store_id: int, match: ColumnElement[bool], wh
     return row
 
 
-def detail_fields(
-    conn: Connection, store_id: int, match: ColumnElement[bool], what: str, now: datetime
-) -> dict[str, Any]:
-    """The fields of a ProductDetail, in its order, in three queries: the product with its card
-    columns and brand, its images, its extra categories."""
-    query = (
-        card_select(store_id, now, *DETAIL_COLUMNS[len(CARD_COLUMNS) :])
+MATCH: BindParameter[Any] = bindparam("match")
+
+
+def _detail_query(column: ColumnElement[Any]) -> Select[Any]:
+    return (
+        bound_card_select(*DETAIL_COLUMNS[len(CARD_COLUMNS) :])
         .add_columns(brands.c.name.label("brand_name"))
         .select_from(products.outerjoin(brands, brands.c.id == products.c.brand_id))
-        .where(products.c.store_id == store_id, PUBLISHED, match)
+        .where(products.c.store_id == STORE, PUBLISHED, column == MATCH)
     )
-    row = conn.execute(query).first()
+
+
+# Built once (see product_cards.STORE): the product by slug or by id, its images, its extra
+# categories.
+_BY = {"slug": _detail_query(products.c.slug), "id": _detail_query(products.c.id)}
+_IMAGES = (
+    select(product_images.c.url, product_images.c.alt)
+    .where(
+        product_images.c.product_id == bindparam("product_id"), product_images.c.store_id == STORE
+    )
+    .order_by(product_images.c.position, product_images.c.id)
+)
+_EXTRA = (
+    select(product_categories.c.category_id)
+    .where(product_categories.c.product_id == bindparam("product_id"))
+    .order_by(product_categories.c.category_id)
+)
+
+
+def detail_fields(
+    conn: Connection,
+    store_id: int,
+    by: Literal["slug", "id"],
+    value: object,
+    what: str,
+    now: datetime,
+) -> dict[str, Any]:
+    """The fields of a ProductDetail, in its order, in three queries: the product (its slug or
+    id ``value``) with its card columns and brand, its images, its extra categories."""
+    row = conn.execute(_BY[by], {"store_id": store_id, "now": now, "match": value}).first()
     if row is None:
         raise not_found(what)
-    images = conn.execute(
-        select(product_images.c.url, product_images.c.alt)
-        .where(product_images.c.product_id == row.id, product_images.c.store_id == store_id)
-        .order_by(product_images.c.position, product_images.c.id)
-    ).all()
-    extra = conn.execute(
-        select(product_categories.c.category_id)
-        .where(product_categories.c.product_id == row.id)
-        .order_by(product_categories.c.category_id)
-    ).scalars()
+    ids = {"store_id": store_id, "product_id": row.id}
+    images = conn.execute(_IMAGES, ids).all()
+    extra = conn.execute(_EXTRA, ids).scalars()
     category_ids = [row.category_id] if row.category_id is not None else []
     category_ids += [cid for cid in extra if cid not in category_ids]
     has_brand = row.brand_id is not None and row.brand_name is not None
@@ -96,16 +118,16 @@ def detail_fields(
 def product_by_slug(
     slug: Slug, db: ReadDb, tenant: CurrentTenant, services: ServicesDep
 ) -> JSONResponse:
-    match, what = products.c.slug == slug, f"product {slug!r}"
-    return answer(detail_fields(db, tenant.store_id, match, what, services.clock.now()))
+    what = f"product {slug!r}"
+    return answer(detail_fields(db, tenant.store_id, "slug", slug, what, services.clock.now()))
 
 
 @router.get("/products/{product_id}", summary="Product detail by id", response_model=ProductDetail)
 def product_by_id(
     product_id: EntityId, db: ReadDb, tenant: CurrentTenant, services: ServicesDep
 ) -> JSONResponse:
-    match, what = products.c.id == product_id, f"product {product_id}"
-    return answer(detail_fields(db, tenant.store_id, match, what, services.clock.now()))
+    what = f"product {product_id}"
+    return answer(detail_fields(db, tenant.store_id, "id", product_id, what, services.clock.now()))
 
 
 @router.get("/products/{product_id}/related", summary="Products of the same category")

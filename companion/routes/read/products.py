@@ -8,17 +8,17 @@ Filters combine with AND; a filter naming an unknown category or collection matc
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from fastapi import APIRouter, Query
-from sqlalchemy import ColumnElement, Connection, Select, select
+from sqlalchemy import ColumnElement, Connection, Integer, Select, bindparam, select
 from starlette.responses import JSONResponse
 
 from companion.cursors import clamp_limit
 from companion.db.schema import categories, collection_products, collections, products
 from companion.deps import CurrentTenant, ReadDb, ServicesDep
 from companion.problems import unprocessable
-from companion.product_cards import PUBLISHED, card_of, card_select
+from companion.product_cards import PUBLISHED, STORE, bound_card_select, card_of, card_select
 from companion.routes.read.answers import page as page_answer
 from companion.routes.read.category_index import category_parents, descendants, filed_under
 from companion.routes.read.paging import (
@@ -100,6 +100,18 @@ def ordered(query: Select[Any], sort: Sort, cursor: str | None) -> tuple[Select[
     return query, lambda row: money_key(row.price, row.id)
 
 
+def _first_page(sort: Sort) -> tuple[Select[Any], Any]:
+    """The first page of every published product in ``sort`` order, built once (see
+    product_cards.STORE); ``size`` rows."""
+    plain = bound_card_select().where(products.c.store_id == STORE, PUBLISHED)
+    query, cursor_of = ordered(plain, sort, None)
+    return query.limit(bindparam("size", type_=Integer)), cursor_of
+
+
+# The most asked-for lists: no filter, no cursor.
+_FIRST_PAGES = {sort: _first_page(sort) for sort in get_args(Sort)}
+
+
 @router.get(
     "/products",
     summary="Products, filtered, sorted and paginated",
@@ -123,9 +135,15 @@ def list_products(
 ) -> JSONResponse:
     settings = services.settings
     size = clamp_limit(limit, default=settings.default_limit, maximum=settings.max_limit)
-    conds = filters(db, tenant.store_id, category=category, collection=collection, ids=ids, q=q)
-    cards = card_select(tenant.store_id, services.clock.now())
-    query, cursor_of = ordered(cards.where(*conds), sort, cursor)
-    rows = db.execute(query.limit(size + 1)).all()
+    now = services.clock.now()
+    if (category, collection, ids, q, cursor) == (None, None, None, None, None):
+        query, cursor_of = _FIRST_PAGES[sort]
+        values = {"store_id": tenant.store_id, "now": now, "size": size + 1}
+        rows = db.execute(query, values).all()
+    else:
+        conds = filters(db, tenant.store_id, category=category, collection=collection, ids=ids, q=q)
+        cards = card_select(tenant.store_id, now)
+        query, cursor_of = ordered(cards.where(*conds), sort, cursor)
+        rows = db.execute(query.limit(size + 1)).all()
     page, next_cursor, has_more = cut_page(rows, size, cursor_of)
     return page_answer([card_of(row) for row in page], next_cursor, has_more)

@@ -1,0 +1,172 @@
+"""How a worker learns that another process changed the catalogue (or revoked a key).
+
+A feed is polled at the start of a request, on the event loop, and costs no round trip:
+- SQLite (``SqliteFeed``): ``PRAGMA data_version`` on a connection of its own moves when any
+  other connection, in any process, has committed to the file (any table: coarse, but
+  strict: a write committed before the request started is always seen).
+- PostgreSQL (``PostgresFeed``): the triggers of migration 0003 send a notification on channel
+  ``storefront_changes`` when a transaction that wrote to a catalogue table or to ``api_keys``
+  commits (the table's name; ``stock:<product id>`` or ``in-stock:<product id>`` for a change
+  of a variant's stock alone, the second when it ran out or came back);
+  the feed LISTENs on a connection of its own and reads what has arrived without waiting. A
+  write by another process is seen once PostgreSQL has delivered its notification, within a
+  millisecond of the commit on a loopback or LAN server. While the feed's connection is down,
+  nothing is served from the cache (``version`` is None), every cached answer and key is
+  dropped, and the connection is made again in the background.
+Writes made by this process mark themselves (``changes``), before they answer.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from typing import Protocol
+
+import psycopg
+from sqlalchemy import Engine, event
+
+from companion.answer_cache.changes import catalogue, stock
+from companion.keys.lifecycle import revocations
+
+CHANNEL = "storefront_changes"
+#: Seconds between two attempts to make a lost PostgreSQL feed connection again.
+RECONNECT_SECONDS = 2.0
+
+
+class Feed(Protocol):
+    def poll(self) -> None:
+        """Take in what other processes changed since the last poll."""
+
+    def version(self) -> int | None:
+        """The catalogue's version now; None while changes by other processes may be missed."""
+
+    @property
+    def delivers_revocations(self) -> bool:
+        """Whether key revocations by other processes arrive through ``poll``."""
+
+    def close(self) -> None: ...
+
+
+class SqliteFeed:
+    """Its connection is opened when first polled and closed with the engine (the last
+    connection to close checkpoints the WAL into the file, which a copy of it needs)."""
+
+    def __init__(self, path: str) -> None:
+        self._path = path
+        self._conn: sqlite3.Connection | None = None
+        self._seen: int | None = None
+
+    def poll(self) -> None:
+        if self._conn is None:
+            self._conn = sqlite3.connect(self._path, check_same_thread=False, isolation_level=None)
+        now = int(self._conn.execute("PRAGMA data_version").fetchone()[0])
+        if now != self._seen:
+            self._seen = now
+            catalogue.bump()
+
+    def version(self) -> int | None:
+        return catalogue.value if self._conn is not None else None
+
+    @property
+    def delivers_revocations(self) -> bool:
+        return False
+
+    def close(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            conn.close()
+
+
+class PostgresFeed:
+    def __init__(self, conninfo: str, *, reconnect_seconds: float = RECONNECT_SECONDS) -> None:
+        self._conninfo = conninfo
+        self._reconnect_seconds = reconnect_seconds
+        self._conn: psycopg.Connection[tuple[object, ...]] | None = None
+        self._next_attempt = 0.0
+        self._connecting = threading.Lock()
+        self._connect()
+
+    def _connect(self) -> None:
+        """Open the connection and LISTEN; then forget everything cached (changes made while
+        nobody listened were missed)."""
+        try:
+            conn = psycopg.connect(self._conninfo, autocommit=True, connect_timeout=5)
+            conn.execute(f"LISTEN {CHANNEL}")
+        except psycopg.Error:
+            self._next_attempt = time.monotonic() + self._reconnect_seconds
+            return
+        self._conn = conn
+        catalogue.bump()
+        revocations.bump()
+
+    def _reconnect_in_background(self) -> None:
+        if time.monotonic() < self._next_attempt or not self._connecting.acquire(blocking=False):
+            return
+        self._next_attempt = time.monotonic() + self._reconnect_seconds
+
+        def attempt() -> None:
+            try:
+                self._connect()
+            finally:
+                self._connecting.release()
+
+        threading.Thread(target=attempt, name="answer-cache-feed", daemon=True).start()
+
+    def poll(self) -> None:
+        conn = self._conn
+        if conn is None:
+            self._reconnect_in_background()
+            return
+        pgconn = conn.pgconn
+        try:
+            pgconn.consume_input()  # the socket is non-blocking: reads what has arrived only
+            while (note := pgconn.notifies()) is not None:
+                self._apply(note.extra.decode())
+        except psycopg.Error:
+            self._lost()
+
+    def _apply(self, payload: str) -> None:
+        """``stock:<product id>``: that product's stock counts alone changed; ``in-stock:...``:
+        and a variant of it ran out or came back; else a table's name."""
+        kind, _, product = payload.partition(":")
+        if kind == "stock" and product.isdigit():
+            stock.mark((int(product),))
+        elif kind == "in-stock" and product.isdigit():
+            stock.mark((int(product),), (int(product),))
+        elif payload == "api_keys":
+            revocations.bump()
+        else:
+            catalogue.bump()
+
+    def _lost(self) -> None:
+        conn, self._conn = self._conn, None
+        catalogue.bump()
+        revocations.bump()
+        if conn is not None:
+            conn.close()
+        self._reconnect_in_background()
+
+    def version(self) -> int | None:
+        return catalogue.value if self._conn is not None else None
+
+    @property
+    def delivers_revocations(self) -> bool:
+        return self._conn is not None
+
+    def close(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            conn.close()
+
+
+def feed_for(engine: Engine) -> Feed:
+    """The feed of ``engine``'s database, closed when the engine is disposed of."""
+    url = engine.url
+    feed: Feed
+    if url.get_backend_name() == "sqlite":
+        feed = SqliteFeed(url.database or ":memory:")
+    else:
+        feed = PostgresFeed(url.set(drivername="postgresql").render_as_string(hide_password=False))
+    event.listen(engine, "engine_disposed", lambda _engine: feed.close())
+    return feed

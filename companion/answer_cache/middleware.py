@@ -1,0 +1,251 @@
+"""Catalogue answers served again from memory, behind the key check and the rate limit.
+
+A GET of a cached route (``CACHED``) is answered from this worker's memory when the same store
+asked for the same path and query before and nothing it shows can have changed since:
+- the catalogue's version (``changes.catalogue``, moved by this process's writes and, through
+  ``feeds``, by every other process's) is the one the answer was read at;
+- no flash sale of the store has started or ended since (``boundaries``): the only clock-driven
+  part of these routes' answers.
+The answer is the bytes the routes gave, with their entity tag: a matching If-None-Match gets
+304 as from ``companion.etag``. Everything outside this middleware runs for every request: the
+request log, admission, the key check (a revoked key is refused before the cache), the rate
+limit and its headers. Only 200 answers are kept; anything else passes through untouched.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from datetime import datetime
+
+import anyio.to_thread
+from sqlalchemy import Engine, func, select, union_all
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from companion.answer_cache.changes import stock
+from companion.answer_cache.feeds import Feed
+from companion.clock import Clock
+from companion.db.schema import flash_sales
+from companion.etag import matches
+from companion.tenant import Tenant
+
+#: Routes (under the read prefix) whose answers depend on the catalogue tables, the store and
+#: the flash sales' times only: exact paths, and prefixes of their sub-routes.
+CACHED = ("products", "categories", "collections", "store", "menus", "filters")
+#: Answers kept per worker, and the largest one kept.
+MAX_ENTRIES = 20_000
+MAX_BODY = 512 * 1024
+MAX_BYTES = 128 * 1024 * 1024
+_IF_NONE_MATCH = b"if-none-match"
+#: Routes whose answers show stock: cards and product pages show whether each product is in
+#: stock (the products named in the body: a list's ``items[].id``, a product's ``id``); a
+#: product's variants show their counts. Other cached routes show no stock.
+STOCK_ROUTES = "products"
+_CARD_ROUTE = re.compile(r"products(?:/by-slug/[^/]+|/[0-9]+|/[0-9]+/related)?")
+_COUNTS_ROUTE = re.compile(r"products/([0-9]+)/variants")
+
+
+@dataclass(frozen=True, slots=True)
+class _Reading:
+    """A miss being read: what its answer will be checked against."""
+
+    key: tuple[int, str, bytes]
+    version: int
+    stock_seen: int
+    since: datetime
+    until: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    headers: tuple[tuple[bytes, bytes], ...]
+    body: bytes
+    etag: str
+    products: frozenset[int] | None  # whose stock it shows (None: it may show any product's)
+    counts: bool  # it shows their stock counts, not only whether they are in stock
+    stock_seen: int  # stock changes seen when it was read (changes.stock.seq)
+    since: datetime  # when it was read (a test's clock may be set back)
+    until: datetime | None  # the next flash-sale start or end then
+
+
+def next_boundary(engine: Engine, store_id: int, now: datetime) -> datetime | None:
+    """The first instant after ``now`` at which a flash sale of the store starts or ends."""
+    mine = flash_sales.c.store_id == store_id
+    times = union_all(
+        select(func.min(flash_sales.c.starts_at).label("at")).where(
+            mine, flash_sales.c.starts_at > now
+        ),
+        select(func.min(flash_sales.c.ends_at).label("at")).where(
+            mine, flash_sales.c.ends_at > now
+        ),
+    ).subquery()
+    with engine.connect() as conn:
+        found: datetime | None = conn.execute(select(func.min(times.c.at))).scalar()
+    return found
+
+
+class AnswerCache:
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        feed: Feed,
+        engine: Engine,
+        clock: Clock,
+        prefix: str,
+        max_entries: int = MAX_ENTRIES,
+        max_bytes: int = MAX_BYTES,
+    ) -> None:
+        self.app = app
+        self.feed = feed
+        self.engine = engine
+        self.clock = clock
+        self.prefix_length = len(prefix)
+        self.exact = frozenset(f"{prefix}{name}" for name in CACHED)
+        self.prefixes = tuple(f"{prefix}{name}/" for name in CACHED)
+        self.max_entries = max_entries
+        self.max_bytes = max_bytes
+        self._answers: dict[tuple[int, str, bytes], Answer] = {}
+        self._bytes = 0
+        self._version: int | None = None
+        # store -> (when it was read, the next flash-sale start or end after that)
+        self._boundaries: dict[int, tuple[datetime, datetime | None]] = {}
+        self.hits = 0
+
+    def cacheable(self, scope: Scope) -> bool:
+        if scope["type"] != "http" or scope["method"] != "GET":
+            return False
+        path: str = scope["path"]
+        return path in self.exact or path.startswith(self.prefixes)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        tenant = scope.get("state", {}).get("tenant")
+        if not isinstance(tenant, Tenant) or not self.cacheable(scope):
+            await self.app(scope, receive, send)
+            return
+        self.feed.poll()
+        version = self.feed.version()
+        if version is None:  # changes by other processes may be missed: no cache at all
+            self._forget(None)
+            await self.app(scope, receive, send)
+            return
+        if version != self._version:
+            self._forget(version)
+        now = self.clock.now()
+        key = (tenant.store_id, scope["path"], scope.get("query_string", b""))
+        asked = _if_none_match(scope)
+        kept = self._answers.get(key)
+        if (
+            kept is not None
+            and _within(now, kept.since, kept.until)
+            and stock.unchanged_since(kept.stock_seen, kept.products, counts=kept.counts)
+        ):
+            self.hits += 1
+            await _send(send, kept, asked)
+            return
+        until = await self._boundary(tenant.store_id, now)
+        read = _Reading(key, version, stock.seq, now, until)
+        await self._read(scope, receive, send, read, asked)
+
+    async def _boundary(self, store_id: int, now: datetime) -> datetime | None:
+        known = self._boundaries.get(store_id)
+        if known is not None and _within(now, *known):
+            return known[1]
+        until = await anyio.to_thread.run_sync(next_boundary, self.engine, store_id, now)
+        self._boundaries[store_id] = (now, until)
+        return until
+
+    async def _read(
+        self,
+        scope: Scope,
+        receive: Receive,
+        send: Send,
+        read: _Reading,
+        asked: str | None,
+    ) -> None:
+        """Ask the routes (for the whole answer, whatever If-None-Match said), keep a 200."""
+        inner = dict(scope)
+        inner["headers"] = [h for h in scope["headers"] if h[0] != _IF_NONE_MATCH]
+        start: Message | None = None
+        chunks: list[bytes] = []
+
+        async def keep(message: Message) -> None:
+            nonlocal start
+            if message["type"] == "http.response.start" and message["status"] == 200:
+                start = message
+                return
+            if start is None or message["type"] != "http.response.body":
+                await send(message)
+                return
+            chunks.append(message.get("body", b""))
+            if message.get("more_body", False):
+                return
+            headers = tuple((bytes(k), bytes(v)) for k, v in start["headers"])
+            tag = next((v.decode() for k, v in headers if k.lower() == b"etag"), "")
+            body = b"".join(chunks)
+            shown, counts = self._shown(scope["path"], body)
+            answer = Answer(
+                headers, body, tag, shown, counts, read.stock_seen, read.since, read.until
+            )
+            if tag and self.feed.version() == read.version:
+                self._keep(read.key, answer)
+            await _send(send, answer, asked)
+
+        await self.app(inner, receive, keep)
+
+    def _shown(self, path: str, body: bytes) -> tuple[frozenset[int] | None, bool]:
+        """The products whose stock an answer shows (None: any), and whether it shows their
+        counts or only whether they are in stock."""
+        route = path[self.prefix_length :]
+        if not route.startswith(STOCK_ROUTES):
+            return frozenset(), False
+        if _CARD_ROUTE.fullmatch(route):
+            data = json.loads(body)
+            items = data["items"] if "items" in data else [data]
+            return frozenset(int(item["id"]) for item in items), False
+        variants = _COUNTS_ROUTE.fullmatch(route)
+        return (frozenset({int(variants[1])}) if variants else None), True
+
+    def _keep(self, key: tuple[int, str, bytes], answer: Answer) -> None:
+        if len(answer.body) > MAX_BODY:
+            return
+        while self._answers and (
+            len(self._answers) >= self.max_entries
+            or self._bytes + len(answer.body) > self.max_bytes
+        ):
+            oldest = next(iter(self._answers))  # insertion order: the oldest first
+            self._bytes -= len(self._answers.pop(oldest).body)
+        old = self._answers.pop(key, None)
+        if old is not None:
+            self._bytes -= len(old.body)
+        self._answers[key] = answer
+        self._bytes += len(answer.body)
+
+    def _forget(self, version: int | None) -> None:
+        if self._answers or self._boundaries:
+            self._answers.clear()
+            self._boundaries.clear()
+            self._bytes = 0
+        self._version = version
+
+
+def _within(now: datetime, since: datetime, until: datetime | None) -> bool:
+    return since <= now and (until is None or now < until)
+
+
+def _if_none_match(scope: Scope) -> str | None:
+    for name, value in scope["headers"]:
+        if name == _IF_NONE_MATCH:
+            return bytes(value).decode("latin-1")
+    return None
+
+
+async def _send(send: Send, answer: Answer, asked: str | None) -> None:
+    if asked is not None and answer.etag and matches(asked, answer.etag):
+        headers = [h for h in answer.headers if h[0].lower() != b"content-length"]
+        await send({"type": "http.response.start", "status": 304, "headers": headers})
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+        return
+    await send({"type": "http.response.start", "status": 200, "headers": list(answer.headers)})
+    await send({"type": "http.response.body", "body": answer.body, "more_body": False})

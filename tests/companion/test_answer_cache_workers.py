@@ -1,0 +1,121 @@
+"""Two worker processes, each keeping its own answers: a write made anywhere (another process,
+or an order on the other worker) is read at once on both. On PostgreSQL when the suite runs
+there (the workers learn of each other's writes through LISTEN/NOTIFY), else on SQLite."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from itertools import count
+from pathlib import Path
+from typing import Any
+
+import httpx
+from sqlalchemy import update
+
+from companion.db.engine import make_engine
+from companion.db.schema import products, variants
+from tests.companion.databases import fresh_database
+from tests.companion.test_server import free_port, wait_ready
+
+PREFIX = "/public/v1"
+ADDRESS = {
+    "full_name": "Nguyễn Thị Lan",
+    "phone": "0901234567",
+    "email": "lan@example.vn",
+    "city": "Thành phố Hồ Chí Minh",
+    "province": "Quận 1",
+    "ward": "Phường Sài Gòn",
+    "street": "88 Lê Lợi",
+}
+_ids = count()
+
+
+@contextmanager
+def two_workers(folder: Path, database: str) -> Iterator[str]:
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    command = [
+        sys.executable,
+        "-c",
+        "import sys; from generator.cli import main; sys.exit(main(sys.argv[1:]))",
+        *("api", "--db", database, "--seed", "demo", "--products", "12"),
+        *("--workers", "2", "--port", str(port)),
+    ]
+    with (folder / "server.log").open("wb") as out:
+        server = subprocess.Popen(command, cwd=folder, stdout=out, stderr=subprocess.STDOUT)
+        try:
+            wait_ready(base, server)
+            yield base
+        finally:
+            server.send_signal(signal.SIGTERM)
+            try:
+                server.wait(timeout=45)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait()
+
+
+def workers_of(log: Path) -> dict[str, int]:
+    """request id -> the worker process that answered it (from the request log)."""
+    lines = [json.loads(x) for x in log.read_text().splitlines() if x.startswith("{")]
+    return {line["request_id"]: line["worker"] for line in lines}
+
+
+def on_both(base: str, log: Path, path: str) -> list[Any]:
+    """GET ``path`` on new connections until each worker answered it twice (so each had read
+    it before, and may answer from memory); every answer's body."""
+    answers: dict[str, Any] = {}
+    for _ in range(200):
+        request_id = f"w-{next(_ids)}"
+        response = httpx.get(f"{base}{PREFIX}{path}", headers={"X-Request-Id": request_id})
+        assert response.status_code == 200, response.text
+        answers[request_id] = response.json()
+        served = [workers_of(log).get(r) for r in answers]
+        if len(set(served)) == 2 and all(served.count(w) >= 2 for w in set(served)):
+            return list(answers.values())
+    raise AssertionError("one worker answered every request")
+
+
+def place_order(base: str, variant_id: int) -> None:
+    with httpx.Client(base_url=f"{base}{PREFIX}") as client:  # one connection, one worker
+        cart = client.put(
+            "/cart/items", json={"items": [{"variant_id": variant_id, "quantity": 1}]}
+        )
+        assert cart.status_code == 200, cart.text
+        placed = client.post(
+            "/checkout/place-order",
+            params={"cart_token": cart.json()["token"]},
+            json={"address": ADDRESS, "payment": {"payment_method": "cod"}},
+        )
+        assert placed.status_code == 201, placed.text
+
+
+def test_writes_are_read_at_once_on_both_workers(tmp_path: Path) -> None:
+    with fresh_database(tmp_path) as database, two_workers(tmp_path, database) as base:
+        log = tmp_path / "server.log"
+        first = httpx.get(f"{base}{PREFIX}/products", params={"limit": 1}).json()["items"][0]
+        pid, path = first["id"], f"/products/{first['id']}"
+        assert {a["price"] for a in on_both(base, log, path)} == {first["price"]}
+
+        # A price change by another process (an operator's script, say).
+        engine = make_engine(database, pooled=False)
+        with engine.begin() as conn:
+            conn.execute(update(products).where(products.c.id == pid).values(price=123_000))
+        assert {a["price"] for a in on_both(base, log, path)} == {123_000}
+
+        # The product's last unit, sold by an order on one worker.
+        with engine.begin() as conn:
+            ids = conn.execute(variants.select().where(variants.c.product_id == pid)).all()
+            conn.execute(update(variants).where(variants.c.product_id == pid).values(stock=0))
+            conn.execute(
+                update(variants).where(variants.c.id == ids[0].id).values(stock=1, on_sale=True)
+            )
+        assert {a["in_stock"] for a in on_both(base, log, path)} == {True}
+        place_order(base, ids[0].id)
+        assert {a["in_stock"] for a in on_both(base, log, path)} == {False}
+        engine.dispose()
