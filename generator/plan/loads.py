@@ -38,6 +38,10 @@ class _Walk:
     def visit(self, value: object) -> None:
         kind = type(value)
         if kind is tuple:
+            # Walked once too: most products share their related cards' tuple.
+            if id(value) in self._seen:
+                return
+            self._seen.add(id(value))
             for item in value:  # type: ignore[attr-defined]
                 self.visit(item)
             return
