@@ -25,7 +25,9 @@ may be missing (a Skip, not a crash), a detail that 404s is skipped, and a 429 i
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
+from typing import TypeVar
 
 from generator.client import ApiClient, ListBound
 from generator.crawl import normalize
@@ -66,13 +68,17 @@ from generator.model import (
     Article,
     ArticleSummary,
     Catalog,
+    CategoryPage,
     CmsPage,
+    CollectionPage,
     EntityType,
     FlashSale,
     PackedProduct,
     ProductCard,
     SiteContext,
 )
+
+Listed = TypeVar("Listed", CategoryPage, CollectionPage)
 
 
 async def crawl(
@@ -294,20 +300,42 @@ async def _gather(
     custom.extend((path, "collection", ident) for path, ident in collections.value.custom_paths)
     dead.extend(collections.value.dead_paths)
 
+    shared = _SharedCards(products.value)
     return Catalog(
         site=site,
         products=tuple(products.value),
-        categories=tuple(category_list),
-        collections=collections.value.pages,
+        categories=tuple(shared.listed(page) for page in category_list),
+        collections=tuple(shared.listed(page) for page in collections.value.pages),
         articles=tuple(articles.value),
         pages=tuple(pages.value),
         flash_sales=tuple(sales.value),
-        featured=tuple(featured.value[0]),
+        featured=shared.cards(featured.value[0]),
         tags=context.tags,
         custom_paths=tuple(custom),
         dead_paths=_dead_links(dead, links),
         skipped=skips.all(),
     )
+
+
+class _SharedCards:
+    """A listing's cards as the very objects of their products' own cards, where equal.
+
+    Each list answer decodes cards of its own: a product listed in two categories and a
+    collection would be held four times over, and every build's fingerprints would digest each
+    copy (a card is digested once per object). One object per product instead."""
+
+    def __init__(self, products: Iterable[PackedProduct]) -> None:
+        self._by_id = {product.card.id: product.card for product in products}
+
+    def cards(self, cards: Sequence[ProductCard]) -> tuple[ProductCard, ...]:
+        by_id = self._by_id
+        return tuple(
+            own if (own := by_id.get(card.id)) is not None and own == card else card
+            for card in cards
+        )
+
+    def listed(self, page: Listed) -> Listed:
+        return replace(page, products=self.cards(page.products))
 
 
 def _site(context: ContextBlocks, index: CategoryIndex) -> SiteContext:

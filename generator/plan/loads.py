@@ -38,8 +38,14 @@ class _Walk:
     def visit(self, value: object) -> None:
         kind = type(value)
         if kind is tuple:
+            # Walked once too: most products share their related cards' tuple.
+            if id(value) in self._seen:
+                return
+            seen = self._seen
+            seen.add(id(value))
             for item in value:  # type: ignore[attr-defined]
-                self.visit(item)
+                if id(item) not in seen:  # listings repeat the cards of other pages
+                    self.visit(item)
             return
         fields = self._fields.get(kind)
         if fields is None:

@@ -8,9 +8,12 @@ class and field values in one C-level ``attrgetter`` call, instead of pickle's d
 through each object's ``__getstate__`` (which looks the fields up again for every object). That
 halves the cost of fingerprinting a build's pages. A packed product is reduced to its blob and
 related cards: its head is worked out from the product its blob holds (``crawl.pack``),
-so the blob stands for both. ``ModelBytes`` stands each product card by the digest of its own
-bytes, worked out once per card object: the same cards recur on many pages (a category's first
-products are the related products of all the others). The bytes are only ever digested, never
+so the blob stands for both. ``ModelBytes`` stands each product card and each category by the
+digest of its own bytes, worked out once per object: the same cards recur on many pages (a
+category's first products are the related products of all the others, every listing page of a
+category shows it with its subtree), and writes a listing's cards as one string of their
+digests, a page's breadcrumb as plain pairs and its lastmod as text, each a call back into
+Python less per object. The bytes are only ever digested, never
 loaded; they are the same whichever way they were made, and however the graph's parts are
 shared (no memo: see ``_dumped``).
 """
@@ -27,7 +30,7 @@ import pickle
 from datetime import timezone
 
 from generator import model
-from generator.model import PackedProduct, ProductCard
+from generator.model import Category, CategoryPage, CollectionPage, PackedProduct, ProductCard
 from generator.plan import site_plan
 from generator.records import Reducer, reducers
 
@@ -41,19 +44,29 @@ class CardDigest:
     """Stands for a product card in ``ModelBytes``' bytes: the SHA-1 of the card's own."""
 
 
-class ModelBytes:
-    """``model_bytes`` for many objects of one build: each product card object is pickled and
-    digested once, then stands as its digest. Keeps the cards it saw (so no other object can
-    take an address it remembers); one per build's pages, not longer."""
+class CategoryDigest:
+    """Stands for a category in ``ModelBytes``' bytes: the SHA-1 of the category's own."""
 
-    __slots__ = ("_cards", "_choices", "_table")
+
+class ModelBytes:
+    """``model_bytes`` for many objects of one build: each product card object and each
+    category object is pickled and digested once, then stands as its digest. Keeps the objects
+    it saw (so no other object can take an address it remembers); one per build's pages, not
+    longer."""
+
+    __slots__ = ("_cards", "_categories", "_choices", "_table")
 
     def __init__(self) -> None:
         self._cards: dict[int, tuple[ProductCard, bytes]] = {}
+        self._categories: dict[int, tuple[Category, bytes]] = {}
         self._choices: dict[int, tuple[tuple[ProductCard, ...], bytes]] = {}
         self._table = dict(_dispatch_table())
         self._table[ProductCard] = self._card
         self._table[PackedProduct] = self._packed
+        self._table[Category] = self._category
+        self._table[site_plan.Page] = _page_reduced
+        for listing in _LISTINGS:
+            self._table[listing] = self._listing
 
     def __call__(self, obj: object) -> bytes:
         return _dumped(obj, self._table)
@@ -74,6 +87,24 @@ class ModelBytes:
     def _card(self, card: ProductCard) -> tuple[type, tuple[object, ...]]:
         return CardDigest, (self.card_digest(card),)
 
+    def _listing(self, listing: Listing) -> tuple[type, tuple[object, ...]]:
+        # A listing page's cards, as one string of their digests: a card met as an object
+        # costs a call back into Python, and a page lists dozens.
+        fields, at = _LISTINGS[type(listing)]
+        values = fields(listing)
+        cards = b"".join(map(self.card_digest, listing.products))
+        return type(listing), (*values[:at], CardDigest, cards, *values[at + 1 :])
+
+    def _category(self, category: Category) -> tuple[type, tuple[object, ...]]:
+        # Every page of a category's listing shows the category with its subtree (its
+        # children's records, descriptions included) and its subcategories: digested once.
+        known = self._categories.get(id(category))
+        if known is None:
+            fields = _dumped(_category_reduced(category), self._table)
+            digest = hashlib.sha1(fields, usedforsecurity=False).digest()
+            known = self._categories[id(category)] = (category, digest)
+        return CategoryDigest, (known[1],)
+
     def _packed(self, packed: PackedProduct) -> tuple[type, tuple[object, ...]]:
         # Most products share their related products' tuple with the others of their
         # categories (``crawl.related``): its cards are digested together, once per tuple.
@@ -83,6 +114,47 @@ class ModelBytes:
             joined = b"".join(self.card_digest(card) for card in related)
             known = self._choices[id(related)] = (related, joined)
         return PackedProduct, (packed.blob, CardDigest, known[1])
+
+
+Listing = CategoryPage | CollectionPage | site_plan.ProductListing
+
+
+def _fields_with_cards(kind: type) -> tuple[operator.attrgetter[tuple[object, ...]], int]:
+    """The getter of a listing's field values, and where its cards are among them."""
+    names = [field.name for field in dataclasses.fields(kind)]
+    return operator.attrgetter(*names), names.index("products")
+
+
+_LISTINGS = {
+    kind: _fields_with_cards(kind)
+    for kind in (CategoryPage, CollectionPage, site_plan.ProductListing)
+}
+_page_fields = [field.name for field in dataclasses.fields(site_plan.Page)]
+_page_values = operator.attrgetter(*_page_fields)
+_BREADCRUMB = _page_fields.index("breadcrumb")
+_LASTMOD = _page_fields.index("lastmod")
+_crumb_values = operator.attrgetter(
+    *(field.name for field in dataclasses.fields(site_plan.BreadcrumbItem))
+)
+
+
+def _page_reduced(page: site_plan.Page) -> tuple[type, tuple[object, ...]]:
+    """A page by its field values, its breadcrumb as the crumbs' (name, url) pairs and its
+    lastmod as its ISO text (offset included): a crumb or a moment met as an object costs a
+    call back into Python each, and every page has a few. (A crumb has two fields, so its
+    getter gives a tuple.)"""
+    values = list(_page_values(page))
+    values[_BREADCRUMB] = tuple(map(_crumb_values, page.breadcrumb))
+    lastmod = page.lastmod
+    values[_LASTMOD] = None if lastmod is None else lastmod.isoformat()
+    return site_plan.Page, tuple(values)
+
+
+_category_fields = operator.attrgetter(*(field.name for field in dataclasses.fields(Category)))
+
+
+def _category_reduced(category: Category) -> tuple[type, tuple[object, ...]]:
+    return (Category, _category_fields(category))
 
 
 _card_fields = operator.attrgetter(*(field.name for field in dataclasses.fields(ProductCard)))

@@ -56,6 +56,19 @@ async def test_category_page_shows_its_first_page_of_products(
     assert page.has_more is False
 
 
+async def test_a_listed_card_is_its_products_own_card_object(
+    crawled: tuple[Catalog, FakeApi],
+) -> None:
+    catalog, _ = crawled
+    own = {product.card.id: product.card for product in catalog.products}
+    listed = [card for page in catalog.categories for card in page.products]
+    listed += [card for page in catalog.collections for card in page.products]
+    listed += catalog.featured
+    shown = [card for card in listed if card.id in own]
+    assert shown
+    assert all(card is own[card.id] for card in shown)
+
+
 async def test_related_products_are_chosen_locally_from_the_same_category(
     crawled: tuple[Catalog, FakeApi],
 ) -> None:

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import dataclasses
 import pickle
+from datetime import timedelta, timezone
 
 from generator.config import BUNDLED_THEME
 from generator.crawl.pack import pack, unpack
-from generator.model import Catalog, PackedProduct, Product
+from generator.model import Catalog, Category, CategoryPage, PackedProduct, Product
 from generator.plan.site_plan import Page, SitePlan, plan_site
 from generator.render.pages import build_environment
 from generator.write.incremental import RenderInputs
@@ -169,3 +170,66 @@ def test_a_product_change_moves_only_the_listing_pages_that_show_it() -> None:
         and card in getattr(page.subject, "products", ())
     }
     assert set(changed) == showing
+
+
+def test_a_listing_page_moves_with_its_category_subtree_and_each_card() -> None:
+    plan = plan_site(small_catalog(), SITE_URL, products_per_page=2)
+    page = next(p for p in plan.pages if p.kind == "category" and p.subject.products)
+    assert isinstance(page.subject, CategoryPage)
+    subject = page.subject
+    before = ModelBytes()(page)
+    assert ModelBytes()(pickle.loads(pickle.dumps(page))) == before  # equal, not the same
+    memo = ModelBytes()
+    assert [memo(page), memo(page)] == [before, before]  # the category from the memo
+
+    child = Category(99, subject.category.id, "Con", "con", "/con", "<p>mô tả</p>", None, 0,
+                     None, None, None)  # fmt: skip
+    described = dataclasses.replace(child, description_html="<p>khác</p>")
+    for moved_subject in (
+        dataclasses.replace(
+            subject, category=dataclasses.replace(subject.category, children=(child,))
+        ),
+        dataclasses.replace(subject, subcategories=(child,)),
+        dataclasses.replace(subject, products=subject.products[:-1]),
+        dataclasses.replace(
+            subject,
+            products=(
+                dataclasses.replace(subject.products[0], in_stock=not subject.products[0].in_stock),
+                *subject.products[1:],
+            ),
+        ),
+        dataclasses.replace(subject, has_more=not subject.has_more),
+    ):
+        assert ModelBytes()(dataclasses.replace(page, subject=moved_subject)) != before
+    # A grandchild's description reaches it through the subtree.
+    with_child = dataclasses.replace(
+        subject, category=dataclasses.replace(subject.category, children=(child,))
+    )
+    with_described = dataclasses.replace(
+        subject, category=dataclasses.replace(subject.category, children=(described,))
+    )
+    assert ModelBytes()(dataclasses.replace(page, subject=with_child)) != ModelBytes()(
+        dataclasses.replace(page, subject=with_described)
+    )
+
+
+def test_a_pages_breadcrumb_and_lastmod_count_to_the_byte() -> None:
+    page, _ = _product_page_and_product()
+    assert page.lastmod is not None and len(page.breadcrumb) >= 2
+    before = ModelBytes()(page)
+    crumb = page.breadcrumb[-1]
+    moments = [
+        page.lastmod + timedelta(microseconds=1),
+        page.lastmod.replace(tzinfo=timezone(timedelta(hours=7))),
+        page.lastmod.replace(tzinfo=None),
+        None,
+    ]
+    head = page.breadcrumb[:-1]
+    variants = [
+        dataclasses.replace(page, breadcrumb=head),
+        dataclasses.replace(page, breadcrumb=(*head, dataclasses.replace(crumb, url=None))),
+        dataclasses.replace(page, breadcrumb=(*head, dataclasses.replace(crumb, name="!"))),
+        *(dataclasses.replace(page, lastmod=moment) for moment in moments),
+    ]
+    found = [ModelBytes()(variant) for variant in variants]
+    assert before not in found and len(set(found)) == len(found)
