@@ -5,11 +5,6 @@ there (the workers learn of each other's writes through LISTEN/NOTIFY), else on 
 from __future__ import annotations
 
 import json
-import signal
-import subprocess
-import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from itertools import count
 from pathlib import Path
 from typing import Any
@@ -19,45 +14,12 @@ from sqlalchemy import update
 
 from companion.db.engine import make_engine
 from companion.db.schema import products, variants
+from tests.companion.commerce.conftest import ADDRESS
+from tests.companion.conftest import PREFIX
 from tests.companion.databases import fresh_database
-from tests.companion.test_server import free_port, wait_ready
+from tests.companion.test_server import running_api
 
-PREFIX = "/public/v1"
-ADDRESS = {
-    "full_name": "Nguyễn Thị Lan",
-    "phone": "0901234567",
-    "email": "lan@example.vn",
-    "city": "Thành phố Hồ Chí Minh",
-    "province": "Quận 1",
-    "ward": "Phường Sài Gòn",
-    "street": "88 Lê Lợi",
-}
 _ids = count()
-
-
-@contextmanager
-def two_workers(folder: Path, database: str) -> Iterator[str]:
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
-    command = [
-        sys.executable,
-        "-c",
-        "import sys; from generator.cli import main; sys.exit(main(sys.argv[1:]))",
-        *("api", "--db", database, "--seed", "demo", "--products", "12"),
-        *("--workers", "2", "--port", str(port)),
-    ]
-    with (folder / "server.log").open("wb") as out:
-        server = subprocess.Popen(command, cwd=folder, stdout=out, stderr=subprocess.STDOUT)
-        try:
-            wait_ready(base, server)
-            yield base
-        finally:
-            server.send_signal(signal.SIGTERM)
-            try:
-                server.wait(timeout=45)
-            except subprocess.TimeoutExpired:
-                server.kill()
-                server.wait()
 
 
 def workers_of(log: Path) -> dict[str, int]:
@@ -96,7 +58,10 @@ def place_order(base: str, variant_id: int) -> None:
 
 
 def test_writes_are_read_at_once_on_both_workers(tmp_path: Path) -> None:
-    with fresh_database(tmp_path) as database, two_workers(tmp_path, database) as base:
+    with (
+        fresh_database(tmp_path) as database,
+        running_api(tmp_path, workers=2, database=database) as (base, _),
+    ):
         log = tmp_path / "server.log"
         first = httpx.get(f"{base}{PREFIX}/products", params={"limit": 1}).json()["items"][0]
         pid, path = first["id"], f"/products/{first['id']}"

@@ -78,8 +78,11 @@ def wait_ready(base: str, server: subprocess.Popen[bytes], seconds: float = 60) 
 
 
 @contextmanager
-def running_api(folder: Path, *, workers: int) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    """`storefront api --workers N` on a demo store in ``folder``; (base url, process).
+def running_api(
+    folder: Path, *, workers: int, database: str | None = None
+) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """`storefront api --workers N` on a demo store in ``folder`` (or ``database``, a url);
+    (base url, process).
 
     The process gets SIGTERM when the block ends; its output goes to ``folder/server.log``.
     """
@@ -89,7 +92,8 @@ def running_api(folder: Path, *, workers: int) -> Iterator[tuple[str, subprocess
         sys.executable,
         "-c",
         "import sys; from generator.cli import main; sys.exit(main(sys.argv[1:]))",
-        *("api", "--db", str(folder / "shop.db"), "--seed", "demo", "--products", "12"),
+        *("api", "--db", database or str(folder / "shop.db"), "--seed", "demo"),
+        *("--products", "12"),
         *("--workers", str(workers), "--port", str(port)),
     ]
     with (folder / "server.log").open("wb") as out:
