@@ -10,6 +10,7 @@ paths outside the read prefix pass through untouched.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Awaitable, Callable
 
 from starlette.datastructures import Headers, MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -39,25 +40,8 @@ class ETagMiddleware:
             await self.app(scope, receive, send)
             return
         asked = Headers(scope=scope).get("if-none-match")
-        start: Message | None = None
-        chunks: list[bytes] = []
 
-        async def buffered(message: Message) -> None:
-            nonlocal start
-            if message["type"] == "http.response.start":
-                if message["status"] != 200:
-                    start = None
-                    await send(message)
-                    return
-                start = message
-                return
-            if start is None or message["type"] != "http.response.body":
-                await send(message)
-                return
-            chunks.append(message.get("body", b""))
-            if message.get("more_body", False):
-                return
-            body = b"".join(chunks)
+        async def tagged(start: Message, body: bytes) -> None:
             tag = entity_tag(body)
             headers = MutableHeaders(scope=start)
             headers["ETag"] = tag
@@ -68,4 +52,30 @@ class ETagMiddleware:
             await send(start)
             await send({"type": "http.response.body", "body": body, "more_body": False})
 
-        await self.app(scope, receive, buffered)
+        await self.app(scope, receive, whole_ok_answers(send, tagged))
+
+
+def whole_ok_answers(send: Send, whole: Callable[[Message, bytes], Awaitable[None]]) -> Send:
+    """A ``send`` that passes every answer but a 200 on as it comes, and hands a 200's start
+    message and whole body to ``whole``, which sends what it decides."""
+    start: Message | None = None
+    chunks: list[bytes] = []
+
+    async def collect(message: Message) -> None:
+        nonlocal start
+        if message["type"] == "http.response.start":
+            if message["status"] != 200:
+                start = None
+                await send(message)
+                return
+            start = message
+            return
+        if start is None or message["type"] != "http.response.body":
+            await send(message)
+            return
+        chunks.append(message.get("body", b""))
+        if message.get("more_body", False):
+            return
+        await whole(start, b"".join(chunks))
+
+    return collect

@@ -27,7 +27,7 @@ from companion.answer_cache.changes import stock
 from companion.answer_cache.feeds import Feed
 from companion.clock import Clock
 from companion.db.schema import flash_sales
-from companion.etag import matches
+from companion.etag import matches, whole_ok_answers
 from companion.tenant import Tenant
 
 #: Routes (under the read prefix) whose answers depend on the catalogue tables, the store and
@@ -167,23 +167,10 @@ class AnswerCache:
         """Ask the routes (for the whole answer, whatever If-None-Match said), keep a 200."""
         inner = dict(scope)
         inner["headers"] = [h for h in scope["headers"] if h[0] != _IF_NONE_MATCH]
-        start: Message | None = None
-        chunks: list[bytes] = []
 
-        async def keep(message: Message) -> None:
-            nonlocal start
-            if message["type"] == "http.response.start" and message["status"] == 200:
-                start = message
-                return
-            if start is None or message["type"] != "http.response.body":
-                await send(message)
-                return
-            chunks.append(message.get("body", b""))
-            if message.get("more_body", False):
-                return
+        async def keep(start: Message, body: bytes) -> None:
             headers = tuple((bytes(k), bytes(v)) for k, v in start["headers"])
             tag = next((v.decode() for k, v in headers if k.lower() == b"etag"), "")
-            body = b"".join(chunks)
             shown, counts = self._shown(scope["path"], body)
             answer = Answer(
                 headers, body, tag, shown, counts, read.stock_seen, read.since, read.until
@@ -192,7 +179,7 @@ class AnswerCache:
                 self._keep(read.key, answer)
             await _send(send, answer, asked)
 
-        await self.app(inner, receive, keep)
+        await self.app(inner, receive, whole_ok_answers(send, keep))
 
     def _shown(self, path: str, body: bytes) -> tuple[frozenset[int] | None, bool]:
         """The products whose stock an answer shows (None: any), and whether it shows their
