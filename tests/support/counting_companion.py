@@ -12,19 +12,16 @@ from __future__ import annotations
 
 import json
 import logging
-import socket
 import threading
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-
-import uvicorn
 
 from companion.logging_http import ACCESS_LOGGER
 from companion.seed.demo import DEMO_KEY
 from companion.seed.demo_app import demo_companion
 from companion.settings import CompanionSettings
+from tests.support.loopback import loopback_socket, serving_on
 
 __all__ = ["DEMO_KEY", "CountingCompanion", "counting_companion"]
 
@@ -83,31 +80,17 @@ def counting_companion(folder: Path, *, products: int) -> Iterator[CountingCompa
         rate_per_hour=_NO_LIMIT,
     )
     app = demo_companion(settings, products=products)
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    counting = CountingCompanion(f"http://127.0.0.1:{sock.getsockname()[1]}{_API_PREFIX}")
+    sock, origin = loopback_socket()
+    counting = CountingCompanion(f"{origin}{_API_PREFIX}")
     logger = logging.getLogger(ACCESS_LOGGER)
     level, propagate = logger.level, logger.propagate
     logger.addHandler(counting)
     logger.setLevel(logging.INFO)
     logger.propagate = False
-    server = uvicorn.Server(
-        uvicorn.Config(app, log_level="critical", ws="none", lifespan="off", access_log=False)
-    )
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
     try:
-        while not server.started:
-            if not thread.is_alive() or time.monotonic() > deadline:
-                raise RuntimeError("the companion did not start")
-            time.sleep(0.02)
-        yield counting
+        with serving_on(sock, app, what="the companion", timeout=30):
+            yield counting
     finally:
-        server.should_exit = True
-        thread.join(timeout=15)
-        sock.close()
         logger.removeHandler(counting)
         logger.setLevel(level)
         logger.propagate = propagate

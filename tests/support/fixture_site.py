@@ -44,9 +44,7 @@ def _fixture_pages() -> tuple[tuple[str, RenderedPage], ...]:
 def _rendered(plan: SitePlan) -> tuple[tuple[str, RenderedPage], ...]:
     env = build_environment(THEME)
     fragments = FragmentCache()
-    return tuple(
-        (page.path, render_recorded(plan, page, env, fragments)[0]) for page in plan.pages
-    )
+    return tuple((page.path, render_recorded(plan, page, env, fragments)[0]) for page in plan.pages)
 
 
 def html_of(path: str) -> lxml.html.HtmlElement:

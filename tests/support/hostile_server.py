@@ -11,18 +11,15 @@ the server runs (``Served.handler``).
 from __future__ import annotations
 
 import inspect
-import socket
-import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
 import httpx
-import uvicorn
 from starlette.types import Receive, Scope, Send
 
 from tests.support.hostile_api import Handler
+from tests.support.loopback import loopback_socket, serving_on
 
 #: Headers uvicorn writes itself (a body it frames, a connection it manages).
 _FRAMING = frozenset({"transfer-encoding", "connection"})
@@ -77,25 +74,7 @@ class _Bridge:
 
 @contextmanager
 def serving(handler: Handler) -> Iterator[Served]:
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    served = Served(f"http://127.0.0.1:{sock.getsockname()[1]}/public/v1", handler)
-    config = uvicorn.Config(
-        _Bridge(served), log_level="critical", ws="none", lifespan="off", access_log=False
-    )
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    try:
-        while not server.started:
-            if not thread.is_alive() or time.monotonic() > deadline:
-                raise RuntimeError("the hostile API server did not start")
-            time.sleep(0.02)
+    sock, origin = loopback_socket()
+    served = Served(f"{origin}/public/v1", handler)
+    with serving_on(sock, _Bridge(served), what="the hostile API server"):
         yield served
-    finally:
-        server.should_exit = True
-        server.force_exit = True
-        thread.join(timeout=10)
-        sock.close()
