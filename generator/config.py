@@ -104,6 +104,14 @@ SETTINGS: tuple[Setting, ...] = (
         "Requests in flight at once.",
     ),
     Setting(
+        "related_products",
+        "--related-products",
+        "STOREFRONT_RELATED_PRODUCTS",
+        "0",
+        "Related products written into each product page's HTML, chosen from its category "
+        "(default 0: the product page's recommendations island shows them).",
+    ),
+    Setting(
         "demo_products",
         "--demo-products",
         "STOREFRONT_DEMO_PRODUCTS",
@@ -219,6 +227,8 @@ class BuildConfig:
     max_answer_bytes: int = 32 * 1024 * 1024
     request_deadline: float = 60.0
     max_retry_after: float = 900.0
+    #: Related products rendered into each product page (0: only the recommendations island).
+    related_products: int = 0
     #: Where the session service lives (its /session/ beneath); None: not proxied by the build.
     session_url: str | None = None
     #: The webhook payload(s) that started this build (``--event``); None: walk every list.
@@ -294,6 +304,7 @@ def resolve(
         max_answer_bytes=int(_positive(raw["max_answer_mb"], "--max-answer-mb") * 1024 * 1024),
         request_deadline=_positive(raw["request_deadline"], "--request-deadline"),
         max_retry_after=_positive(raw["max_retry_after"], "--max-retry-after"),
+        related_products=_count(raw["related_products"], "--related-products"),
         session_url=_session_url(raw["session_url"]),
         event=Path(raw["event"]) if raw["event"] else None,
     )
@@ -382,6 +393,17 @@ def _positive_int(value: str | None, flag: str) -> int:
         raise ConfigError(f"{flag} must be a whole number, got {value!r}") from None
     if number < 1:
         raise ConfigError(f"{flag} must be at least 1, got {number}")
+    return number
+
+
+def _count(value: str | None, flag: str) -> int:
+    """A whole number, 0 allowed."""
+    try:
+        number = int(value or "")
+    except ValueError:
+        raise ConfigError(f"{flag} must be a whole number, got {value!r}") from None
+    if number < 0:
+        raise ConfigError(f"{flag} must be 0 or more, got {number}")
     return number
 
 

@@ -187,7 +187,9 @@ async def crawl_catalog(
     """The catalog: from the API (reusing the crawl cache unless --full) or, with
     --from-cache, from the last crawl alone; ``on_walk_started`` as ``crawl`` has it."""
     settings = CrawlSettings(
-        concurrency=config.concurrency, max_retry_after=config.max_retry_after
+        concurrency=config.concurrency,
+        max_retry_after=config.max_retry_after,
+        related_products=config.related_products,
     )
     # A rebuild handed events replays the list pages they cannot move (not with --full).
     scope = (

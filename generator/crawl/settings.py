@@ -20,8 +20,9 @@ class CrawlSettings:
     collections_limit: int = 200
     #: Newest products shown on the home page (first page of /products?sort=newest).
     featured_limit: int = 12
-    #: Related products per product page, chosen locally from the same category.
-    related_products: int = 4
+    #: Related products rendered into each product page, chosen locally from the same category
+    #: (--related-products). None by default: the recommendations island shows them.
+    related_products: int = 0
     #: Related articles per article page, chosen locally from the same article category.
     related_articles: int = 3
     #: How many 429 answers one request may wait out before the build gives up.
@@ -40,6 +41,8 @@ class CrawlSettings:
         for name in ("page_size", "collections_limit", "featured_limit", "concurrency"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"crawl setting {name}: need at least 1")
+        if self.related_products < 0:
+            raise ConfigError("crawl setting related_products: need >= 0")
         if self.list_margin < 0:
             raise ConfigError("crawl setting list_margin: need >= 0")
         if self.rate_limit_waits < 0 or self.max_retry_after < 0:

@@ -1,6 +1,6 @@
 // Listings: the search page, sort and "load more" on category and collection pages, and the
 // product page's recommendations and recently viewed (an anonymous visitor id, no login).
-import { api, card, enc, failed, h, send, sitePath, visitor } from './main.js'
+import { api, card, enc, failed, h, send, visitor } from './main.js'
 
 function search (form) {
   const out = form.nextElementSibling
@@ -83,15 +83,14 @@ async function recommendations (el) {
   const id = Number(document.body.dataset.entityId)
   const token = visitor()
   const block = (title, items) => items.length ? h('section', null, h('h2', null, title), h('ul', { class: 'grid' }, items.slice(0, 4).map(card))) : null
+  const other = (p) => p.id !== id
   try {
+    // The page's own "Sản phẩm liên quan" (a build with --related-products) is not asked again.
     const [liked, seen] = await Promise.all([
-      api(`/recommendations/product/${id}?limit=8`),
+      document.getElementById('related') ? { items: [] } : api(`/recommendations/product/${id}?limit=5`),
       api(`/recommendations/recently-viewed?session_token=${token}&limit=5`),
     ])
-    // What "Sản phẩm liên quan" already shows is not suggested again.
-    const shown = new Set([...document.querySelectorAll('#related ~ .grid a')].map((a) => a.pathname))
-    const fresh = (p) => p.id !== id && !shown.has(new URL(sitePath(p.url || ''), location).pathname)
-    el.replaceChildren(...[block('Có thể bạn cũng thích', liked.items.filter(fresh)), block('Sản phẩm đã xem', seen.items.filter((p) => p.id !== id))].filter(Boolean))
+    el.replaceChildren(...[block('Sản phẩm liên quan', liked.items.filter(other)), block('Sản phẩm đã xem', seen.items.filter(other))].filter(Boolean))
   } catch {} // recommendations are extra: the page is complete without them
   send('/recommendations/view', { product_id: id, session_token: token }).catch(() => {})
 }

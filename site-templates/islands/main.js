@@ -120,11 +120,11 @@ export function price (p, save) {
 }
 
 // A product card as partials/product_card.html draws it.
-export const card = (p) => h('li', null, h('article', { class: 'card' },
+export const card = (p) => h('li', { class: 'card' },
   p.image_url && h('img', { src: src(p.image_url), alt: '', width: 600, height: 600, loading: 'lazy' }),
-  h('h3', { class: 'card-title' }, link(p.url, p.name)),
+  h('h3', null, link(p.url, p.name)),
   price(p),
-  priceOf(p) != null && !p.in_stock && h('p', { class: 'stock stock-out' }, 'Hết hàng')))
+  priceOf(p) != null && !p.in_stock && h('p', { class: 'stock stock-out' }, 'Hết hàng'))
 
 export const cartToken = () => decodeURIComponent(document.cookie.match(/(?:^|; )service_cart=([^;]*)/)?.[1] || '')
 

@@ -158,7 +158,7 @@ def test_thumbnails_swap_the_image_without_moving_the_page_and_work_by_keyboard(
 
 def static_card(out: Path, page_path: str, href: str) -> str | None:
     doc = lxml.html.parse(str(out / (page_path.strip("/") + ".html"))).getroot()
-    for card in doc.xpath(f"//article[@class='card'][.//a[@href='{href}']]"):
+    for card in doc.xpath(f"//li[@class='card'][.//a[@href='{href}']]"):
         return normalized(lxml.html.tostring(card, encoding="unicode"))
     return None
 
@@ -177,7 +177,7 @@ def test_sorted_cards_match_the_static_ones_and_the_sort_survives_a_reload(
     page.locator("#sort").select_option("price_desc")
     expect(page).to_have_url(re.compile(r"\?sap-xep=price_desc$"))
     page.wait_for_load_state("networkidle")
-    cards = page.locator(".grid article.card")
+    cards = page.locator(".grid .card")
     drawn = cards.evaluate_all("cs => cs.map((c) => c.outerHTML)")
     compared = struck = 0
     for html in drawn:
@@ -197,20 +197,53 @@ def test_sorted_cards_match_the_static_ones_and_the_sort_survives_a_reload(
     assert prices == sorted(prices, reverse=True) and len(prices) >= 5
 
 
-def test_recommendations_do_not_repeat_the_related_products(
+def related_headings(page: Page) -> Locator:
+    return page.get_by_role("heading", name="Sản phẩm liên quan", exact=True)
+
+
+def test_the_recommendations_island_is_the_related_products_section(
     page: Page, origin: str, demo_output: Path
 ) -> None:
     path = product_pages(demo_output, 2)[0]
+    html = (demo_output / (path.lstrip("/") + ".html")).read_text(encoding="utf-8")
+    assert 'id="related"' not in html  # a default build writes none into the page
     page.goto(origin + path)
     page.wait_for_load_state("networkidle")
-    related = set(
-        page.locator("#related ~ .grid a").evaluate_all("as => as.map((a) => a.pathname)")
+    island = page.locator("[data-island=recommendations]")
+    expect(related_headings(page)).to_have_count(1)
+    expect(island.get_by_role("heading", name="Sản phẩm liên quan", exact=True)).to_be_visible()
+    suggested = island.locator("section").first.locator(".card h3 a")
+    paths = suggested.evaluate_all("as => as.map((a) => a.pathname)")
+    assert paths and path not in paths
+    assert len(paths) <= 4
+
+
+def test_a_page_with_its_own_related_products_gets_no_second_section(
+    page: Page, origin: str, demo_output: Path
+) -> None:
+    """A build with --related-products writes the section into the page (the golden output
+    shows its markup); the island then asks nothing more and adds no second heading."""
+    path = product_pages(demo_output, 2)[0]
+    html = (demo_output / (path.lstrip("/") + ".html")).read_text(encoding="utf-8")
+    other = product_pages(demo_output, 2)[1]
+    section = (
+        '<section aria-labelledby="related"><h2 id="related">Sản phẩm liên quan</h2>'
+        f'<ul class="grid"><li class="card"><h3><a href="{other}">Khác</a></h3></li></ul></section>'
     )
-    suggested = page.locator("[data-island=recommendations] a").evaluate_all(
-        "as => as.map((a) => a.pathname)"
+    island = '<div data-island="recommendations"></div>'
+    assert island in html
+    page.route(
+        origin + path,
+        lambda route: route.fulfill(
+            status=200, content_type="text/html", body=html.replace(island, section + island)
+        ),
     )
-    # the same category's other products are suggested; those already shown are not
-    assert related and suggested and not related & set(suggested)
+    asked: list[str] = []
+    page.on("request", lambda request: asked.append(request.url))
+    page.goto(origin + path)
+    page.wait_for_load_state("networkidle")
+    expect(related_headings(page)).to_have_count(1)
+    assert not [url for url in asked if "/recommendations/product/" in url]
 
 
 def test_cart_lines_show_thumbnails_line_totals_and_steppers(

@@ -105,7 +105,7 @@ def test_hugo_pages_show_the_store_as_the_export_holds_it(
     listing = next(p for p in pages if p["kind"] in listed and p["count"] > 1)
     assert len(listing["products"]) == bench_export.PRODUCTS_PER_PAGE
     page = (hugo / (listing["path"].lstrip("/") + ".html")).read_text(encoding="utf-8")
-    assert page.count('class="product-card"') == bench_export.PRODUCTS_PER_PAGE
+    assert page.count('<li class="card">') == bench_export.PRODUCTS_PER_PAGE
 
 
 def test_the_export_names_the_endpoint_of_a_bad_answer(tmp_path: Path) -> None:

@@ -50,11 +50,21 @@ def test_missing_required_env_names_every_variable() -> None:
         ("--concurrency", "0", "at least 1"),
         ("--concurrency", "many", "whole number"),
         ("--templates", "no-such-theme", "no theme folder"),
+        ("--related-products", "-1", "0 or more"),
+        ("--related-products", "some", "whole number"),
     ],
 )
 def test_bad_values_are_one_line_errors(flag: str, value: str, needle: str) -> None:
     with pytest.raises(ConfigError, match=needle):
         resolve(_args(flag, value), environ={}, descriptor=Descriptor())
+
+
+def test_related_products_are_off_unless_asked() -> None:
+    assert resolve(_args(), environ={}, descriptor=Descriptor()).related_products == 0
+    env = {"STOREFRONT_RELATED_PRODUCTS": "4"}
+    assert resolve(_args(), environ=env, descriptor=Descriptor()).related_products == 4
+    flag = resolve(_args("--related-products", "2"), environ=env, descriptor=Descriptor())
+    assert flag.related_products == 2
 
 
 def _watch_args(*argv: str) -> argparse.Namespace:

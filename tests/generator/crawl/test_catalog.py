@@ -7,6 +7,7 @@ import pytest
 from generator.client import ApiClient
 from generator.crawl.catalog import crawl
 from generator.crawl.pack import unpack
+from generator.crawl.settings import CrawlSettings
 from generator.model import Catalog, Skip
 from tests.support.crawl_helpers import crawl_fake
 from tests.support.fakeapi import KEY, FakeApi, Quirks, small_store
@@ -69,14 +70,20 @@ async def test_a_listed_card_is_its_products_own_card_object(
     assert all(card is own[card.id] for card in shown)
 
 
-async def test_related_products_are_chosen_locally_from_the_same_category(
-    crawled: tuple[Catalog, FakeApi],
-) -> None:
-    catalog, fake = crawled
+async def test_related_products_are_chosen_locally_from_the_same_category() -> None:
+    fake = FakeApi(small_store(), Quirks(max_limit=5))
+    catalog, _ = await crawl_fake(fake, settings=CrawlSettings(related_products=4))
     product = unpack(next(p for p in catalog.products if p.card.id == 1))
     assert [card.id for card in product.related] == [5, 9]
     assert [v.id for v in product.variants] == [11, 12]
     assert not fake.requests_to("/products/{id}/related")
+
+
+async def test_no_related_products_are_chosen_by_default(
+    crawled: tuple[Catalog, FakeApi],
+) -> None:
+    catalog, _ = crawled
+    assert catalog.products and all(not unpack(p).related for p in catalog.products)
 
 
 async def test_articles_live_at_bai_viet_and_relate_by_category(

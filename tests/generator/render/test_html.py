@@ -126,12 +126,22 @@ def test_every_image_has_alt_width_and_height(page: RenderedPage) -> None:
         assert img.get("width", "").isdigit() and img.get("height", "").isdigit()
 
 
-def test_images_are_lazy_except_the_logo_and_one_main_image(page: RenderedPage) -> None:
-    images = list(doc_of(page).iter("img"))
+def test_images_are_lazy_except_the_logo_one_main_image_and_the_thumbnails(
+    page: RenderedPage,
+) -> None:
+    doc = doc_of(page)
     logo = "ancestor::a[contains(concat(' ', @class, ' '), ' brand ')]"
-    eager = [i for i in images if i.get("loading") != "lazy" and not i.xpath(logo)]
+    thumbs = doc.xpath("//ul[@class='thumbs']//img")
+    eager = [
+        i
+        for i in doc.iter("img")
+        if i.get("loading") != "lazy" and not i.xpath(logo) and i not in thumbs
+    ]
     assert len(eager) <= 1
     assert all(i.get("fetchpriority") == "high" for i in eager)
+    # A thumbnail shows a file of the gallery above it, which the page loads anyway.
+    gallery = set(doc.xpath("//ul[@class='gallery']//img/@src"))
+    assert all(i.get("src") in gallery for i in thumbs)
 
 
 def test_no_render_blocking_script_and_one_stylesheet(page: RenderedPage) -> None:

@@ -69,7 +69,7 @@ def test_the_themes_hotline_replaces_the_stores_phone(tmp_path: Path) -> None:
 
 
 def test_static_cards_strike_the_compare_at_price() -> None:
-    card = html_of("/thoi-trang").xpath("//article[@class='card'][.//a[@href='/%C3%A1o-thun']]")[0]
+    card = html_of("/thoi-trang").xpath("//li[@class='card'][.//a[@href='/%C3%A1o-thun']]")[0]
     assert card.xpath(".//span[@class='price-now']/text()") == ["120.000\u00a0₫"]
     assert "180.000\u00a0₫" in card.xpath(".//del[@class='price-was']")[0].text_content()
 
