@@ -21,12 +21,11 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import anyio
-import httpx
-from rich.console import Console
 
-from generator.client import ApiClient, ClientSettings, ClientStats, RateWindow, RequestLog
+from generator.client import ClientSettings, ClientStats, RateWindow, RequestLog
 from generator.config import BuildConfig
 from generator.crawl.cache import CacheUnwritable, CrawlCache
 from generator.crawl.catalog import crawl
@@ -43,12 +42,18 @@ from generator.summary import Budget, BuildSummary
 from generator.write.incremental import BuildState, compiled_templates
 from generator.write.site import write_incremental
 
+if TYPE_CHECKING:
+    import httpx
+    from rich.console import Console
+
+    from generator.client.api import ApiClient
+
 # The embedded companion serves this process alone: no rate limit worth pacing for.
 UNLIMITED = (RateWindow(10_000_000, 60.0),)
 
 
 #: Opens the API of a build: (HTTP client whose base url ends in /public/v1, key, rate windows).
-ApiAccess = tuple[httpx.AsyncClient, str, tuple[RateWindow, ...]]
+ApiAccess = tuple["httpx.AsyncClient", str, tuple[RateWindow, ...]]
 Connect = Callable[[BuildConfig], AbstractAsyncContextManager[ApiAccess]]
 
 
@@ -212,6 +217,9 @@ async def crawl_catalog(
         if config.full
         else CrawlCache.open(config.cache_dir, in_background=True)
     )
+    # Here: the client brings httpx (about 50 ms to import), which --from-cache never needs.
+    from generator.client.api import ApiClient
+
     async with connect(config) as (http, key, windows):
         client = ApiClient(
             http,
@@ -286,6 +294,8 @@ async def _api(
     config: BuildConfig,
 ) -> AsyncIterator[tuple[httpx.AsyncClient, str, tuple[RateWindow, ...]]]:
     """The HTTP client of this build: the configured API, or the embedded demo companion."""
+    import httpx  # here: only a build that asks an API needs it (about 50 ms to import)
+
     timeout = httpx.Timeout(30.0, connect=10.0)
     if config.api_url is not None:
         if not config.api_key:
