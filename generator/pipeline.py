@@ -39,7 +39,12 @@ from generator.progress import BuildProgress
 from generator.render.pages import build_environment
 from generator.render.theme import Theme
 from generator.summary import Budget, BuildSummary
-from generator.write.incremental import BuildState, compiled_templates
+from generator.write.incremental import (
+    BuildState,
+    compiled_templates,
+    load_references,
+    save_references,
+)
 from generator.write.site import write_incremental
 
 if TYPE_CHECKING:
@@ -84,7 +89,8 @@ async def build_site(
         gc.freeze()
         plan = plan_site(crawled.catalog, config.site_url)
         theme = Theme.of(config.templates)
-        env = build_environment(theme, compiled=compiled_templates(config.cache_dir))
+        compiled = compiled_templates(config.cache_dir)
+        env = build_environment(theme, compiled=compiled)
         progress.rendering(len(plan.pages))
         result = await anyio.to_thread.run_sync(
             lambda: write_incremental(
@@ -98,11 +104,13 @@ async def build_site(
                 on_page=progress.rendered,
                 before_commit=lambda: BuildState.forget(config.cache_dir),
                 session_url=config.session_url,
+                known_references=load_references(compiled) if previous is None else None,
             )
         )
         # Saved only once the new output is in place: state always describes what is there.
         with _cache_errors(config.cache_dir, _IN_PLACE):
             result.state.save(config.cache_dir)
+            save_references(compiled, result.state.template_references)
             if crawled.cache is not None:
                 crawled.cache.save()
     # The process may end right after the build: then what it built is left to the exit.
