@@ -21,12 +21,11 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import anyio
-import httpx
-from rich.console import Console
 
-from generator.client import ApiClient, ClientSettings, ClientStats, RateWindow, RequestLog
+from generator.client import ClientSettings, ClientStats, RateWindow, RequestLog
 from generator.config import BuildConfig
 from generator.crawl.cache import CacheUnwritable, CrawlCache
 from generator.crawl.catalog import crawl
@@ -40,15 +39,26 @@ from generator.progress import BuildProgress
 from generator.render.pages import build_environment
 from generator.render.theme import Theme
 from generator.summary import Budget, BuildSummary
-from generator.write.incremental import BuildState, compiled_templates
+from generator.write.incremental import (
+    BuildState,
+    compiled_templates,
+    load_references,
+    save_references,
+)
 from generator.write.site import write_incremental
+
+if TYPE_CHECKING:
+    import httpx
+    from rich.console import Console
+
+    from generator.client.api import ApiClient
 
 # The embedded companion serves this process alone: no rate limit worth pacing for.
 UNLIMITED = (RateWindow(10_000_000, 60.0),)
 
 
 #: Opens the API of a build: (HTTP client whose base url ends in /public/v1, key, rate windows).
-ApiAccess = tuple[httpx.AsyncClient, str, tuple[RateWindow, ...]]
+ApiAccess = tuple["httpx.AsyncClient", str, tuple[RateWindow, ...]]
 Connect = Callable[[BuildConfig], AbstractAsyncContextManager[ApiAccess]]
 
 
@@ -79,7 +89,8 @@ async def build_site(
         gc.freeze()
         plan = plan_site(crawled.catalog, config.site_url)
         theme = Theme.of(config.templates)
-        env = build_environment(theme, compiled=compiled_templates(config.cache_dir))
+        compiled = compiled_templates(config.cache_dir)
+        env = build_environment(theme, compiled=compiled)
         progress.rendering(len(plan.pages))
         result = await anyio.to_thread.run_sync(
             lambda: write_incremental(
@@ -93,11 +104,13 @@ async def build_site(
                 on_page=progress.rendered,
                 before_commit=lambda: BuildState.forget(config.cache_dir),
                 session_url=config.session_url,
+                known_references=load_references(compiled) if previous is None else None,
             )
         )
         # Saved only once the new output is in place: state always describes what is there.
         with _cache_errors(config.cache_dir, _IN_PLACE):
             result.state.save(config.cache_dir)
+            save_references(compiled, result.state.template_references)
             if crawled.cache is not None:
                 crawled.cache.save()
     # The process may end right after the build: then what it built is left to the exit.
@@ -214,6 +227,9 @@ async def crawl_catalog(
         if config.full
         else CrawlCache.open(config.cache_dir, in_background=True)
     )
+    # Here: the client brings httpx (about 50 ms to import), which --from-cache never needs.
+    from generator.client.api import ApiClient
+
     async with connect(config) as (http, key, windows):
         client = ApiClient(
             http,
@@ -288,6 +304,8 @@ async def _api(
     config: BuildConfig,
 ) -> AsyncIterator[tuple[httpx.AsyncClient, str, tuple[RateWindow, ...]]]:
     """The HTTP client of this build: the configured API, or the embedded demo companion."""
+    import httpx  # here: only a build that asks an API needs it (about 50 ms to import)
+
     timeout = httpx.Timeout(30.0, connect=10.0)
     if config.api_url is not None:
         if not config.api_key:

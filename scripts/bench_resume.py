@@ -55,7 +55,8 @@ async def crawl_runs(db: Path, cache: Path, stops: list[int]) -> Run:
     then continued to its end; its totals."""
     from companion.app import create_app
     from companion.settings import CompanionSettings
-    from generator.client import ApiClient, ClientSettings, ManualTimer, RequestLog
+    from generator.client import ClientSettings, ManualTimer, RequestLog
+    from generator.client.api import ApiClient
     from generator.crawl.cache import CrawlCache
     from generator.crawl.catalog import crawl
     from generator.errors import CrawlStopped

@@ -13,7 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from urllib.parse import quote
 
-from generator.client import ApiClient, ApiResponse, Params, walk_items
+from generator.client import ApiResponse, Params, walk_items
+from generator.client.api import ApiClient
 from generator.errors import ApiPayloadError, RateLimited
 
 _PAGE_SIZE = 200

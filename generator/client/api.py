@@ -20,10 +20,11 @@ from collections.abc import AsyncIterator, Mapping
 import anyio
 import httpx
 
+from generator.client.answer import ApiResponse, Params, describe_endpoint
 from generator.client.limiter import RateLimiter
 from generator.client.observer import ClientObserver, NullObserver
 from generator.client.paging import Page, walk_items, walk_pages
-from generator.client.request import ApiResponse, Params, describe_endpoint, send_get
+from generator.client.request import send_get
 from generator.client.retry import with_retries
 from generator.client.settings import ClientSettings
 from generator.client.stats import ClientStats

@@ -14,10 +14,6 @@ from __future__ import annotations
 import anyio
 import httpx
 
-#: The default largest answer, decoded: far beyond any page of the spec (100 product cards
-#: take a few hundred KB), far below what would strain a build's memory.
-DEFAULT_MAX_ANSWER_BYTES = 32 * 1024 * 1024
-
 _IDENTITY = frozenset({"", "identity"})
 
 

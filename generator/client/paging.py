@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 
-from generator.client.request import ApiResponse, Params
+from generator.client.answer import ApiResponse, Params
 from generator.errors import ApiPayloadError
 
 #: Fetches one page of the walk: the list endpoint with these query parameters.

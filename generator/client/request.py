@@ -15,14 +15,14 @@ asked for). It never raises an httpx exception.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from urllib.parse import urlencode
 
 import anyio
 import httpx
 
-from generator.client.body import DEFAULT_MAX_ANSWER_BYTES, describe_size, read_limited
+from generator.client.answer import ApiResponse, Params, describe_endpoint
+from generator.client.body import describe_size, read_limited
 from generator.client.decode import JsonRefused, NotJson, decode_json
+from generator.client.settings import DEFAULT_MAX_ANSWER_BYTES, DEFAULT_REQUEST_DEADLINE
 from generator.client.status_errors import status_error
 from generator.errors import (
     ApiAnswerTooLarge,
@@ -31,32 +31,8 @@ from generator.errors import (
     ApiUnreachable,
 )
 
-#: Query parameter values as the client layers pass them on.
-Params = Mapping[str, str | int]
-
-#: The default time one request may take, body included, in seconds.
-DEFAULT_REQUEST_DEADLINE = 60.0
 #: Most of a 4xx/5xx body read for its problem JSON.
 _MAX_ERROR_BODY = 64 * 1024
-
-
-@dataclass(frozen=True, slots=True)
-class ApiResponse:
-    endpoint: str  # e.g. "GET /products?limit=100", for messages
-    status: int
-    data: object  # the decoded JSON body; None for 204 and 304
-    etag: str | None
-
-    @property
-    def not_modified(self) -> bool:
-        """True for a 304 answer to ``If-None-Match``: the cached body is still current."""
-        return self.status == 304
-
-
-def describe_endpoint(path: str, params: Params | None = None) -> str:
-    """How messages name a request: method, path and query, as sent."""
-    query = f"?{urlencode(dict(params))}" if params else ""
-    return f"GET {path}{query}"
 
 
 async def send_get(

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from generator.client.body import DEFAULT_MAX_ANSWER_BYTES
 from generator.client.limiter import RateWindow
-from generator.client.request import DEFAULT_REQUEST_DEADLINE
 from generator.client.retry import RetryPolicy
 from generator.errors import ConfigError
+
+#: The default largest answer, decoded: far beyond any page of the spec (100 product cards
+#: take a few hundred KB), far below what would strain a build's memory.
+DEFAULT_MAX_ANSWER_BYTES = 32 * 1024 * 1024
+#: The default time one request may take, body included, in seconds.
+DEFAULT_REQUEST_DEADLINE = 60.0
 
 
 def _spec_windows() -> tuple[RateWindow, ...]:

@@ -22,7 +22,7 @@ from generator.audit.report_html import report_to_html
 from generator.audit.report_json import report_to_json
 from generator.audit.report_text import print_report
 from generator.audit.urls import origin_of
-from generator.client import ApiClient
+from generator.client.api import ApiClient
 from generator.errors import ConfigError, StorefrontError, WriteError
 from generator.xstore import load_descriptor
 

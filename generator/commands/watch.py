@@ -23,7 +23,8 @@ from anyio.streams.memory import MemoryObjectReceiveStream
 from rich.console import Console
 from starlette.types import ASGIApp
 
-from generator.client import ApiClient, ClientSettings
+from generator.client import ClientSettings
+from generator.client.api import ApiClient
 from generator.config import (
     WATCH_SETTINGS,
     BuildConfig,

@@ -27,9 +27,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
-from generator.client import ApiClient, ListBound
+from generator.client import ListBound
 from generator.crawl import normalize
 from generator.crawl.cache import CrawlCache
 from generator.crawl.categories import CategoryIndex, category_pages, index_categories
@@ -77,6 +77,9 @@ from generator.model import (
     ProductCard,
     SiteContext,
 )
+
+if TYPE_CHECKING:  # the client brings httpx, which a crawl from the cache alone never needs
+    from generator.client.api import ApiClient
 
 Listed = TypeVar("Listed", CategoryPage, CollectionPage)
 

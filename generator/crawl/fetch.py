@@ -26,12 +26,11 @@ import hashlib
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from enum import Enum
-from typing import Final, Generic, TypeVar, cast
+from typing import TYPE_CHECKING, Final, Generic, TypeVar, cast
 
 import anyio
 
 from generator.client import (
-    ApiClient,
     ApiResponse,
     ListBound,
     Page,
@@ -51,6 +50,9 @@ from generator.crawl.events import EventScope
 from generator.crawl.normalize import WireValueError
 from generator.crawl.settings import CrawlSettings
 from generator.errors import ApiPayloadError, ApiStatusError, RateLimited, StorefrontError
+
+if TYPE_CHECKING:  # the client brings httpx, which a crawl from the cache alone never needs
+    from generator.client.api import ApiClient
 
 T = TypeVar("T")
 R = TypeVar("R")

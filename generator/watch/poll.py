@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable
 
 import anyio
 
-from generator.client import ApiClient
+from generator.client.api import ApiClient
 from generator.errors import StorefrontError
 
 #: The first page of each of these is asked; their answers make the digest.

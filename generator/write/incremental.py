@@ -257,6 +257,30 @@ def compiled_templates(cache_dir: Path) -> Path:
     return folder
 
 
+#: What the theme's templates name (``TemplateReferences``), kept beside the compiled templates:
+#: a build without records to take it from (``--full``, a first build) need not parse the
+#: theme again (parsing it costs about 50 ms, a twentieth of a small store's whole build).
+REFERENCES_FILE = "references.pickle"
+
+
+def load_references(folder: Path) -> References:
+    """What ``save_references`` kept in ``folder``; nothing when it cannot be read."""
+    try:
+        with (folder / REFERENCES_FILE).open("rb") as handle:
+            found = pickle.load(handle)
+    except (OSError, EOFError, pickle.UnpicklingError, ValueError, TypeError, AttributeError):
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
+def save_references(folder: Path, references: References) -> None:
+    path = folder / REFERENCES_FILE
+    tmp = path.with_name(path.name + ".tmp")
+    with tmp.open("wb") as handle:
+        pickle.dump(dict(references), handle, protocol=pickle.HIGHEST_PROTOCOL)
+    tmp.replace(path)
+
+
 def assets_digest(theme_dir: Theme | Path) -> str:
     digest = _sha1()
     for published, source in asset_files(theme_dir):

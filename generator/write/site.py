@@ -37,6 +37,7 @@ from generator.write.in_place import commit_in_place, fits
 from generator.write.incremental import (
     BuildState,
     PageRecord,
+    References,
     RenderInputs,
     TemplateReferences,
     UrlTable,
@@ -84,16 +85,20 @@ def write_incremental(
     on_page: Callable[[], None] | None = None,
     before_commit: Callable[[], None] | None = None,
     session_url: str | None = None,
+    known_references: References | None = None,
 ) -> IncrementalResult:
     """Render what moved and put the output in place; ``before_commit`` runs just before an
     update starts changing the output file by file or entry by entry (in place, or a mount
-    point's contents): the build forgets its page records then."""
+    point's contents): the build forgets its page records then. ``known_references``: what
+    the templates name as found before, for a build without ``previous`` records."""
     started = time.perf_counter()
     theme_dir = Theme.of(theme_dir)  # its settings read once
     policy = site_policy(plan, env)
     plan = dataclasses.replace(plan, content_security_policy=policy.meta())
     # What the theme's templates name: the last build's findings hold for unedited ones.
-    references = TemplateReferences(env, previous.template_references if previous else None)
+    references = TemplateReferences(
+        env, previous.template_references if previous else known_references
+    )
     inputs = RenderInputs.of(plan, env, theme_dir, references)
     previous_out = out_dir.resolve()
     state = _usable(previous, previous_out)

@@ -9,7 +9,7 @@ from pathlib import Path
 import lxml.html
 import pytest
 
-from generator.client import ApiClient
+from generator.client.api import ApiClient
 from generator.crawl.cache import CrawlCache
 from generator.crawl.catalog import crawl
 from generator.model import Catalog, CategoryPage

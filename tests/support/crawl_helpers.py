@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from generator.client import ApiClient, ClientSettings
+from generator.client import ClientSettings
+from generator.client.api import ApiClient
 from generator.crawl.catalog import crawl
 from generator.crawl.settings import CrawlSettings
 from generator.model import Catalog

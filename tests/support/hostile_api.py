@@ -21,7 +21,8 @@ from dataclasses import dataclass
 import anyio
 import httpx
 
-from generator.client import ApiClient, ClientSettings, ManualTimer
+from generator.client import ClientSettings, ManualTimer
+from generator.client.api import ApiClient
 
 BASE_URL = "http://hostile.test/public/v1"
 KEY = "pk_live_hostile"

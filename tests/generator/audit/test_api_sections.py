@@ -14,7 +14,8 @@ from companion.seed.demo import seed_demo
 from companion.seed.store_rows import DEMO_KEY
 from companion.settings import CompanionSettings
 from generator.audit.api_sections import ApiSection, fetch_api_sections
-from generator.client import ApiClient, ManualTimer
+from generator.client import ManualTimer
+from generator.client.api import ApiClient
 from generator.errors import ApiPayloadError
 
 pytestmark = pytest.mark.anyio

@@ -7,7 +7,8 @@ import anyio.lowlevel
 import httpx
 import pytest
 
-from generator.client import ApiClient, ClientSettings, ManualTimer, endpoint_group
+from generator.client import ClientSettings, ManualTimer, endpoint_group
+from generator.client.api import ApiClient
 from generator.errors import CrawlStopped, RateLimited
 from tests.support.fakeapi import KEY, FakeApi, Quirks, small_store
 

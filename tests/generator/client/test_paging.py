@@ -5,7 +5,8 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from generator.client import ApiClient, ManualTimer, parse_page
+from generator.client import ManualTimer, parse_page
+from generator.client.api import ApiClient
 from generator.errors import ApiPayloadError
 from tests.support.fakeapi import KEY, FakeApi, Quirks, small_store
 

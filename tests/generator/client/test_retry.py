@@ -9,7 +9,8 @@ from collections.abc import Callable
 import httpx
 import pytest
 
-from generator.client import ApiClient, ClientSettings, ManualTimer, RetryPolicy
+from generator.client import ClientSettings, ManualTimer, RetryPolicy
+from generator.client.api import ApiClient
 from generator.errors import ApiStatusError, ApiUnreachable, RateLimited
 
 pytestmark = pytest.mark.anyio

@@ -12,7 +12,7 @@ import anyio
 import httpx
 import pytest
 
-from generator.client import ApiClient
+from generator.client.api import ApiClient
 from generator.crawl import cache as cache_crawl
 from generator.crawl import normalize
 from generator.crawl.cache import (

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from generator.client import ApiClient
+from generator.client.api import ApiClient
 from generator.crawl.catalog import crawl
 from generator.crawl.pack import unpack
 from generator.crawl.settings import CrawlSettings

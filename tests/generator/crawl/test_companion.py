@@ -16,7 +16,8 @@ from companion.db.engine import make_engine
 from companion.seed.demo import seed_demo
 from companion.seed.paths import ABOUT_PATH, PRODUCT_ALIAS_PATH
 from companion.settings import CompanionSettings
-from generator.client import ApiClient, ManualTimer
+from generator.client import ManualTimer
+from generator.client.api import ApiClient
 from generator.crawl.catalog import crawl
 from generator.crawl.normalize import sitemap_path
 from generator.crawl.routes import path_key

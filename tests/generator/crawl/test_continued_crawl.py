@@ -12,7 +12,8 @@ import httpx
 import pytest
 
 from companion.seed.demo import DEMO_KEY
-from generator.client import ApiClient, ClientSettings
+from generator.client import ClientSettings
+from generator.client.api import ApiClient
 from generator.crawl.cache import CrawlCache
 from generator.crawl.catalog import crawl
 from generator.errors import CrawlStopped

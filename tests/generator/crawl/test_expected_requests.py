@@ -11,7 +11,8 @@ from companion.app import create_app
 from companion.db.engine import make_engine
 from companion.seed.demo import seed_demo
 from companion.settings import CompanionSettings
-from generator.client import ApiClient, ClientSettings, RateWindow
+from generator.client import ClientSettings, RateWindow
+from generator.client.api import ApiClient
 from generator.crawl.cache import CrawlCache
 from generator.crawl.catalog import crawl
 from generator.crawl.sitemap import expected_requests

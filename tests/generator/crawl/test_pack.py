@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.client import ApiClient
+from generator.client.api import ApiClient
 from generator.crawl.cache import CrawlCache
 from generator.crawl.cache_values import dump_records
 from generator.crawl.catalog import crawl

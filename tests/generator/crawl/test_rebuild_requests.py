@@ -13,7 +13,8 @@ from sqlalchemy import select
 from companion.db import schema
 from companion.seed.demo import DEMO_KEY
 from companion.webhooks.events import Entity
-from generator.client import ApiClient, ClientSettings
+from generator.client import ClientSettings
+from generator.client.api import ApiClient
 from generator.crawl.cache import CACHE_FILE, CachedAnswer, CrawlCache
 from generator.crawl.catalog import crawl
 from generator.crawl.products import PACK_READING

@@ -17,7 +17,8 @@ from companion.app import create_app
 from companion.db.engine import make_engine
 from companion.seed.demo import seed_demo
 from companion.settings import CompanionSettings
-from generator.client import ApiClient, ManualTimer, RequestLog
+from generator.client import ManualTimer, RequestLog
+from generator.client.api import ApiClient
 from generator.crawl.catalog import crawl
 
 pytestmark = pytest.mark.anyio

@@ -9,7 +9,7 @@ import anyio
 import pytest
 
 from companion.webhooks.events import Entity
-from generator.client import ApiClient
+from generator.client.api import ApiClient
 from generator.errors import ApiUnreachable
 from generator.watch.poll import content_digest, poll_content
 from tests.support.incremental_store import DemoStore, config_for

@@ -1,0 +1,54 @@
+"""What a build from the crawl cache loads: nothing it does not use (its start is most of a
+small store's build)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.support.demo_build import REPO as REPO_ROOT
+
+#: Modules only a build that talks to an API (or serves, or audits) needs.
+NOT_FROM_THE_CACHE = ("httpx", "companion", "uvicorn", "starlette")
+
+# The build's own entry point, then what the process holds at its end.
+_LOADED = """
+import json, sys
+from generator import cli
+code = cli.main(sys.argv[1:])
+print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
+"""
+
+
+def _python(*words: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, *words],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO_ROOT)},
+    )
+
+
+def test_a_build_from_the_crawl_cache_never_loads_an_http_client(tmp_path: Path) -> None:
+    cache = str(tmp_path / "cache")
+    first = _python(
+        "-m", "generator", "build", "--demo-products", "12", "--out", str(tmp_path / "a"),
+        "--cache-dir", cache, "--workers", "1",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert first.returncode == 0, first.stderr
+    again = _python(
+        "-c", _LOADED, "build", "--from-cache", "--full", "--out", str(tmp_path / "b"),
+        "--cache-dir", cache, "--workers", "1",
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert again.returncode == 0, again.stderr
+    found = json.loads(again.stdout.strip().splitlines()[-1])
+    assert found["code"] == 0
+    assert (tmp_path / "b" / "index.html").is_file()
+    loaded = {name.partition(".")[0] for name in found["modules"]}
+    assert loaded.isdisjoint(NOT_FROM_THE_CACHE), sorted(loaded & set(NOT_FROM_THE_CACHE))
