@@ -10,7 +10,7 @@ with the page's name (qualified the same way when the names are the same too).
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from typing import Protocol
 
@@ -69,10 +69,14 @@ def distinct_texts(pages: Sequence[Page], store_name: str) -> dict[int, tuple[st
 
 
 def _shared(texts: dict[int, str], indexable: list[int]) -> list[list[int]]:
+    # Counted in C first: most texts are their page's alone, and need no group of their own.
+    counts = Counter(map(texts.__getitem__, indexable))
     groups: defaultdict[str, list[int]] = defaultdict(list)
     for index in indexable:
-        groups[texts[index]].append(index)
-    return [members for members in groups.values() if len(members) > 1]
+        text = texts[index]
+        if counts[text] > 1:
+            groups[text].append(index)
+    return list(groups.values())
 
 
 def _qualifiers(group: Sequence[Page]) -> list[str]:

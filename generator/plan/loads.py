@@ -22,7 +22,12 @@ def site_loads(plan: SitePlan) -> frozenset[Load]:
     walk = _Walk()
     walk.visit(plan.site)
     for page in plan.pages:
-        walk.visit(page.subject)
+        subject = page.subject
+        if type(subject) is PackedProduct:  # most pages: their pack's loads, directly
+            walk.loads.update(subject.head.loads)
+            walk.visit(subject.related)
+        else:
+            walk.visit(subject)
     return frozenset(walk.loads)
 
 

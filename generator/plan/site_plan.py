@@ -319,7 +319,9 @@ class _Drafts:
         lastmod: datetime | None,
         breadcrumb: tuple[BreadcrumbItem, ...],
         image_url: str | None,
+        description: str | None = None,
     ) -> Page:
+        """``description``: the one ``descriptions`` give, when the caller knows it already."""
         public = _public(what, path)
         return Page(
             path=public,
@@ -327,7 +329,8 @@ class _Drafts:
             subject=subject,
             name=name,
             title=meta_title or f"{name} | {self.store_name}",
-            description=_description(descriptions, fallback=f"{name} - {self.store_name}"),
+            description=description
+            or _description(descriptions, fallback=f"{name} - {self.store_name}"),
             canonical_path=public,
             lastmod=lastmod,
             in_sitemap=True,
@@ -371,6 +374,9 @@ class _Drafts:
         head = product.head
         card = head.card
         trail = self._category_trail(card.category_id or next(iter(head.category_ids), None))
+        # The head's summary is shortened to a meta description already (``crawl.pack``), and
+        # shortening is idempotent: most products have no description of their own.
+        summary = head.summary if not head.meta_description and head.summary else None
         return self._page(
             f"product {card.id}",
             path,
@@ -379,8 +385,9 @@ class _Drafts:
             name=card.name,
             meta_title=head.meta_title,
             descriptions=[head.meta_description, head.summary],
+            description=summary,
             lastmod=card.updated_at,
-            breadcrumb=(_home_crumb(), *trail, BreadcrumbItem(card.name, path)),
+            breadcrumb=(_HOME_CRUMB, *trail, BreadcrumbItem(card.name, path)),
             image_url=head.image_url,
         )
 

@@ -6,10 +6,13 @@
 Pickle, with shortcuts: the frozen dataclasses of the model and the plan are reduced to their
 class and field values in one C-level ``attrgetter`` call, instead of pickle's default route
 through each object's ``__getstate__`` (which looks the fields up again for every object). That
-halves the cost of fingerprinting a build's pages. A packed product is reduced to its blob and
-related cards: its head is worked out from the product its blob holds (``crawl.pack``),
-so the blob stands for both. ``ModelBytes`` stands each product card and each category by the
-digest of its own bytes, worked out once per object: the same cards recur on many pages (a
+halves the cost of fingerprinting a build's pages. A packed product is reduced to its blob's
+digest and related cards: its head is worked out from the product its blob holds
+(``crawl.pack``), so the blob stands for both, and the digest was taken when it was packed.
+A product page, most pages of a store, is its plain field values ``marshal`` writes, no
+pickle at all. ``ModelBytes`` stands each product card and each category by the digest of
+its own bytes, worked out once per object (a product's own card: taken as its pack keeps it):
+the same cards recur on many pages (a
 category's first products are the related products of all the others, every listing page of a
 category shows it with its subtree), and writes a listing's cards as one string of their
 digests, a page's breadcrumb as plain pairs and its lastmod as text, each a call back into
@@ -25,11 +28,13 @@ import dataclasses
 import functools
 import hashlib
 import io
+import marshal
 import operator
 import pickle
 from datetime import timezone
 
 from generator import model
+from generator.crawl.pack import card_digest
 from generator.model import Category, CategoryPage, CollectionPage, PackedProduct, ProductCard
 from generator.plan import site_plan
 from generator.records import Reducer, reducers
@@ -54,10 +59,11 @@ class ModelBytes:
     it saw (so no other object can take an address it remembers); one per build's pages, not
     longer."""
 
-    __slots__ = ("_cards", "_categories", "_choices", "_table")
+    __slots__ = ("_cards", "_categories", "_choices", "_kept", "_table")
 
     def __init__(self) -> None:
-        self._cards: dict[int, tuple[ProductCard, bytes]] = {}
+        self._cards: dict[int, bytes] = {}  # by the card object's id
+        self._kept: list[ProductCard] = []  # the cards of ``_cards``, so no id is taken again
         self._categories: dict[int, tuple[Category, bytes]] = {}
         self._choices: dict[int, tuple[tuple[ProductCard, ...], bytes]] = {}
         self._table = dict(_dispatch_table())
@@ -69,19 +75,39 @@ class ModelBytes:
             self._table[listing] = self._listing
 
     def __call__(self, obj: object) -> bytes:
+        if type(obj) is site_plan.Page and type(obj.subject) is PackedProduct:
+            return self._product_page(obj, obj.subject)
         return _dumped(obj, self._table)
 
     def card_digest(self, card: ProductCard) -> bytes:
         """The SHA-1 (20 bytes) of the card's field values, worked out once per card object."""
         known = self._cards.get(id(card))
         if known is None:
-            # A card's fields are plain values (numbers, strings, None, a datetime), whose
-            # ``repr`` is exact and costs a third of a pickle.
-            fields = repr(_card_fields(card)).encode()
-            known = self._cards[id(card)] = (
-                card,
-                hashlib.sha1(fields, usedforsecurity=False).digest(),
-            )
+            known = self._cards[id(card)] = card_digest(card)
+            self._kept.append(card)
+        return known
+
+    def _product_page(self, page: site_plan.Page, packed: PackedProduct) -> bytes:
+        # Most pages of a store: its fields are plain values once the pack stands as the
+        # digests it was packed with, which ``marshal`` writes in C at a fraction of a
+        # pickle's cost. Its card, met again in the listings, takes the digest the pack keeps
+        # (the same ``card_digest``, taken when it was packed).
+        head = packed.head
+        card = head.card
+        if id(card) not in self._cards:
+            self._cards[id(card)] = head.card_digest
+            self._kept.append(card)
+        values = list(_page_reduced(page)[1])
+        values[_SUBJECT] = (head.digest, self._related(packed.related))
+        return marshal.dumps(values, _MARSHAL_VERSION)
+
+    def _related(self, related: tuple[ProductCard, ...]) -> bytes:
+        # Most products share their related products' tuple with the others of their
+        # categories (``crawl.related``): its cards are digested together, once per tuple.
+        known = self._choices.get(id(related))
+        if known is None:
+            joined = b"".join(self.card_digest(card) for card in related)
+            known = self._choices[id(related)] = (related, joined)
         return known[1]
 
     def _card(self, card: ProductCard) -> tuple[type, tuple[object, ...]]:
@@ -92,7 +118,10 @@ class ModelBytes:
         # costs a call back into Python, and a page lists dozens.
         fields, at = _LISTINGS[type(listing)]
         values = fields(listing)
-        cards = b"".join(map(self.card_digest, listing.products))
+        try:  # every card met before (its product's page comes first): one pass in C
+            cards = b"".join(map(self._cards.__getitem__, map(id, listing.products)))
+        except KeyError:
+            cards = b"".join(map(self.card_digest, listing.products))
         return type(listing), (*values[:at], CardDigest, cards, *values[at + 1 :])
 
     def _category(self, category: Category) -> tuple[type, tuple[object, ...]]:
@@ -106,14 +135,8 @@ class ModelBytes:
         return CategoryDigest, (known[1],)
 
     def _packed(self, packed: PackedProduct) -> tuple[type, tuple[object, ...]]:
-        # Most products share their related products' tuple with the others of their
-        # categories (``crawl.related``): its cards are digested together, once per tuple.
-        related = packed.related
-        known = self._choices.get(id(related))
-        if known is None:
-            joined = b"".join(self.card_digest(card) for card in related)
-            known = self._choices[id(related)] = (related, joined)
-        return PackedProduct, (packed.blob, CardDigest, known[1])
+        # A pack met inside another object than its page.
+        return PackedProduct, (packed.head.digest, CardDigest, self._related(packed.related))
 
 
 Listing = CategoryPage | CollectionPage | site_plan.ProductListing
@@ -132,6 +155,10 @@ _LISTINGS = {
 _page_fields = [field.name for field in dataclasses.fields(site_plan.Page)]
 _page_values = operator.attrgetter(*_page_fields)
 _BREADCRUMB = _page_fields.index("breadcrumb")
+_SUBJECT = _page_fields.index("subject")
+#: marshal's format 2 writes every string as its UTF-8 and shares nothing (3 and later write
+#: an object met again as a reference, as pickle's memo does): equal values, equal bytes.
+_MARSHAL_VERSION = 2
 _LASTMOD = _page_fields.index("lastmod")
 _crumb_values = operator.attrgetter(
     *(field.name for field in dataclasses.fields(site_plan.BreadcrumbItem))
@@ -155,9 +182,6 @@ _category_fields = operator.attrgetter(*(field.name for field in dataclasses.fie
 
 def _category_reduced(category: Category) -> tuple[type, tuple[object, ...]]:
     return (Category, _category_fields(category))
-
-
-_card_fields = operator.attrgetter(*(field.name for field in dataclasses.fields(ProductCard)))
 
 
 def _dumped(obj: object, table: dict[type, Reducer]) -> bytes:

@@ -9,8 +9,9 @@ large is pickled per task: a task is a range of indexes. ``write_many``'s worker
 into the staging folder themselves and answer only what the build records (the file's size, the
 urls the page asked about, its fingerprint when asked for), not the HTML. Results come back in
 input order, so the output is byte-for-byte the single-process output. A worker retires after
-``PAGES_PER_WORKER`` pages and a fresh one is forked in its place, so what a worker copies of
-the parent's memory stays bounded however large the store. A worker that ends in the middle of
+``PAGES_PER_WORKER`` pages' worth of work and a fresh one is forked in its place, so what a
+worker copies of the parent's memory stays bounded however large the store: a listing page
+counts for its cards, each of which copies a memory page or two. A worker that ends in the middle of
 its pages (killed from outside) fails the render with ``WorkerLost`` instead of leaving it
 waiting.
 
@@ -39,9 +40,11 @@ from generator.write.output import WrittenPage, write_page
 
 #: Fewer pages than this render in-process.
 PARALLEL_MIN_PAGES = 1_000
-#: Pages per task: large enough to amortise the round trip, small enough to share the work.
+#: Pages per task (in weight, ``_weight``): large enough to amortise the round trip, small
+#: enough to share the work.
 CHUNK_PAGES = 250
-#: Pages a worker takes before a fresh one, forked from this process again, takes its place.
+#: Pages (in weight) a worker takes before a fresh one, forked from this process again, takes
+#: its place.
 #: A worker copies the memory pages of this process it touches (reference counts are writes),
 #: and every page it renders touches its own objects, spread across the heap: kept for the
 #: whole render, a large store's workers would grow to a copy of the catalog each.
@@ -92,7 +95,33 @@ def write_many(
         written = write_page(folder, rendered, made=folders)
         return PageOutput(written, urls, fingerprint(page) if fingerprint is not None else None)
 
-    return _in_order(one, len(pages), _prepared(env, pages, workers, min_pages), chunk)
+    processes = _prepared(env, pages, workers, min_pages)
+    spans = _spans([_weight(page) for page in pages] if processes > 1 else [], chunk)
+    return _in_order(one, len(pages), processes, spans, max(1, PAGES_PER_WORKER // chunk))
+
+
+def _weight(page: Page) -> int:
+    """What rendering ``page`` makes a worker copy of this process's memory, in product pages:
+    a listing's cards lie scattered across the heap, and each it shows copies a memory page or
+    two (a product page copies about 4 KB, a listing page of 48 cards about 90)."""
+    return 1 + len(getattr(page.subject, "products", ())) // 2
+
+
+def _spans(weights: Sequence[int], chunk: int) -> list[tuple[int, int]]:
+    """The pages cut into spans of about ``chunk`` in weight: a worker retires after as many
+    spans (``PAGES_PER_WORKER // chunk``), so after about as much memory copied, whatever its
+    pages."""
+    spans: list[tuple[int, int]] = []
+    start = 0
+    total = 0
+    for index, weight in enumerate(weights):
+        total += weight
+        if total >= chunk:
+            spans.append((start, index + 1))
+            start, total = index + 1, 0
+    if start < len(weights):
+        spans.append((start, len(weights)))
+    return spans
 
 
 def _prepared(env: jinja2.Environment, pages: Sequence[Page], workers: int, min_pages: int) -> int:
@@ -104,7 +133,13 @@ def _prepared(env: jinja2.Environment, pages: Sequence[Page], workers: int, min_
     return workers
 
 
-def _in_order(one: Callable[[int], T], count: int, workers: int, chunk: int) -> Iterator[T]:
+def _in_order(
+    one: Callable[[int], T],
+    count: int,
+    workers: int,
+    spans: Sequence[tuple[int, int]],
+    spans_per_worker: int,
+) -> Iterator[T]:
     if workers <= 1:
         for index in range(count):
             yield one(index)
@@ -118,17 +153,14 @@ def _in_order(one: Callable[[int], T], count: int, workers: int, chunk: int) -> 
     gc.freeze()
     try:
         context = multiprocessing.get_context("fork")
-        spans = [
-            (number, start, min(start + chunk, count))
-            for number, start in enumerate(range(0, count, chunk))
-        ]
+        tasks = [(number, start, stop) for number, (start, stop) in enumerate(spans)]
         # Each span's slot holds the process rendering it, 0 before and after: the pool does
         # not notice a worker that ends in the middle of a span (its pages would never come).
-        rendering = context.RawArray("i", len(spans))
+        rendering = context.RawArray("i", len(tasks))
         _shared = (one, rendering)
-        with context.Pool(workers, maxtasksperchild=max(1, PAGES_PER_WORKER // chunk)) as pool:
-            results = pool.imap(_run_span, spans)
-            for _ in spans:
+        with context.Pool(workers, maxtasksperchild=spans_per_worker) as pool:
+            results = pool.imap(_run_span, tasks)
+            for _ in tasks:
                 yield from _next(results, rendering)
     finally:
         if not frozen_before:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 from pathlib import Path
 
 import pytest
@@ -11,8 +12,8 @@ from generator.client.api import ApiClient
 from generator.crawl.cache import CrawlCache
 from generator.crawl.cache_values import dump_records
 from generator.crawl.catalog import crawl
-from generator.crawl.pack import pack, unpack
-from generator.model import Catalog, Product
+from generator.crawl.pack import card_digest, pack, unpack
+from generator.model import Catalog, PackedProduct, Product
 from generator.plain_text import html_to_text, shorten
 from tests.support.fakeapi import KEY, FakeApi, Quirks, small_store
 from tests.support.fixture_store import small_catalog
@@ -91,3 +92,31 @@ def test_a_pack_is_compressed() -> None:
     for product in _products():
         pickled = dump_records(dataclasses.replace(product, related=()))
         assert len(pack(product).blob) < len(pickled)
+
+
+def _kept_digests_hold(products: list[PackedProduct]) -> None:
+    for packed in products:
+        assert packed.head.digest == hashlib.sha1(packed.blob).digest()
+        assert packed.head.card_digest == card_digest(packed.card)
+
+
+def test_a_pack_keeps_the_digests_of_its_blob_and_its_card() -> None:
+    products = [pack(product) for product in _products()]
+    _kept_digests_hold(products)
+    assert len({p.head.digest for p in products}) == len(products)
+    moved = dataclasses.replace(_products()[0], description_html="<p>khác</p>")
+    assert pack(moved).head.digest != products[0].head.digest
+    card = dataclasses.replace(moved.card, price=(moved.card.price or 0) + 1)
+    repriced = pack(dataclasses.replace(moved, card=card))
+    assert repriced.head.card_digest != pack(moved).head.card_digest
+
+
+@pytest.mark.anyio
+async def test_a_replayed_pack_keeps_digests_that_are_its_own(tmp_path: Path) -> None:
+    # The fingerprints take these digests as they are, never digesting the blob or the card
+    # again: a pack replayed from the crawl cache must bring the digests of what it holds.
+    first = await _crawl_with_cache(FakeApi(small_store()), tmp_path)
+    again_api = FakeApi(small_store())
+    again = await _crawl_with_cache(again_api, tmp_path)
+    assert _details_asked(again_api) == 0
+    _kept_digests_hold(list(first.products) + list(again.products))

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 import pickle
+import shutil
 from datetime import timedelta, timezone
+from pathlib import Path
 
 from generator.config import BUNDLED_THEME
 from generator.crawl.pack import pack, unpack
@@ -14,7 +16,7 @@ from generator.render.pages import build_environment
 from generator.write.incremental import RenderInputs
 from generator.write.page_bytes import ModelBytes, model_bytes
 from tests.support.fixture_site import fixture_plan
-from tests.support.fixture_store import SITE_URL, small_catalog, with_product
+from tests.support.fixture_store import CAP, SHIRT, SITE_URL, small_catalog, with_product
 
 
 def _product_page_and_product() -> tuple[Page, Product]:
@@ -233,3 +235,55 @@ def test_a_pages_breadcrumb_and_lastmod_count_to_the_byte() -> None:
     ]
     found = [ModelBytes()(variant) for variant in variants]
     assert before not in found and len(set(found)) == len(found)
+
+
+def test_a_product_page_moves_with_what_its_unchanged_pack_does_not_hold(
+    tmp_path: Path,
+) -> None:
+    # A product page's fingerprint takes its pack's kept digests instead of the blob: it must
+    # still move with every input the pack does not hold, the pack itself unchanged.
+    catalog = small_catalog()
+    plan = plan_site(catalog, SITE_URL)
+    page = next(p for p in plan.pages if p.kind == "product" and len(p.breadcrumb) > 2)
+    packed = page.subject
+    assert isinstance(packed, PackedProduct)
+    env = build_environment(BUNDLED_THEME)
+    before = RenderInputs.of(plan, env, BUNDLED_THEME).fingerprint(page)
+
+    # Its breadcrumb's category renamed (the product's own answer unchanged).
+    renamed = dataclasses.replace(
+        catalog,
+        categories=tuple(
+            dataclasses.replace(
+                listing,
+                breadcrumb=tuple(
+                    dataclasses.replace(crumb, name=crumb.name + " mới")
+                    for crumb in listing.breadcrumb
+                ),
+            )
+            for listing in catalog.categories
+        ),
+    )
+    moved_plan = plan_site(renamed, SITE_URL)
+    moved = next(p for p in moved_plan.pages if p.path == page.path)
+    assert moved.subject is packed and moved.breadcrumb != page.breadcrumb
+    assert RenderInputs.of(moved_plan, env, BUNDLED_THEME).fingerprint(moved) != before
+
+    # A related product's price changed: its card, not the pack's blob.
+    card = CAP if packed.card != CAP else SHIRT
+    repriced = dataclasses.replace(card, price=(card.price or 0) + 1_000)
+    found = [
+        RenderInputs.of(plan, env, BUNDLED_THEME).fingerprint(
+            dataclasses.replace(page, subject=dataclasses.replace(packed, related=related))
+        )
+        for related in ((card,), (repriced,))
+    ]
+    assert found[0] != found[1]
+
+    # The theme changed: one template of the page's own.
+    theme = tmp_path / "theme"
+    shutil.copytree(BUNDLED_THEME, theme)
+    template = theme / page.template
+    template.write_text(template.read_text(encoding="utf-8") + "\n{# khác #}\n", encoding="utf-8")
+    edited = RenderInputs.of(plan, build_environment(theme), theme).fingerprint(page)
+    assert edited != before

@@ -119,3 +119,23 @@ def _in_two_workers(
     return write_many(
         plan, pages, env, folder, workers=2, fingerprint=fingerprint, min_pages=1, chunk=chunk
     )
+
+
+def test_a_listing_page_weighs_its_cards_and_spans_hold_fewer_of_them() -> None:
+    # A worker retires after a number of spans: spans cut by weight make it retire after about
+    # as much memory copied whether it renders product pages or listings of scattered cards.
+    plan = fixture_plan()
+    listing = next(p for p in plan.pages if len(getattr(p.subject, "products", ())) >= 2)
+    product = next(p for p in plan.pages if p.kind == "product")
+    heavy = render_parallel._weight(listing)
+    cards = len(getattr(listing.subject, "products", ()))
+    assert heavy == 1 + cards // 2 > render_parallel._weight(product) == 1
+    weights = [1] * 10 + [heavy] * 10
+    spans = render_parallel._spans(weights, 4)
+    assert spans[0][0] == 0 and spans[-1][1] == len(weights)
+    assert all(stop == start for (_, stop), (start, _) in zip(spans, spans[1:], strict=False))
+    assert all(sum(weights[start:stop]) >= 4 for start, stop in spans[:-1])
+    products, listings = [s for s in spans if s[1] <= 10], [s for s in spans if s[0] >= 10]
+    assert max(stop - start for start, stop in listings) < min(
+        stop - start for start, stop in products
+    )
