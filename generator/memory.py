@@ -16,8 +16,6 @@ without finalizing anything, ``cli.quick_exit``), the build leaves them to the e
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import functools
 import gc
 from collections.abc import Callable
@@ -49,11 +47,12 @@ def release_memory() -> None:
 
 @functools.cache
 def _malloc_trim() -> Callable[[int], int] | None:
-    name = ctypes.util.find_library("c")
-    if name is None:
-        return None
+    """The C library's ``malloc_trim``, found among the process's own symbols (no search)."""
+    # Imported here: only a build that crawled gives memory back (ctypes takes ~10 ms to import).
+    import ctypes
+
     try:
-        trim: Callable[[int], int] = ctypes.CDLL(name).malloc_trim
+        trim: Callable[[int], int] = ctypes.CDLL(None).malloc_trim
     except (OSError, AttributeError):  # not glibc
         return None
     return trim

@@ -27,6 +27,7 @@ import anyio
 
 from generator.client import ClientSettings, ClientStats, RateWindow, RequestLog
 from generator.config import BuildConfig
+from generator.console import Printer
 from generator.crawl.cache import CacheUnwritable, CrawlCache
 from generator.crawl.catalog import crawl
 from generator.crawl.events import load_payloads, scope_of
@@ -49,7 +50,6 @@ from generator.write.site import write_incremental
 
 if TYPE_CHECKING:
     import httpx
-    from rich.console import Console
 
     from generator.client.api import ApiClient
 
@@ -63,7 +63,7 @@ Connect = Callable[[BuildConfig], AbstractAsyncContextManager[ApiAccess]]
 
 
 async def build_site(
-    config: BuildConfig, console: Console, *, connect: Connect | None = None
+    config: BuildConfig, console: Printer, *, connect: Connect | None = None
 ) -> BuildSummary:
     """The whole build; raises a StorefrontError (previous output intact) when anything fails.
 

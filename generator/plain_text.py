@@ -5,9 +5,6 @@ from __future__ import annotations
 import functools
 import re
 
-import lxml.etree
-import lxml.html
-
 ELLIPSIS = "…"
 # Elements that end a line when a browser shows them: their text must not run into the next.
 BLOCKS = frozenset(
@@ -50,6 +47,10 @@ def visible_text(html: str | None) -> str:
 
 def _parsed_text(html: str) -> str:
     """``html_to_text`` through lxml's HTML parser, for any fragment."""
+    # Imported here: most merchant texts never need the parser (lxml takes about 10 ms).
+    import lxml.etree
+    import lxml.html
+
     try:
         root = lxml.html.fragment_fromstring(html, create_parent="div")
     except (lxml.etree.ParserError, ValueError):

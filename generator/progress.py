@@ -19,21 +19,15 @@ from __future__ import annotations
 import time
 from collections import deque
 from types import TracebackType
-
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    SpinnerColumn,
-    TaskID,
-    TextColumn,
-    TimeElapsedColumn,
-)
+from typing import TYPE_CHECKING, Any, cast
 
 from generator.client.limiter import RateLimiter
 from generator.client.observer import WaitReason
+from generator.console import Printer
 from generator.model import Skip
+
+if TYPE_CHECKING:
+    from rich.progress import Progress, TaskID
 
 REFRESH_SECONDS = 0.05
 #: Without a terminal: how often the requests line is printed during a long crawl.
@@ -45,25 +39,16 @@ RATE_SECONDS = 30.0
 class BuildProgress:
     """Progress of one build; use as a context manager around the crawl and the render."""
 
-    def __init__(self, console: Console) -> None:
+    def __init__(self, console: Printer) -> None:
         self.console = console
         self._live = console.is_terminal
-        self._progress = Progress(
-            SpinnerColumn(),
-            TextColumn("[bold]{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            TextColumn("{task.fields[note]}"),
-            console=console,
-            transient=False,
-            disable=not self._live,
-        )
-        self._requests = TaskID(-1)
-        self._phases: dict[str, TaskID] = {}
+        self._progress = _bars(console) if self._live else None
+        self._unshown = 0  # tasks numbered without bars
+        self._requests = -1
+        self._phases: dict[str, int] = {}
         self._request_count = 0
         self._errors = 0
-        self._done: dict[TaskID, int] = {}  # items done per phase, not yet shown
+        self._done: dict[int, int] = {}  # items done per phase (by task), not yet shown
         self._shown_at = 0.0
         self._expected: int | None = None
         self._limiter: RateLimiter | None = None
@@ -75,8 +60,9 @@ class BuildProgress:
         self._limiter = limiter
 
     def __enter__(self) -> BuildProgress:
-        self._progress.__enter__()
-        self._requests = self._progress.add_task("requests", total=None, note="")
+        if self._progress is not None:
+            self._progress.__enter__()
+        self._requests = self._add("requests", None)
         return self
 
     def __exit__(
@@ -86,7 +72,19 @@ class BuildProgress:
         tb: TracebackType | None,
     ) -> None:
         self._show()
-        self._progress.__exit__(exc_type, exc, tb)
+        if self._progress is not None:
+            self._progress.__exit__(exc_type, exc, tb)
+
+    def _add(self, name: str, total: int | None) -> int:
+        """A bar (without a terminal only its number, for the counts)."""
+        if self._progress is None:
+            self._unshown += 1
+            return self._unshown
+        return self._progress.add_task(name, total=total, note="")
+
+    def _update(self, task: int, **fields: Any) -> None:
+        if self._progress is not None:
+            self._progress.update(cast("TaskID", task), **fields)
 
     def _due(self) -> bool:
         """Whether the bars should be brought up to date now (never when nothing is drawn)."""
@@ -103,9 +101,9 @@ class BuildProgress:
             return
         notes = [self.outlook()] if self._expected is not None else []
         notes += [f"{self._errors} failed"] if self._errors else []
-        self._progress.update(self._requests, completed=self._request_count, note=", ".join(notes))
+        self._update(self._requests, completed=self._request_count, note=", ".join(notes))
         for task, count in self._done.items():
-            self._progress.update(task, completed=count)
+            self._update(task, completed=count)
 
     def outlook(self) -> str:
         """Requests done and about how many are left, the recent rate, the time to go."""
@@ -151,7 +149,7 @@ class BuildProgress:
             return
         message = f"waiting {duration(seconds)} ({reason})"
         if self._live:
-            self._progress.update(self._requests, note=message)
+            self._update(self._requests, note=message)
         else:
             self.console.print(message)
 
@@ -164,10 +162,10 @@ class BuildProgress:
             size = f" ({total})" if total is not None else ""
             self.console.print(f"{phase}{size}…")
         if phase not in self._phases:
-            task = self._phases[phase] = self._progress.add_task(phase, total=total, note="")
+            task = self._phases[phase] = self._add(phase, total)
             self._done[task] = 0
         else:
-            self._progress.update(self._phases[phase], total=total)
+            self._update(self._phases[phase], total=total)
 
     def item_done(self, phase: str) -> None:
         task = self._phases.get(phase)
@@ -183,7 +181,7 @@ class BuildProgress:
 
     def requests_expected(self, total: int) -> None:
         self._expected = total
-        self._progress.update(self._requests, total=total)
+        self._update(self._requests, total=total)
         if not self._live:
             self.console.print(f"about {total:,} requests to make")
 
@@ -193,6 +191,31 @@ class BuildProgress:
 
     def rendered(self) -> None:
         self.item_done("render")
+
+
+def _bars(console: Printer) -> Progress:
+    """The bars drawn on a terminal."""
+    # Imported here: without a terminal nothing is drawn, and rich takes about 35 ms to import.
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        SpinnerColumn,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
+    return Progress(
+        SpinnerColumn(),
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("{task.fields[note]}"),
+        console=console if isinstance(console, Console) else None,
+        transient=False,
+    )
 
 
 def duration(seconds: float) -> str:

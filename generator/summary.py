@@ -6,9 +6,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from rich.console import Console
-from rich.table import Table
-
+from generator.console import Printer
 from generator.model import Skip
 
 #: How many skipped items the summary lists one by one before it only counts the rest.
@@ -52,30 +50,51 @@ def _span(seconds: float) -> str:
     return f"{seconds / 60:g} min" if seconds % 60 == 0 else f"{seconds:g} s"
 
 
-def print_summary(summary: BuildSummary, console: Console) -> None:
-    table = Table(title=f"Built {summary.out_dir} from {summary.source}", show_header=False)
-    table.add_column("what")
-    table.add_column("count", justify="right")
+def print_summary(summary: BuildSummary, console: Printer) -> None:
+    title = f"Built {summary.out_dir} from {summary.source}"
+    rows: list[tuple[str, str]] = []
     for kind, count in sorted(summary.pages_by_kind.items()):
-        table.add_row(f"pages: {kind}", str(count))
-    table.add_row("pages in all", str(summary.pages))
-    table.add_row("files written", f"{summary.files} ({summary.bytes / 1_048_576:.1f} MiB)")
-    table.add_row("sitemap files", ", ".join(summary.sitemap_files) or "none")
-    table.add_row("API requests", str(summary.requests))
+        rows.append((f"pages: {kind}", str(count)))
+    rows.append(("pages in all", str(summary.pages)))
+    rows.append(("files written", f"{summary.files} ({summary.bytes / 1_048_576:.1f} MiB)"))
+    rows.append(("sitemap files", ", ".join(summary.sitemap_files) or "none"))
+    rows.append(("API requests", str(summary.requests)))
     if summary.budget is not None:
         budget = summary.budget
-        table.add_row(
-            f"requests in the last {_span(budget.seconds)} (earlier builds too)",
-            f"{budget.used:,} of {budget.limit:,} ({budget.used / budget.limit:.0%})",
+        rows.append(
+            (
+                f"requests in the last {_span(budget.seconds)} (earlier builds too)",
+                f"{budget.used:,} of {budget.limit:,} ({budget.used / budget.limit:.0%})",
+            )
         )
-    table.add_row("retries (5xx, timeouts)", str(summary.retries))
-    table.add_row("429 answers", str(summary.rate_limited))
-    table.add_row("seconds waited for rate limits", f"{summary.waited_seconds:.1f}")
-    table.add_row("items skipped", str(len(summary.skipped)))
-    table.add_row("seconds", f"{summary.seconds:.1f}")
-    console.print(table)
+    rows.append(("retries (5xx, timeouts)", str(summary.retries)))
+    rows.append(("429 answers", str(summary.rate_limited)))
+    rows.append(("seconds waited for rate limits", f"{summary.waited_seconds:.1f}"))
+    rows.append(("items skipped", str(len(summary.skipped))))
+    rows.append(("seconds", f"{summary.seconds:.1f}"))
+    _print_table(console, title, rows)
     for skip in summary.skipped[:SKIPS_LISTED]:
         console.print(f"  skipped {skip.what}: {skip.reason}")
     hidden = len(summary.skipped) - SKIPS_LISTED
     if hidden > 0:
         console.print(f"  … and {hidden} more skipped")
+
+
+def _print_table(console: Printer, title: str, rows: list[tuple[str, str]]) -> None:
+    """A table on a terminal; aligned lines for a file or a pipe."""
+    if console.is_terminal:
+        # Imported here: only a terminal gets rich's table (rich takes about 35 ms to import).
+        from rich.table import Table
+
+        table = Table(title=title, show_header=False)
+        table.add_column("what")
+        table.add_column("count", justify="right")
+        for row in rows:
+            table.add_row(*row)
+        console.print(table)  # type: ignore[arg-type]  # a rich console on a terminal
+        return
+    console.print(title)
+    what = max(len(w) for w, _ in rows)
+    count = max(len(c) for _, c in rows)
+    for w, c in rows:
+        console.print(f"  {w:<{what}}  {c:>{count}}")

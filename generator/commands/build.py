@@ -6,9 +6,9 @@ import argparse
 from pathlib import Path
 
 import anyio
-from rich.console import Console
 
 from generator.config import add_setting_flags, environment, resolve
+from generator.console import console_for
 from generator.pipeline import build_site
 from generator.summary import print_summary
 from generator.xstore import load_descriptor
@@ -31,11 +31,12 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 
 def run(args: argparse.Namespace) -> int:
-    console = Console(stderr=True, highlight=False)
+    console = console_for(stderr=True)
+    label = "[yellow]warning:[/yellow]" if console.is_terminal else "warning:"
     descriptor = load_descriptor(Path(args.xstore))
     for warning in descriptor.warnings:
-        console.print(f"[yellow]warning:[/yellow] {warning}")
+        console.print(f"{label} {warning}")
     config = resolve(args, environ=environment(), descriptor=descriptor)
     summary = anyio.run(build_site, config, console)
-    print_summary(summary, Console(highlight=False))
+    print_summary(summary, console_for(stderr=False))
     return 0

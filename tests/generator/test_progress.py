@@ -8,6 +8,7 @@ import pytest
 from rich.console import Console
 
 from generator.client import ClientStats, ManualTimer, NullObserver, RateLimiter, RateWindow
+from generator.console import PlainConsole
 from generator.progress import BuildProgress, duration
 
 
@@ -38,6 +39,17 @@ def test_without_a_terminal_it_prints_phases_and_draws_no_bars() -> None:
         progress.item_done("products")
         progress.item_done("products")
     assert out.getvalue() == "products (2)…\n"
+
+
+def test_a_plain_console_gets_the_same_lines() -> None:
+    out = io.StringIO()
+    with BuildProgress(PlainConsole(out)) as progress:
+        progress.requests_expected(40)
+        progress.phase_started("products", 2)
+        progress.item_done("products")
+        progress.rendering(1)
+        progress.rendered()
+    assert out.getvalue() == "about 40 requests to make\nproducts (2)…\nrender (1)…\n"
 
 
 def spent_limiter(used: int) -> RateLimiter:

@@ -55,7 +55,7 @@ def snapshot(folder: Path) -> dict[str, str]:
 
 def requests_of(text: str) -> int:
     """The requests a run sent, from its summary or its stop line."""
-    found = re.search(r"API requests\s*│\s*(\d+)", text) or re.search(
+    found = re.search(r"API requests\s+(\d+)", text) or re.search(
         r"stopped after ([\d,]+) requests", text
     )
     assert found is not None, text

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from generator.console import PlainConsole
 from generator.summary import Budget, BuildSummary, print_summary
 
 
@@ -40,3 +41,29 @@ def test_the_hour_used_is_shown_with_its_limit() -> None:
 
 def test_no_budget_line_without_an_api() -> None:
     assert "requests in the last" not in printed(None)
+
+
+def test_without_a_terminal_the_summary_is_plain_aligned_lines() -> None:
+    summary = BuildSummary(
+        out_dir=Path("out"),
+        pages_by_kind=Counter({"product": 3, "category": 12}),
+        files=5,
+        bytes=1000,
+        sitemap_files=("sitemap.xml",),
+        requests=248,
+        retries=0,
+        rate_limited=0,
+        waited_seconds=0.0,
+        skipped=(),
+        seconds=1.0,
+        source="https://api.example.vn/public/v1",
+    )
+    text = io.StringIO()
+    print_summary(summary, PlainConsole(text))
+    lines = text.getvalue().splitlines()
+    assert lines[0] == "Built out from https://api.example.vn/public/v1"
+    assert "  pages: product" in lines[2] and lines[2].endswith(" 3")
+    assert lines[3].startswith("  pages in all ") and lines[3].endswith(" 15")
+    # One column of labels, one of right-aligned counts.
+    assert len({len(line) for line in lines[1:]}) == 1
+    assert not any("─" in line or "│" in line for line in lines)
