@@ -33,6 +33,7 @@ from generator.crawl.catalog import crawl
 from generator.crawl.events import load_payloads, scope_of
 from generator.crawl.settings import CrawlSettings
 from generator.errors import ConfigError, CrawlStopped, WriteError
+from generator.interrupt import interrupt_flag
 from generator.memory import leave_to_exit, release_memory
 from generator.model import Catalog
 from generator.plan.site_plan import plan_site
@@ -92,21 +93,28 @@ async def build_site(
         compiled = compiled_templates(config.cache_dir)
         env = build_environment(theme, compiled=compiled)
         progress.rendering(len(plan.pages))
-        result = await anyio.to_thread.run_sync(
-            lambda: write_incremental(
-                plan,
-                env,
-                config.out,
-                theme_dir=theme,
-                previous=previous,
-                workers=config.workers,
-                public_dir=_public_dir(config),
-                on_page=progress.rendered,
-                before_commit=lambda: BuildState.forget(config.cache_dir),
-                session_url=config.session_url,
-                known_references=load_references(compiled) if previous is None else None,
+        with interrupt_flag() as interrupted:
+
+            def rendered() -> None:
+                if interrupted.is_set():  # Ctrl-C: stop at this page, the output unchanged
+                    raise KeyboardInterrupt
+                progress.rendered()
+
+            result = await anyio.to_thread.run_sync(
+                lambda: write_incremental(
+                    plan,
+                    env,
+                    config.out,
+                    theme_dir=theme,
+                    previous=previous,
+                    workers=config.workers,
+                    public_dir=_public_dir(config),
+                    on_page=rendered,
+                    before_commit=lambda: BuildState.forget(config.cache_dir),
+                    session_url=config.session_url,
+                    known_references=load_references(compiled) if previous is None else None,
+                )
             )
-        )
         # Saved only once the new output is in place: state always describes what is there.
         with _cache_errors(config.cache_dir, _IN_PLACE):
             result.state.save(config.cache_dir)

@@ -24,6 +24,7 @@ import dataclasses
 import os
 import time
 from collections.abc import Callable, Iterable, Mapping
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -136,23 +137,26 @@ def write_incremental(
             workers=workers,
             fingerprint=inputs.fingerprint if fingerprints is None else None,
         )
-        for index, (page, record) in enumerate(zip(plan.pages, reused, strict=True)):
-            if record is not None:
-                written.append(
-                    WrittenPage(
-                        page.path, names[index], page.in_sitemap, page.lastmod, record.bytes
+        # Closed on the way out: a build stopped here (Ctrl-C) stops its workers first, before
+        # the staging folder they write into is removed.
+        with closing(outputs):
+            for index, (page, record) in enumerate(zip(plan.pages, reused, strict=True)):
+                if record is not None:
+                    written.append(
+                        WrittenPage(
+                            page.path, names[index], page.in_sitemap, page.lastmod, record.bytes
+                        )
                     )
-                )
-                records[page.path] = record
-            else:
-                output = next(outputs)
-                done = output.written
-                digest = output.fingerprint if fingerprints is None else fingerprints[index]
-                assert digest is not None
-                written.append(done)
-                records[page.path] = PageRecord(digest, table.ids(output.urls), done.bytes)
-            if on_page is not None:
-                on_page()
+                    records[page.path] = record
+                else:
+                    output = next(outputs)
+                    done = output.written
+                    digest = output.fingerprint if fingerprints is None else fingerprints[index]
+                    assert digest is not None
+                    written.append(done)
+                    records[page.path] = PageRecord(digest, table.ids(output.urls), done.bytes)
+                if on_page is not None:
+                    on_page()
         report = finish_output(
             staging,
             out_dir,

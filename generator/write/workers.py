@@ -24,7 +24,7 @@ from __future__ import annotations
 import gc
 import multiprocessing
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
 from multiprocessing.pool import IMapIterator
 from pathlib import Path
@@ -83,9 +83,10 @@ def write_many(
     fingerprint: Callable[[Page], str] | None = None,
     min_pages: int = PARALLEL_MIN_PAGES,
     chunk: int = CHUNK_PAGES,
-) -> Iterator[PageOutput]:
+) -> Generator[PageOutput, None, None]:
     """Each page rendered and written under ``folder``, in the order given; with
-    ``fingerprint``, each page's fingerprint is computed in the same worker."""
+    ``fingerprint``, each page's fingerprint is computed in the same worker. Closing it stops
+    the workers."""
     fragments = FragmentCache()
     folders: set[str] = set()  # folders this process already made
 
@@ -139,7 +140,7 @@ def _in_order(
     workers: int,
     spans: Sequence[tuple[int, int]],
     spans_per_worker: int,
-) -> Iterator[T]:
+) -> Generator[T, None, None]:
     if workers <= 1:
         for index in range(count):
             yield one(index)

@@ -1,0 +1,59 @@
+"""Ctrl-C while the pages render stops the build (exit status 130, one line), stops its render
+workers and leaves the output and its folder as they were: no staging folder left behind."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from generator.cli import main
+from tests.generator.test_resume import build_args, snapshot
+
+#: Whole builds in subprocesses: in `make test`, not the inner loop.
+pytestmark = pytest.mark.slow
+
+#: A product page that takes a while to render, so that Ctrl-C lands in the render.
+SLOW_PRODUCT = (
+    '{% extends "base.html" %}{% block content %}'
+    "{% for i in range(400000) %}{% endfor %}{% endblock %}\n"
+)
+
+
+def test_ctrl_c_during_the_render_stops_the_build_and_keeps_the_output(tmp_path: Path) -> None:
+    # Enough pages for the render workers (``PARALLEL_MIN_PAGES``), which must stop too.
+    store = ("--demo-products", "1000")
+    assert main(build_args(tmp_path, "site", *store)) == 0
+    out = tmp_path / "site" / "out"
+    before = snapshot(out)
+    theme = tmp_path / "slow-theme"
+    theme.mkdir()
+    (theme / "product.html").write_text(SLOW_PRODUCT)
+    command = [
+        sys.executable, "-m", "generator",
+        *build_args(tmp_path, "site", *store, "--from-cache", "--full", "--theme", str(theme)),
+    ]  # fmt: skip
+    env = {k: v for k, v in os.environ.items() if not k.startswith("STOREFRONT_")}
+    with subprocess.Popen(
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, text=True
+    ) as process:
+        assert process.stderr is not None
+        seen = []
+        for line in process.stderr:  # the plain progress: one line as each phase starts
+            seen.append(line)
+            if line.startswith("render"):
+                process.send_signal(signal.SIGINT)
+                break
+        rest = process.stderr.read()
+        status = process.wait(timeout=60)
+    assert status == 130, "".join(seen) + rest
+    assert rest.strip().splitlines()[-1] == "storefront build: interrupted", rest
+    assert "Traceback" not in rest, rest
+    assert snapshot(out) == before
+    assert sorted(p.name for p in out.parent.iterdir()) == sorted(["cache", "out"]), list(
+        out.parent.iterdir()
+    )
