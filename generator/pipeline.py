@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import anyio
+import anyio.lowlevel
 
 from generator.client import ClientSettings, ClientStats, RateWindow, RequestLog
 from generator.config import BuildConfig
@@ -86,20 +87,26 @@ async def build_site(
                     config, progress, connect or _api, on_walk_started=load_state
                 )
         previous = loading[0].result() if loading else None
-        # The catalog lives to the end of the build: the collector need not scan it again.
-        gc.freeze()
-        plan = plan_site(crawled.catalog, config.site_url)
-        theme = Theme.of(config.templates)
-        compiled = compiled_templates(config.cache_dir)
-        env = build_environment(theme, compiled=compiled)
-        progress.rendering(len(plan.pages))
+        # A Ctrl-C during the crawl's last stretch without an await is delivered here.
+        await anyio.lowlevel.checkpoint()
+        # From here the work is in this thread and then in the render's: Ctrl-C sets a flag
+        # that the build looks at, rather than cancelling a task that cannot stop a thread.
         with interrupt_flag() as interrupted:
+            # The catalog lives to the end of the build: the collector need not scan it again.
+            gc.freeze()
+            plan = plan_site(crawled.catalog, config.site_url)
+            theme = Theme.of(config.templates)
+            compiled = compiled_templates(config.cache_dir)
+            env = build_environment(theme, compiled=compiled)
+            progress.rendering(len(plan.pages))
 
             def rendered() -> None:
                 if interrupted.is_set():  # Ctrl-C: stop at this page, the output unchanged
                     raise KeyboardInterrupt
                 progress.rendered()
 
+            if interrupted.is_set():
+                raise KeyboardInterrupt
             result = await anyio.to_thread.run_sync(
                 lambda: write_incremental(
                     plan,
