@@ -11,11 +11,12 @@ from types import FrameType
 
 
 @contextmanager
-def interrupt_flag() -> Iterator[threading.Event]:
+def interrupt_flag(*, forward: bool = False) -> Iterator[threading.Event]:
     """An event set by the first SIGINT while the block runs; the thread stops by itself and
     cleans up after itself. A second SIGINT does what SIGINT did before the block (asyncio
-    cancels its main task, leaving the thread behind). Off the main thread, where no handler
-    can be set, the event stays unset."""
+    cancels its main task, leaving the thread behind). ``forward``: every SIGINT also does
+    that, for async work, and the event tells whether one came (a task may swallow its
+    cancellation). Off the main thread, where no handler can be set, the event stays unset."""
     flag = threading.Event()
     if threading.current_thread() is not threading.main_thread():
         yield flag
@@ -23,9 +24,9 @@ def interrupt_flag() -> Iterator[threading.Event]:
     previous = signal.getsignal(signal.SIGINT)
 
     def on_interrupt(signum: int, frame: FrameType | None) -> None:
-        if not flag.is_set():
-            flag.set()
-        elif callable(previous):
+        first = not flag.is_set()
+        flag.set()
+        if (forward or not first) and callable(previous):
             previous(signum, frame)
 
     signal.signal(signal.SIGINT, on_interrupt)

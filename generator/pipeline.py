@@ -24,7 +24,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import anyio
-import anyio.lowlevel
 
 from generator.client import ClientSettings, ClientStats, RateWindow, RequestLog
 from generator.config import BuildConfig
@@ -72,7 +71,11 @@ async def build_site(
     ``connect`` opens the API (default: the configured one, or the embedded demo companion).
     """
     started = time.perf_counter()
-    with _collecting_less(), BuildProgress(console) as progress:
+    with (
+        _collecting_less(),
+        BuildProgress(console) as progress,
+        interrupt_flag(forward=True) as crawl_interrupted,
+    ):
         loading: list[Future[BuildState | None]] = []
         with ThreadPoolExecutor(max_workers=1) as reader:
 
@@ -86,9 +89,9 @@ async def build_site(
                 crawled = await crawl_catalog(
                     config, progress, connect or _api, on_walk_started=load_state
                 )
+        if crawl_interrupted.is_set():  # a Ctrl-C whose cancellation the crawl did not see
+            raise KeyboardInterrupt
         previous = loading[0].result() if loading else None
-        # A Ctrl-C during the crawl's last stretch without an await is delivered here.
-        await anyio.lowlevel.checkpoint()
         # From here the work is in this thread and then in the render's: Ctrl-C sets a flag
         # that the build looks at, rather than cancelling a task that cannot stop a thread.
         with interrupt_flag() as interrupted:
