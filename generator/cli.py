@@ -9,6 +9,7 @@ import argparse
 import importlib
 import os
 import sys
+from asyncio import CancelledError
 from collections.abc import Sequence
 
 from generator.errors import StorefrontError
@@ -53,7 +54,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except StorefrontError as exc:
         print(f"storefront {args.command}: error: {exc}", file=sys.stderr)
         return exc.exit_code
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, CancelledError):  # Ctrl-C, as asyncio may hand it back
         print(f"storefront {args.command}: interrupted", file=sys.stderr)
         return 130
     return code
