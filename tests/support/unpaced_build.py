@@ -11,6 +11,7 @@ does, instead of keeping to 600 requests a minute.
 from __future__ import annotations
 
 import sys
+from asyncio import CancelledError
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -44,7 +45,7 @@ def main(argv: Sequence[str]) -> int:
     except StorefrontError as exc:
         print(f"storefront build: error: {exc}", file=sys.stderr)
         return exc.exit_code
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, CancelledError):  # as the command line takes them
         print("storefront build: interrupted", file=sys.stderr)
         return 130
     print_summary(summary, Console(highlight=False))
