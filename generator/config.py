@@ -386,11 +386,15 @@ def _session_url(value: str | None) -> str | None:
     return base[: -len("/session")] if base.endswith("/session") else base
 
 
-def _positive_int(value: str | None, flag: str) -> int:
+def _whole_number(value: str | None, flag: str) -> int:
     try:
-        number = int(value or "")
+        return int(value or "")
     except ValueError:
         raise ConfigError(f"{flag} must be a whole number, got {value!r}") from None
+
+
+def _positive_int(value: str | None, flag: str) -> int:
+    number = _whole_number(value, flag)
     if number < 1:
         raise ConfigError(f"{flag} must be at least 1, got {number}")
     return number
@@ -398,10 +402,7 @@ def _positive_int(value: str | None, flag: str) -> int:
 
 def _count(value: str | None, flag: str) -> int:
     """A whole number, 0 allowed."""
-    try:
-        number = int(value or "")
-    except ValueError:
-        raise ConfigError(f"{flag} must be a whole number, got {value!r}") from None
+    number = _whole_number(value, flag)
     if number < 0:
         raise ConfigError(f"{flag} must be 0 or more, got {number}")
     return number

@@ -12,10 +12,10 @@ from generator.console import PlainConsole
 from generator.summary import Budget, BuildSummary, print_summary
 
 
-def printed(budget: Budget | None) -> str:
-    summary = BuildSummary(
+def a_summary(pages: Counter[str], budget: Budget | None = None) -> BuildSummary:
+    return BuildSummary(
         out_dir=Path("out"),
-        pages_by_kind=Counter({"product": 3}),
+        pages_by_kind=pages,
         files=5,
         bytes=1000,
         sitemap_files=("sitemap.xml",),
@@ -28,6 +28,10 @@ def printed(budget: Budget | None) -> str:
         source="https://api.example.vn/public/v1",
         budget=budget,
     )
+
+
+def printed(budget: Budget | None) -> str:
+    summary = a_summary(Counter({"product": 3}), budget)
     text = io.StringIO()
     print_summary(summary, Console(file=text, width=120))
     return text.getvalue()
@@ -44,20 +48,7 @@ def test_no_budget_line_without_an_api() -> None:
 
 
 def test_without_a_terminal_the_summary_is_plain_aligned_lines() -> None:
-    summary = BuildSummary(
-        out_dir=Path("out"),
-        pages_by_kind=Counter({"product": 3, "category": 12}),
-        files=5,
-        bytes=1000,
-        sitemap_files=("sitemap.xml",),
-        requests=248,
-        retries=0,
-        rate_limited=0,
-        waited_seconds=0.0,
-        skipped=(),
-        seconds=1.0,
-        source="https://api.example.vn/public/v1",
-    )
+    summary = a_summary(Counter({"product": 3, "category": 12}))
     text = io.StringIO()
     print_summary(summary, PlainConsole(text))
     lines = text.getvalue().splitlines()
