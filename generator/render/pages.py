@@ -51,6 +51,7 @@ from generator.render.fragments import (
     PageFragments,
     page_fragments,
 )
+from generator.render.optional_markup import OptionalMarkup
 from generator.render.structured_data import graph, structured_data
 from generator.render.theme import ASSETS_URL_PREFIX, Theme, asset_source, islands_folder
 from generator.render.whitespace import BlockWhitespace
@@ -124,7 +125,7 @@ def build_environment(
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
-        extensions=[FragmentExtension, BlockWhitespace],
+        extensions=[FragmentExtension, BlockWhitespace, OptionalMarkup],
         auto_reload=False,  # one Environment per build: templates do not change during it
     )
     env.filters["vnd"] = vnd

@@ -7,7 +7,8 @@ Built in Python rather than in templates so every value is typed and escaped onc
 - product: Product with an Offer in VND when it has a price above zero (none otherwise); no
   ``url`` on either, the page's canonical link says it;
 - article: Article (headline, dates, image, author, publisher);
-- every page with a breadcrumb: BreadcrumbList of the linkable crumbs, positions 1..n.
+- every page below a linkable crumb: BreadcrumbList of the linkable crumbs below the home page,
+  positions 1..n (search engines start a trail at the site's own address).
 
 A page writes them as one ``@graph`` (``graph``): one script element and one ``@context``.
 """
@@ -19,7 +20,7 @@ from datetime import UTC, datetime
 from generator.crawl.pack import product_image_urls, product_text
 from generator.model import Article, Product, Store
 from generator.plain_text import shorten
-from generator.plan.site_plan import Page, SitePlan
+from generator.plan.site_plan import HOME_PATH, Page, SitePlan
 
 JsonObject = dict[str, object]
 
@@ -40,8 +41,9 @@ def structured_data(plan: SitePlan, page: Page) -> list[JsonObject]:
         found.append(product(plan, page, subject))
     elif isinstance(subject, Article):
         found.append(article(plan, page, subject))
-    if page.breadcrumb:
-        found.append(breadcrumb_list(plan, page))
+    trail = breadcrumb_list(plan, page)
+    if trail is not None:
+        found.append(trail)
     return found
 
 
@@ -136,25 +138,28 @@ def article(plan: SitePlan, page: Page, item: Article) -> JsonObject:
     return data
 
 
-def breadcrumb_list(plan: SitePlan, page: Page) -> JsonObject:
-    """The linkable crumbs, numbered 1..n; the last is this page, with no ``item`` url (search
-    engines take the page's own).
+def breadcrumb_list(plan: SitePlan, page: Page) -> JsonObject | None:
+    """The linkable crumbs below the home page, numbered 1..n; the last is this page, with no
+    ``item`` url (search engines take the page's own). None for a page with no crumb above it
+    but the home page: search engines show the site's address as a trail's root, so a list
+    holding the home page (or only this page) tells them nothing.
 
     A crumb shown as plain text (null url, no page) is left out here: search engines require
     an ``item`` url on every entry but the last, and the trail stays in order without it.
     """
     trail: list[tuple[str, str]] = []
     for crumb in page.breadcrumb[:-1]:
-        href = plan.links.href(crumb.url)
+        href = None if crumb.url == HOME_PATH else plan.links.href(crumb.url)
         if href:
             trail.append((crumb.name, plan.absolute(href) if href.startswith("/") else href))
+    if not trail:
+        return None
     items: list[JsonObject] = [
         {"@type": "ListItem", "position": position, "name": name, "item": url}
         for position, (name, url) in enumerate(trail, start=1)
     ]
-    if page.breadcrumb:
-        last = {"@type": "ListItem", "position": len(items) + 1, "name": page.breadcrumb[-1].name}
-        items.append(last)
+    last = {"@type": "ListItem", "position": len(items) + 1, "name": page.breadcrumb[-1].name}
+    items.append(last)
     return {"@context": SCHEMA, "@type": "BreadcrumbList", "itemListElement": items}
 
 

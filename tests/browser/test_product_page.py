@@ -206,7 +206,7 @@ def test_the_recommendations_island_is_the_related_products_section(
 ) -> None:
     path = product_pages(demo_output, 2)[0]
     html = (demo_output / (path.lstrip("/") + ".html")).read_text(encoding="utf-8")
-    assert 'id="related"' not in html  # a default build writes none into the page
+    assert not re.search(r'id="?related\b', html)  # a default build writes none into the page
     page.goto(origin + path)
     page.wait_for_load_state("networkidle")
     island = page.locator("[data-island=recommendations]")
@@ -230,7 +230,7 @@ def test_a_page_with_its_own_related_products_gets_no_second_section(
         '<section aria-labelledby="related"><h2 id="related">Sản phẩm liên quan</h2>'
         f'<ul class="grid"><li class="card"><h3><a href="{other}">Khác</a></h3></li></ul></section>'
     )
-    island = '<div data-island="recommendations"></div>'
+    island = "<div data-island=recommendations></div>"
     assert island in html
     page.route(
         origin + path,

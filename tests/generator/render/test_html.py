@@ -37,8 +37,18 @@ def doc_of(page: RenderedPage) -> lxml.html.HtmlElement:
     return lxml.html.document_fromstring(page.html)
 
 
+# The end tags the theme leaves out where HTML implies them: a list item ends at the next
+# item or its list's end, a paragraph at a block or its parent's end.
+_ENDS_PARAGRAPH = set(
+    "address article aside blockquote details dialog div dl fieldset figcaption figure footer "
+    "form h1 h2 h3 h4 h5 h6 header hgroup hr main menu nav ol p pre search section table ul".split()
+)
+_HOLDS_PARAGRAPH_OPEN = {"a", "audio", "del", "ins", "map", "noscript", "video"}
+
+
 class _TagBalance(HTMLParser):
-    """Fails on an end tag that does not close the innermost open element."""
+    """Fails on an end tag that does not close the innermost open element, once the end tags
+    HTML implies (``</li>``, ``</p>``) are counted."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -46,10 +56,18 @@ class _TagBalance(HTMLParser):
         self.errors: list[str] = []
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        top = self.stack[-1:]
+        if (top == ["li"] and tag == "li") or (top == ["p"] and tag in _ENDS_PARAGRAPH):
+            self.stack.pop()
         if tag not in VOID:
             self.stack.append(tag)
 
     def handle_endtag(self, tag: str) -> None:
+        top = self.stack[-1:]
+        if top == ["li"] and tag in ("ul", "ol", "menu"):
+            self.stack.pop()
+        elif top == ["p"] and tag != "p" and tag not in _HOLDS_PARAGRAPH_OPEN:
+            self.stack.pop()
         if not self.stack or self.stack[-1] != tag:
             self.errors.append(f"</{tag}> closes {self.stack[-1:] or 'nothing'}")
         else:
@@ -105,8 +123,16 @@ def test_canonical_of_a_page_at_its_own_url_is_itself(page: RenderedPage) -> Non
 
 def test_page_has_open_graph_tags(page: RenderedPage) -> None:
     doc = doc_of(page)
-    props = {m.get("property") for m in doc.xpath("//meta[@property]")}
-    assert {"og:title", "og:description", "og:type", "og:site_name", "og:locale"} <= props
+    props = {m.get("property"): m.get("content") for m in doc.xpath("//meta[@property]")}
+    assert {"og:title", "og:type", "og:site_name"} <= props.keys()
+    # Sharing sites read the description and the language from the page's own.
+    assert "og:description" not in props and "og:locale" not in props
+    assert doc.xpath("//meta[@name='description']/@content")
+    # og:title names what is shared; og:site_name names the store.
+    title = doc.findtext(".//title")
+    brand = " | " + props["og:site_name"]
+    assert props["og:title"] == (title[: -len(brand)] if title.endswith(brand) else title)
+    assert not props["og:title"].endswith(brand)
     if page.kind not in UNLISTED:
         assert "og:url" in props
 

@@ -72,20 +72,29 @@ def test_out_of_stock_product_offers_out_of_stock() -> None:
     assert product["offers"]["availability"] == "https://schema.org/OutOfStock"  # type: ignore[index]
 
 
-def test_breadcrumb_list_numbers_the_linkable_crumbs_from_one() -> None:
-    crumbs = json_ld("/thoi-trang/ao")["BreadcrumbList"]["itemListElement"]
+def test_breadcrumb_list_numbers_the_linkable_crumbs_below_home_from_one() -> None:
+    crumbs = json_ld("/%C3%A1o-thun")["BreadcrumbList"]["itemListElement"]
     assert [(c["position"], c["name"], c.get("item")) for c in crumbs] == [
-        (1, "Trang chủ", SITE_URL + "/"),
-        (2, "Thời trang", SITE_URL + "/thoi-trang"),
-        (3, "Áo", None),  # the page itself: search engines take its own url
+        (1, "Thời trang", SITE_URL + "/thoi-trang"),
+        (2, "Áo", SITE_URL + "/thoi-trang/ao"),
+        (3, "Áo thun <script>alert('x')</script> & quần", None),  # the page: its own url
     ]
+
+
+def test_a_page_right_below_home_has_no_breadcrumb_list() -> None:
+    # Search engines start a trail at the site's address: "Trang chủ" > page tells them nothing.
+    for path in ("/thoi-trang", "/gioi-thieu", "/bai-viet", "/gio-hang"):
+        assert "BreadcrumbList" not in json_ld(path), path
+    crumbs = json_ld("/thoi-trang/ao")["BreadcrumbList"]["itemListElement"]
+    assert [(c["position"], c["name"]) for c in crumbs] == [(1, "Thời trang"), (2, "Áo")]
+    assert html_of("/thoi-trang").xpath("//nav[@class='breadcrumb']//a[@href='/']")  # shown
 
 
 def test_breadcrumb_list_leaves_out_a_crumb_without_a_page() -> None:
     crumbs = json_ld("/qu%E1%BA%A7n-jean")["BreadcrumbList"]["itemListElement"]
-    assert [c["name"] for c in crumbs] == ["Trang chủ", "Thời trang", "Quần jean"]
-    assert [c["position"] for c in crumbs] == [1, 2, 3]
-    assert all(c["item"].startswith(SITE_URL + "/") for c in crumbs[:-1])
+    assert [c["name"] for c in crumbs] == ["Thời trang", "Quần jean"]
+    assert [c["position"] for c in crumbs] == [1, 2]
+    assert crumbs[0]["item"] == SITE_URL + "/thoi-trang"
     assert "item" not in crumbs[-1]
 
 

@@ -79,7 +79,7 @@ def test_pages_carry_no_inline_script_and_script_src_falls_back_to_self(tmp_path
     assert "script-src" not in policy and policy["default-src"] == ["'self'"]
     html = (out / "index.html").read_text(encoding="utf-8")
     assert not re.findall(r"<script(?![^>]*\b(?:src=|type=\"application/ld\+json\"))", html)
-    assert re.search(r'<script type="module" src="/_assets/islands/[0-9a-f]{10}/main.js">', html)
+    assert re.search(r'<script type=module src="/_assets/islands/[0-9a-f]{10}/main.js">', html)
 
 
 def test_the_meta_policy_keeps_its_quotes_unescaped(tmp_path: Path) -> None:
