@@ -56,7 +56,7 @@ def print_summary(summary: BuildSummary, console: Printer) -> None:
     for kind, count in sorted(summary.pages_by_kind.items()):
         rows.append((f"pages: {kind}", str(count)))
     rows.append(("pages in all", str(summary.pages)))
-    rows.append(("files written", f"{summary.files} ({summary.bytes / 1_048_576:.1f} MiB)"))
+    rows.append(("files in the output", f"{summary.files} ({summary.bytes / 1_048_576:.1f} MiB)"))
     rows.append(("sitemap files", ", ".join(summary.sitemap_files) or "none"))
     rows.append(("API requests", str(summary.requests)))
     if summary.budget is not None:

@@ -55,6 +55,8 @@ def test_without_a_terminal_the_summary_is_plain_aligned_lines() -> None:
     assert lines[0] == "Built out from https://api.example.vn/public/v1"
     assert "  pages: product" in lines[2] and lines[2].endswith(" 3")
     assert lines[3].startswith("  pages in all ") and lines[3].endswith(" 15")
+    # The output's files, whether this build wrote them or kept them from the last.
+    assert lines[4].startswith("  files in the output ")
     # One column of labels, one of right-aligned counts.
     assert len({len(line) for line in lines[1:]}) == 1
     assert not any("─" in line or "│" in line for line in lines)
