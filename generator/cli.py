@@ -48,14 +48,16 @@ def _add_command(name: str, sub: argparse._SubParsersAction[argparse.ArgumentPar
 def main(argv: Sequence[str] | None = None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
     only = words[0] if words and words[0] in COMMANDS else None
-    args = build_parser(only).parse_args(words)
+    name = f"storefront {only}" if only else "storefront"
     try:
+        # Inside: Ctrl-C while the command's modules load ends as any other Ctrl-C.
+        args = build_parser(only).parse_args(words)
         code: int = args.func(args)
     except StorefrontError as exc:
-        print(f"storefront {args.command}: error: {exc}", file=sys.stderr)
+        print(f"{name}: error: {exc}", file=sys.stderr)
         return exc.exit_code
     except (KeyboardInterrupt, CancelledError):  # Ctrl-C, as asyncio may hand it back
-        print(f"storefront {args.command}: interrupted", file=sys.stderr)
+        print(f"{name}: interrupted", file=sys.stderr)
         return 130
     return code
 

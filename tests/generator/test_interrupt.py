@@ -57,3 +57,26 @@ def test_ctrl_c_during_the_render_stops_the_build_and_keeps_the_output(tmp_path:
     assert sorted(p.name for p in out.parent.iterdir()) == sorted(["cache", "out"]), list(
         out.parent.iterdir()
     )
+
+
+#: Ctrl-C the moment `main` starts, while the build command's modules load.
+INTERRUPTED_AS_IT_LOADS = """
+import os, signal, sys, threading
+from generator.cli import main
+threading.Timer(0.01, os.kill, (os.getpid(), signal.SIGINT)).start()
+code = main(sys.argv[1:])
+print("loaded" if "generator.pipeline" in sys.modules else "not loaded")
+sys.exit(code)
+"""
+
+
+def test_ctrl_c_while_the_command_loads_ends_in_one_line(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("STOREFRONT_")}
+    done = subprocess.run(
+        [sys.executable, "-c", INTERRUPTED_AS_IT_LOADS, *build_args(tmp_path, "site")],
+        capture_output=True, text=True, env=env, timeout=60,
+    )  # fmt: skip
+    assert done.stdout.strip() == "not loaded"  # the signal came while the modules loaded
+    assert done.stderr == "storefront build: interrupted\n"
+    assert done.returncode == 130
+    assert not (tmp_path / "site" / "out").exists()
