@@ -2,7 +2,7 @@
 
     python scripts/loadtest_paced.py --server postgresql://postgres@127.0.0.1:54329/postgres
         [--rate 70] [--seconds 30] [--idle-seconds 10] [--connections 20] [--workers 1]
-        [--target both|bare|api] [--port 8775] [--hold]
+        [--target both|bare|api] [--port 8775] [--hold] [--app module:function ...] [--rounds N]
 
 Lighter than ``loadtest.py`` and steadier: requests leave at a fixed rate (open loop, round
 robin over ``--connections`` keep-alive connections), the catalogue reads of the load test's
@@ -11,7 +11,9 @@ every product once, so nearly every read is a kept answer. For each server it re
 workers' user and system CPU per request, their context switches per request, and their CPU
 per second while idle. ``--hold`` prints the worker ids and waits for Enter before each load,
 so a profiler or a tracer can be attached. The companion's workers are started as
-``storefront api --workers N`` starts them (uvicorn's factory, the same options).
+``storefront api --workers N`` starts them (uvicorn's factory, the same options); ``--app``
+serves a variant of the app instead (a factory found on ``PYTHONPATH``), several in turn, and
+``--rounds`` repeats everything so that variants alternate.
 """
 
 from __future__ import annotations
@@ -190,6 +192,7 @@ def measure(
     started = time.monotonic()
     count, statuses, latencies = run_fast(paced(base, paths, keys, args.rate, args.connections))
     elapsed = time.monotonic() - started
+    print(f"{name:>8}: load from {started:.3f} to {started + elapsed:.3f} (monotonic clock)")
     used = usage(workers) - before
     latencies.sort()
     p50 = latencies[len(latencies) // 2] * 1000
