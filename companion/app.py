@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
+from fastapi.telemetry import TelemetryConfig
 
 from companion.admission import AdmissionGate
 from companion.answer_cache.changes import watch_writes
@@ -42,6 +43,7 @@ from companion.tenancy import TenancyMiddleware
 
 API_PREFIX = "/public/v1"
 ALIAS_PREFIX = "/public"  # the spec's /public/* forms of the commerce routes
+NO_TELEMETRY: TelemetryConfig = {"tracing": False, "metrics": False, "logs": False}
 
 
 def rate_windows(settings: CompanionSettings) -> tuple[Window, ...]:
@@ -77,6 +79,9 @@ def create_app(settings: CompanionSettings | None = None, *, clock: Clock | None
         docs_url=DOCS_PATH,
         redoc_url=None,
         lifespan=lifespan,
+        # The companion has no OpenTelemetry set up; FastAPI would still ask, on every request,
+        # whether a provider was (three environment reads): it is told not to look.
+        telemetry=NO_TELEMETRY,
     )
     app.state.services = services
     # Read per request (a test may switch the extension off to play a spec-only backend).

@@ -31,6 +31,8 @@ from companion.tenant import Tenant
 
 SERVICE_KEY_HEADER = "x-service-key"
 MAX_KEY_LENGTH = 200
+#: Digests of keys as sent, kept per worker (past this many, forgotten all at once).
+MAX_DIGESTS = 10_000
 
 
 def host_name(host_header: str) -> str:
@@ -105,6 +107,7 @@ class TenancyMiddleware:
         self.open_paths = frozenset(open_paths)
         self.keys = keys or KeyCache()
         self.poll = poll  # takes in revocations by other processes before the cache is read
+        self._digests: dict[str, str] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         path = scope.get("path", "") if scope["type"] == "http" else ""
@@ -125,9 +128,9 @@ class TenancyMiddleware:
     async def tenant(self, key: str, host: str) -> Tenant:
         if not key:
             return await anyio.to_thread.run_sync(tenant_for_host, self.engine, host_name(host))
-        if not well_formed(key):
+        digest = self.digest(key)
+        if digest is None:
             raise invalid_key()
-        digest = hash_key(key)
         self.poll()
         tenant = self.keys.get(digest)
         if tenant is None:
@@ -135,3 +138,15 @@ class TenancyMiddleware:
             tenant = await anyio.to_thread.run_sync(tenant_for_digest, self.engine, digest)
             self.keys.put(digest, tenant, generation)
         return tenant
+
+    def digest(self, key: str) -> str | None:
+        """The digest of a well-formed key (None: not one), the last ones seen kept: a key is
+        sent with every request of a storefront, and publishable keys are public anyway."""
+        digest = self._digests.get(key)
+        if digest is None:
+            if not well_formed(key):
+                return None
+            if len(self._digests) >= MAX_DIGESTS:
+                self._digests.clear()
+            digest = self._digests[key] = hash_key(key)
+        return digest

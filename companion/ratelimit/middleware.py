@@ -12,12 +12,13 @@ Runs after the tenancy middleware: the bucket is the key, or the store for unkey
 
 from __future__ import annotations
 
-from starlette.datastructures import MutableHeaders
+import functools
+
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from companion.errors_http import problem_response
 from companion.problems import too_many_requests
-from companion.ratelimit.windows import RateDecision, RateLimiter
+from companion.ratelimit.windows import RateDecision, RateLimiter, Window
 from companion.tenant import Tenant
 
 
@@ -30,13 +31,30 @@ def bucket_of(tenant: Tenant) -> str:
 
 def rate_limit_headers(decision: RateDecision) -> dict[str, str]:
     tight = decision.tightest
-    policy = ", ".join(f"{s.window.limit};w={s.window.seconds}" for s in decision.windows)
     return {
         "RateLimit-Limit": str(tight.window.limit),
         "RateLimit-Remaining": str(tight.remaining),
         "RateLimit-Reset": str(tight.reset_seconds),
-        "RateLimit-Policy": policy,
+        "RateLimit-Policy": _policy(tuple(s.window for s in decision.windows)),
     }
+
+
+def rate_limit_header_pairs(decision: RateDecision) -> list[tuple[bytes, bytes]]:
+    """``rate_limit_headers`` as an answer's raw headers (names in lower case, as
+    ``MutableHeaders`` adds them)."""
+    tight = decision.tightest
+    return [
+        (b"ratelimit-limit", str(tight.window.limit).encode()),
+        (b"ratelimit-remaining", str(tight.remaining).encode()),
+        (b"ratelimit-reset", str(tight.reset_seconds).encode()),
+        (b"ratelimit-policy", _policy(tuple(s.window for s in decision.windows)).encode()),
+    ]
+
+
+@functools.cache
+def _policy(windows: tuple[Window, ...]) -> str:
+    """``600;w=60, 20000;w=3600``: every window (a limiter has one policy: made once)."""
+    return ", ".join(f"{w.limit};w={w.seconds}" for w in windows)
 
 
 class RateLimitMiddleware:
@@ -50,8 +68,8 @@ class RateLimitMiddleware:
             await self.app(scope, receive, send)
             return
         decision = await self.limiter.hit(bucket_of(tenant))
-        headers = rate_limit_headers(decision)
         if not decision.allowed:
+            headers = rate_limit_headers(decision)
             problem = too_many_requests(
                 decision.retry_after,
                 f"rate limit of {decision.tightest.window.limit} requests per "
@@ -63,7 +81,9 @@ class RateLimitMiddleware:
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
-                MutableHeaders(scope=message).update(headers)
+                # Appended: the answers inside never carry these headers themselves.
+                pairs = rate_limit_header_pairs(decision)
+                message["headers"] = [*message.get("headers", ()), *pairs]
             await send(message)
 
         await self.app(scope, receive, send_with_headers)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+from typing import Any
+
 import pytest
 
 from tests.companion.conftest import PREFIX, Api, MakeApi
@@ -52,3 +55,32 @@ async def test_two_apps_share_nothing(make_api: MakeApi) -> None:
         return
     assert (await second.get("/store", key=first.key)).status_code == 200
     assert (await first.get("/store")).status_code == 429
+
+
+class _CountedEnviron(dict[str, str]):
+    """os.environ that remembers which names were read."""
+
+    read: set[str]
+
+    def __getitem__(self, name: str) -> str:
+        self.read.add(name)
+        return super().__getitem__(name)
+
+    def get(self, name: str, default: Any = None) -> Any:
+        self.read.add(name)
+        return super().get(name, default)
+
+    def __contains__(self, name: object) -> bool:
+        self.read.add(str(name))
+        return super().__contains__(name)
+
+
+async def test_a_request_reads_no_telemetry_settings(
+    api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert (await api.get("/store")).status_code == 200
+    environ = _CountedEnviron(os.environ)
+    environ.read = set()
+    monkeypatch.setattr(os, "environ", environ)
+    assert (await api.get("/store")).status_code == 200
+    assert not {name for name in environ.read if name.startswith("OTEL")}

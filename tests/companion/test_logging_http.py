@@ -2,12 +2,27 @@
 
 from __future__ import annotations
 
+import io
 import json
 import logging
+import logging.config
+import os
+import uuid
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from typing import Any, cast
 
 import pytest
+from starlette.datastructures import Headers
 
-from companion.logging_http import ACCESS_LOGGER
+from companion.logging_http import (
+    ACCESS_LOGGER,
+    log_line,
+    plain_stream,
+    request_id_from,
+    request_line,
+)
+from companion.server import log_config
 from tests.companion.conftest import PREFIX, Api
 
 pytestmark = pytest.mark.anyio
@@ -56,3 +71,79 @@ async def test_refused_requests_are_logged_with_their_status(
     assert response.status_code == 401
     assert "X-Request-Id" in response.headers
     assert [line["status"] for line in logged(caplog)] == [401]
+
+
+@pytest.mark.parametrize(
+    ("when", "path", "duration"),
+    [
+        (1_795_000_000.0, "/public/v1/products", 0.52),
+        (1_795_000_000.9994, '/public/v1/products/by-slug/áo-"thun"\\x', 12.0),
+        (1_795_000_059.0601, "/đường/\n\t\x01", 0.0),
+        (1_795_003_599.5, "/health/live", 1234.57),
+    ],
+)
+def test_the_request_line_is_the_json_of_its_fields(
+    when: float, path: str, duration: float
+) -> None:
+    line = request_line(when, "lb-42.a", "GET", path, 201, duration)
+    assert line == log_line(
+        time=datetime.fromtimestamp(when, UTC).isoformat(timespec="milliseconds"),
+        request_id="lb-42.a",
+        method="GET",
+        path=path,
+        status=201,
+        duration_ms=duration,
+        worker=os.getpid(),
+    )
+
+
+def test_made_request_ids_are_distinct_random_uuids() -> None:
+    made = [request_id_from(Headers({})) for _ in range(600)]  # past two batches of 256
+    assert len(set(made)) == len(made)
+    for value in made:
+        parsed = uuid.UUID(hex=value)
+        assert (parsed.hex, parsed.version, parsed.variant) == (value, 4, uuid.RFC_4122)
+
+
+@pytest.fixture
+def served_log() -> Iterator[tuple[logging.Logger, io.StringIO]]:
+    """The request log set up as `storefront api` sets it up, writing to a string."""
+    logger = logging.getLogger(ACCESS_LOGGER)
+    saved = (logger.handlers[:], logger.level, logger.propagate, logger.filters[:])
+    logging.config.dictConfig(log_config())
+    stream = io.StringIO()
+    cast(logging.StreamHandler[Any], logger.handlers[0]).setStream(stream)
+    try:
+        yield logger, stream
+    finally:
+        logger.handlers[:], logger.level, logger.propagate, logger.filters[:] = saved
+
+
+def server_handler_only(logger: logging.Logger) -> None:
+    """Without the handlers pytest adds to catch records while a test runs."""
+    logger.handlers[:] = [h for h in logger.handlers if type(h) is logging.StreamHandler]
+
+
+async def test_the_server_log_gets_one_line_per_request(
+    api: Api, served_log: tuple[logging.Logger, io.StringIO]
+) -> None:
+    logger, stream = served_log
+    server_handler_only(logger)
+    assert plain_stream(logger) is logger.handlers[0]
+    for _ in range(2):
+        await api.client.get("/health/live", headers={"X-Request-Id": "lb-7"})
+    lines = [json.loads(line) for line in stream.getvalue().splitlines()]
+    assert [(line["request_id"], line["status"]) for line in lines] == [("lb-7", 200)] * 2
+    assert stream.getvalue().endswith("\n")
+
+
+async def test_a_filter_on_the_server_log_still_applies(
+    api: Api, served_log: tuple[logging.Logger, io.StringIO]
+) -> None:
+    logger, stream = served_log
+    server_handler_only(logger)
+    logger.handlers[0].addFilter(lambda record: "secret" not in record.getMessage())
+    assert plain_stream(logger) is None
+    await api.client.get("/health/live", headers={"X-Request-Id": "secret"})
+    await api.client.get("/health/live", headers={"X-Request-Id": "open"})
+    assert [json.loads(line)["request_id"] for line in stream.getvalue().splitlines()] == ["open"]

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
-import pytest
+from typing import cast
 
-from companion.keys.lifecycle import list_keys, revoke_key
-from companion.tenancy import host_name
+import pytest
+from sqlalchemy import Engine, update
+
+from companion import tenancy
+from companion.db.schema import api_keys
+from companion.keys.lifecycle import create_key, list_keys, revoke_key
+from companion.keys.material import hash_key
+from companion.tenancy import TenancyMiddleware, host_name
 from tests.companion.conftest import PREFIX, Api
 from tests.companion.factory import Shop
 
@@ -103,3 +109,31 @@ async def test_openapi_document_needs_no_key(api: Api) -> None:
     response = await api.client.get(f"{PREFIX}/openapi.json", headers={"Host": "nowhere"})
     assert response.status_code == 200
     assert "/public/v1/products" in response.json()["paths"]
+
+
+async def test_an_unknown_key_is_looked_up_again_and_works_once_created(api: Api) -> None:
+    with api.app.state.services.engine.begin() as conn:
+        info, key = create_key(conn, api.shop.store_id, now=api.clock.now(), name="later")
+        assert revoke_key(conn, info.id, now=api.clock.now())
+    for _ in range(2):  # its digest is kept, its store is not
+        assert (await api.get("/store", key=key)).status_code == 401
+    with api.app.state.services.engine.begin() as conn:
+        conn.execute(update(api_keys).where(api_keys.c.id == info.id).values(revoked_at=None))
+    assert (await api.get("/store", key=key)).status_code == 200
+
+
+def test_key_digests_are_kept_up_to_a_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tenancy, "MAX_DIGESTS", 3)
+    middleware = TenancyMiddleware(
+        lambda *_: None,  # type: ignore[arg-type,return-value]
+        engine=cast(Engine, None),
+        prefixes=("/public/",),
+        open_paths=(),
+    )
+    keys = [f"pk_live_{n}" for n in range(5)]
+    for key in keys:
+        assert middleware.digest(key) == hash_key(key)
+        assert len(middleware._digests) <= 3
+    assert middleware.digest("sk_live_x") is None
+    assert middleware.digest("pk_live_" + "x" * 200) is None
+    assert middleware.digest(keys[-1]) == hash_key(keys[-1])

@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import pytest
 
+from companion.ratelimit.middleware import rate_limit_header_pairs, rate_limit_headers
+from companion.ratelimit.windows import Window, decide
 from tests.companion.conftest import PREFIX, Api, MakeApi
+from tests.companion.test_answer_cache import cache_of
 
 pytestmark = pytest.mark.anyio
 
@@ -71,3 +74,25 @@ async def test_unkeyed_traffic_to_a_store_shares_one_bucket(make_api: MakeApi) -
     ]
     assert codes == [200, 200, 429]
     assert await statuses(api, 1) == [200]  # the key's bucket is separate
+
+
+async def test_a_kept_answer_carries_each_rate_limit_header_once(api: Api) -> None:
+    read = await api.get("/store")
+    cache = cache_of(api.app)
+    kept = await api.get("/store")
+    assert cache.hits == 1
+    for response, remaining in ((read, "599"), (kept, "598")):
+        assert response.status_code == 200
+        for name, value in (("ratelimit-limit", "600"), ("ratelimit-remaining", remaining)):
+            assert response.headers.get_list(name) == [value]
+        assert response.headers.get_list("ratelimit-policy") == ["600;w=60, 20000;w=3600"]
+
+
+def test_raw_rate_limit_headers_are_the_named_ones() -> None:
+    windows = (Window(60, 600), Window(3600, 20_000))
+    for used in ([0, 0], [599, 1_000], [600, 19_999]):
+        decision = decide(windows, used, 1_795_000_010.0)
+        named = rate_limit_headers(decision)
+        assert rate_limit_header_pairs(decision) == [
+            (name.lower().encode(), value.encode()) for name, value in named.items()
+        ]
