@@ -6,9 +6,8 @@ context, the eval context or the environment passed first (``jinja2.pass_context
 two failed ``hasattr`` look-ups on a plain function, each raising and catching an
 AttributeError. A product page makes some forty such calls. Here the common callables are
 recognised by their type: a plain function or method is called as it is (unless it carries
-Jinja's mark); a macro's arguments are matched to its parameters here (``_call_macro``) and
-its function called directly; anything else takes Jinja's own path, so the behaviour is
-Jinja's in every case.
+Jinja's mark), a macro gets the eval context as Jinja gives it; anything else takes Jinja's
+own path, so the behaviour is Jinja's in every case.
 """
 
 from __future__ import annotations
@@ -17,8 +16,6 @@ from types import BuiltinFunctionType, FunctionType, MethodType
 from typing import Any
 
 from jinja2.runtime import Context, Macro
-from jinja2.utils import missing
-from markupsafe import Markup
 
 #: The attribute ``jinja2.pass_context`` and its kin set on a function.
 _PASS_ARG = "jinja_pass_arg"
@@ -34,9 +31,7 @@ class BuildContext(Context):
             if _PASS_ARG in __obj.__dict__:
                 return Context.call(__self, __obj, *args, **kwargs)
         elif kind is Macro:
-            kwargs.pop("_block_vars", None)
-            kwargs.pop("_loop_vars", None)
-            return _call_macro(__self, __obj, args, kwargs)
+            args = (__self.eval_ctx, *args)  # a macro is ``pass_eval_context``
         elif kind is MethodType:
             if _PASS_ARG in getattr(__obj.__func__, "__dict__", ()):
                 return Context.call(__self, __obj, *args, **kwargs)
@@ -49,29 +44,3 @@ class BuildContext(Context):
             return __obj(*args, **kwargs)
         except StopIteration:
             return __self.environment.undefined(_STOPPED)
-
-
-def _call_macro(
-    context: Context, macro: Macro, args: tuple[Any, ...], kwargs: dict[str, Any]
-) -> Any:
-    """A macro called as ``Macro.__call__`` would call it, for the plain case: arguments by
-    position then by name, the ones not given ``missing`` (the macro's code puts its defaults
-    in). ``Macro.__call__`` does the same with a list, a type check of the eval context and a
-    pass through ``_invoke``: half a product image's cost. A macro taking ``caller``,
-    ``varargs`` or ``kwargs``, or a call it would refuse, takes Jinja's own path."""
-    names = macro.arguments
-    given = len(args)
-    if (
-        macro.caller
-        or macro.catch_kwargs
-        or macro.catch_varargs
-        or macro.explicit_caller
-        or given > len(names)
-        or (kwargs and not kwargs.keys() <= set(names[given:]))
-        or macro._environment.is_async
-    ):
-        return macro(context.eval_ctx, *args, **kwargs)
-    if given < len(names):
-        args = (*args, *[kwargs.get(name, missing) for name in names[given:]])
-    html = macro._func(*args)
-    return Markup(html) if context.eval_ctx.autoescape else html
