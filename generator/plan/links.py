@@ -127,6 +127,9 @@ class RecordingLinks(Links):
             self._captures.pop()  # blocks nest, so the last one opened closes first
 
     def replay(self, urls: Iterable[str]) -> None:
-        """Record ``urls`` as if asked now, in their order."""
-        for url in urls:
-            self._ask(url)
+        """Record ``urls`` as if asked now, in their order (a dict's update keeps the place of
+        a url asked before and appends the others in order, as asking each would)."""
+        asked = dict.fromkeys(urls)
+        self.asked.update(asked)
+        for captured in self._captures:
+            captured.update(asked)

@@ -99,7 +99,8 @@ class FragmentExtension(Extension):
     def _fragment(
         self, key: tuple[Hashable, ...], context: Context, caller: Callable[[], str]
     ) -> str:
-        in_context = context.get(CONTEXT_NAME)
+        # Not ``context.get``: a macro's context never has the name, and a miss raises inside.
+        in_context = context.resolve_or_missing(CONTEXT_NAME)
         fragments = in_context if isinstance(in_context, PageFragments) else page_fragments.get()
         if fragments is None:
             return caller()  # rendered outside a build (no cache): just the body

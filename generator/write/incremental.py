@@ -131,21 +131,25 @@ class UrlTable:
 
     def __init__(self, known: Iterable[str] = ()) -> None:
         self.urls: list[str] = list(known)  # the last build's indexes stay valid
-        self._ids: dict[str, int] = {url: index for index, url in enumerate(self.urls)}
+        self._ids = _Ids(self.urls)
 
     def ids(self, urls: Iterable[str]) -> bytes:
-        try:  # the common case, every url known already: one pass in C
-            return array("I", map(self._ids.__getitem__, urls)).tobytes()
-        except KeyError:
-            pass
-        found = array("I")
-        for url in urls:
-            ident = self._ids.get(url)
-            if ident is None:
-                ident = self._ids[url] = len(self.urls)
-                self.urls.append(url)
-            found.append(ident)
-        return found.tobytes()
+        # One pass in C; a url met for the first time takes the next index (``_Ids``).
+        return array("I", map(self._ids.__getitem__, urls)).tobytes()
+
+
+class _Ids(dict[str, int]):
+    """Each url's index in ``urls``; a url not there yet is appended and takes the next one
+    as it is looked up (a full build's pages each ask some url no page asked before)."""
+
+    def __init__(self, urls: list[str]) -> None:
+        super().__init__((url, index) for index, url in enumerate(urls))
+        self._urls = urls
+
+    def __missing__(self, url: str) -> int:
+        ident = self[url] = len(self._urls)
+        self._urls.append(url)
+        return ident
 
 
 def moved_urls(

@@ -84,3 +84,41 @@ def test_a_strict_undefined_callable_still_fails() -> None:
     env = _Counted(undefined=jinja2.StrictUndefined)
     with pytest.raises(jinja2.UndefinedError):
         env.from_string("{{ missing(1) }}").render()
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        "m(1)",
+        "m(1, 2)",
+        "m(1, y=3)",
+        "m(x=1)",
+        "m(y=4, x=1)",
+        "m('<b>', y=none)",
+        "m2('<i>')",
+        "v(1, 2, 3)",
+        "k(1, a=2)",
+    ],
+)
+def test_macro_calls_take_their_arguments_as_jinjas_do(call: str) -> None:
+    source = (
+        "{% macro m(x, y=2) %}<{{ x }}|{{ y }}>{% endmacro %}"
+        "{% macro m2(x) %}{{ m(x) }}{{ x }}{% endmacro %}"
+        "{% macro v(x) %}{{ x }}{{ varargs }}{% endmacro %}"
+        "{% macro k(x) %}{{ x }}{{ kwargs }}{% endmacro %}"
+        "{% for _ in [1] %}{{ " + call + " }}{% endfor %}{{ " + call + " }}"
+    )
+    ours = _Counted(autoescape=True).from_string(source).render()
+    assert ours == jinja2.Environment(autoescape=True).from_string(source).render()
+
+
+@pytest.mark.parametrize("call", ["m(1, 2, 3)", "m(1, z=3)", "m(1, x=2)", "m(y=1)"])
+def test_a_macro_call_jinja_refuses_fails_as_it_does(call: str) -> None:
+    source = "{% macro m(x, y=2) %}{{ x }}{{ y }}{% endmacro %}{{ " + call + " }}"
+    failures = []
+    strict = jinja2.StrictUndefined
+    for env in (_Counted(undefined=strict), jinja2.Environment(undefined=strict)):
+        with pytest.raises((TypeError, jinja2.UndefinedError)) as caught:
+            env.from_string(source).render()
+        failures.append((type(caught.value), str(caught.value)))
+    assert failures[0] == failures[1]
