@@ -162,6 +162,8 @@ def load_readings(blob: bytes, known: CardTable | None = None) -> dict[str, obje
 
 
 def _cards(digests: tuple[bytes, ...], blob: bytes, known: CardTable) -> list[model.ProductCard]:
+    """A reading's cards: those of ``known`` when it has them all (none decoded), else the
+    reading's own, each added to ``known`` (or taken from it, when an equal one is there)."""
     if not digests:
         return []
     try:

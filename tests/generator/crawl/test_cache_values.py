@@ -10,6 +10,7 @@ import pytest
 
 from generator.client.paging import Page
 from generator.crawl.cache_values import (
+    _SHAPING,
     CardTable,
     card_digest,
     dump_readings,
@@ -82,3 +83,8 @@ def test_the_rest_of_a_reading_does_not_read_without_its_cards() -> None:
     _, _, rest = marshal.loads(dump_readings(_listing(_cards())))
     with pytest.raises(pickle.UnpicklingError, match="without its cards"):
         pickle.loads(rest)
+
+
+def test_the_layout_of_readings_is_part_of_the_code_that_validates_them() -> None:
+    # A cache written with another layout has its readings ignored, never misread.
+    assert "generator.crawl.cache_values" in _SHAPING
