@@ -46,7 +46,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from generator.crawl.cache_values import READING_CODE, dump_readings, load_readings
+from generator.crawl.cache_values import READING_CODE, CardTable, dump_readings, load_readings
 from generator.errors import StorefrontError
 
 CACHE_FILE = "crawl.sqlite3"
@@ -398,6 +398,16 @@ class _Index(Mapping[str, CachedAnswer]):
             self._made[key] = made
         return made
 
+    def get(self, key: str, default: CachedAnswer | None = None) -> CachedAnswer | None:  # type: ignore[override]
+        # Asked for every answer a rebuild replays, often twice: not through ``Mapping.get``.
+        made = self._made.get(key)
+        if made is not None:
+            return made
+        try:
+            return self[key]
+        except KeyError:
+            return default
+
     def made(self, key: str) -> CachedAnswer | None:
         """The answer of ``key`` if it was made already (None: not asked for, or not there)."""
         return self._made.get(key)
@@ -476,6 +486,9 @@ class CrawlCache:
         self._same_code = same_code
         self._loaded: dict[str, dict[str, object]] = {}
         self._prefetched: dict[str, bytes] = {}  # readings read ahead, not decoded yet
+        #: The product cards of the readings decoded so far: a later reading listing the same
+        #: cards takes these objects instead of decoding its own (``cache_values``).
+        self._cards: CardTable = {}
         #: This crawl's readings by key, with the digest of the body they were read from.
         self._fresh: dict[str, tuple[str, dict[str, object]]] = {}
         #: Saved as the difference to the file read (this code wrote it), else written whole.
@@ -562,9 +575,11 @@ class CrawlCache:
         spill.put((key, a.status, a.version, a.etag, a.digest, None, a.body))
         return CachedAnswer(a.status, a.version, a.etag, digest=a.digest, load=spill.body, key=key)
 
-    def carry_over(self, key: str) -> CachedAnswer | None:
-        """The previous answer of ``key``, kept for the next build as it is."""
-        answer = self.lookup(key)
+    def carry_over(self, key: str, answer: CachedAnswer | None = None) -> CachedAnswer | None:
+        """The previous answer of ``key`` (``answer``, when the caller has looked it up
+        already), kept for the next build as it is."""
+        if answer is None:
+            answer = self.lookup(key)
         if answer is not None:
             self._current[key] = answer
             self.reused += 1
@@ -581,7 +596,9 @@ class CrawlCache:
             blob = self._prefetched.pop(key, None)
             if blob is None and self._source is not None:
                 blob = self._source.readings(key)
-            loaded = self._loaded[key] = load_readings(blob) if blob is not None else {}
+            loaded = self._loaded[key] = (
+                load_readings(blob, self._cards) if blob is not None else {}
+            )
         return loaded.get(name, NO_READING)
 
     def prefetch_readings(self, keys: Iterable[str]) -> None:
@@ -667,6 +684,7 @@ class CrawlCache:
         self._same_code = False
         self._loaded = {}
         self._prefetched = {}
+        self._cards = {}
         self._fresh = {}
         self._current = {}
         self._stored = set()

@@ -16,15 +16,26 @@ as the generator itself.
 
 Model records are pickled as calls of their classes (``records``), which unpickles several
 times faster. The pickler is private: pickling elsewhere is not affected.
+
+A product card is the record readings repeat most: the product list, every category and
+collection listing and the product's own pack each carry it, and a rebuild replays all of
+them. A reading keeps its cards apart, by the SHA-1 of their field values (``card_digest``),
+and ``load_readings`` is handed the cards the build has read already (``CardTable``): a
+reading whose cards are all known takes those very objects and decodes none of its own.
+Equal digests are equal values, so the cards taken are the ones the reading held.
 """
 
 from __future__ import annotations
 
 import copyreg
+import dataclasses
 import hashlib
 import importlib.util
 import io
+import marshal
+import operator
 import pickle
+import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -46,6 +57,7 @@ _SHAPING = (
     "generator.crawl.fetch",
     "generator.crawl.products",
     "generator.crawl.pack",
+    "generator.crawl.cache_values",
 )
 
 
@@ -83,14 +95,84 @@ def load_records(blob: bytes) -> object:
     return pickle.loads(blob)
 
 
+#: The cards a build has read from readings so far, by ``card_digest``.
+CardTable = dict[bytes, model.ProductCard]
+
+_card_fields = operator.attrgetter(*(field.name for field in dataclasses.fields(model.ProductCard)))
+
+
+def card_digest(card: model.ProductCard) -> bytes:
+    """The SHA-1 of a card's field values: plain values (numbers, strings, None, a datetime),
+    whose ``repr`` is exact and costs a third of a pickle."""
+    return hashlib.sha1(repr(_card_fields(card)).encode(), usedforsecurity=False).digest()
+
+
+#: The cards of the reading this thread is loading (``load_readings``), for ``_card_place``.
+_LOADING = threading.local()
+
+
+def _card_place(place: int) -> model.ProductCard:
+    """What a reading names a card by: the card at ``place`` of the reading being loaded.
+    (A module function, not a hook of an unpickler subclass: a rebuild loads ten thousand
+    readings, and a plain ``pickle.loads`` costs a third less than a subclass's ``load``.)"""
+    cards: list[model.ProductCard] | None = getattr(_LOADING, "cards", None)
+    if cards is None:
+        raise pickle.UnpicklingError(f"card {place} of a reading read without its cards")
+    return cards[place]
+
+
+class _CardsApart:
+    """Gathers the cards a reading holds, each pickled as a call naming its place."""
+
+    def __init__(self) -> None:
+        self.cards: list[model.ProductCard] = []
+
+    def reduce(self, card: model.ProductCard) -> tuple[Callable[[int], object], tuple[int]]:
+        # Once per card object: the pickler's memo refers to it again after that.
+        self.cards.append(card)
+        return _card_place, (len(self.cards) - 1,)
+
+
 def dump_readings(readings: Mapping[str, object]) -> bytes:
-    return dump_records(dict(readings))
+    """``readings`` as (the digests of its cards, the cards, the rest), the rest naming each
+    card by its place."""
+    buffer = io.BytesIO()
+    apart = _CardsApart()
+    pickler = pickle.Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL)
+    pickler.dispatch_table = {**_DISPATCH, model.ProductCard: apart.reduce}
+    pickler.dump(dict(readings))
+    cards = apart.cards
+    digests = tuple(card_digest(card) for card in cards)
+    return marshal.dumps((digests, dump_records(cards) if cards else b"", buffer.getvalue()))
 
 
-def load_readings(blob: bytes) -> dict[str, object]:
-    """The readings of ``blob``; {} when it cannot be read (it is only a shortcut)."""
+def load_readings(blob: bytes, known: CardTable | None = None) -> dict[str, object]:
+    """The readings of ``blob``; {} when it cannot be read (it is only a shortcut). Its cards
+    are taken from ``known`` when all are there; else decoded, and added to it."""
     try:
-        found = load_records(blob)
+        digests, cards_blob, rest = marshal.loads(blob)
+        _LOADING.cards = _cards(digests, cards_blob, {} if known is None else known)
+        try:
+            found = pickle.loads(rest)
+        finally:
+            _LOADING.cards = None
     except Exception:  # noqa: BLE001 - a damaged blob means reading the body again
         return {}
     return found if isinstance(found, dict) else {}
+
+
+def _cards(digests: tuple[bytes, ...], blob: bytes, known: CardTable) -> list[model.ProductCard]:
+    """A reading's cards: those of ``known`` when it has them all (none decoded), else the
+    reading's own, each added to ``known`` (or taken from it, when an equal one is there)."""
+    if not digests:
+        return []
+    try:
+        return [known[digest] for digest in digests]
+    except KeyError:
+        pass
+    cards = load_records(blob)
+    if not isinstance(cards, list) or len(cards) != len(digests):
+        raise ValueError("a reading's cards do not match their digests")
+    for place, (digest, card) in enumerate(zip(digests, cards, strict=True)):
+        cards[place] = known.setdefault(digest, card)
+    return cards

@@ -165,7 +165,7 @@ class Fetcher:
                     f"--from-cache: the last crawl has no answer for {key}; "
                     "run a build with the API first"
                 )
-            self.cache.carry_over(key)
+            self.cache.carry_over(key, known)
             return key, self._remember(key, version, known)
         headers = {"If-None-Match": known.etag} if known is not None and known.etag else None
         try:
@@ -440,7 +440,7 @@ class Fetcher:
         moved = version is None or known.version != version
         if self.client is not None and moved and not self.replay_kept:
             return None
-        self.cache.carry_over(key)
+        self.cache.carry_over(key, known)
         return key, self._remember(key, version, known)
 
     async def one(

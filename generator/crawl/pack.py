@@ -19,12 +19,11 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import operator
 import zlib
 
-from generator.crawl.cache_values import dump_records, load_records
+from generator.crawl.cache_values import card_digest, dump_records, load_records
 from generator.loads import html_loads, image_loads
-from generator.model import PackedProduct, Product, ProductCard, ProductHead
+from generator.model import PackedProduct, Product, ProductHead
 from generator.plain_text import META_DESCRIPTION_LENGTH, html_to_text, shorten
 
 #: zlib's fastest level: a pack is about half its pickled size (descriptions and variant
@@ -44,15 +43,6 @@ def unpack(packed: PackedProduct) -> Product:
     product = load_records(zlib.decompress(packed.blob))
     assert isinstance(product, Product), "a packed product holds a Product"
     return dataclasses.replace(product, related=packed.related)
-
-
-def card_digest(card: ProductCard) -> bytes:
-    """The SHA-1 of a card's field values: plain values (numbers, strings, None, a datetime),
-    whose ``repr`` is exact and costs a third of a pickle."""
-    return hashlib.sha1(repr(_card_fields(card)).encode(), usedforsecurity=False).digest()
-
-
-_card_fields = operator.attrgetter(*(field.name for field in dataclasses.fields(ProductCard)))
 
 
 def _head(product: Product, digest: bytes) -> ProductHead:

@@ -163,16 +163,12 @@ async def product_details(
         for position, (product_id, packed) in enumerate(replayed.items()):
             if position % QUICK_SLICE == 0:
                 await anyio.lowlevel.checkpoint()
-            with_related[product_id] = PackedProduct(
-                packed.head, packed.blob, related.of(packed.head)
-            )
+            with_related[product_id] = _with_related(packed, related.of(packed.head))
     if failed:
         raise failed[0]
     for product_id, answered in fetched.items():
         if answered is not None:
-            with_related[product_id] = PackedProduct(
-                answered.head, answered.blob, related.of(answered.head)
-            )
+            with_related[product_id] = _with_related(answered, related.of(answered.head))
     return [with_related[product_id] for product_id in ids if product_id in with_related]
 
 
@@ -218,3 +214,11 @@ def _replayed_pack(fetcher: Fetcher, path: str, version: str | None) -> Replayed
 
 def _absent_variants(skips: SkipLog, product_id: int) -> None:
     skips.add(f"variants of product {product_id}", "GET /products/{id}/variants: 404")
+
+
+def _with_related(packed: PackedProduct, related: tuple[ProductCard, ...]) -> PackedProduct:
+    """``packed`` with ``related``: the pack itself when they are its related products already
+    (none, the default), not a copy for every product of the store."""
+    if related == packed.related:
+        return packed
+    return PackedProduct(packed.head, packed.blob, related)

@@ -56,6 +56,8 @@ class RelatedProducts:
         self._shared: dict[tuple[int, ...], tuple[ProductCard, ...]] = {}
 
     def of(self, product: PackedProduct | ProductHead) -> tuple[ProductCard, ...]:
+        if not self._count:  # none shown (the default): nothing to choose
+            return ()
         categories = tuple(
             dict.fromkeys(
                 cid for cid in (product.card.category_id, *product.category_ids) if cid is not None

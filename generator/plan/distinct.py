@@ -48,8 +48,8 @@ class Page(Protocol):
 def distinct_texts(pages: Sequence[Page], store_name: str) -> dict[int, tuple[str, str]]:
     """The (title, description) to give the pages at these indexes of ``pages`` so that no two
     indexable pages share either."""
-    titles = {i: p.title for i, p in enumerate(pages)}
-    descriptions = {i: p.description for i, p in enumerate(pages)}
+    titles = [p.title for p in pages]
+    descriptions = [p.description for p in pages]
     indexable = [i for i, p in enumerate(pages) if p.in_sitemap and p.canonical_path == p.path]
     changed: set[int] = set()
     for members in _shared(titles, indexable):
@@ -68,7 +68,7 @@ def distinct_texts(pages: Sequence[Page], store_name: str) -> dict[int, tuple[st
     return {i: (titles[i], descriptions[i]) for i in sorted(changed)}
 
 
-def _shared(texts: dict[int, str], indexable: list[int]) -> list[list[int]]:
+def _shared(texts: list[str], indexable: list[int]) -> list[list[int]]:
     # Counted in C first: most texts are their page's alone, and need no group of their own.
     counts = Counter(map(texts.__getitem__, indexable))
     groups: defaultdict[str, list[int]] = defaultdict(list)

@@ -371,24 +371,39 @@ class _Drafts:
         )
 
     def product(self, product: PackedProduct, path: str) -> Page:
+        """What ``_page`` makes of a product, written out: a store has a page per product, and
+        the generic call (its keywords, its description candidates, the label of an error
+        made whether or not one is raised) cost a third of each."""
         head = product.head
         card = head.card
-        trail = self._category_trail(card.category_id or next(iter(head.category_ids), None))
+        category_id = card.category_id or next(iter(head.category_ids), None)
+        trail = self._category_trail(category_id) if category_id is not None else ()
+        try:
+            public = _public_spelling(path)
+        except (UnsafePath, PathCollision) as exc:
+            raise type(exc)(f"product {card.id}: {exc}") from None
+        name = card.name
         # The head's summary is shortened to a meta description already (``crawl.pack``), and
         # shortening is idempotent: most products have no description of their own.
-        summary = head.summary if not head.meta_description and head.summary else None
-        return self._page(
-            f"product {card.id}",
-            path,
+        meta = head.meta_description
+        if meta and meta.strip():
+            description = shorten(meta, META_DESCRIPTION_LENGTH)
+        elif head.summary and (not meta or head.summary.strip()):
+            description = head.summary
+        else:
+            description = shorten(f"{name} - {self.store_name}", META_DESCRIPTION_LENGTH)
+        return Page(
+            public,
             "product",
             product,
-            name=card.name,
-            meta_title=head.meta_title,
-            descriptions=[head.meta_description, head.summary],
-            description=summary,
-            lastmod=card.updated_at,
-            breadcrumb=(_HOME_CRUMB, *trail, BreadcrumbItem(card.name, path)),
-            image_url=head.image_url,
+            name,
+            head.meta_title or f"{name} | {self.store_name}",
+            description,
+            public,
+            card.updated_at,
+            True,
+            (_HOME_CRUMB, *trail, BreadcrumbItem(name, path)),
+            head.image_url,
         )
 
     def category(self, page: CategoryPage, path: str) -> Page:
@@ -824,13 +839,18 @@ def _position(banner: Banner) -> tuple[int, int]:
 def _public(what: str, path: str) -> str:
     """The public spelling of a page's path, once it is safe and not taken by the build."""
     try:
-        public = public_path(path)
-    except UnsafePath as exc:
-        raise UnsafePath(f"{what}: {exc}") from None
+        return _public_spelling(path)
+    except (UnsafePath, PathCollision) as exc:
+        raise type(exc)(f"{what}: {exc}") from None
+
+
+def _public_spelling(path: str) -> str:
+    """``_public`` without naming the page in its errors (the caller does)."""
+    public = public_path(path)
     if public.startswith(ASSETS_PREFIX) or public == ASSETS_PREFIX.rstrip("/"):
-        raise PathCollision(f"{what}: {path!r} is under {ASSETS_PREFIX}, kept for theme assets")
+        raise PathCollision(f"{path!r} is under {ASSETS_PREFIX}, kept for theme assets")
     if _RESERVED.match(public):
-        raise PathCollision(f"{what}: {path!r} is the name of a file the build writes itself")
+        raise PathCollision(f"{path!r} is the name of a file the build writes itself")
     return public
 
 

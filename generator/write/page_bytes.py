@@ -34,7 +34,7 @@ import pickle
 from datetime import timezone
 
 from generator import model
-from generator.crawl.pack import card_digest
+from generator.crawl.cache_values import card_digest
 from generator.model import Category, CategoryPage, CollectionPage, PackedProduct, ProductCard
 from generator.plan import site_plan
 from generator.records import Reducer, reducers

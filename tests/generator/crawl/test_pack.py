@@ -10,9 +10,9 @@ import pytest
 
 from generator.client.api import ApiClient
 from generator.crawl.cache import CrawlCache
-from generator.crawl.cache_values import dump_records
+from generator.crawl.cache_values import card_digest, dump_records
 from generator.crawl.catalog import crawl
-from generator.crawl.pack import card_digest, pack, unpack
+from generator.crawl.pack import pack, unpack
 from generator.model import Catalog, PackedProduct, Product
 from generator.plain_text import html_to_text, shorten
 from tests.support.fakeapi import KEY, FakeApi, Quirks, small_store

@@ -19,7 +19,7 @@ from generator.crawl.cache import CACHE_FILE, CachedAnswer, CrawlCache
 from generator.crawl.catalog import crawl
 from generator.crawl.products import PACK_READING
 from generator.crawl.settings import CrawlSettings
-from generator.model import Catalog
+from generator.model import Catalog, ProductCard
 from tests.support.incremental_store import BASE, UNLIMITED, DemoStore, build_asked, config_for
 
 
@@ -108,6 +108,25 @@ def test_a_replay_from_stored_readings_equals_a_replay_that_decodes(tmp_path: Pa
     assert stored[0] > 100
     assert replayed == decoded
     assert len(replayed.products) > 20
+
+
+def test_a_replay_holds_one_object_per_product_card(tmp_path: Path) -> None:
+    store = DemoStore(tmp_path, products=40)
+    try:
+        build(store, tmp_path)
+    finally:
+        store.close()
+    catalog = anyio.run(lambda: crawl(None, cache=CrawlCache.open(tmp_path / "cache")))
+    listed = [card for page in catalog.categories for card in page.products]
+    listed += [card for page in catalog.collections for card in page.products]
+    listed += [*catalog.featured, *(p.card for p in catalog.products)]
+    by_value: dict[ProductCard, set[int]] = {}
+    for card in listed:
+        by_value.setdefault(card, set()).add(id(card))
+    assert len(by_value) > 20 and len(listed) > 2 * len(by_value)
+    # Every card listed several times is one object: read once, not once per listing.
+    assert all(len(objects) == 1 for objects in by_value.values())
+    assert any(card.url is None for card in by_value)  # cards without a product page too
 
 
 class ReadingsNoted(CrawlCache):

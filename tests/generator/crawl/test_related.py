@@ -133,3 +133,11 @@ def test_products_not_among_the_first_cards_of_their_category_share_one_choice()
     assert chooser.of(later[0]) is chooser.of(later[1])  # one tuple for both
     assert [c.id for c in chooser.of(later[0])] == [1, 2]
     assert [c.id for c in chooser.of(first)] == [2, 3]  # among the first: a choice of its own
+
+
+def test_no_related_products_asked_chooses_none() -> None:
+    cards = [card(i, 1) for i in range(1, 6)]
+    chooser = RelatedProducts(cards_by_category(cards), 0)
+    product = normalize.product({"id": 1, "name": "P1", "category_id": 1, "url": "/p1"})
+    assert chooser.of(product) == ()
+    assert RelatedProducts(cards_by_category(cards), 2).of(product) == tuple(cards[1:3])

@@ -155,6 +155,34 @@ def test_urls_the_build_uses_itself_are_refused(url: str) -> None:
         plan_site(with_product_url(small_catalog(), 0, url), SITE_URL)
 
 
+@pytest.mark.parametrize("url", ["/_assets/style.css", "/sitemap-2.xml"])
+def test_a_product_at_a_path_the_build_uses_is_refused_naming_it(url: str) -> None:
+    with pytest.raises(PathCollision, match=rf"^product 1: '{url}' is "):
+        plan_site(with_product_url(small_catalog(), 0, url), SITE_URL)
+
+
+@pytest.mark.parametrize(
+    ("meta", "text", "expected"),
+    [
+        ("Mô tả riêng", "Mô tả sản phẩm", "Mô tả riêng"),
+        (None, "Mô tả sản phẩm", "Mô tả sản phẩm"),
+        ("   ", "Mô tả sản phẩm", "Mô tả sản phẩm"),
+        ("", "", "{name} - {store}"),
+        ("   ", "   ", "{name} - {store}"),
+    ],
+)
+def test_a_product_page_describes_it_by_its_meta_description_then_its_text(
+    meta: str | None, text: str, expected: str
+) -> None:
+    catalog = small_catalog()
+    product = unpack(catalog.products[0])
+    product = replace(product, meta_description=meta, description_html=text, description_text=text)
+    catalog = replace(catalog, products=(pack(product), *catalog.products[1:]))
+    planned = page(plan_site(catalog, SITE_URL), catalog.products[0].card.url or "")
+    name, store = product.card.name, catalog.site.store.name
+    assert planned.description == expected.format(name=name, store=store)
+
+
 def test_unsafe_product_url_is_refused_naming_the_product() -> None:
     with pytest.raises(UnsafePath, match=r"^product 1: .*\.\."):
         plan_site(with_product_url(small_catalog(), 0, "/../../etc/passwd"), SITE_URL)
