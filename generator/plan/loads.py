@@ -21,11 +21,16 @@ _IMAGE_FIELDS = frozenset({"image_url", "cover_image_url", "logo_url"})
 def site_loads(plan: SitePlan) -> frozenset[Load]:
     walk = _Walk()
     walk.visit(plan.site)
+    seen = walk.seen
     for page in plan.pages:
         subject = page.subject
         if type(subject) is PackedProduct:  # most pages: their pack's loads, directly
-            walk.loads.update(subject.head.loads)
-            walk.visit(subject.related)
+            head = subject.head
+            walk.loads.update(head.loads)
+            # Its card's image is among them: the listings showing that card skip it.
+            seen.add(id(head.card))
+            if subject.related:
+                walk.visit(subject.related)
         else:
             walk.visit(subject)
     return frozenset(walk.loads)
@@ -34,7 +39,7 @@ def site_loads(plan: SitePlan) -> frozenset[Load]:
 class _Walk:
     def __init__(self) -> None:
         self.loads: set[Load] = set()
-        self._seen: set[int] = set()
+        self.seen: set[int] = set()  # the records and tuples walked (by id), or not needed
         #: Per type: (image fields, html fields, other fields); () for a type that is no record.
         self._fields: dict[type, tuple[tuple[str, ...], ...]] = {}
         #: The source of each scheme-and-host prefix met (cards repeat a few hosts many times).
@@ -44,9 +49,9 @@ class _Walk:
         kind = type(value)
         if kind is tuple:
             # Walked once too: most products share their related cards' tuple.
-            if id(value) in self._seen:
+            if id(value) in self.seen:
                 return
-            seen = self._seen
+            seen = self.seen
             seen.add(id(value))
             for item in value:  # type: ignore[attr-defined]
                 if id(item) not in seen:  # listings repeat the cards of other pages
@@ -55,9 +60,9 @@ class _Walk:
         fields = self._fields.get(kind)
         if fields is None:
             fields = self._fields[kind] = _fields_of(kind)
-        if not fields or id(value) in self._seen:
+        if not fields or id(value) in self.seen:
             return
-        self._seen.add(id(value))
+        self.seen.add(id(value))
         if kind is PackedProduct:
             assert isinstance(value, PackedProduct)
             self.loads.update(value.head.loads)  # its card's image included

@@ -44,6 +44,11 @@ _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
 # A path of plain ASCII letters, digits and characters kept raw in a url (no "%", "?", "#",
 # "\\" or controls): decoding and NFC change nothing, so only the segment checks remain.
 _PLAIN = re.compile(r"/[A-Za-z0-9\-._~!$&'()*+,;=:@/]*")
+# A plain path that passes every segment check as well: segments of 1 to 250 such characters
+# (a name within MAX_NAME_BYTES once suffixed), none starting with a dot, the last may be empty.
+_PLAIN_SAFE = re.compile(
+    rf"(?:/(?!\.)[A-Za-z0-9\-._~!$&'()*+,;=:@]{{1,{MAX_NAME_BYTES - len(PAGE_SUFFIX)}}})*/?"
+)
 
 
 @functools.lru_cache(maxsize=1 << 18)
@@ -58,7 +63,9 @@ def decoded_segments(url_path: str) -> tuple[str, ...]:
         raise UnsafePath(f"empty page path {url_path!r}")
     if not url_path.startswith("/") or url_path.startswith("//"):
         raise UnsafePath(f"page path {url_path!r} must start with exactly one '/'")
-    if _PLAIN.fullmatch(url_path):  # the common case, many times per page: no decoding
+    if _PLAIN_SAFE.fullmatch(url_path):  # nearly every path: nothing to decode or check
+        return tuple(url_path[1:].split("/"))
+    if _PLAIN.fullmatch(url_path):  # no decoding; a segment check will refuse it
         return _checked(url_path, tuple(url_path[1:].split("/")))
     if "?" in url_path or "#" in url_path:
         raise UnsafePath(f"page path {url_path!r} carries a query or fragment")

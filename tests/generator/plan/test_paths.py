@@ -8,7 +8,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from generator.errors import UnsafePath
-from generator.plan.paths import output_file, page_key, public_path
+from generator.plan.paths import (
+    MAX_NAME_BYTES,
+    PAGE_SUFFIX,
+    _checked,
+    decoded_segments,
+    output_file,
+    page_key,
+    public_path,
+)
 
 
 def test_root_is_written_to_index_html() -> None:
@@ -149,3 +157,27 @@ def test_plain_paths_read_like_their_percent_encoded_spellings(
         return
     assert (page_key(plain), public_path(plain), output_file(plain)) == expected
     assert public_path(plain) == plain
+
+
+@given(st.text(alphabet=_PLAIN_CHARS + "/", max_size=30))
+def test_a_plain_path_is_split_or_refused_as_the_segment_checks_say(tail: str) -> None:
+    """Most paths are taken by one pattern, without the segment checks: it must agree."""
+    path = "/" + tail
+    if path.startswith("//"):
+        return
+    try:
+        expected: tuple[str, ...] | None = _checked(path, tuple(tail.split("/")))
+    except UnsafePath:
+        expected = None
+    try:
+        found: tuple[str, ...] | None = decoded_segments(path)
+    except UnsafePath:
+        found = None
+    assert found == expected
+
+
+def test_a_plain_name_may_be_as_long_as_a_file_name_allows() -> None:
+    longest = "a" * (MAX_NAME_BYTES - len(PAGE_SUFFIX))
+    assert output_file(f"/x/{longest}") == PurePosixPath(f"x/{longest}{PAGE_SUFFIX}")
+    with pytest.raises(UnsafePath, match="too long"):
+        output_file(f"/x/{longest}a")
