@@ -23,6 +23,7 @@ Small jobs run in this process: starting workers costs more than it saves.
 from __future__ import annotations
 
 import gc
+import mmap
 import multiprocessing
 import os
 from collections.abc import Callable, Generator, Sequence
@@ -167,7 +168,9 @@ def _in_order(
         tasks = [(number, start, stop) for number, (start, stop) in enumerate(spans)]
         # Each span's slot holds the process rendering it, 0 before and after: the pool does
         # not notice a worker that ends in the middle of a span (its pages would never come).
-        rendering = context.RawArray("i", len(tasks))
+        # An anonymous shared mapping, which forked workers share: multiprocessing's RawArray
+        # would import ctypes and make a file for it (about 4 ms).
+        rendering = memoryview(mmap.mmap(-1, 4 * max(1, len(tasks)))).cast("i")
         _shared = (one, rendering)
         with context.Pool(workers, maxtasksperchild=spans_per_worker) as pool:
             results = pool.imap(_run_span, tasks)
