@@ -21,7 +21,6 @@ browser gets the smaller file, no source map needed.
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -166,6 +165,8 @@ def island_sizes(theme: Theme | Path) -> dict[str, int]:
     """Gzipped size (level 9, one file at a time, as a server sends them) of every island as
     the build publishes it (minified), the merchant's islands over the default's. Each island
     counts once: its copy in the versioned folder is the same bytes."""
+    import gzip  # here: a build never weighs the islands
+
     return {
         published.as_posix(): len(gzip.compress(asset.read_bytes(), 9, mtime=0))
         for published, asset in asset_files(theme)

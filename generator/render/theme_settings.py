@@ -12,7 +12,6 @@ is checked against a narrow pattern, so a setting cannot close a rule or open an
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -116,6 +115,8 @@ class ThemeSettings:
         path = folder / SETTINGS_FILE
         if not path.is_file():
             return ThemeSettings()
+        import tomllib  # here: most themes have no settings file (about 4 ms to import)
+
         try:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:

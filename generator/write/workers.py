@@ -9,8 +9,9 @@ large is pickled per task: a task is a range of indexes. ``write_many``'s worker
 into the staging folder themselves and answer only what the build records (the file's size, the
 urls the page asked about, its fingerprint when asked for), not the HTML. Results come back in
 input order, so the output is byte-for-byte the single-process output. A worker retires after
-``PAGES_PER_WORKER`` pages' worth of work and a fresh one is forked in its place, so what a
-worker copies of the parent's memory stays bounded however large the store: a listing page
+``PAGES_PER_WORKER`` pages' worth of work and a fresh one is forked in its place (not in a
+render of at most twice that a worker), so what a worker copies of the parent's memory stays
+bounded however large the store: a listing page
 counts for its cards, each of which copies a memory page or two. A worker that ends in the middle of
 its pages (killed from outside) fails the render with ``WorkerLost`` instead of leaving it
 waiting.
@@ -22,6 +23,7 @@ Small jobs run in this process: starting workers costs more than it saves.
 from __future__ import annotations
 
 import gc
+import mmap
 import multiprocessing
 import os
 from collections.abc import Callable, Generator, Sequence
@@ -98,7 +100,7 @@ def write_many(
 
     processes = _prepared(env, pages, workers, min_pages)
     spans = _spans([_weight(page) for page in pages] if processes > 1 else [], chunk)
-    return _in_order(one, len(pages), processes, spans, max(1, PAGES_PER_WORKER // chunk))
+    return _in_order(one, len(pages), processes, spans, _retiring(len(spans), processes, chunk))
 
 
 def _weight(page: Page) -> int:
@@ -106,6 +108,15 @@ def _weight(page: Page) -> int:
     a listing's cards lie scattered across the heap, and each it shows copies a memory page or
     two (a product page copies about 4 KB, a listing page of 48 cards about 90)."""
     return 1 + len(getattr(page.subject, "products", ())) // 2
+
+
+def _retiring(spans: int, workers: int, chunk: int) -> int | None:
+    """The spans a worker renders before a fresh one takes its place; None (never) when all
+    the spans are at most twice the workers' shares: a fresh worker would then be forked for
+    the last span or two, and its first pages cost it 20 to 40 ms of copying the memory it
+    touches, longer than the rest of the render at a thousand products."""
+    share = max(1, PAGES_PER_WORKER // chunk)
+    return None if spans <= 2 * workers * share else share
 
 
 def _spans(weights: Sequence[int], chunk: int) -> list[tuple[int, int]]:
@@ -139,7 +150,7 @@ def _in_order(
     count: int,
     workers: int,
     spans: Sequence[tuple[int, int]],
-    spans_per_worker: int,
+    spans_per_worker: int | None,
 ) -> Generator[T, None, None]:
     if workers <= 1:
         for index in range(count):
@@ -157,7 +168,9 @@ def _in_order(
         tasks = [(number, start, stop) for number, (start, stop) in enumerate(spans)]
         # Each span's slot holds the process rendering it, 0 before and after: the pool does
         # not notice a worker that ends in the middle of a span (its pages would never come).
-        rendering = context.RawArray("i", len(tasks))
+        # An anonymous shared mapping, which forked workers share: multiprocessing's RawArray
+        # would import ctypes and make a file for it (about 4 ms).
+        rendering = memoryview(mmap.mmap(-1, 4 * max(1, len(tasks)))).cast("i")
         _shared = (one, rendering)
         with context.Pool(workers, maxtasksperchild=spans_per_worker) as pool:
             results = pool.imap(_run_span, tasks)

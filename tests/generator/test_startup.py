@@ -12,8 +12,8 @@ from tests.support.demo_build import REPO as REPO_ROOT
 
 #: Modules only a build that talks to an API (or serves, or audits) needs; rich, which only
 #: draws on a terminal (here stderr and stdout are pipes); ctypes, which gives back the memory a
-#: crawl freed.
-NOT_FROM_THE_CACHE = ("httpx", "companion", "uvicorn", "starlette", "rich", "ctypes")
+#: crawl freed; tomllib, for a theme without settings (as the bundled one).
+NOT_FROM_THE_CACHE = ("httpx", "companion", "uvicorn", "starlette", "rich", "ctypes", "tomllib")
 
 # The build's own entry point, then what the process holds at its end.
 _LOADED = """

@@ -80,6 +80,26 @@ def test_workers_retire_after_their_share_and_the_order_holds(
     assert len(processes) >= len(pages) // 4
 
 
+def test_a_render_within_twice_the_workers_shares_forks_no_fresh_worker(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(render_parallel, "PAGES_PER_WORKER", 8)
+    plan = fixture_plan()
+    pages = list(plan.pages)
+    spans = render_parallel._spans([render_parallel._weight(page) for page in pages], 4)
+    # More spans than two workers' shares (two spans of four each): retiring, a third worker
+    # would render some of them.
+    assert 2 * 2 < len(spans) <= 2 * 2 * 2
+
+    def process(page: Page) -> str:
+        return str(os.getpid())
+
+    outputs = _in_two_workers(plan, pages, tmp_path, process, chunk=4)
+    processes = Counter(output.fingerprint for output in outputs)
+    assert len(processes) == 2
+    assert str(os.getpid()) not in processes
+
+
 def test_a_worker_killed_in_the_middle_of_its_pages_fails_the_render(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
