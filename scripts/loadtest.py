@@ -272,15 +272,23 @@ def percentile(values: list[float], share: float) -> float:
 
 
 def prepare(server: str, name: str) -> tuple[str, Engine]:
+    drop_database(server, name)
     admin = create_engine(database_url(server), isolation_level="AUTOCOMMIT")
     with admin.connect() as conn:
-        conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
         conn.execute(text(f'CREATE DATABASE "{name}"'))
     admin.dispose()
     url = make_url(database_url(server)).set(database=name).render_as_string(hide_password=False)
     engine = make_engine(url, pool_size=2, max_overflow=2)
     upgrade(engine)
     return url, engine
+
+
+def drop_database(server: str, name: str) -> None:
+    """Drop the throw-away database ``name`` of ``server``, its connections closed."""
+    admin = create_engine(database_url(server), isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    admin.dispose()
 
 
 def seed(engine: Engine) -> tuple[int, list[str], list[int], list[int], list[str]]:
@@ -685,10 +693,7 @@ def main(argv: list[str] | None = None) -> int:
         phases, checks = load_and_audit(engine, url, base, log, args)
     finally:
         engine.dispose()
-        admin = create_engine(database_url(args.server), isolation_level="AUTOCOMMIT")
-        with admin.connect() as conn:
-            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
+        drop_database(args.server, name)
     print("\naudit:")
     for title, ok, detail in checks:
         print(f"  [{'ok' if ok else 'FAIL'}] {title}: {detail}")

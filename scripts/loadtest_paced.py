@@ -39,6 +39,7 @@ from loadtest import (  # noqa: E402
     PREFIX,
     RATE_PER_HOUR,
     RATE_PER_MINUTE,
+    drop_database,
     prepare,
     run_fast,
     seed,
@@ -48,9 +49,6 @@ from loadtest import (  # noqa: E402
 )
 from loadtest_cpu import TICKS, descendants  # noqa: E402
 from loadtest_http import LeanClient  # noqa: E402
-from sqlalchemy import create_engine, text  # noqa: E402
-
-from companion.db.engine import database_url  # noqa: E402
 
 
 @dataclass
@@ -259,10 +257,7 @@ def main(argv: list[str] | None = None) -> int:
                     stop(server)
     finally:
         engine.dispose()
-        admin = create_engine(database_url(args.server), isolation_level="AUTOCOMMIT")
-        with admin.connect() as conn:
-            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
+        drop_database(args.server, name)
     print(f"server log: {log}")
     return 0
 
