@@ -59,11 +59,18 @@ def test_ctrl_c_during_the_render_stops_the_build_and_keeps_the_output(tmp_path:
     )
 
 
-#: Ctrl-C the moment `main` starts, while the build command's modules load.
+#: Ctrl-C as the build command's modules load: sent when the pipeline's module is looked for.
 INTERRUPTED_AS_IT_LOADS = """
-import os, signal, sys, threading
+import os, signal, sys
 from generator.cli import main
-threading.Timer(0.01, os.kill, (os.getpid(), signal.SIGINT)).start()
+
+class Interrupt:
+    def find_spec(self, name, path=None, target=None):
+        if name == "generator.pipeline":
+            os.kill(os.getpid(), signal.SIGINT)
+        return None
+
+sys.meta_path.insert(0, Interrupt())
 code = main(sys.argv[1:])
 print("loaded" if "generator.pipeline" in sys.modules else "not loaded")
 sys.exit(code)
