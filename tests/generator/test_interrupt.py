@@ -62,6 +62,8 @@ def test_ctrl_c_during_the_render_stops_the_build_and_keeps_the_output(tmp_path:
 #: Ctrl-C as the build command's modules load: sent when the pipeline's module is looked for.
 INTERRUPTED_AS_IT_LOADS = """
 import os, signal, sys
+# As a terminal starts a command (a shell's background job inherits SIGINT ignored).
+signal.signal(signal.SIGINT, signal.default_int_handler)
 from generator.cli import main
 
 class Interrupt:
