@@ -42,7 +42,8 @@ _RAW_TEXT = frozenset({"script", "style"})
 
 
 class OptionalMarkup(Extension):
-    """Drops optional ``</li>`` end tags and needless attribute quotes from template text."""
+    """Drops optional end tags (``</li>``, ``</p>``) and needless attribute quotes from template
+    text."""
 
     def filter_stream(self, stream: TokenStream) -> Iterator[Token]:
         # Text between two ``{{ }}`` may sit inside one tag (``<a href="{{ u }}" class="x">``),
