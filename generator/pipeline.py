@@ -32,6 +32,13 @@ from generator.crawl.cache import CacheUnwritable, CrawlCache
 from generator.crawl.catalog import crawl
 from generator.crawl.events import load_payloads, scope_of
 from generator.crawl.settings import CrawlSettings
+from generator.crawl.snapshot import (
+    Snapshot,
+    forget_snapshot,
+    load_snapshot,
+    save_snapshot,
+    snapshot_key,
+)
 from generator.errors import ConfigError, CrawlStopped, WriteError
 from generator.interrupt import interrupt_flag
 from generator.memory import leave_to_exit, release_memory
@@ -130,6 +137,7 @@ async def build_site(
             result.state.save(config.cache_dir)
             save_references(compiled, result.state.template_references)
             if crawled.cache is not None:
+                forget_snapshot(config.cache_dir)  # it was replayed from the crawl replaced now
                 crawled.cache.save()
     # The process may end right after the build: then what it built is left to the exit.
     leave_to_exit(crawled, plan, result, previous)
@@ -232,6 +240,11 @@ async def crawl_catalog(
         crawl, observer=progress, settings=settings, on_walk_started=on_walk_started
     )
     if config.from_cache:
+        # The catalog the last --from-cache build replayed from this very crawl, if kept.
+        key = snapshot_key(config.cache_dir, settings)
+        snapshot = load_snapshot(config.cache_dir, key) if key is not None else None
+        if snapshot is not None:
+            return Crawled(snapshot.catalog, ClientStats(), None, reused=snapshot.reused)
         cache = CrawlCache.open(config.cache_dir)
         if not len(cache):
             raise ConfigError(
@@ -239,6 +252,8 @@ async def crawl_catalog(
                 "run storefront build with the API once first"
             )
         catalog = await crawling(None, cache=cache)
+        if key is not None:
+            save_snapshot(config.cache_dir, key, Snapshot(catalog, cache.reused))
         return Crawled(catalog, ClientStats(), None, reused=cache.reused)
     cache = (
         CrawlCache.empty(config.cache_dir)

@@ -20,7 +20,6 @@ dynamic name, a damaged state file) falls back to rendering, never to reuse.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import pickle
 import shutil
@@ -35,12 +34,12 @@ import jinja2.meta
 from generator.plan.links import Links
 from generator.plan.site_plan import Page, SitePlan
 from generator.render.theme import Theme, asset_files
+from generator.source_digest import code_digest
 from generator.write.page_bytes import ModelBytes, model_bytes
 
 STATE_FILE = "pages.pickle"
 #: Bumped whenever the stored shape changes; another value means a full render.
 STATE_VERSION = 4
-_GENERATOR_DIR = Path(__file__).resolve().parents[1]
 
 
 def _sha1() -> hashlib._Hash:
@@ -223,17 +222,6 @@ class RenderInputs:
         digest = base.copy()
         digest.update(self.page_bytes(page))
         return digest.hexdigest()
-
-
-@functools.cache
-def code_digest() -> str:
-    """The generator's own source: a new version may render any page differently. Read once
-    per process: the code running does not change while it runs."""
-    digest = _sha1()
-    for source in sorted(_GENERATOR_DIR.rglob("*.py")):
-        digest.update(source.relative_to(_GENERATOR_DIR).as_posix().encode())
-        digest.update(source.read_bytes())
-    return digest.hexdigest()
 
 
 # Taken now, as the generator is imported, not when a build gets to render: a generator
