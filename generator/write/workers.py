@@ -49,10 +49,8 @@ CHUNK_PAGES = 250
 #: its place.
 #: A worker copies the memory pages of this process it touches (reference counts are writes),
 #: and every page it renders touches its own objects, spread across the heap: kept for the
-#: whole render, a large store's workers would grow to a copy of the catalog each. A fresh
-#: worker also starts without the ``{% fragment %}`` outputs (product cards above all) that the
-#: listings it renders would have shared.
-PAGES_PER_WORKER = 4000
+#: whole render, a large store's workers would grow to a copy of the catalog each.
+PAGES_PER_WORKER = 2000
 
 T = TypeVar("T")
 
