@@ -15,6 +15,7 @@ code: its pickle is as trusted as the generator itself.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import marshal
@@ -87,16 +88,21 @@ def load_snapshot(cache_dir: Path, key: str) -> Snapshot | None:
 def save_snapshot(cache_dir: Path, key: str, snapshot: Snapshot) -> None:
     """Keep ``snapshot`` under ``key``, atomically; a folder that cannot take it keeps none."""
     header = marshal.dumps((key, snapshot.reused))
+    try:
+        catalog = dump_records(snapshot.catalog)
+    except Exception:  # noqa: BLE001 - only a shortcut: the build goes on, the next replays
+        return
     path = cache_dir / SNAPSHOT_FILE
     partial = path.with_name(f"{SNAPSHOT_FILE}.{os.getpid()}.tmp")
     try:
         with partial.open("wb") as out:
             out.write(len(header).to_bytes(_LENGTH_BYTES, "big"))
             out.write(header)
-            out.write(dump_records(snapshot.catalog))
+            out.write(catalog)
         partial.replace(path)
     except OSError:
-        partial.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            partial.unlink(missing_ok=True)
 
 
 def forget_snapshot(cache_dir: Path) -> None:

@@ -64,6 +64,19 @@ def test_a_damaged_snapshot_means_a_replay_and_the_same_site(tmp_path: Path) -> 
     assert snapshot.read_bytes() == whole  # kept again, whole
 
 
+def test_a_cache_folder_that_cannot_take_it_keeps_none_and_the_build_goes_on(
+    tmp_path: Path,
+) -> None:
+    _crawled(tmp_path).close()
+    # Where this process writes the file before moving it in: a folder, so it cannot.
+    (tmp_path / "cache" / f"{SNAPSHOT_FILE}.{os.getpid()}.tmp").mkdir()
+    build(None, config_for(tmp_path, out="a", full=True, from_cache=True))
+    assert not (tmp_path / "cache" / SNAPSHOT_FILE).exists()
+    _, printed = build(None, config_for(tmp_path, out="b", full=True, from_cache=True))
+    assert REPLAYED in printed
+    assert folder_bytes(tmp_path / "b") == folder_bytes(tmp_path / "a")
+
+
 def test_other_crawl_settings_replay_the_crawl(tmp_path: Path) -> None:
     _crawled(tmp_path, products=6).close()
     build(None, config_for(tmp_path, out="a", full=True, from_cache=True))
