@@ -334,7 +334,9 @@ class _SharedCards:
         by_id = self._by_id
         # Mostly the very object already (the crawl cache hands out one card per value).
         return tuple(
-            own if (own := by_id.get(card.id)) is card or (own and own == card) else card
+            own
+            if (own := by_id.get(card.id)) is card or (own is not None and own == card)
+            else card
             for card in cards
         )
 

@@ -61,11 +61,10 @@ def snapshot_key(cache_dir: Path, settings: CrawlSettings) -> str | None:
 def _settings_text(settings: CrawlSettings) -> str:
     """The settings (related products, page sizes...) spelt the same in every process: a set's
     ``repr`` follows the process's string hashing."""
-    values = [
-        (field.name, sorted(value) if isinstance(value, frozenset) else value)
-        for field in dataclasses.fields(settings)
-        for value in [getattr(settings, field.name)]
-    ]
+    values = []
+    for field in dataclasses.fields(settings):
+        value = getattr(settings, field.name)
+        values.append((field.name, sorted(value) if isinstance(value, frozenset) else value))
     return repr(values)
 
 
@@ -107,7 +106,5 @@ def save_snapshot(cache_dir: Path, key: str, snapshot: Snapshot) -> None:
 
 def forget_snapshot(cache_dir: Path) -> None:
     """Remove the kept catalog: the crawl cache is about to hold another crawl."""
-    try:
+    with contextlib.suppress(OSError):
         (cache_dir / SNAPSHOT_FILE).unlink(missing_ok=True)
-    except OSError:
-        pass

@@ -12,9 +12,8 @@ input order, so the output is byte-for-byte the single-process output. A worker 
 ``PAGES_PER_WORKER`` pages' worth of work and a fresh one is forked in its place (not in a
 render of at most twice that a worker), so what a worker copies of the parent's memory stays
 bounded however large the store: a listing page counts for its cards, each of which copies a
-memory page or two. A worker that ends in the middle of
-its pages (killed from outside) fails the render with ``WorkerLost`` instead of leaving it
-waiting.
+memory page or two. A worker that ends in the middle of its pages (killed from outside) fails
+the render with ``WorkerLost`` instead of leaving it waiting.
 
 Each process keeps its own ``{% fragment %}`` outputs (``fragments``) for the pages it renders.
 Small jobs run in this process: starting workers costs more than it saves.
