@@ -57,6 +57,17 @@ def _policy(windows: tuple[Window, ...]) -> str:
     return ", ".join(f"{w.limit};w={w.seconds}" for w in windows)
 
 
+def refusal(decision: RateDecision) -> ASGIApp:
+    """The 429 answer of a refused request, its rate-limit headers on it."""
+    problem = too_many_requests(
+        decision.retry_after,
+        f"rate limit of {decision.tightest.window.limit} requests per "
+        f"{decision.tightest.window.seconds} s reached; retry after "
+        f"{decision.retry_after} s",
+    )
+    return problem_response(problem, rate_limit_headers(decision))
+
+
 class RateLimitMiddleware:
     def __init__(self, app: ASGIApp, *, limiter: RateLimiter) -> None:
         self.app = app
@@ -69,14 +80,7 @@ class RateLimitMiddleware:
             return
         decision = await self.limiter.hit(bucket_of(tenant))
         if not decision.allowed:
-            headers = rate_limit_headers(decision)
-            problem = too_many_requests(
-                decision.retry_after,
-                f"rate limit of {decision.tightest.window.limit} requests per "
-                f"{decision.tightest.window.seconds} s reached; retry after "
-                f"{decision.retry_after} s",
-            )
-            await problem_response(problem, headers)(scope, receive, send)
+            await refusal(decision)(scope, receive, send)
             return
 
         async def send_with_headers(message: Message) -> None:
