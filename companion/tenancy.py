@@ -153,13 +153,14 @@ class TenancyMiddleware:
             digest = self._digests[key] = hash_key(key)
         return digest
 
-    def known(self, digest: str) -> Tenant | None:
-        """The tenant of a key this worker holds (revocations taken in first); None: look the
-        key up (``tenant``)."""
-        self.poll()
+    def known(self, digest: str, *, polled: bool = False) -> Tenant | None:
+        """The tenant of a key this worker holds (revocations taken in first, unless the
+        caller just polled); None: look the key up (``tenant``)."""
+        if not polled:
+            self.poll()
         return self.keys.get(digest)
 
-    def known_key(self, key: str) -> Tenant | None:
+    def known_key(self, key: str, *, polled: bool = False) -> Tenant | None:
         """``known`` for a key as sent (None also for no key or a malformed one)."""
         digest = self.digest(key) if key else None
-        return None if digest is None else self.known(digest)
+        return None if digest is None else self.known(digest, polled=polled)

@@ -68,6 +68,19 @@ def refusal(decision: RateDecision) -> ASGIApp:
     return problem_response(problem, rate_limit_headers(decision))
 
 
+def with_limits(send: Send, decision: RateDecision) -> Send:
+    """``send`` putting the rate-limit headers on the answer of an allowed request."""
+
+    async def send_with_headers(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            # Appended: the answers inside never carry these headers themselves.
+            pairs = rate_limit_header_pairs(decision)
+            message["headers"] = [*message.get("headers", ()), *pairs]
+        await send(message)
+
+    return send_with_headers
+
+
 class RateLimitMiddleware:
     def __init__(self, app: ASGIApp, *, limiter: RateLimiter) -> None:
         self.app = app
@@ -82,12 +95,4 @@ class RateLimitMiddleware:
         if not decision.allowed:
             await refusal(decision)(scope, receive, send)
             return
-
-        async def send_with_headers(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                # Appended: the answers inside never carry these headers themselves.
-                pairs = rate_limit_header_pairs(decision)
-                message["headers"] = [*message.get("headers", ()), *pairs]
-            await send(message)
-
-        await self.app(scope, receive, send_with_headers)
+        await self.app(scope, receive, with_limits(send, decision))

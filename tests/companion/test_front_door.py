@@ -12,14 +12,15 @@ from typing import Any
 
 import httpx
 import pytest
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection, event, select, update
 
 from companion.app import create_app
 from companion.clock import ManualClock
-from companion.db.schema import api_keys
+from companion.db.schema import api_keys, products
 from companion.front_door import CompanionApp, FrontDoor
 from companion.keys.lifecycle import revoke_key
 from companion.keys.material import hash_key
+from companion.ratelimit.database import DatabaseRateLimiter
 from companion.settings import CompanionSettings
 from tests.companion.conftest import PREFIX, Api, MakeApi
 from tests.support.loopback import loopback_socket, serving_on
@@ -198,10 +199,57 @@ async def test_a_spent_limit_gets_the_same_429(
     assert len(fields) == 2 and fields[0] == fields[1] and fields[0]["status"] == 429
     assert refused.status_code == 429 and refused.headers["Retry-After"]
     assert refused.json()["code"] == "rate_limited"
-    # One worker on SQLite counts in memory: the refusal is the front door's. Shared counts
-    # (PostgreSQL) lease one unit at a time at this limit: each request goes to the database.
-    engine = pair.api.app.state.services.engine
-    assert pair.last_served == (engine.dialect.name == "sqlite")
+    assert pair.last_served
+
+
+async def test_a_new_lease_is_taken_at_the_front_door(make_pair: MakePair) -> None:
+    # Shared counts (several workers), leased one unit at a time at this limit: every request
+    # writes its lease to the database.
+    pair = await make_pair(workers=2, rate_per_minute=5)
+    skip_unless_notified(pair)
+    endpoint = (await catalogue(pair))[0]
+    await pair.both(endpoint)
+    hits = cache_hits(pair.front)
+    answer, _ = await pair.both(endpoint)
+    assert answer.status_code == 200 and pair.last_served
+    assert cache_hits(pair.front) == hits + 1
+    statuses = [(await pair.both(endpoint))[0].status_code for _ in range(3)]
+    assert statuses == [200, 200, 429]  # 5 a minute: the settling request and these
+    assert pair.last_served
+
+
+async def test_a_change_while_leasing_is_read_as_the_chain_reads_it(make_pair: MakePair) -> None:
+    pair = await make_pair(workers=2)
+    skip_unless_notified(pair)
+    endpoint = (await catalogue(pair))[1]
+    await pair.both(endpoint)
+    product = (await pair.front.get(endpoint)).json()
+    price = product["price"] + 1000
+
+    def change_price(conn: Connection, cursor: Any, statement: str, *_: Any) -> None:
+        if "rate_limit_counts" in statement:  # a lease being written: the price changes
+            with pair.api.app.state.services.engine.begin() as other:
+                other.execute(
+                    update(products).where(products.c.id == product["id"]).values(price=price)
+                )
+
+    engines = [side.app.state.services.engine for side in (pair.front, pair.chain)]
+    for side in (pair.front, pair.chain):  # spend the leases: the next request leases again
+        limiter = side.door().limiter
+        assert isinstance(limiter, DatabaseRateLimiter)
+        bucket = f"key:{(await side.get('/store')).status_code and key_of(side)}"
+        while limiter.unspent(bucket):
+            assert limiter.hit_at_once(bucket) is not None
+    for engine in engines:
+        event.listen(engine, "before_cursor_execute", change_price)
+    try:
+        hits = cache_hits(pair.front)
+        answer, _ = await pair.both(endpoint)
+    finally:
+        for engine in engines:
+            event.remove(engine, "before_cursor_execute", change_price)
+    assert pair.last_served and cache_hits(pair.front) == hits  # read, not sent from memory
+    assert answer.status_code == 200 and answer.json()["price"] == price
 
 
 async def test_a_revoked_key_gets_the_same_401_and_is_never_served(pair: Pair) -> None:
@@ -270,6 +318,16 @@ def wire(sock: socket.socket, endpoint: str, key: str) -> bytes:
 
 def cache_hits(side: Side) -> int:
     return side.door().cache.hits
+
+
+def skip_unless_notified(pair: Pair) -> None:
+    if pair.api.app.state.services.engine.dialect.name == "sqlite":
+        pytest.skip("SQLite's change feed takes any write, a lease's too, for a catalogue change")
+
+
+def key_of(side: Side) -> int:
+    with side.app.state.services.engine.connect() as conn:
+        return key_id_of(conn, side.key)
 
 
 def key_id_of(conn: Connection, key: str) -> int:
