@@ -83,8 +83,20 @@ class AdmissionGate:
     def waiting(self) -> int:
         return len(self._reads) + len(self._writes)
 
+    def counts(self, path: str) -> bool:
+        """Whether a request for ``path`` needs a slot."""
+        return not path.startswith(self.exempt_prefixes)
+
+    def enter_now(self) -> bool:
+        """Take a free slot if there is one (nobody waits then); False: the request must wait
+        or be refused (``__call__``)."""
+        if self._free > 0:
+            self._free -= 1
+            return True
+        return False
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope.get("path", "").startswith(self.exempt_prefixes):
+        if scope["type"] != "http" or not self.counts(scope.get("path", "")):
             await self.app(scope, receive, send)
             return
         patient = scope["path"].startswith(self.patient_prefixes)
@@ -96,12 +108,11 @@ class AdmissionGate:
         try:
             await self.app(scope, receive, send)
         finally:
-            self._leave()
+            self.leave()
 
     async def _enter(self, read: bool, *, patient: bool = False) -> str | None:
         """Take a slot, after waiting for one if need be; or say why the request is refused."""
-        if self._free > 0:  # a free slot means nobody waits: a leaving request hands its on
-            self._free -= 1
+        if self.enter_now():  # a free slot means nobody waits: a leaving request hands its on
             return None
         if self.waiting >= self.queue and not patient:
             return f"{self.waiting} requests already waiting"
@@ -113,7 +124,7 @@ class AdmissionGate:
                 await waiter.admitted.wait()
         except BaseException:  # cancelled while waiting: give back a slot handed over meanwhile
             if waiter.admitted.is_set():
-                self._leave()
+                self.leave()
             else:
                 line.remove(waiter)
             raise
@@ -122,7 +133,7 @@ class AdmissionGate:
         line.remove(waiter)
         return f"no slot within {self.max_wait:g} s"
 
-    def _leave(self) -> None:
+    def leave(self) -> None:
         """Hand the slot to the first waiting read, else the first waiting write."""
         line = self._reads or self._writes
         if line:

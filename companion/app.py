@@ -3,6 +3,8 @@
 Nothing is built at import time. The app works under ``httpx.ASGITransport`` (which runs no
 lifespan): the engine is made, and migrations run, before ``create_app`` returns.
 
+In front of everything, the front door (``companion.front_door``) answers the catalogue reads
+the answer cache holds, doing the steps below that apply to them with the same objects.
 Middleware, outermost first: request log (X-Request-Id, one JSON line) -> admission gate (a
 few requests in flight, reads first, 503 past a bounded queue) -> crash barrier (500 problem)
 -> input guard (NUL) -> tenancy (key or Host -> store; 401) -> rate limit (429, RateLimit-*
@@ -28,6 +30,7 @@ from companion.db.migrate import upgrade
 from companion.deps import Services
 from companion.errors_http import CrashBarrier, install_error_handling
 from companion.etag import ETagMiddleware
+from companion.front_door import CompanionApp
 from companion.health import migration_heads
 from companion.health import router as health_router
 from companion.input_guard import InputGuard
@@ -71,7 +74,7 @@ def create_app(settings: CompanionSettings | None = None, *, clock: Clock | None
         feed.close()
         engine.dispose()  # a server shutting down releases its connections
 
-    app = FastAPI(
+    app = CompanionApp(
         title="Storefront public API (companion)",
         version="1",
         description=description(settings),

@@ -34,7 +34,11 @@ _TOKEN = re.compile(r"[A-Za-z0-9._:-]{1,128}")
 
 
 def request_id_from(headers: Headers) -> str:
-    given = headers.get(REQUEST_ID_HEADER, "")
+    return request_id_of(headers.get(REQUEST_ID_HEADER, ""))
+
+
+def request_id_of(given: str) -> str:
+    """The client's id when it is a plain token, else a new one."""
     return given if _TOKEN.fullmatch(given) else _new_ids.next()
 
 

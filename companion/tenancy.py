@@ -109,9 +109,12 @@ class TenancyMiddleware:
         self.poll = poll  # takes in revocations by other processes before the cache is read
         self._digests: dict[str, str] = {}
 
+    def applies(self, path: str) -> bool:
+        return path.startswith(self.prefixes) and path not in self.open_paths
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         path = scope.get("path", "") if scope["type"] == "http" else ""
-        if not path.startswith(self.prefixes) or path in self.open_paths:
+        if not self.applies(path):
             await self.app(scope, receive, send)
             return
         headers = Headers(scope=scope)
@@ -131,8 +134,7 @@ class TenancyMiddleware:
         digest = self.digest(key)
         if digest is None:
             raise invalid_key()
-        self.poll()
-        tenant = self.keys.get(digest)
+        tenant = self.known(digest)
         if tenant is None:
             generation = self.keys.generation()
             tenant = await anyio.to_thread.run_sync(tenant_for_digest, self.engine, digest)
@@ -150,3 +152,15 @@ class TenancyMiddleware:
                 self._digests.clear()
             digest = self._digests[key] = hash_key(key)
         return digest
+
+    def known(self, digest: str, *, polled: bool = False) -> Tenant | None:
+        """The tenant of a key this worker holds (revocations taken in first, unless the
+        caller just polled); None: look the key up (``tenant``)."""
+        if not polled:
+            self.poll()
+        return self.keys.get(digest)
+
+    def known_key(self, key: str, *, polled: bool = False) -> Tenant | None:
+        """``known`` for a key as sent (None also for no key or a malformed one)."""
+        digest = self.digest(key) if key else None
+        return None if digest is None else self.known(digest, polled=polled)

@@ -57,9 +57,12 @@ class _Reading:
     until: datetime | None
 
 
+Headers = tuple[tuple[bytes, bytes], ...]
+
+
 @dataclass(frozen=True, slots=True)
 class Answer:
-    headers: tuple[tuple[bytes, bytes], ...]
+    headers: Headers
     body: bytes
     etag: str
     products: frozenset[int] | None  # whose stock it shows (None: it may show any product's)
@@ -67,6 +70,11 @@ class Answer:
     stock_seen: int  # stock changes seen when it was read (changes.stock.seq)
     since: datetime  # when it was read (a test's clock may be set back)
     until: datetime | None  # the next flash-sale start or end then
+    unchanged_headers: Headers = ()  # those of a 304: all but the length
+
+    def __post_init__(self) -> None:
+        unchanged = tuple(h for h in self.headers if h[0].lower() != b"content-length")
+        object.__setattr__(self, "unchanged_headers", unchanged)
 
 
 def next_boundary(engine: Engine, store_id: int, now: datetime) -> datetime | None:
@@ -124,29 +132,42 @@ class AnswerCache:
         if not isinstance(tenant, Tenant) or not self.cacheable(scope):
             await self.app(scope, receive, send)
             return
-        self.feed.poll()
-        version = self.feed.version()
+        version = self.version()
         if version is None:  # changes by other processes may be missed: no cache at all
-            self._forget(None)
             await self.app(scope, receive, send)
             return
-        if version != self._version:
-            self._forget(version)
         now = self.clock.now()
         key = (tenant.store_id, scope["path"], scope.get("query_string", b""))
         asked = _if_none_match(scope)
-        kept = self._answers.get(key)
-        if (
-            kept is not None
-            and _within(now, kept.since, kept.until)
-            and stock.unchanged_since(kept.stock_seen, kept.products, counts=kept.counts)
-        ):
+        kept = self.kept(key, now)
+        if kept is not None:
             self.hits += 1
             await _send(send, kept, asked)
             return
         until = await self._boundary(tenant.store_id, now)
         read = _Reading(key, version, stock.seq, now, until)
         await self._read(scope, receive, send, read, asked)
+
+    def version(self) -> int | None:
+        """The catalogue's version, other processes' changes taken in (answers kept at an older
+        one are dropped); None: they may be missed, so nothing is served or kept."""
+        self.feed.poll()
+        version = self.feed.version()
+        if version != self._version:
+            self._forget(version)
+        return version
+
+    def kept(self, key: tuple[int, str, bytes], now: datetime) -> Answer | None:
+        """The answer kept for ``key`` if nothing it shows has changed since; call after
+        ``version``."""
+        kept = self._answers.get(key)
+        if (
+            kept is not None
+            and _within(now, kept.since, kept.until)
+            and stock.unchanged_since(kept.stock_seen, kept.products, counts=kept.counts)
+        ):
+            return kept
+        return None
 
     async def _boundary(self, store_id: int, now: datetime) -> datetime | None:
         known = self._boundaries.get(store_id)
@@ -228,11 +249,15 @@ def _if_none_match(scope: Scope) -> str | None:
     return None
 
 
-async def _send(send: Send, answer: Answer, asked: str | None) -> None:
+def reply(answer: Answer, asked: str | None) -> tuple[int, Headers, bytes]:
+    """Status, headers and body of a kept answer to a request whose If-None-Match is
+    ``asked``: 304 with no body when it names the answer's tag."""
     if asked is not None and answer.etag and matches(asked, answer.etag):
-        headers = [h for h in answer.headers if h[0].lower() != b"content-length"]
-        await send({"type": "http.response.start", "status": 304, "headers": headers})
-        await send({"type": "http.response.body", "body": b"", "more_body": False})
-        return
-    await send({"type": "http.response.start", "status": 200, "headers": list(answer.headers)})
-    await send({"type": "http.response.body", "body": answer.body, "more_body": False})
+        return 304, answer.unchanged_headers, b""
+    return 200, answer.headers, answer.body
+
+
+async def _send(send: Send, answer: Answer, asked: str | None) -> None:
+    status, headers, body = reply(answer, asked)
+    await send({"type": "http.response.start", "status": status, "headers": list(headers)})
+    await send({"type": "http.response.body", "body": body, "more_body": False})

@@ -78,9 +78,12 @@ class DatabaseRateLimiter:
         self._statement = lease_statement(self._windows)
         self._renewing: dict[str, anyio.Lock] = {}
 
+    def hit_at_once(self, bucket: str) -> RateDecision | None:
+        """A unit of this worker's lease, if it holds one; None: a new lease is needed."""
+        return self._book.spend(bucket, epoch_seconds(self._clock.now()))
+
     async def hit(self, bucket: str) -> RateDecision:
-        now_seconds = epoch_seconds(self._clock.now())
-        decision = self._book.spend(bucket, now_seconds)
+        decision = self.hit_at_once(bucket)
         if decision is not None:
             return decision
         lock = self._renewing.setdefault(bucket, anyio.Lock())

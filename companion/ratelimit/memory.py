@@ -21,6 +21,9 @@ class InMemoryRateLimiter:
         self._counts: dict[tuple[str, int], tuple[int, int]] = {}  # -> (window index, count)
 
     async def hit(self, bucket: str) -> RateDecision:
+        return self.hit_at_once(bucket)
+
+    def hit_at_once(self, bucket: str) -> RateDecision:
         now_seconds = epoch_seconds(self._clock.now())
         indexes = [window_index(w, now_seconds) for w in self._windows]
         used = [

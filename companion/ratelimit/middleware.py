@@ -57,6 +57,30 @@ def _policy(windows: tuple[Window, ...]) -> str:
     return ", ".join(f"{w.limit};w={w.seconds}" for w in windows)
 
 
+def refusal(decision: RateDecision) -> ASGIApp:
+    """The 429 answer of a refused request, its rate-limit headers on it."""
+    problem = too_many_requests(
+        decision.retry_after,
+        f"rate limit of {decision.tightest.window.limit} requests per "
+        f"{decision.tightest.window.seconds} s reached; retry after "
+        f"{decision.retry_after} s",
+    )
+    return problem_response(problem, rate_limit_headers(decision))
+
+
+def with_limits(send: Send, decision: RateDecision) -> Send:
+    """``send`` putting the rate-limit headers on the answer of an allowed request."""
+
+    async def send_with_headers(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            # Appended: the answers inside never carry these headers themselves.
+            pairs = rate_limit_header_pairs(decision)
+            message["headers"] = [*message.get("headers", ()), *pairs]
+        await send(message)
+
+    return send_with_headers
+
+
 class RateLimitMiddleware:
     def __init__(self, app: ASGIApp, *, limiter: RateLimiter) -> None:
         self.app = app
@@ -69,21 +93,6 @@ class RateLimitMiddleware:
             return
         decision = await self.limiter.hit(bucket_of(tenant))
         if not decision.allowed:
-            headers = rate_limit_headers(decision)
-            problem = too_many_requests(
-                decision.retry_after,
-                f"rate limit of {decision.tightest.window.limit} requests per "
-                f"{decision.tightest.window.seconds} s reached; retry after "
-                f"{decision.retry_after} s",
-            )
-            await problem_response(problem, headers)(scope, receive, send)
+            await refusal(decision)(scope, receive, send)
             return
-
-        async def send_with_headers(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                # Appended: the answers inside never carry these headers themselves.
-                pairs = rate_limit_header_pairs(decision)
-                message["headers"] = [*message.get("headers", ()), *pairs]
-            await send(message)
-
-        await self.app(scope, receive, send_with_headers)
+        await self.app(scope, receive, with_limits(send, decision))

@@ -47,6 +47,9 @@ class RateLimiter(Protocol):
 
     async def hit(self, bucket: str) -> RateDecision: ...
 
+    def hit_at_once(self, bucket: str) -> RateDecision | None:
+        """``hit`` when it needs no wait (no database, no lock); None: call ``hit``."""
+
 
 def window_index(window: Window, now_seconds: float) -> int:
     return math.floor(now_seconds / window.seconds)

@@ -1,0 +1,196 @@
+"""The served-from-memory path: a catalogue read the answer cache can answer, served in one
+coroutine in front of the application.
+
+Such a read (a GET of a cached route, with a key this worker knows and a free admission slot)
+would pass the whole middleware chain only to be answered from memory. The front door does the
+same steps with the same objects, the chain's own middleware instances: the request id and log
+line (``logging_http``), the admission slot (``admission``), the key check (``tenancy``), the
+rate limit and its headers (``ratelimit.middleware``), the kept answer with its 304
+(``answer_cache.middleware``), then sends the answer directly, without entering Starlette and
+FastAPI.
+
+Anything else is declined before any of it takes effect and goes down the chain as before: a
+request with no key or one not known yet, a miss, a worker with no free slot (it may queue or
+refuse with 503), NUL in the request line. The one wait taken here is a new rate-limit lease (a
+database write in a thread, once per lease): the kept answer is checked again after it, and if
+it changed meanwhile the request is read as the chain reads it after its rate limit.
+"""
+
+from __future__ import annotations
+
+import time
+
+from fastapi import FastAPI
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from companion.admission import AdmissionGate
+from companion.answer_cache.middleware import AnswerCache, reply
+from companion.errors_http import CrashBarrier
+from companion.logging_http import RequestLogMiddleware, request_id_of
+from companion.ratelimit.middleware import (
+    RateLimitMiddleware,
+    bucket_of,
+    rate_limit_header_pairs,
+    refusal,
+    with_limits,
+)
+from companion.ratelimit.windows import RateDecision
+from companion.tenancy import SERVICE_KEY_HEADER, TenancyMiddleware
+from companion.tenant import Tenant
+
+_KEY = SERVICE_KEY_HEADER.encode()
+_REQUEST_ID = b"x-request-id"
+_IF_NONE_MATCH = b"if-none-match"
+
+
+class FrontDoor:
+    def __init__(
+        self,
+        log: RequestLogMiddleware,
+        gate: AdmissionGate,
+        tenancy: TenancyMiddleware,
+        limit: RateLimitMiddleware,
+        cache: AnswerCache,
+        app: ASGIApp,
+    ) -> None:
+        self.log = log
+        self.gate = gate
+        self.tenancy = tenancy
+        self.limiter = limit.limiter
+        self.below_limit = limit.app
+        self.cache = cache
+        self.app = app  # the application (``scope["app"]``, as Starlette sets it)
+        self.served = 0  # requests answered here (tests, reports)
+
+    @classmethod
+    def of(cls, stack: ASGIApp, app: ASGIApp) -> FrontDoor | None:
+        """The front door of a middleware chain (its instances, found by walking it); None
+        when one of them is missing."""
+        found: dict[type, object] = {}
+        node: object = stack
+        while node is not None:
+            found.setdefault(type(node), node)
+            node = getattr(node, "app", None)
+        parts = (RequestLogMiddleware, AdmissionGate, TenancyMiddleware, RateLimitMiddleware)
+        if not all(part in found for part in (*parts, AnswerCache)):
+            return None
+        log, gate, tenancy, limit = (found[part] for part in parts)
+        cache = found[AnswerCache]
+        assert isinstance(log, RequestLogMiddleware) and isinstance(gate, AdmissionGate)
+        assert isinstance(tenancy, TenancyMiddleware) and isinstance(cache, AnswerCache)
+        assert isinstance(limit, RateLimitMiddleware)
+        return cls(log, gate, tenancy, limit, cache, app)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> bool:
+        """Answer the request if it is served from memory; False: it was left untouched."""
+        started = time.perf_counter()
+        cache = self.cache
+        if not cache.cacheable(scope):
+            return False
+        path: str = scope["path"]
+        query: bytes = scope.get("query_string", b"")
+        if "\x00" in path or b"%00" in query or b"\x00" in query:
+            return False  # the input guard's 422
+        if not self.tenancy.applies(path) or not self.gate.counts(path):
+            return False
+        key = given = asked = None
+        for name, value in scope["headers"]:
+            if name == _KEY:
+                key = value if key is None else key
+            elif name == _REQUEST_ID:
+                given = value if given is None else given
+            elif name == _IF_NONE_MATCH:
+                asked = value if asked is None else asked
+        if key is None or cache.version() is None:  # polls the feed: revocations come too
+            return False
+        tenant = self.tenancy.known_key(key.decode("latin-1").strip(), polled=True)
+        if tenant is None or not self.gate.enter_now():
+            return False
+        where = (tenant.store_id, path, query)
+        answer = cache.kept(where, cache.clock.now())
+        if answer is None:
+            self.gate.leave()
+            return False
+        self.served += 1
+        request_id = request_id_of("" if given is None else given.decode("latin-1"))
+        id_header = (_REQUEST_ID, request_id.encode("latin-1"))
+        status = 500
+
+        async def with_id(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = int(message["status"])
+                message["headers"] = [*message["headers"], id_header]
+            await send(message)
+
+        try:
+            bucket = bucket_of(tenant)
+            decision = self.limiter.hit_at_once(bucket)
+            if decision is None:  # a new lease: a database write, in a thread
+                decision = await self.limiter.hit(bucket)
+                if decision.allowed and (
+                    cache.version() is None or cache.kept(where, cache.clock.now()) is None
+                ):  # it changed meanwhile: read, as below the chain's rate limit
+                    await self._read(scope, receive, with_id, tenant, request_id, decision)
+                    return True
+            if decision.allowed:
+                cache.hits += 1
+                condition = None if asked is None else asked.decode("latin-1")
+                status, headers, body = reply(answer, condition)
+                start = [*headers, *rate_limit_header_pairs(decision), id_header]
+                await send({"type": "http.response.start", "status": status, "headers": start})
+                await send({"type": "http.response.body", "body": body, "more_body": False})
+            else:
+                await refusal(decision)(scope, receive, with_id)
+        finally:
+            self.gate.leave()
+            self.log.log(scope, request_id, status, started)
+        return True
+
+    async def _read(
+        self,
+        scope: Scope,
+        receive: Receive,
+        send: Send,
+        tenant: Tenant,
+        request_id: str,
+        decision: RateDecision,
+    ) -> None:
+        """What the chain does after the rate limit let the request through, its crash
+        barrier around it (the request line and key were checked here)."""
+        scope["app"] = self.app
+        state = scope.setdefault("state", {})
+        state["request_id"], state["tenant"] = request_id, tenant
+        below = self.below_limit
+
+        async def rated(scope: Scope, receive: Receive, send: Send) -> None:
+            await below(scope, receive, with_limits(send, decision))
+
+        await CrashBarrier(rated)(scope, receive, send)
+
+
+class CompanionApp(FastAPI):
+    """The companion's application: the front door first, then FastAPI and its middleware."""
+
+    #: Off: every request goes down the middleware chain (tests compare the two paths).
+    serve_from_memory = True
+    _door: FrontDoor | None = None
+    _door_looked = False
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["method"] == "GET" and self.serve_from_memory:
+            door = self._door if self._door_looked else self.front_door
+            if door is not None and await door(scope, receive, send):
+                return
+        await super().__call__(scope, receive, send)
+
+    @property
+    def front_door(self) -> FrontDoor | None:
+        """The front door, made with the middleware chain the first time it is asked for."""
+        if self._door_looked:
+            return self._door
+        if self.middleware_stack is None:
+            self.middleware_stack = self.build_middleware_stack()
+        self._door = FrontDoor.of(self.middleware_stack, self)
+        self._door_looked = True
+        return self._door

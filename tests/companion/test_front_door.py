@@ -1,0 +1,335 @@
+"""The front door (companion.front_door) answers what the middleware chain answers, byte for
+byte: two apps on one database and one clock, one serving kept answers at the front door, the
+other with it switched off, asked the same things with their own keys of the same store."""
+
+from __future__ import annotations
+
+import json
+import socket
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, replace
+from typing import Any
+
+import httpx
+import pytest
+from sqlalchemy import Connection, event, select, update
+
+from companion.app import create_app
+from companion.clock import ManualClock
+from companion.db.schema import api_keys, products
+from companion.front_door import CompanionApp, FrontDoor
+from companion.keys.lifecycle import revoke_key
+from companion.keys.material import hash_key
+from companion.ratelimit.database import DatabaseRateLimiter
+from companion.settings import CompanionSettings
+from tests.companion.conftest import PREFIX, Api, MakeApi
+from tests.support.loopback import loopback_socket, serving_on
+
+pytestmark = pytest.mark.anyio
+REQUEST_ID = {"X-Request-Id": "same-request-id"}
+
+
+@dataclass
+class Side:
+    app: CompanionApp
+    client: httpx.AsyncClient
+    key: str
+
+    async def get(self, endpoint: str, **headers: str) -> httpx.Response:
+        sent = {"X-Service-Key": self.key, **REQUEST_ID, **headers}
+        return await self.client.get(PREFIX + endpoint, headers=sent)
+
+    def door(self) -> FrontDoor:
+        door = self.app.front_door
+        assert door is not None, "the app has no front door"
+        return door
+
+
+@dataclass
+class Pair:
+    front: Side  # kept answers served at the front door
+    chain: Side  # every request down the middleware chain
+    api: Api
+    last_served: bool = False  # the front's last answer came from the front door
+
+    async def settle(self) -> None:
+        """Each app, seeing a change by another connection, moves the process's catalogue
+        version: let both see the last writes before asking."""
+        for side in (self.front, self.chain):
+            await side.get("/store")
+
+    async def both(self, endpoint: str, **headers: str) -> tuple[httpx.Response, httpx.Response]:
+        """The same request to both; asserts they answered the same bytes."""
+        served = self.front.door().served
+        a = await self.front.get(endpoint, **headers)
+        b = await self.chain.get(endpoint, **headers)
+        assert (a.status_code, a.headers.raw, a.content) == (
+            b.status_code,
+            b.headers.raw,
+            b.content,
+        ), endpoint
+        self.last_served = self.front.door().served > served
+        return a, b
+
+
+MakePair = Callable[..., Awaitable[Pair]]
+
+
+@pytest.fixture
+async def make_pair(
+    make_api: MakeApi, settings: CompanionSettings, clock: ManualClock
+) -> AsyncIterator[MakePair]:
+    """Both apps with the same settings overrides (``make_pair(rate_per_minute=3)``)."""
+    chains: list[Side] = []
+
+    async def make(**overrides: Any) -> Pair:
+        api = await make_api(**overrides)
+        assert isinstance(api.app, CompanionApp)
+        chain_app = create_app(replace(settings, **overrides), clock=clock)
+        assert isinstance(chain_app, CompanionApp)
+        chain_app.serve_from_memory = False
+        client = httpx.AsyncClient(
+            transport=httpx.ASGITransport(app=chain_app), base_url="http://test"
+        )
+        chain = Side(chain_app, client, api.shop.key("chain"))
+        chains.append(chain)
+        return Pair(Side(api.app, api.client, api.shop.key("front")), chain, api)
+
+    yield make
+    for chain in chains:
+        await chain.client.aclose()
+        chain.app.state.services.engine.dispose()
+
+
+@pytest.fixture
+async def pair(make_pair: MakePair) -> Pair:
+    return await make_pair()
+
+
+async def catalogue(pair: Pair) -> list[str]:
+    shop = pair.api.shop
+    category = shop.category("Áo", slug="ao")
+    pid = shop.product("Áo sơ mi", slug="ao-so-mi", price=250_000, category_id=category)
+    shop.product("Quần", slug="quan", price=150_000)
+    await pair.settle()
+    return [
+        "/products?limit=20",
+        "/products/by-slug/ao-so-mi",
+        f"/products/{pid}",
+        f"/products/{pid}/variants",
+        "/categories",
+        "/store",
+    ]
+
+
+async def test_kept_answers_are_the_chains_byte_for_byte(pair: Pair) -> None:
+    for endpoint in await catalogue(pair):
+        await pair.both(endpoint)  # read and kept by both
+        assert not pair.last_served, "a first read cannot be served from memory"
+        hits = cache_hits(pair.chain)
+        await pair.both(endpoint)
+        assert pair.last_served, f"{endpoint} was not served at the front door"
+        assert cache_hits(pair.chain) == hits + 1  # the chain answered it from memory too
+
+
+async def test_if_none_match_gets_the_same_304_and_a_stale_tag_the_same_200(pair: Pair) -> None:
+    endpoint = (await catalogue(pair))[1]
+    first, _ = await pair.both(endpoint)
+    tag = first.headers["ETag"]
+    answer, _ = await pair.both(endpoint, **{"If-None-Match": tag})
+    assert answer.status_code == 304 and answer.content == b"" and pair.last_served
+    answer, _ = await pair.both(endpoint, **{"If-None-Match": f'"stale", W/{tag}'})
+    assert answer.status_code == 304 and pair.last_served
+    answer, _ = await pair.both(endpoint, **{"If-None-Match": '"stale"'})
+    assert answer.status_code == 200 and answer.content and pair.last_served
+
+
+async def test_a_request_id_the_server_makes_is_on_the_answer_and_the_log(
+    pair: Pair, caplog: pytest.LogCaptureFixture
+) -> None:
+    endpoint = (await catalogue(pair))[0]
+    await pair.both(endpoint)
+    caplog.set_level("INFO", logger="companion.access")
+    caplog.clear()
+    answer = await pair.front.client.get(
+        PREFIX + endpoint, headers={"X-Service-Key": pair.front.key, "X-Request-Id": "bad id!"}
+    )
+    assert pair.front.door().served and answer.status_code == 200
+    made = answer.headers["X-Request-Id"]
+    assert made != "bad id!" and len(made) == 32
+    lines = [r.getMessage() for r in caplog.records if r.name == "companion.access"]
+    assert len(lines) == 1 and f'"request_id":"{made}"' in lines[0]
+    assert '"method":"GET","path":"/public/v1/products","status":200' in lines[0]
+
+
+async def test_the_log_lines_of_both_paths_match_but_for_time_and_duration(
+    pair: Pair, caplog: pytest.LogCaptureFixture
+) -> None:
+    endpoint = (await catalogue(pair))[4]
+    await pair.both(endpoint)
+    caplog.set_level("INFO", logger="companion.access")
+    caplog.clear()
+    await pair.both(endpoint)
+    assert pair.last_served
+    fields = logged(caplog)
+    assert len(fields) == 2 and fields[0] == fields[1]
+    assert fields[0]["status"] == 200 and fields[0]["request_id"] == "same-request-id"
+
+
+def logged(caplog: pytest.LogCaptureFixture) -> list[dict[str, Any]]:
+    """The request log lines, but their time and duration."""
+    lines = [r.getMessage() for r in caplog.records if r.name == "companion.access"]
+    return [
+        {k: v for k, v in json.loads(line).items() if k not in ("time", "duration_ms")}
+        for line in lines
+    ]
+
+
+async def test_a_spent_limit_gets_the_same_429(
+    make_pair: MakePair, caplog: pytest.LogCaptureFixture
+) -> None:
+    pair = await make_pair(rate_per_minute=3)
+    endpoint = (await catalogue(pair))[1]
+    statuses = [(await pair.both(endpoint))[0].status_code for _ in range(3)]
+    assert statuses == [200, 200, 429]  # of 3 a minute, settling the apps spent one
+    caplog.set_level("INFO", logger="companion.access")
+    caplog.clear()
+    refused, _ = await pair.both(endpoint)
+    fields = logged(caplog)
+    assert len(fields) == 2 and fields[0] == fields[1] and fields[0]["status"] == 429
+    assert refused.status_code == 429 and refused.headers["Retry-After"]
+    assert refused.json()["code"] == "rate_limited"
+    assert pair.last_served
+
+
+async def test_a_new_lease_is_taken_at_the_front_door(make_pair: MakePair) -> None:
+    # Shared counts (several workers), leased one unit at a time at this limit: every request
+    # writes its lease to the database.
+    pair = await make_pair(workers=2, rate_per_minute=5)
+    skip_unless_notified(pair)
+    endpoint = (await catalogue(pair))[0]
+    await pair.both(endpoint)
+    hits = cache_hits(pair.front)
+    answer, _ = await pair.both(endpoint)
+    assert answer.status_code == 200 and pair.last_served
+    assert cache_hits(pair.front) == hits + 1
+    statuses = [(await pair.both(endpoint))[0].status_code for _ in range(3)]
+    assert statuses == [200, 200, 429]  # 5 a minute: the settling request and these
+    assert pair.last_served
+
+
+async def test_a_change_while_leasing_is_read_as_the_chain_reads_it(make_pair: MakePair) -> None:
+    pair = await make_pair(workers=2)
+    skip_unless_notified(pair)
+    endpoint = (await catalogue(pair))[1]
+    await pair.both(endpoint)
+    product = (await pair.front.get(endpoint)).json()
+    price = product["price"] + 1000
+
+    def change_price(conn: Connection, cursor: Any, statement: str, *_: Any) -> None:
+        if "rate_limit_counts" in statement:  # a lease being written: the price changes
+            with pair.api.app.state.services.engine.begin() as other:
+                other.execute(
+                    update(products).where(products.c.id == product["id"]).values(price=price)
+                )
+
+    engines = [side.app.state.services.engine for side in (pair.front, pair.chain)]
+    for side in (pair.front, pair.chain):  # spend the leases: the next request leases again
+        limiter = side.door().limiter
+        assert isinstance(limiter, DatabaseRateLimiter)
+        bucket = f"key:{(await side.get('/store')).status_code and key_of(side)}"
+        while limiter.unspent(bucket):
+            assert limiter.hit_at_once(bucket) is not None
+    for engine in engines:
+        event.listen(engine, "before_cursor_execute", change_price)
+    try:
+        hits = cache_hits(pair.front)
+        answer, _ = await pair.both(endpoint)
+    finally:
+        for engine in engines:
+            event.remove(engine, "before_cursor_execute", change_price)
+    assert pair.last_served and cache_hits(pair.front) == hits  # read, not sent from memory
+    assert answer.status_code == 200 and answer.json()["price"] == price
+
+
+async def test_a_revoked_key_gets_the_same_401_and_is_never_served(pair: Pair) -> None:
+    endpoint = (await catalogue(pair))[0]
+    await pair.both(endpoint)
+    await pair.both(endpoint)
+    assert pair.last_served
+    with pair.api.app.state.services.engine.begin() as conn:
+        for key in (pair.front.key, pair.chain.key):
+            revoke_key(conn, key_id_of(conn, key), now=pair.api.clock.now())
+    refused, _ = await pair.both(endpoint)
+    assert refused.status_code == 401 and not pair.last_served
+    assert refused.json()["code"] == "invalid_key"
+
+
+async def test_a_full_worker_gets_the_same_503(make_pair: MakePair) -> None:
+    pair = await make_pair(admission_queue=0)
+    endpoint = (await catalogue(pair))[0]
+    await pair.both(endpoint)
+    gates = [side.door().gate for side in (pair.front, pair.chain)]
+    taken = [0, 0]
+    for i, gate in enumerate(gates):  # every slot taken, as by requests in flight
+        while gate.enter_now():
+            taken[i] += 1
+    refused, _ = await pair.both(endpoint)
+    assert refused.status_code == 503 and not pair.last_served
+    assert refused.json()["code"] == "overloaded" and refused.headers["Retry-After"] == "1"
+    for gate, count in zip(gates, taken, strict=True):
+        for _ in range(count):
+            gate.leave()
+    await pair.both(endpoint)
+    assert pair.last_served
+
+
+async def test_over_loopback_the_bytes_on_the_wire_are_the_same(pair: Pair) -> None:
+    endpoints = await catalogue(pair)
+    for endpoint in endpoints:  # kept by both
+        await pair.both(endpoint)
+    front_sock, _ = loopback_socket()
+    chain_sock, _ = loopback_socket()
+    with serving_on(front_sock, pair.front.app, what="front"):
+        with serving_on(chain_sock, pair.chain.app, what="chain"):
+            for endpoint in endpoints[:2]:
+                served = pair.front.door().served
+                a = wire(front_sock, endpoint, pair.front.key)
+                b = wire(chain_sock, endpoint, pair.chain.key)
+                assert pair.front.door().served == served + 1
+                assert a == b and a.startswith(b"HTTP/1.1 200 OK\r\n")
+
+
+def wire(sock: socket.socket, endpoint: str, key: str) -> bytes:
+    """The raw answer to one GET, its Date header taken out (the second it was sent)."""
+    port = sock.getsockname()[1]
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as conn:
+        conn.sendall(
+            f"GET {PREFIX}{endpoint} HTTP/1.1\r\nHost: shop.test\r\nX-Service-Key: {key}\r\n"
+            f"X-Request-Id: wire\r\nConnection: close\r\n\r\n".encode()
+        )
+        raw = b""
+        while chunk := conn.recv(65536):
+            raw += chunk
+    head, _, body = raw.partition(b"\r\n\r\n")
+    lines = [line for line in head.split(b"\r\n") if not line.lower().startswith(b"date:")]
+    return b"\r\n".join(lines) + b"\r\n\r\n" + body
+
+
+def cache_hits(side: Side) -> int:
+    return side.door().cache.hits
+
+
+def skip_unless_notified(pair: Pair) -> None:
+    if pair.api.app.state.services.engine.dialect.name == "sqlite":
+        pytest.skip("SQLite's change feed takes any write, a lease's too, for a catalogue change")
+
+
+def key_of(side: Side) -> int:
+    with side.app.state.services.engine.connect() as conn:
+        return key_id_of(conn, side.key)
+
+
+def key_id_of(conn: Connection, key: str) -> int:
+    query = select(api_keys.c.id).where(api_keys.c.key_hash == hash_key(key))
+    return int(conn.execute(query).scalar_one())
