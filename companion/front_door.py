@@ -26,6 +26,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from companion.admission import AdmissionGate
 from companion.answer_cache.middleware import AnswerCache, reply
 from companion.errors_http import CrashBarrier
+from companion.input_guard import nul_in
 from companion.logging_http import RequestLogMiddleware, request_id_of
 from companion.ratelimit.middleware import (
     RateLimitMiddleware,
@@ -87,10 +88,10 @@ class FrontDoor:
         cache = self.cache
         if not cache.cacheable(scope):
             return False
+        if nul_in(scope) is not None:
+            return False  # the input guard's 422
         path: str = scope["path"]
         query: bytes = scope.get("query_string", b"")
-        if "\x00" in path or b"%00" in query or b"\x00" in query:
-            return False  # the input guard's 422
         if not self.tenancy.applies(path) or not self.gate.counts(path):
             return False
         key = given = asked = None
@@ -179,7 +180,7 @@ class CompanionApp(FastAPI):
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and scope["method"] == "GET" and self.serve_from_memory:
-            door = self._door if self._door_looked else self.front_door
+            door = self.front_door
             if door is not None and await door(scope, receive, send):
                 return
         await super().__call__(scope, receive, send)

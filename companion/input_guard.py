@@ -17,16 +17,19 @@ class InputGuard:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
-            where = None
-            if "\x00" in scope.get("path", ""):
-                where = "path"
-            elif b"%00" in scope.get("query_string", b"") or b"\x00" in scope.get(
-                "query_string", b""
-            ):
-                where = "query"
-            if where is not None:
-                problem = unprocessable(where, "must not contain NUL characters")
-                await problem_response(problem)(scope, receive, send)
-                return
+        where = nul_in(scope) if scope["type"] == "http" else None
+        if where is not None:
+            problem = unprocessable(where, "must not contain NUL characters")
+            await problem_response(problem)(scope, receive, send)
+            return
         await self.app(scope, receive, send)
+
+
+def nul_in(scope: Scope) -> str | None:
+    """Where an HTTP request line holds a NUL character (``path`` or ``query``), if it does."""
+    if "\x00" in scope.get("path", ""):
+        return "path"
+    query = scope.get("query_string", b"")
+    if b"%00" in query or b"\x00" in query:
+        return "query"
+    return None

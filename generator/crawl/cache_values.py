@@ -91,7 +91,7 @@ def dump_records(value: object) -> bytes:
     return buffer.getvalue()
 
 
-def load_records(blob: bytes) -> object:
+def load_records(blob: bytes | memoryview) -> object:
     return pickle.loads(blob)
 
 

@@ -20,12 +20,11 @@ import dataclasses
 import hashlib
 import marshal
 import os
-import pickle
 from dataclasses import dataclass
 from pathlib import Path
 
 from generator.crawl.cache import CACHE_FILE
-from generator.crawl.cache_values import dump_records
+from generator.crawl.cache_values import dump_records, load_records
 from generator.crawl.settings import CrawlSettings
 from generator.model import Catalog
 from generator.source_digest import code_digest
@@ -76,7 +75,7 @@ def load_snapshot(cache_dir: Path, key: str) -> Snapshot | None:
         kept_key, reused = marshal.loads(blob[_LENGTH_BYTES : _LENGTH_BYTES + length])
         if kept_key != key:
             return None
-        catalog = pickle.loads(memoryview(blob)[_LENGTH_BYTES + length :])
+        catalog = load_records(memoryview(blob)[_LENGTH_BYTES + length :])
     except Exception:  # noqa: BLE001 - a damaged snapshot means a replay
         return None
     if not isinstance(catalog, Catalog) or not isinstance(reused, int):
