@@ -43,23 +43,16 @@ from generator.errors import ConfigError, CrawlStopped, WriteError
 from generator.interrupt import interrupt_flag
 from generator.memory import leave_to_exit, release_memory
 from generator.model import Catalog
-from generator.plan.site_plan import plan_site
 from generator.progress import BuildProgress
-from generator.render.pages import build_environment
-from generator.render.theme import Theme
 from generator.summary import Budget, BuildSummary
-from generator.write.incremental import (
-    BuildState,
-    compiled_templates,
-    load_references,
-    save_references,
-)
-from generator.write.site import write_incremental
 
 if TYPE_CHECKING:
     import httpx
+    import jinja2
 
     from generator.client.api import ApiClient
+    from generator.render.theme import Theme
+    from generator.write.incremental import BuildState, References
 
 # The embedded companion serves this process alone: no rate limit worth pacing for.
 UNLIMITED = (RateWindow(10_000_000, 60.0),)
@@ -83,31 +76,36 @@ async def build_site(
         BuildProgress(console) as progress,
         interrupt_flag(forward=True) as crawl_interrupted,
     ):
-        loading: list[Future[BuildState | None]] = []
+        preparing: list[Future[_Prepared]] = []
         with ThreadPoolExecutor(max_workers=1) as reader:
 
-            def load_state() -> None:
-                # The last build's records are read while the crawl waits for the API; not
-                # before its first requests are out (unpickling holds the interpreter).
-                if not config.full and not loading:
-                    loading.append(reader.submit(BuildState.load, config.cache_dir))
+            def prepare() -> None:
+                # Made while the crawl waits for the API; not before its first requests are
+                # out (this work holds the interpreter).
+                if not preparing:
+                    preparing.append(reader.submit(_prepare, config))
 
             with _cache_errors(config.cache_dir, _UNCHANGED):
                 crawled = await crawl_catalog(
-                    config, progress, connect or _api, on_walk_started=load_state
+                    config, progress, connect or _api, on_walk_started=prepare
                 )
+            crawled_at = time.perf_counter()
         if crawl_interrupted.is_set():  # a Ctrl-C whose cancellation the crawl did not see
             raise KeyboardInterrupt
-        previous = loading[0].result() if loading else None
+        ready = preparing[0].result() if preparing else _prepare(config)
+        previous = ready.previous
         # From here the work is in this thread and then in the render's: Ctrl-C sets a flag
         # that the build looks at, rather than cancelling a task that cannot stop a thread.
         with interrupt_flag() as interrupted:
             # The catalog lives to the end of the build: the collector need not scan it again.
             gc.freeze()
+            from generator.plan.site_plan import plan_site
+            from generator.write.incremental import BuildState, save_references
+            from generator.write.site import write_incremental
+
+            planning = time.perf_counter()
             plan = plan_site(crawled.catalog, config.site_url)
-            theme = Theme.of(config.templates)
-            compiled = compiled_templates(config.cache_dir)
-            env = build_environment(theme, compiled=compiled)
+            rendering = time.perf_counter()
             progress.rendering(len(plan.pages))
 
             def rendered() -> None:
@@ -120,22 +118,23 @@ async def build_site(
             result = await anyio.to_thread.run_sync(
                 lambda: write_incremental(
                     plan,
-                    env,
+                    ready.env,
                     config.out,
-                    theme_dir=theme,
+                    theme_dir=ready.theme,
                     previous=previous,
                     workers=config.workers,
                     public_dir=_public_dir(config),
                     on_page=rendered,
                     before_commit=lambda: BuildState.forget(config.cache_dir),
                     session_url=config.session_url,
-                    known_references=load_references(compiled) if previous is None else None,
+                    known_references=ready.known_references,
                 )
             )
+            written_at = time.perf_counter()
         # Saved only once the new output is in place: state always describes what is there.
         with _cache_errors(config.cache_dir, _IN_PLACE):
             result.state.save(config.cache_dir)
-            save_references(compiled, result.state.template_references)
+            save_references(ready.compiled, result.state.template_references)
             if crawled.cache is not None:
                 forget_snapshot(config.cache_dir)  # it was replayed from the crawl replaced now
                 crawled.cache.save()
@@ -164,6 +163,11 @@ async def build_site(
         seconds=time.perf_counter() - started,
         source=_source(config),
         budget=crawled.budget,
+        phases=(
+            ("crawl", crawled_at - started),
+            ("plan", rendering - planning),
+            ("render and write", written_at - rendering),
+        ),
     )
 
 
@@ -188,6 +192,32 @@ def _cache_errors(cache_dir: Path, then: str) -> Iterator[None]:
         raise WriteError(
             f"{cache_dir}: cannot write the build state ({exc.strerror}); {then}"
         ) from None
+
+
+@dataclass(frozen=True, slots=True)
+class _Prepared:
+    """What the render needs that no answer of the API changes."""
+
+    previous: BuildState | None  # the last build's page records; None with --full
+    theme: Theme
+    compiled: Path  # where the theme's compiled templates are kept between builds
+    env: jinja2.Environment  # over the theme, its compiled templates kept in ``compiled``
+    known_references: References | None  # what the templates named, without ``previous``
+
+
+def _prepare(config: BuildConfig) -> _Prepared:
+    """The render's side of the build, made ready. The modules of the stages after the crawl
+    are imported here: a build that crawls imports them while its first requests are out."""
+    from generator.render.pages import build_environment
+    from generator.render.theme import Theme
+    from generator.write.incremental import BuildState, compiled_templates, load_references
+
+    previous = None if config.full else BuildState.load(config.cache_dir)
+    theme = Theme.of(config.templates)
+    compiled = compiled_templates(config.cache_dir)
+    env = build_environment(theme, compiled=compiled)
+    known = load_references(compiled) if previous is None else None
+    return _Prepared(previous, theme, compiled, env, known)
 
 
 @dataclass(frozen=True, slots=True)

@@ -38,6 +38,8 @@ class BuildSummary:
     seconds: float
     source: str
     budget: Budget | None = None  # the API's longest rate window; None: no API asked
+    #: Where the seconds went: (step, seconds) for the crawl, the plan, the render and write.
+    phases: tuple[tuple[str, float], ...] = ()
 
     @property
     def pages(self) -> int:
@@ -71,7 +73,10 @@ def print_summary(summary: BuildSummary, console: Printer) -> None:
     rows.append(("429 answers", str(summary.rate_limited)))
     rows.append(("seconds waited for rate limits", f"{summary.waited_seconds:.1f}"))
     rows.append(("items skipped", str(len(summary.skipped))))
-    rows.append(("seconds", f"{summary.seconds:.1f}"))
+    seconds = f"{summary.seconds:.1f}"
+    if summary.phases:
+        seconds += " (" + ", ".join(f"{name} {spent:.1f}" for name, spent in summary.phases) + ")"
+    rows.append(("seconds", seconds))
     _print_table(console, title, rows)
     for skip in summary.skipped[:SKIPS_LISTED]:
         console.print(f"  skipped {skip.what}: {skip.reason}")

@@ -1,13 +1,13 @@
 """One measured build of `make bench`, run as its own process: ``python bench_build.py JOB``.
 
 It is `storefront build --api-url URL --key KEY ...` (the same argument parsing, settings and
-``build_site``), with three things the benchmark adds:
+``build_site``), with what the benchmark adds:
 
 - the HTTP transport is wrapped by ``InFlight``, which records the request wall time: the union
   of the intervals with at least one request in flight (body read included), not the sum over
   concurrent requests;
-- the build's steps (crawl, plan, render and write) are timed by wrapping the functions
-  ``build_site`` calls, so the figures carry a phase breakdown;
+- the build's steps (crawl, plan, render and write), as the build's summary times them, make
+  the figures' phase breakdown;
 - the client's rate windows are the job's (unlimited, or the pacing run's window) instead of the
   public API's 600 a minute.
 
@@ -30,11 +30,13 @@ import sys  # noqa: E402
 from collections.abc import AsyncIterator, Callable  # noqa: E402
 from contextlib import asynccontextmanager  # noqa: E402
 from pathlib import Path  # noqa: E402
-from typing import Any, TypeVar  # noqa: E402
+from typing import Any  # noqa: E402
 
+# The generator's package first, as the command imports it: it keeps httpx's own CLI out.
+import generator  # noqa: E402, F401
+
+# isort: split
 import httpx  # noqa: E402
-
-T = TypeVar("T")
 
 
 class InFlight(httpx.AsyncBaseTransport):
@@ -67,48 +69,6 @@ class InFlight(httpx.AsyncBaseTransport):
         await self.inner.aclose()
 
 
-class Phases:
-    """Wall seconds spent in named calls; a phase called several times adds up."""
-
-    def __init__(self) -> None:
-        self.seconds: dict[str, float] = {}
-
-    def add(self, name: str, seconds: float) -> None:
-        self.seconds[name] = self.seconds.get(name, 0.0) + seconds
-
-    def timed(self, name: str, func: Callable[..., T]) -> Callable[..., T]:
-        @functools.wraps(func)
-        def run(*args: Any, **kwargs: Any) -> T:
-            started = time.monotonic()
-            try:
-                return func(*args, **kwargs)
-            finally:
-                self.add(name, time.monotonic() - started)
-
-        return run
-
-    def timed_async(self, name: str, func: Callable[..., Any]) -> Callable[..., Any]:
-        @functools.wraps(func)
-        async def run(*args: Any, **kwargs: Any) -> Any:
-            started = time.monotonic()
-            try:
-                return await func(*args, **kwargs)
-            finally:
-                self.add(name, time.monotonic() - started)
-
-        return run
-
-
-#: What ``build_site`` calls, by the phase each belongs to. A name the build no longer has is
-#: left out of the breakdown (the figures still come out).
-SYNC_PHASES = {
-    "plan_site": "plan",
-    "build_environment": "plan",
-    "write_incremental": "render and write",
-}
-ASYNC_PHASES = {"crawl_catalog": "crawl"}
-
-
 def run_build(job: dict[str, Any]) -> dict[str, Any]:
     import anyio
     from rich.console import Console
@@ -131,14 +91,6 @@ def run_build(job: dict[str, Any]) -> dict[str, Any]:
     args = parser.parse_args(argv)
     config = resolve(args, environ=environment(), descriptor=load_descriptor(Path(args.xstore)))
 
-    phases = Phases()
-    for name, phase in SYNC_PHASES.items():
-        if hasattr(pipeline, name):
-            setattr(pipeline, name, phases.timed(phase, getattr(pipeline, name)))
-    for name, phase in ASYNC_PHASES.items():
-        if hasattr(pipeline, name):
-            setattr(pipeline, name, phases.timed_async(phase, getattr(pipeline, name)))
-
     windows = tuple(RateWindow(n, s) for n, s in job["windows"])
     transports: list[InFlight] = []
 
@@ -160,12 +112,13 @@ def run_build(job: dict[str, Any]) -> dict[str, Any]:
     print_summary(summary, console)
     done = time.monotonic()
     text = printed.getvalue()
+    phases = dict(summary.phases)  # the crawl, the plan, the render and write, as the build saw
     breakdown = {
         "interpreter start": STARTED - job["spawned"],
         "imports and settings": building - STARTED,
-        **phases.seconds,
+        **phases,
     }
-    breakdown["other"] = (done - building) - sum(phases.seconds.values())
+    breakdown["other"] = (done - building) - sum(phases.values())
     return {
         "pages": summary.pages,
         "pages_by_kind": dict(summary.pages_by_kind),

@@ -61,6 +61,19 @@ class PageRecord:
         return PageRecord, (self.fingerprint, self.urls, self.bytes)
 
 
+#: What reading a pickle this build did not write may raise: a damaged file, or one an older
+#: version wrote, whose classes have moved (ImportError, AttributeError) or changed shape.
+_UNREADABLE = (
+    OSError,
+    EOFError,
+    pickle.UnpicklingError,
+    ValueError,
+    TypeError,
+    AttributeError,
+    ImportError,
+)
+
+
 @dataclass(frozen=True, slots=True)
 class BuildState:
     """The records of the last build whose output was swapped in."""
@@ -80,7 +93,7 @@ class BuildState:
         try:
             with path.open("rb") as handle:
                 version, state = pickle.load(handle)
-        except (OSError, EOFError, pickle.UnpicklingError, ValueError, TypeError, AttributeError):
+        except _UNREADABLE:
             return None
         if version != STATE_VERSION or not isinstance(state, BuildState):
             return None
@@ -260,7 +273,7 @@ def load_references(folder: Path) -> References:
     try:
         with (folder / REFERENCES_FILE).open("rb") as handle:
             found = pickle.load(handle)
-    except (OSError, EOFError, pickle.UnpicklingError, ValueError, TypeError, AttributeError):
+    except _UNREADABLE:
         return {}
     return found if isinstance(found, dict) else {}
 

@@ -1,5 +1,6 @@
-"""What a build from the crawl cache loads: nothing it does not use (its start is most of a
-small store's build)."""
+"""What a build loads, and when: a build from the crawl cache nothing it does not use (its start
+is most of a small store's build); a crawl sends its first requests before it loads the stages
+after it."""
 
 from __future__ import annotations
 
@@ -15,12 +16,14 @@ from tests.support.demo_build import REPO as REPO_ROOT
 #: crawl freed; tomllib, for a theme without settings (as the bundled one).
 NOT_FROM_THE_CACHE = ("httpx", "companion", "uvicorn", "starlette", "rich", "ctypes", "tomllib")
 
-# The build's own entry point, then what the process holds at its end.
+# The build's own entry point, then what the process holds at its end (an entry of None is a
+# module kept out, not one loaded).
 _LOADED = """
 import json, sys
 from generator import cli
 code = cli.main(sys.argv[1:])
-print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
+loaded = [name for name, module in sys.modules.items() if module is not None]
+print(json.dumps({"code": code, "modules": sorted(loaded)}))
 """
 
 
@@ -54,3 +57,33 @@ def test_a_build_from_the_crawl_cache_loads_no_http_client_nor_rich(tmp_path: Pa
     assert (tmp_path / "b" / "index.html").is_file()
     loaded = {name.partition(".")[0] for name in found["modules"]}
     assert loaded.isdisjoint(NOT_FROM_THE_CACHE), sorted(loaded & set(NOT_FROM_THE_CACHE))
+
+
+#: What the stages after the crawl bring (Jinja, the render, the plan, the write), and what
+#: httpx's own command-line client would (click, pygments): none before the first request.
+NOT_BEFORE_THE_CRAWL = (
+    "jinja2",
+    "generator.plan.site_plan",
+    "generator.render.pages",
+    "generator.write.site",
+    "click",
+    "pygments",
+)
+
+# What the build command holds when its crawl is about to send: its parser, the pipeline and
+# the API client (httpx).
+_BEFORE_THE_CRAWL = """
+import json, sys
+from generator import cli
+cli.build_parser("build")
+import generator.client.api, generator.pipeline
+print(json.dumps(sorted(name for name, module in sys.modules.items() if module is not None)))
+"""
+
+
+def test_a_crawl_starts_before_the_stages_after_it_are_loaded(tmp_path: Path) -> None:
+    found = _python("-c", _BEFORE_THE_CRAWL, cwd=tmp_path)
+    assert found.returncode == 0, found.stderr
+    loaded = set(json.loads(found.stdout.strip().splitlines()[-1]))
+    assert "httpx" in loaded
+    assert loaded.isdisjoint(NOT_BEFORE_THE_CRAWL), sorted(loaded & set(NOT_BEFORE_THE_CRAWL))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 from collections import Counter
 from pathlib import Path
@@ -60,3 +61,12 @@ def test_without_a_terminal_the_summary_is_plain_aligned_lines() -> None:
     # One column of labels, one of right-aligned counts.
     assert len({len(line) for line in lines[1:]}) == 1
     assert not any("─" in line or "│" in line for line in lines)
+
+
+def test_the_seconds_show_where_they_went() -> None:
+    phases = (("crawl", 10.12), ("plan", 0.21), ("render and write", 2.3))
+    summary = dataclasses.replace(a_summary(Counter({"product": 3})), seconds=12.7, phases=phases)
+    text = io.StringIO()
+    print_summary(summary, PlainConsole(text))
+    seconds = next(line for line in text.getvalue().splitlines() if "seconds  " in line)
+    assert seconds.endswith(" 12.7 (crawl 10.1, plan 0.2, render and write 2.3)")

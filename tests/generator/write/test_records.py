@@ -5,7 +5,14 @@ from __future__ import annotations
 import pickle
 from pathlib import Path
 
-from generator.write.incremental import STATE_FILE, STATE_VERSION, BuildState, PageRecord
+from generator.write.incremental import (
+    REFERENCES_FILE,
+    STATE_FILE,
+    STATE_VERSION,
+    BuildState,
+    PageRecord,
+    load_references,
+)
 
 
 def _state() -> BuildState:
@@ -38,3 +45,13 @@ def test_records_of_another_layout_are_not_read(tmp_path: Path) -> None:
     assert BuildState.load(tmp_path) is None
     (tmp_path / STATE_FILE).write_bytes(b"not a pickle")
     assert BuildState.load(tmp_path) is None
+
+
+def test_records_an_older_version_wrote_are_not_read(tmp_path: Path) -> None:
+    # Its classes lived in a module that is gone now (the generator before its stages were
+    # packages): the build renders whole instead of failing.
+    older = b"(I" + str(STATE_VERSION).encode() + b"\ncgenerator.incremental\nBuildState\nt."
+    (tmp_path / STATE_FILE).write_bytes(older)
+    assert BuildState.load(tmp_path) is None
+    (tmp_path / REFERENCES_FILE).write_bytes(b"cgenerator.incremental\nReferences\n.")
+    assert load_references(tmp_path) == {}
