@@ -52,6 +52,11 @@ def _span(seconds: float) -> str:
     return f"{seconds / 60:g} min" if seconds % 60 == 0 else f"{seconds:g} s"
 
 
+def _short(seconds: float) -> str:
+    """Tenths, or hundredths under a second (a rebuild's plan takes a few)."""
+    return f"{seconds:.2f}" if seconds < 1 else f"{seconds:.1f}"
+
+
 def print_summary(summary: BuildSummary, console: Printer) -> None:
     title = f"Built {summary.out_dir} from {summary.source}"
     rows: list[tuple[str, str]] = []
@@ -73,10 +78,11 @@ def print_summary(summary: BuildSummary, console: Printer) -> None:
     rows.append(("429 answers", str(summary.rate_limited)))
     rows.append(("seconds waited for rate limits", f"{summary.waited_seconds:.1f}"))
     rows.append(("items skipped", str(len(summary.skipped))))
-    seconds = f"{summary.seconds:.1f}"
+    total = f"{summary.seconds:.1f}"
     if summary.phases:
-        seconds += " (" + ", ".join(f"{name} {spent:.1f}" for name, spent in summary.phases) + ")"
-    rows.append(("seconds", seconds))
+        spent = ", ".join(f"{name} {_short(phase)}" for name, phase in summary.phases)
+        total += f" ({spent})"
+    rows.append(("seconds", total))
     _print_table(console, title, rows)
     for skip in summary.skipped[:SKIPS_LISTED]:
         console.print(f"  skipped {skip.what}: {skip.reason}")

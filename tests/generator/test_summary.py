@@ -64,9 +64,9 @@ def test_without_a_terminal_the_summary_is_plain_aligned_lines() -> None:
 
 
 def test_the_seconds_show_where_they_went() -> None:
-    phases = (("crawl", 10.12), ("plan", 0.21), ("render and write", 2.3))
+    phases = (("crawl", 10.12), ("plan", 0.214), ("render and write", 2.3))
     summary = dataclasses.replace(a_summary(Counter({"product": 3})), seconds=12.7, phases=phases)
     text = io.StringIO()
     print_summary(summary, PlainConsole(text))
     seconds = next(line for line in text.getvalue().splitlines() if "seconds  " in line)
-    assert seconds.endswith(" 12.7 (crawl 10.1, plan 0.2, render and write 2.3)")
+    assert seconds.endswith(" 12.7 (crawl 10.1, plan 0.21, render and write 2.3)")
