@@ -36,6 +36,16 @@ def test_a_second_from_cache_build_loads_the_kept_catalog(tmp_path: Path) -> Non
     assert _reused(printed_second) == _reused(printed_first)
 
 
+def test_a_from_cache_build_of_a_kept_catalog_renders_only_what_moved(tmp_path: Path) -> None:
+    # Re-theming in CI: the second build from the same crawl loads the kept catalog, and the
+    # last build's page records as well; with nothing changed, it renders nothing.
+    _crawled(tmp_path).close()
+    build(None, config_for(tmp_path, out="site", from_cache=True))
+    _, printed = build(None, config_for(tmp_path, out="site", from_cache=True))
+    assert REPLAYED not in printed  # the kept catalog
+    assert "rendered 0 pages" in printed
+
+
 def test_a_crawl_drops_the_kept_catalog_and_the_next_replay_shows_it(tmp_path: Path) -> None:
     store = _crawled(tmp_path)
     try:
