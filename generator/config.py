@@ -17,9 +17,11 @@ from generator.errors import ConfigError, UnsafePath
 from generator.plan.paths import base_path
 from generator.render.theme import DEFAULT_THEME
 from generator.render.theme_settings import ThemeSettings
-from generator.xstore import Descriptor
+from generator.xstore import Descriptor, load_descriptor
 
 DEFAULT_SITE_URL = "http://127.0.0.1:8000"
+#: Where the public API lives under its host (the spec: the base address ends in it).
+API_PATH = "/public/v1"
 #: The default theme, shipped beside the package (every theme folder is layered over it).
 BUNDLED_THEME = DEFAULT_THEME
 
@@ -260,6 +262,17 @@ def add_setting_flags(
             )
 
 
+def output_folder(flag: str | None, environ: Mapping[str, str]) -> Path:
+    """The output folder a command reads (``serve``, ``audit``), found as a build finds the one
+    it writes: ``--out``, else STOREFRONT_OUT, else xstore.json ``staticDir``, else output."""
+    return Path(
+        flag
+        or environ.get("STOREFRONT_OUT")
+        or load_descriptor(Path("xstore.json")).static_dir
+        or "output"
+    )
+
+
 def resolve(
     args: argparse.Namespace, *, environ: Mapping[str, str], descriptor: Descriptor
 ) -> BuildConfig:
@@ -277,7 +290,8 @@ def resolve(
     missing = [name for name in descriptor.required_env if not environ.get(name)]
     if missing:
         raise ConfigError(
-            "xstore.json requiredEnv names variables that are not set: " + ", ".join(missing)
+            f"{descriptor.source} requiredEnv names variables that are not set: "
+            + ", ".join(missing)
         )
 
     api_url = _api_url(raw["api_url"])
@@ -330,7 +344,14 @@ def _api_url(value: str | None) -> str | None:
     parts = urlsplit(value)
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise ConfigError(f"--api-url must be an http(s) address, got {value!r}")
-    return value.rstrip("/")
+    url = value.rstrip("/")
+    if not urlsplit(url).path.endswith(API_PATH):
+        # The API is versioned in its path; without it every request answers 404.
+        raise ConfigError(
+            f"--api-url is the API's base address, ending in {API_PATH}; got {value!r} "
+            f"(did you mean {url}{API_PATH}?)"
+        )
+    return url
 
 
 def _optional(value: str | None, flag: str) -> int | None:

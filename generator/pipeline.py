@@ -45,6 +45,7 @@ from generator.memory import leave_to_exit, release_memory
 from generator.model import Catalog
 from generator.progress import BuildProgress
 from generator.summary import Budget, BuildSummary
+from generator.write.target import check_output
 
 if TYPE_CHECKING:
     import httpx
@@ -71,6 +72,7 @@ async def build_site(
     ``connect`` opens the API (default: the configured one, or the embedded demo companion).
     """
     started = time.perf_counter()
+    check_output(config.out)  # before the crawl: a wrong --out costs no requests
     with (
         _collecting_less(),
         BuildProgress(console) as progress,

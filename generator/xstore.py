@@ -26,6 +26,7 @@ class Descriptor:
     static_dir: str | None = None
     public_dir: str | None = None
     warnings: tuple[str, ...] = field(default=())
+    source: str = "xstore.json"  # the file read, as messages name it
 
 
 def load_descriptor(path: Path) -> Descriptor:
@@ -75,4 +76,5 @@ def parse_descriptor(data: dict[str, Any], *, source: str = "xstore.json") -> De
         static_dir=text("staticDir"),
         public_dir=text("publicDir"),
         warnings=tuple(warnings),
+        source=source,
     )

@@ -90,9 +90,13 @@ async def _exchange(
             body = await _success_body(response, max_bytes, endpoint, large)
             content_type = response.headers.get("Content-Type", "no content type")
     except httpx.TimeoutException as exc:
-        raise ApiUnreachable(f"timed out ({type(exc).__name__})", endpoint=endpoint) from exc
+        raise ApiUnreachable(
+            f"timed out waiting for {_host(http)} ({type(exc).__name__})", endpoint=endpoint
+        ) from exc
     except httpx.TransportError as exc:
-        raise ApiUnreachable(f"no answer: {exc or type(exc).__name__}", endpoint=endpoint) from exc
+        raise ApiUnreachable(
+            f"no answer from {_host(http)}: {exc or type(exc).__name__}", endpoint=endpoint
+        ) from exc
     if body is None:
         raise ApiAnswerTooLarge(
             f"the answer is larger than {describe_size(max_bytes)}, the most the client "
@@ -100,6 +104,12 @@ async def _exchange(
             endpoint=endpoint,
         )
     return ApiResponse(endpoint, status, _json(body, content_type, endpoint), etag)
+
+
+def _host(http: httpx.AsyncClient) -> str:
+    """The host (and port) a request went to, for a message about no answer at all: the
+    endpoint alone does not say where it was asked."""
+    return http.base_url.netloc.decode("ascii", "replace") or "the API"
 
 
 async def _success_body(

@@ -23,8 +23,8 @@ from generator.audit.report_json import report_to_json
 from generator.audit.report_text import print_report
 from generator.audit.urls import origin_of
 from generator.client.api import ApiClient
+from generator.config import output_folder
 from generator.errors import ConfigError, StorefrontError, WriteError
-from generator.xstore import load_descriptor
 
 _API_TIMEOUT = 30.0
 
@@ -44,6 +44,9 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         default=None,
         help="Output folder to audit [env STOREFRONT_OUT; default: xstore.json staticDir, "
         "else output]",
+    )
+    parser.add_argument(
+        "folder", nargs="?", default=None, help="the output folder, as --out names it"
     )
     parser.add_argument(
         "--site-url",
@@ -77,7 +80,9 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 def run(args: argparse.Namespace) -> int:
     environ = os.environ
-    out = _out_dir(args.out or environ.get("STOREFRONT_OUT") or None)
+    if args.out is not None and args.folder is not None and args.out != args.folder:
+        raise ConfigError(f"two output folders given: --out {args.out} and {args.folder}")
+    out = _out_dir(output_folder(args.out or args.folder, environ))
     if args.max_depth < 1:
         raise ConfigError(f"--max-depth must be at least 1, got {args.max_depth}")
     site_url = args.site_url or environ.get("STOREFRONT_SITE_URL") or None
@@ -111,8 +116,7 @@ def run(args: argparse.Namespace) -> int:
     return report.exit_code(strict=args.strict)
 
 
-def _out_dir(flag: str | None) -> Path:
-    out = Path(flag or load_descriptor(Path("xstore.json")).static_dir or "output")
+def _out_dir(out: Path) -> Path:
     if not out.is_dir():
         raise ConfigError(f"--out: no output folder at {out} (run `storefront build` first)")
     return out

@@ -11,6 +11,7 @@ from pathlib import Path
 import uvicorn
 from starlette.types import ASGIApp
 
+from generator.config import output_folder
 from generator.errors import ConfigError, UnsafePath
 from generator.plan.paths import base_path
 from generator.serve.app import mounted
@@ -28,7 +29,11 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "store or a proxy to --api-url; under /session/, the customer session the islands use "
         "(login into an httpOnly cookie, API calls with the visitor's cookies).",
     )
-    parser.add_argument("--out", default="output", help="folder to serve (default: output)")
+    parser.add_argument(
+        "--out",
+        default=None,
+        help="folder to serve [env STOREFRONT_OUT; default: xstore.json staticDir, else output]",
+    )
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
     parser.add_argument("--port", type=int, default=8000, help="port (default: 8000)")
     parser.add_argument(
@@ -61,7 +66,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 
 def run(args: argparse.Namespace) -> int:
-    out = Path(args.out)
+    out = output_folder(args.out, os.environ)
     if not (out / "index.html").is_file():
         raise ConfigError(f"{out}: no built site here; run `storefront build --out {out}` first")
     site_url = args.site_url or os.environ.get("STOREFRONT_SITE_URL")

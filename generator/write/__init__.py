@@ -5,6 +5,7 @@
     page_bytes.py    the bytes a page's fingerprint is taken over
     workers.py       forked render workers that write their pages' files
     output.py        staging, the swap, assets, the marker; in_place.py, the in-place commit
+    target.py        the output folder a build may replace (checked before the crawl too)
     lock.py          the build lock: one build at a time writes an output
     mount_point.py   an output folder that is a mount point, updated by its contents
     sitemap.py       sitemap.xml (or an index of numbered files) and robots.txt

@@ -40,9 +40,8 @@ from generator.write.host_files import host_files
 from generator.write.lock import held
 from generator.write.mount_point import FILE_SYSTEM_ENTRIES, is_mount_point, replace_contents
 from generator.write.sitemap import SitemapLimits, sitemap_files
+from generator.write.target import MARKER_FILE, check_replaceable, real_target
 
-# Marks a folder as written by a build, so the next build may replace it.
-MARKER_FILE = ".storefront-output"
 MARKER_TEXT = b"Written by `storefront build`; the next build replaces this whole folder.\n"
 _FOLDER_MODE = 0o755
 
@@ -184,11 +183,11 @@ def staging_folder(out_dir: Path) -> Iterator[tuple[Path, Path]]:
     The block runs under the output's build lock, and what killed builds left is removed first
     (``_Place``). The staging folder is beside the output, or inside it when it is a mount point
     (``mount_point``)."""
-    target = _real_target(out_dir)
+    target = real_target(out_dir)
     target.parent.mkdir(parents=True, exist_ok=True)
     place = _Place.of(target)
     with held(place.lock_file, output=out_dir):
-        _check_replaceable(target, out_dir, place.kept)
+        check_replaceable(target, out_dir, place.kept)
         for leftover in place.leftovers():
             discard(leftover)
         staging = place.new_folder("tmp")
@@ -278,29 +277,6 @@ def swap_in(
         return
     _carry_over_hidden(target, staging)
     _swap(staging, target)
-
-
-def _real_target(out_dir: Path) -> Path:
-    """The real output folder (through symlinks), never a root or home folder."""
-    target = out_dir.resolve()
-    if target == Path(target.anchor) or target == Path.home().resolve():
-        raise WriteError(f"refusing to use {out_dir} as the output folder; choose a subfolder")
-    return target
-
-
-def _check_replaceable(target: Path, out_dir: Path, kept: frozenset[str]) -> None:
-    """Refuse an output that is not a folder, or a folder a build did not write (hidden entries
-    and ``kept`` aside)."""
-    if not target.exists():
-        return
-    if not target.is_dir():
-        raise WriteError(f"the output {out_dir} exists and is not a folder; move it or pick --out")
-    entries = [e for e in target.iterdir() if not e.name.startswith(".") and e.name not in kept]
-    if entries and not (target / MARKER_FILE).is_file():
-        raise WriteError(
-            f"refusing to replace {out_dir}: it is not empty and was not written by a build "
-            "(empty it or choose another --out)"
-        )
 
 
 def _carry_over_hidden(previous: Path, staging: Path) -> None:

@@ -46,7 +46,6 @@ from generator.write.incremental import (
     moved_urls,
 )
 from generator.write.output import (
-    MARKER_FILE,
     WriteReport,
     WrittenPage,
     finish_output,
@@ -55,6 +54,7 @@ from generator.write.output import (
     swap_in,
 )
 from generator.write.sitemap import SitemapLimits
+from generator.write.target import MARKER_FILE
 from generator.write.workers import write_many
 
 

@@ -5,7 +5,7 @@ import pytest
 
 from generator.config import SETTINGS, WATCH_SETTINGS, add_setting_flags, resolve, resolve_watch
 from generator.errors import ConfigError
-from generator.xstore import Descriptor
+from generator.xstore import Descriptor, load_descriptor
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -47,6 +47,8 @@ def test_missing_required_env_names_every_variable() -> None:
         ("--site-url", "shop.example.vn", "--site-url"),
         ("--site-url", "https://x.vn/?a=1", "query"),
         ("--api-url", "ftp://api.example.vn", "--api-url"),
+        ("--api-url", "https://api.example.vn", r"did you mean https://api\.example\.vn/public/v1\?"),
+        ("--api-url", "https://api.example.vn/v1", "ending in /public/v1"),
         ("--concurrency", "0", "at least 1"),
         ("--concurrency", "many", "whole number"),
         ("--templates", "no-such-theme", "no theme folder"),
@@ -108,3 +110,11 @@ def test_theme_flag_and_variable_with_their_older_names(tmp_path: Path) -> None:
     (new / "theme.toml").write_text("radius = 3\n", encoding="utf-8")
     with pytest.raises(ConfigError, match=r"^theme\.toml: radius must be"):
         resolve(_args("--theme", str(new)), environ={}, descriptor=descriptor)
+
+
+def test_missing_required_env_names_the_descriptor_read(tmp_path: Path) -> None:
+    path = tmp_path / "deploy" / "store.json"
+    path.parent.mkdir()
+    path.write_text('{"requiredEnv": ["HOME_X"]}', encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"store\.json requiredEnv names .*HOME_X"):
+        resolve(_args(), environ={}, descriptor=load_descriptor(path))

@@ -104,3 +104,11 @@ def test_unwritable_report_file_is_a_one_line_error(
 def test_folder_named_like_a_page_is_not_read_as_one(site: Path) -> None:
     (site / "khuyen-mai.html").mkdir()
     assert _run("--out", str(site)) == 0
+
+
+def test_the_folder_may_be_named_without_out(
+    site: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _run(str(site)) == 0
+    assert f"Audit of {site}" in capsys.readouterr().out.replace("\n", "")
+    assert _run(str(site), "--out", str(site.parent)) == 2

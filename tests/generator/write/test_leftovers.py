@@ -11,8 +11,8 @@ import pytest
 from generator.errors import WriteError
 from generator.render.pages import build_environment
 from generator.write import output as write_module
-from generator.write.output import MARKER_FILE
 from generator.write.site import write_incremental
+from generator.write.target import MARKER_FILE
 from tests.support.fixture_site import THEME, cms_plan, write_plan
 
 SECONDS = 30

@@ -17,8 +17,8 @@ import pytest
 
 from generator.render.pages import build_environment
 from generator.write import output as write_module
-from generator.write.output import MARKER_FILE
 from generator.write.site import IncrementalResult, write_incremental
+from generator.write.target import MARKER_FILE
 from tests.support.fixture_site import THEME, cms_plan
 
 BESIDES_PAGES = {".nojekyll", "_headers", "_csp.conf", MARKER_FILE, "sitemap.xml", "robots.txt"}

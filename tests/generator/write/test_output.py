@@ -12,8 +12,9 @@ import pytest
 from generator.errors import PathCollision, TemplateError, UnsafePath, WriteError
 from generator.render.pages import build_environment
 from generator.write import output as write_module
-from generator.write.output import MARKER_FILE, WriteReport
+from generator.write.output import WriteReport
 from generator.write.site import write_incremental
+from generator.write.target import MARKER_FILE
 from tests.support.fixture_site import THEME, build_site, cms_plan, write_plan
 
 #: What every output holds besides pages.

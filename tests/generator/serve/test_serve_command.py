@@ -1,0 +1,61 @@
+"""`storefront serve` finds the output folder as `storefront build` writes it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import uvicorn
+
+from generator.cli import main
+
+API = "http://127.0.0.1:9/public/v1"  # proxied, never asked: nothing is served here
+
+
+@pytest.fixture
+def served(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[uvicorn.Config]:
+    """The configs `serve` would run, instead of listening."""
+    for name in ("STOREFRONT_OUT", "STOREFRONT_SITE_URL", "STOREFRONT_API_URL"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.chdir(tmp_path)
+    configs: list[uvicorn.Config] = []
+    monkeypatch.setattr(uvicorn.Server, "run", lambda server: configs.append(server.config))
+    return configs
+
+
+def _site(folder: Path) -> Path:
+    folder.mkdir()
+    (folder / "index.html").write_text("<!doctype html><html lang=vi></html>", encoding="utf-8")
+    return folder
+
+
+def test_serve_takes_the_static_dir_of_xstore_json(
+    served: list[uvicorn.Config], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _site(tmp_path / "site")
+    (tmp_path / "xstore.json").write_text(json.dumps({"staticDir": "site"}), encoding="utf-8")
+    assert main(["serve", "--api-url", API]) == 0
+    assert len(served) == 1
+    assert capsys.readouterr().out.startswith("Serving site and the API")
+
+
+def test_serve_takes_storefront_out(
+    served: list[uvicorn.Config],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    site = _site(tmp_path / "elsewhere")
+    monkeypatch.setenv("STOREFRONT_OUT", str(site))
+    assert main(["serve", "--api-url", API]) == 0
+    assert capsys.readouterr().out.startswith(f"Serving {site} and the API")
+
+
+def test_serve_without_a_built_site_names_the_folder_it_looked_in(
+    served: list[uvicorn.Config], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "xstore.json").write_text(json.dumps({"staticDir": "dist"}), encoding="utf-8")
+    assert main(["serve", "--api-url", API]) == 2
+    assert "dist: no built site here" in capsys.readouterr().err
+    assert served == []
