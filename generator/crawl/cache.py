@@ -581,8 +581,11 @@ class CrawlCache:
         if answer is None:
             answer = self.lookup(key)
         if answer is not None:
+            # Counted once: not again when a continued crawl's second pass meets it, nor when
+            # this build asked for it itself.
+            if key not in self._current:
+                self.reused += 1
             self._current[key] = answer
-            self.reused += 1
         return answer
 
     def reading(self, key: str, answer: CachedAnswer, name: str) -> object:

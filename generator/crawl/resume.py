@@ -51,8 +51,6 @@ async def continue_first(
 ) -> frozenset[str]:
     """Run the crawl's pass ``gather`` through ``fetcher`` (which replays what is kept) and
     forget its catalog; the keys it asked."""
-    cache = fetcher.cache
-    reused = cache.reused if cache is not None else 0
     try:
         await gather(fetcher, _FirstPass(observer))
     except ApiStatusError as exc:
@@ -60,6 +58,4 @@ async def continue_first(
         # pass that follows asks afresh and reports what still fails.
         if isinstance(exc, RateLimited):
             raise
-    if cache is not None:
-        cache.reused = reused  # what the pass that follows takes from the cache counts
     return frozenset(fetcher.asked)

@@ -104,3 +104,17 @@ async def test_a_product_changed_between_runs_is_asked_again(
     _, fresh = await run(store, tmp_path / "fresh", None)
     assert fresh is not None
     assert [p.blob for p in catalog.products] == [p.blob for p in fresh.products]
+
+
+async def test_a_continued_crawl_counts_only_kept_answers_as_reused(
+    store: DemoStore, tmp_path: Path
+) -> None:
+    first, _ = await run(store, tmp_path / "cache", 80)
+    recording = Recording(store)
+    async with httpx.AsyncClient(transport=recording, base_url=BASE) as http:
+        client = ApiClient(http, key=DEMO_KEY, settings=ClientSettings(windows=UNLIMITED))
+        cache = CrawlCache.open(tmp_path / "cache")
+        await crawl(client, cache=cache)
+    # What the summary calls answers from the crawl cache: those the stopped run kept, at
+    # most, each once; not the answers this run asked for itself and then met again.
+    assert 0 < cache.reused <= len(first)
