@@ -344,9 +344,14 @@ def _api_url(value: str | None) -> str | None:
     parts = urlsplit(value)
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise ConfigError(f"--api-url must be an http(s) address, got {value!r}")
+    return versioned_api_url(value)
+
+
+def versioned_api_url(value: str) -> str:
+    """An --api-url (http or https) without its trailing slash, refused unless it ends in the
+    API's versioned path: without it every request answers 404."""
     url = value.rstrip("/")
     if not urlsplit(url).path.endswith(API_PATH):
-        # The API is versioned in its path; without it every request answers 404.
         raise ConfigError(
             f"--api-url is the API's base address, ending in {API_PATH}; got {value!r} "
             f"(did you mean {url}{API_PATH}?)"

@@ -23,7 +23,7 @@ from generator.audit.report_json import report_to_json
 from generator.audit.report_text import print_report
 from generator.audit.urls import origin_of
 from generator.client.api import ApiClient
-from generator.config import output_folder
+from generator.config import output_folder, versioned_api_url
 from generator.errors import ConfigError, StorefrontError, WriteError
 
 _API_TIMEOUT = 30.0
@@ -94,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
         if origin_of(api_url) is None:
             raise ConfigError(f"--api-url must be an http(s) address, got {api_url!r}")
         key = args.key or environ.get("STOREFRONT_API_KEY") or ""
-        sections = anyio.run(_fetch_sections, api_url.rstrip("/"), key)
+        sections = anyio.run(_fetch_sections, versioned_api_url(api_url), key)
 
     try:
         report = audit_site(

@@ -11,7 +11,7 @@ from pathlib import Path
 import uvicorn
 from starlette.types import ASGIApp
 
-from generator.config import output_folder
+from generator.config import output_folder, versioned_api_url
 from generator.errors import ConfigError, UnsafePath
 from generator.plan.paths import base_path
 from generator.serve.app import mounted
@@ -102,7 +102,7 @@ def _stack(args: argparse.Namespace, root: Path, base: str) -> ASGIApp:
     api_url = args.api_url or os.environ.get("STOREFRONT_API_URL")
     if api_url:
         key = args.key or os.environ.get("STOREFRONT_API_KEY") or None
-        return proxy_stack(root, api_url=api_url, key=key)
+        return proxy_stack(root, api_url=versioned_api_url(api_url), key=key)
     Path(args.db).parent.mkdir(parents=True, exist_ok=True)
     host = "127.0.0.1" if args.host in ("0.0.0.0", "::", "") else args.host
     return embedded_stack(

@@ -9,6 +9,7 @@ import os
 import sys
 from urllib.parse import urlsplit
 
+from generator.config import versioned_api_url
 from generator.errors import ConfigError
 
 #: Worker processes are independent (no state between requests): a few per core is plenty.
@@ -113,7 +114,7 @@ def _api_url(value: str | None) -> str:
     parts = urlsplit(value)
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise ConfigError(f"--api-url {value!r} is not an http(s) address")
-    return value.rstrip("/")
+    return versioned_api_url(value)
 
 
 def _origin(value: str) -> str:

@@ -59,3 +59,12 @@ def test_serve_without_a_built_site_names_the_folder_it_looked_in(
     assert main(["serve", "--api-url", API]) == 2
     assert "dist: no built site here" in capsys.readouterr().err
     assert served == []
+
+
+def test_serve_refuses_an_api_url_without_its_version(
+    served: list[uvicorn.Config], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _site(tmp_path / "output")
+    assert main(["serve", "--api-url", "http://127.0.0.1:9"]) == 2
+    assert "did you mean http://127.0.0.1:9/public/v1?" in capsys.readouterr().err
+    assert served == []

@@ -22,6 +22,7 @@ ACCOUNT = {"email": "hoa@example.vn", "password": "mat-khau-dai", "full_name": "
     [
         ([], "--api-url is required"),
         (["--api-url", "ftp://x"], "is not an http(s) address"),
+        (["--api-url", "http://a"], "ending in /public/v1"),
         (["--api-url", "http://a/public/v1", "--allowed-origin", "https://a/shop"], "no path"),
         (["--api-url", "http://a/public/v1", "--trusted-proxy", "nginx"], "not an IP address"),
         (["--api-url", "http://a/public/v1", "--workers", "0"], "--workers must be between"),
