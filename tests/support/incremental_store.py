@@ -28,7 +28,7 @@ from companion.settings import CompanionSettings
 from companion.webhooks.events import Entity
 from generator.client import RateWindow
 from generator.config import BUNDLED_THEME, BuildConfig
-from generator.pipeline import ApiAccess, build_site
+from generator.pipeline import ApiAccess, Connect, build_site
 from generator.summary import BuildSummary
 from generator.xstore import Descriptor
 
@@ -185,17 +185,22 @@ def build(store: DemoStore | None, config: BuildConfig) -> tuple[BuildSummary, s
     return summary, printed.getvalue()
 
 
-def build_asked(store: DemoStore, config: BuildConfig) -> list[str]:
-    """One build against ``store``; the path and query of every request it sent, in order."""
-    transport = Recording(store)
+def recorded(transport: Recording) -> Connect:
+    """How a build opens the API through ``transport``."""
 
     @asynccontextmanager
     async def connect(config: BuildConfig) -> AsyncIterator[ApiAccess]:
         async with httpx.AsyncClient(transport=transport, base_url=BASE) as http:
             yield http, DEMO_KEY, UNLIMITED
 
+    return connect
+
+
+def build_asked(store: DemoStore, config: BuildConfig) -> list[str]:
+    """One build against ``store``; the path and query of every request it sent, in order."""
+    transport = Recording(store)
     console = Console(file=io.StringIO(), width=200)
-    anyio.run(lambda: build_site(config, console, connect=connect))
+    anyio.run(lambda: build_site(config, console, connect=recorded(transport)))
     return transport.asked
 
 

@@ -3,20 +3,17 @@
 from __future__ import annotations
 
 import io
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager
+from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
-import httpx
 import pytest
 from rich.console import Console
 
-from companion.seed.demo import DEMO_KEY
 from generator.config import BuildConfig
 from generator.errors import WriteError
-from generator.pipeline import ApiAccess, build_site
-from tests.support.incremental_store import BASE, UNLIMITED, DemoStore, Recording, config_for
+from generator.pipeline import build_site
+from tests.support.incremental_store import DemoStore, Recording, config_for, recorded
 
 
 @pytest.fixture
@@ -29,15 +26,9 @@ def store(tmp_path: Path) -> Iterator[DemoStore]:
 def _asked(store: DemoStore, config: BuildConfig) -> tuple[list[str], str]:
     """The requests a build sent before it failed, and its one-line error."""
     transport = Recording(store)
-
-    @asynccontextmanager
-    async def connect(config: BuildConfig) -> AsyncIterator[ApiAccess]:
-        async with httpx.AsyncClient(transport=transport, base_url=BASE) as http:
-            yield http, DEMO_KEY, UNLIMITED
-
     console = Console(file=io.StringIO(), width=200)
     with pytest.raises(WriteError) as failed:
-        anyio.run(lambda: build_site(config, console, connect=connect))
+        anyio.run(lambda: build_site(config, console, connect=recorded(transport)))
     return transport.asked, str(failed.value)
 
 
