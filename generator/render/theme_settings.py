@@ -223,7 +223,10 @@ def _bo_cong_thuong(table: Mapping[str, Any]) -> str | None:
     if url is not None:
         _check("bo_cong_thuong.url", url, _BCT_URL, "the store's page on http://online.gov.vn/")
     if show and url is None:
-        raise _error("bo_cong_thuong.url", "the store's page on http://online.gov.vn/", None)
+        raise ConfigError(
+            f"{SETTINGS_FILE}: bo_cong_thuong.show is true but bo_cong_thuong.url is missing: "
+            "set it to the store's notice on http://online.gov.vn/ (the badge links there)"
+        )
     return url if show else None
 
 

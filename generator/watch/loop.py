@@ -105,6 +105,21 @@ def trigger_sender(stream: MemoryObjectSendStream[str]) -> Callable[[str], None]
     return trigger
 
 
+class EditorFilesIgnored(watchfiles.DefaultFilter):
+    """What editors write beside the file they save, which no build reads: hidden files (the
+    theme skips them: gedit's ``.goutputstream-*``, Kate's swap files), vim's ``4913`` probe,
+    ``sed -i``'s ``sedXXXXXX``, ``*.tmp``, ``*.bak``, ``*.orig`` - and watchfiles' own list
+    (``*.swp``, ``*~``, ``.#*``, JetBrains' ``___jb_tmp___``)."""
+
+    ignore_entity_patterns = (
+        *watchfiles.DefaultFilter.ignore_entity_patterns,
+        r"^\.",
+        r"^4913$",
+        r"^sed[A-Za-z0-9]{6}$",
+        r"\.(?:tmp|bak|orig)$",
+    )
+
+
 async def watch_files(
     paths: Iterable[Path],
     trigger: Callable[[str], None],
@@ -114,7 +129,11 @@ async def watch_files(
 ) -> None:
     """Calls ``trigger`` with the changed file names after each burst of changes."""
     async for changes in watchfiles.awatch(
-        *paths, debounce=debounce_ms, stop_event=stop, rust_timeout=500
+        *paths,
+        watch_filter=EditorFilesIgnored(),
+        debounce=debounce_ms,
+        stop_event=stop,
+        rust_timeout=500,
     ):
         names = sorted({Path(path).name for _, path in changes})
         shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")

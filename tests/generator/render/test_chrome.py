@@ -88,7 +88,7 @@ def test_the_footer_has_no_menu_name_heading_and_the_copyright_in_the_column() -
 @pytest.mark.parametrize(
     ("toml", "message"),
     [
-        ("[bo_cong_thuong]\nshow = true\n", "bo_cong_thuong.url must be"),
+        ("[bo_cong_thuong]\nshow = true\n", "bo_cong_thuong.url is missing"),
         ('[bo_cong_thuong]\nshow = "yes"\nurl = "' + BADGE_URL + '"\n', "bo_cong_thuong.show"),
         ('[bo_cong_thuong]\nshow = true\nurl = "https://example.com/x"\n', "online.gov.vn"),
         ('[bo_cong_thuong]\nshow = true\nurl = "javascript:alert(1)"\n', "bo_cong_thuong.url"),
@@ -97,8 +97,9 @@ def test_the_footer_has_no_menu_name_heading_and_the_copyright_in_the_column() -
     ],
 )
 def test_bo_cong_thuong_settings_are_checked(toml: str, message: str) -> None:
-    with pytest.raises(ConfigError, match=message):
+    with pytest.raises(ConfigError, match=message) as raised:
         parse(tomllib.loads(toml))
+    assert "None" not in str(raised.value)  # a missing setting is named, not shown as None
 
 
 def test_bo_cong_thuong_settings_accepted() -> None:

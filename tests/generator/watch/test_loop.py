@@ -125,6 +125,39 @@ def test_saving_a_theme_file_triggers_a_rebuild(tmp_path: Path) -> None:
     assert triggered == ["changed home.html"]
 
 
+def test_editor_scratch_files_are_not_changes(tmp_path: Path) -> None:
+    theme = tmp_path / "theme"
+    theme.mkdir()
+    triggered: list[str] = []
+
+    async def go() -> None:
+        stop = anyio.Event()
+
+        def trigger(reason: str) -> None:
+            triggered.append(reason)
+            stop.set()
+
+        with anyio.fail_after(10):
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(lambda: watch_files([theme], trigger, debounce_ms=50, stop=stop))
+                await anyio.sleep(0.2)  # let the watcher start
+                for scratch in (
+                    ".goutputstream-X1Y2",
+                    "4913",
+                    "sedAb12Cd",
+                    "home.html.tmp",
+                    "home.html~",
+                    ".home.html.swp",
+                    "home.html.bak",
+                ):
+                    (theme / scratch).write_text("x")
+                await anyio.sleep(0.5)  # several debounce periods: a change would be seen
+                (theme / "home.html").write_text("<p>new</p>")
+
+    anyio.run(go)
+    assert triggered == ["changed home.html"]
+
+
 def event(product: int) -> dict[str, object]:
     return {
         "type": "product.updated",
