@@ -15,8 +15,7 @@ from urllib.parse import urlsplit
 
 from generator.errors import ConfigError, UnsafePath
 from generator.plan.paths import base_path
-from generator.render.theme import DEFAULT_THEME
-from generator.render.theme_settings import ThemeSettings
+from generator.render.theme import DEFAULT_THEME, check_theme
 from generator.xstore import Descriptor, load_descriptor
 
 DEFAULT_SITE_URL = "http://127.0.0.1:8000"
@@ -456,8 +455,8 @@ def _workers(value: str | None) -> int:
 
 
 def _theme_dir(value: str | None) -> Path:
-    """The theme folder, its settings checked now (before any request); the default theme
-    ships beside the package when none is given."""
+    """The theme folder, its settings, logo and stylesheets checked now (before any request);
+    the default theme ships beside the package when none is given."""
     path = Path(value or "site-templates")
     if not path.is_dir() and value in (None, "site-templates") and BUNDLED_THEME.is_dir():
         path = BUNDLED_THEME
@@ -465,7 +464,7 @@ def _theme_dir(value: str | None) -> Path:
         raise ConfigError(
             f"--theme: no theme folder at {path} (`storefront theme new {path}` starts one)"
         )
-    ThemeSettings.load(path)
+    check_theme(path)
     return path
 
 

@@ -213,8 +213,11 @@ def render_page(
         where = f"{exc.name or exc.filename or page.template}, line {exc.lineno}"
         raise TemplateError(f"{where}: {exc.message} (fix the theme template)") from None
     except jinja2.TemplateNotFound as exc:
+        # The template that asked for it (include, import, extends), when it is not the page's.
+        where = _template_line(exc.__traceback__, env)
+        asked = f"{where}: " if where else ""
         raise TemplateError(
-            f"template {exc.name!r} not found in the theme (needed for {page.path})"
+            f"{asked}template {exc.name!r} not found in the theme (needed for {page.path})"
         ) from None
     except Exception as exc:  # any failure inside a template: report where, never a traceback
         where = _template_line(exc.__traceback__, env) or page.template

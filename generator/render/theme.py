@@ -17,17 +17,24 @@ content without an import map in every page. The renderer's ``asset_url`` and
 ``island_url`` and the writer all read this one mapping. Islands are published minified
 (``rjsmin``: comments and spaces go, names stay): the theme keeps the readable source, the
 browser gets the smaller file, no source map needed.
+A stylesheet's relative ``url(...)`` (a self-hosted font, a background image) is published with
+its target's digest (``url(fonts/a.woff2?v=<digest>)``), as pages link the stylesheet, so a
+file replaced under the same name reaches visitors despite the year-long cache; a url that
+names no file of the theme stops the build before its first request (``check_theme``).
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
+import posixpath
+import re
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 import rjsmin
 
+from generator.errors import ConfigError
 from generator.render.theme_settings import ThemeSettings
 
 ASSETS_URL_PREFIX = "/_assets/"
@@ -51,8 +58,12 @@ class Asset:
     source: Path
     appended: bytes = b""
     minified: bool = False
+    #: What is published instead of the source, when the build rewrote it (a stylesheet).
+    content: bytes | None = None
 
     def read_bytes(self) -> bytes:
+        if self.content is not None:
+            return self.content
         data = self.source.read_bytes()
         if self.minified:
             data = minify_js(data)
@@ -100,14 +111,85 @@ def asset_files(theme: Theme | Path) -> Iterator[tuple[PurePosixPath, Asset]]:
     overrides = found.pop(OVERRIDES, None)
     extra = layered.settings.css().encode("utf-8")
     if overrides is not None:
-        extra += overrides.read_bytes()
+        extra += versioned_css(
+            overrides.read_bytes(), STYLESHEET, found, _named(layered, overrides)
+        )
     islands = _islands_of(found)
     versioned = PurePosixPath(ISLANDS, islands_digest(islands))
     for published, source in islands.items():
         found[versioned.joinpath(*published.parts[1:])] = source
     for published in sorted(found):
+        source = found[published]
         appended = extra if published == STYLESHEET else b""
-        yield published, Asset(found[published], appended, _is_island(published))
+        if published.suffix == ".css":
+            own = versioned_css(source.read_bytes(), published, found, _named(layered, source))
+            yield published, Asset(source, appended, content=own + appended)
+        else:
+            yield published, Asset(source, appended, _is_island(published))
+
+
+def check_theme(theme: Theme | Path) -> Theme:
+    """The theme, its settings and stylesheets checked: ``theme.toml`` (``theme_settings``), a
+    ``logo`` that names a file of the theme, and every stylesheet's relative ``url()``."""
+    layered = Theme.of(theme)
+    published = {p for p, _ in asset_files(layered)}  # raises for a stylesheet's missing url
+    logo = layered.settings.logo
+    if logo and "://" not in logo and PurePosixPath(logo) not in published:
+        raise ConfigError(
+            f"theme.toml: logo = {logo!r} names no file of the theme: put it at "
+            f"{layered.folder / 'assets' / logo}, or give an https url"
+        )
+    return layered
+
+
+# url(...) in CSS, quoted or not (a quoted one may hold the other quote and parentheses); a
+# comment is matched whole, so that a url in it is left as it is.
+_CSS_URL = re.compile(rb"""/\*.*?\*/|url\(\s*(?:"([^"]*)"|'([^']*)'|([^"')\s]*))\s*\)""", re.DOTALL)
+# A url that is not a file of the theme: with a scheme (data:, https:), absolute, or a fragment.
+_NOT_A_THEME_FILE = re.compile(r"^(?:[a-zA-Z][a-zA-Z0-9+.-]*:|/|#|$)")
+
+
+def versioned_css(
+    css: bytes, published: PurePosixPath, found: Mapping[PurePosixPath, Path], named: str
+) -> bytes:
+    """``css`` (published at ``published``) with each relative ``url()`` carrying its target's
+    digest; a ConfigError naming ``named`` and the url when the theme has no such file."""
+
+    def version(match: re.Match[bytes]) -> bytes:
+        raw = next((group for group in match.groups() if group is not None), None)
+        if raw is None:  # a comment
+            return match.group(0)
+        url = raw.decode("utf-8", "replace")
+        if _NOT_A_THEME_FILE.match(url):
+            return match.group(0)
+        path, query, fragment = _split_url(url)
+        target = posixpath.normpath(posixpath.join(published.parent.as_posix(), path))
+        source = found.get(PurePosixPath(target)) if not target.startswith("..") else None
+        if source is None:
+            raise ConfigError(
+                f"{named}: url({url}) names no file of the theme's assets/ "
+                f"(looked for assets/{target})"
+            )
+        if query:  # the theme versions it itself
+            return match.group(0)
+        digest = hashlib.sha256(source.read_bytes()).hexdigest()[:10]
+        return f'url("{path}?v={digest}{fragment}")'.encode()
+
+    return _CSS_URL.sub(version, css)
+
+
+def _split_url(url: str) -> tuple[str, str, str]:
+    path, hash_mark, fragment = url.partition("#")
+    path, question, query = path.partition("?")
+    return path, question + query, hash_mark + fragment
+
+
+def _named(layered: Theme, source: Path) -> str:
+    """A theme file as an error names it: relative to its theme folder."""
+    for folder in layered.folders:
+        if source.is_relative_to(folder):
+            return source.relative_to(folder).as_posix()
+    return source.as_posix()
 
 
 def islands_digest(islands: dict[PurePosixPath, Path]) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 import tomllib
 from pathlib import Path
@@ -12,7 +13,7 @@ from generator.cli import main
 from generator.commands.theme import SETTINGS_EXAMPLE
 from generator.config import BUNDLED_THEME
 from generator.errors import ConfigError
-from generator.render.theme import minify_js
+from generator.render.theme import check_theme, minify_js
 from generator.render.theme_settings import ThemeSettings, parse
 from tests.support.incremental_store import DemoStore, build, config_for, folder_bytes
 
@@ -122,6 +123,91 @@ def test_a_theme_replaces_an_asset_and_an_island_one_file_at_a_time(tmp_path: Pa
     assert (assets / "style.css").read_bytes().endswith(b"\n.x{color:red}\n")
     default_main = (BUNDLED_THEME / "islands" / "main.js").read_bytes()
     assert (assets / "islands" / "main.js").read_bytes() == minify_js(default_main)
+
+
+FONT_FACE = """/* a note: url(fonts/old.woff2) */
+@font-face { font-family: Shop; src: url('fonts/shop.woff2') format("woff2"); }
+.hero { background: url(img/hero.png#top), url("data:image/svg+xml,<svg/>"); }
+"""
+
+
+def test_files_a_stylesheet_names_are_published_with_their_digest(tmp_path: Path) -> None:
+    theme = tmp_path / "theme"
+    (theme / "assets" / "fonts").mkdir(parents=True)
+    (theme / "assets" / "img").mkdir()
+    (theme / "assets" / "overrides.css").write_text(FONT_FACE, encoding="utf-8")
+    font = theme / "assets" / "fonts" / "shop.woff2"
+    font.write_bytes(b"font one")
+    (theme / "assets" / "img" / "hero.png").write_bytes(b"png")
+    store = DemoStore(tmp_path, products=2)
+    try:
+        build(store, config_for(tmp_path, templates=theme))
+    finally:
+        store.close()
+
+    def published() -> tuple[str, str]:
+        style = (tmp_path / "out" / "_assets" / "style.css").read_text(encoding="utf-8")
+        home = (tmp_path / "out" / "index.html").read_text(encoding="utf-8")
+        found = STYLE_URL.search(home)
+        assert found
+        return style, found.group()
+
+    style, style_url = published()
+    digest = hashlib.sha256(font.read_bytes()).hexdigest()[:10]
+    assert f'src: url("fonts/shop.woff2?v={digest}") format("woff2")' in style
+    assert f'url("img/hero.png?v={hashlib.sha256(b"png").hexdigest()[:10]}#top")' in style
+    assert "/* a note: url(fonts/old.woff2) */" in style  # comments and data: urls stay
+    assert 'url("data:image/svg+xml,<svg/>")' in style
+    assert (tmp_path / "out" / "_assets" / "fonts" / "shop.woff2").read_bytes() == b"font one"
+
+    font.write_bytes(b"font two")  # the same name, new content: new urls all the way up
+    build(None, config_for(tmp_path, from_cache=True, templates=theme))
+    style_after, style_url_after = published()
+    assert digest not in style_after
+    assert style_url_after != style_url
+
+
+@pytest.mark.parametrize(
+    ("files", "message"),
+    [
+        (
+            {"assets/overrides.css": FONT_FACE},
+            "assets/overrides.css: url(fonts/shop.woff2) names no file",
+        ),
+        (
+            {"assets/overrides.css": ".x { background: url(../../etc/passwd) }"},
+            "url(../../etc/passwd) names no file",
+        ),
+        ({"theme.toml": 'logo = "logo.svg"\n'}, "logo = 'logo.svg' names no file of the theme"),
+    ],
+)
+def test_a_missing_theme_file_stops_the_build_before_any_request(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], files: dict[str, str], message: str
+) -> None:
+    theme = tmp_path / "theme"
+    for name, text in files.items():
+        (theme / name).parent.mkdir(parents=True, exist_ok=True)
+        (theme / name).write_text(text, encoding="utf-8")
+    # An address nothing answers: the build stops on the theme before it asks anything.
+    api = "http://127.0.0.1:9/public/v1"
+    out = str(tmp_path / "o")
+    site = "https://shop.example.vn"
+    code = main(
+        ["build", "--theme", str(theme), "--api-url", api, "--site-url", site, "--out", out]
+    )
+    assert code == 2
+    err = capsys.readouterr().err
+    assert message in err and "127.0.0.1" not in err
+    assert not (tmp_path / "o").exists()
+    with pytest.raises(ConfigError, match=re.escape(message)):
+        check_theme(theme)
+    (theme / "assets" / "fonts").mkdir(parents=True, exist_ok=True)
+    (theme / "assets" / "fonts" / "shop.woff2").write_bytes(b"font")
+    (theme / "assets" / "img").mkdir(exist_ok=True)
+    (theme / "assets" / "img" / "hero.png").write_bytes(b"png")
+    (theme / "assets" / "logo.svg").write_text("<svg/>", encoding="utf-8")
+    if "passwd" not in message:
+        check_theme(theme)  # with the file in place, the theme is fine
 
 
 @pytest.mark.parametrize(

@@ -48,7 +48,9 @@ def test_syntax_error_names_the_template_and_line(tmp_path: Path) -> None:
         render_all(theme)
 
 
-def test_missing_template_is_reported_with_the_page(tmp_path: Path) -> None:
+def test_missing_template_is_reported_with_the_template_asking_and_the_page(
+    tmp_path: Path,
+) -> None:
     theme = theme_copy(tmp_path)
     collection = theme / "collection.html"
     source = collection.read_text()
@@ -58,7 +60,9 @@ def test_missing_template_is_reported_with_the_page(tmp_path: Path) -> None:
         )
     )
     with pytest.raises(
-        TemplateError, match=r"'partials/nope\.html' not found .*/bo-suu-tap/he-2026"
+        TemplateError,
+        match=r"^collection\.html, line \d+: template 'partials/nope\.html' not found "
+        r".*/bo-suu-tap/he-2026",
     ):
         render_all(theme)
 
