@@ -214,8 +214,8 @@ def render_page(
         raise TemplateError(f"{where}: {exc.message} (fix the theme template)") from None
     except jinja2.TemplateNotFound as exc:
         # The template that asked for it (include, import, extends), when it is not the page's.
-        where = _template_line(exc.__traceback__, env)
-        asked = f"{where}: " if where else ""
+        asking = _template_line(exc.__traceback__, env)
+        asked = f"{asking}: " if asking else ""
         raise TemplateError(
             f"{asked}template {exc.name!r} not found in the theme (needed for {page.path})"
         ) from None
