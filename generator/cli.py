@@ -28,11 +28,30 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         prog="storefront",
         description="Static storefronts from a store's public API.",
     )
+    parser.add_argument("--version", action=_Version, help="print the version and exit")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMANDS:
         if only is None or only == name:
             _add_command(name, sub)
     return parser
+
+
+class _Version(argparse.Action):
+    """``--version``: the installed package's version, looked up only when asked (importing
+    ``importlib.metadata`` would cost every build's start)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, help=str(kwargs.get("help", "")))
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            found = version("storefront")
+        except PackageNotFoundError:  # a source tree that was never installed
+            found = "(not installed)"
+        print(f"{parser.prog} {found}")
+        parser.exit()
 
 
 def _add_command(name: str, sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -64,3 +64,17 @@ def test_other_commands_exit_as_usual() -> None:
     )
     assert result.returncode == 0
     assert "usage: storefront audit" in result.stdout
+
+
+def test_version_prints_the_installed_package_version() -> None:
+    from importlib.metadata import version
+
+    result = subprocess.run(
+        [sys.executable, "-m", "generator", "--version"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=REPO_ROOT,
+    )
+    assert result.returncode == 0
+    assert result.stdout == f"storefront {version('storefront')}\n"
