@@ -27,6 +27,7 @@ from generator.audit.sitemap_checks import (
     check_unlisted_pages,
 )
 from generator.audit.sitemap_files import SitemapRead, SitemapSchemas, read_sitemaps
+from generator.audit.stylesheet_checks import check_stylesheets
 from generator.audit.urls import base_of, origin_of, sitemap_base
 from generator.serve.static import resolve_decoded_path
 
@@ -70,6 +71,7 @@ def audit_site(
         findings += check_page(page, by_path, origin)
         findings += check_jsonld(page)
         findings += check_links(page, served, origin)
+    findings += check_stylesheets(pages, served, _file_at(out, base), origin)
     findings += check_duplicates(pages)
     findings += check_reachability(
         by_path, listed, home=base + "/", origin=origin, max_depth=max_depth
@@ -105,6 +107,17 @@ def _served(out: Path, base: str = "") -> Callable[[str], bool]:
         return known[path]
 
     return served
+
+
+def _file_at(out: Path, base: str = "") -> Callable[[str], Path | None]:
+    """The file served at a decoded path under the site's prefix ``base``, or None."""
+
+    def file_at(path: str) -> Path | None:
+        if base and not path.startswith(base + "/"):
+            return None
+        return resolve_decoded_path(out, path[len(base) :])
+
+    return file_at
 
 
 def collapse_repeats(findings: Iterable[Finding]) -> list[Finding]:

@@ -34,6 +34,7 @@ from pathlib import Path, PurePosixPath
 
 import rjsmin
 
+from generator.css_urls import CSS_URL, split_url, url_in
 from generator.errors import ConfigError
 from generator.render.theme_settings import ThemeSettings
 
@@ -142,13 +143,6 @@ def check_theme(theme: Theme | Path) -> Theme:
     return layered
 
 
-# url(...) in CSS, quoted or not (a quoted one may hold the other quote and parentheses); a
-# comment is matched whole, so that a url in it is left as it is.
-_CSS_URL = re.compile(rb"""/\*.*?\*/|url\(\s*(?:"([^"]*)"|'([^']*)'|([^"')\s]*))\s*\)""", re.DOTALL)
-# A url that is not a file of the theme: with a scheme (data:, https:), absolute, or a fragment.
-_NOT_A_THEME_FILE = re.compile(r"^(?:[a-zA-Z][a-zA-Z0-9+.-]*:|/|#|$)")
-
-
 def versioned_css(
     css: bytes, published: PurePosixPath, found: Mapping[PurePosixPath, Path], named: str
 ) -> bytes:
@@ -156,13 +150,10 @@ def versioned_css(
     digest; a ConfigError naming ``named`` and the url when the theme has no such file."""
 
     def version(match: re.Match[bytes]) -> bytes:
-        raw = next((group for group in match.groups() if group is not None), None)
-        if raw is None:  # a comment
+        url = url_in(match)
+        if url is None or url.startswith("/"):  # not a file of the theme's assets
             return match.group(0)
-        url = raw.decode("utf-8", "replace")
-        if _NOT_A_THEME_FILE.match(url):
-            return match.group(0)
-        path, query, fragment = _split_url(url)
+        path, query, fragment = split_url(url)
         target = posixpath.normpath(posixpath.join(published.parent.as_posix(), path))
         source = found.get(PurePosixPath(target)) if not target.startswith("..") else None
         if source is None:
@@ -175,13 +166,7 @@ def versioned_css(
         digest = hashlib.sha256(source.read_bytes()).hexdigest()[:10]
         return f'url("{path}?v={digest}{fragment}")'.encode()
 
-    return _CSS_URL.sub(version, css)
-
-
-def _split_url(url: str) -> tuple[str, str, str]:
-    path, hash_mark, fragment = url.partition("#")
-    path, question, query = path.partition("?")
-    return path, question + query, hash_mark + fragment
+    return CSS_URL.sub(version, css)
 
 
 def _named(layered: Theme, source: Path) -> str:

@@ -126,3 +126,22 @@ def test_missing_stylesheet_is_an_error(site: Path) -> None:
 )
 def test_null_markers(href: str, null: bool) -> None:
     assert is_null_built(href) is null
+
+
+def test_a_file_a_stylesheet_loads_must_be_in_the_output(site: Path) -> None:
+    css = site / "_assets" / "site.css"
+    css.write_text(
+        "/* url(fonts/old.woff2) */\nbody{color:#111}\n"
+        '@font-face{font-family:S;src:url("fonts/s.woff2?v=1a2b") format("woff2")}\n'
+        ".x{background:url(data:image/png;base64,AAAA)}\n",
+        encoding="utf-8",
+    )
+    report = run_audit(site)
+    [finding] = report.findings  # one, though every page links the stylesheet
+    assert finding.check == "asset-missing"
+    assert finding.where == "_assets/site.css:3"
+    assert "url(fonts/s.woff2?v=1a2b)" in finding.message
+    assert "/_assets/fonts/s.woff2" in finding.message
+    (site / "_assets" / "fonts").mkdir()
+    (site / "_assets" / "fonts" / "s.woff2").write_bytes(b"font")
+    assert run_audit(site).findings == ()
