@@ -45,7 +45,10 @@ CHECKS: Mapping[str, str] = {
     "link-null-url": "no href built from a null url (/None, /null, undefined, empty)",
     "link-broken": "every internal link leads to a page the output serves",
     "link-html": "internal links carry paths without .html",
-    "asset-missing": "every stylesheet, script, icon and image under the site exists, and every file a stylesheet loads",
+    "asset-missing": (
+        "every stylesheet, script, icon and image under the site exists, and every file a "
+        "stylesheet loads"
+    ),
     # reachability
     "reach-orphan": "every page in the sitemap can be reached from the home page by links",
     "reach-depth": "every page reached is at most --max-depth clicks (4) from the home page",
