@@ -39,4 +39,4 @@ def console_for(*, stderr: bool) -> Printer:
     # Imported here: only a terminal gets rich's bars and colours (about 35 ms to import).
     from rich.console import Console
 
-    return Console(stderr=stderr, highlight=False)
+    return Console(stderr=stderr, highlight=False, emoji=False)

@@ -88,7 +88,12 @@ def _canonical(page: Page, pages: Mapping[str, Page], origin: str | None) -> lis
         ]
     if origin is not None and canonical_origin != origin:
         return [
-            error("page-canonical", page.file, f"canonical {canonical} is not on the site {origin}")
+            # The other origin, not the url: a site built for another --site-url is one finding.
+            error(
+                "page-canonical",
+                page.file,
+                f"canonical is on {canonical_origin}, not on the site {origin}",
+            )
         ]
     target = path_of_url(canonical) or "/"
     if target not in pages:

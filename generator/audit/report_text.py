@@ -19,7 +19,8 @@ _HEADINGS = {Severity.ERROR: "Errors", Severity.WARNING: "Warnings", Severity.IN
 
 def print_report(report: AuditReport, stream: TextIO, *, strict: bool = False) -> None:
     """Write the report; colours only when ``stream`` is a terminal."""
-    console = Console(file=stream, highlight=False, soft_wrap=True)
+    # No emoji codes: "sitemap.xml:100:" is a file and a line, not ":100:".
+    console = Console(file=stream, highlight=False, soft_wrap=True, emoji=False)
     console.print(f"Audit of {escape(report.root)}")
     for severity in Severity:
         findings = report.of_severity(severity)

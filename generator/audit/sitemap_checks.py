@@ -42,7 +42,12 @@ def check_locs(entries: Sequence[SitemapEntry], origin: str | None) -> list[Find
             continue
         if origin is not None and origin_of(loc) != origin:
             findings.append(
-                error("sitemap-loc", entry.where, f"loc {loc} is not on the site {origin}")
+                # The other origin, not the loc: a sitemap for another site is one finding.
+                error(
+                    "sitemap-loc",
+                    entry.where,
+                    f"loc is on {origin_of(loc)}, not on the site {origin}",
+                )
             )
         if not is_percent_encoded(loc):
             findings.append(

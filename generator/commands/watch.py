@@ -88,7 +88,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 def run(args: argparse.Namespace) -> int:
     if args.poll < 0:
         raise ConfigError(f"--poll: expected seconds >= 0, got {args.poll}")
-    console = Console(stderr=True, highlight=False)
+    console = Console(stderr=True, highlight=False, emoji=False)
     xstore = Path(args.xstore)
     descriptor = load_descriptor(xstore)
     for warning in descriptor.warnings:

@@ -66,3 +66,11 @@ def test_html_escapes_text_from_the_site() -> None:
     assert 'page /<script>alert("t")</script> has no [b]title[/b]' in cells
     headings = [h.text_content() for h in doc.iter("h2")]
     assert headings == ["Errors (2)", "Warnings (1)", "Information (1)"]
+
+
+def test_text_keeps_colons_as_written() -> None:
+    found = error("sitemap-loc", "sitemap.xml:100", "loc :smile: is not on the site")
+    out = io.StringIO()
+    print_report(AuditReport.of(root="o", pages=1, sitemap_urls=1, findings=[found]), out)
+    # "sitemap.xml:100:" is a file and a line; rich would read ":100:" as an emoji code.
+    assert "sitemap.xml:100: loc :smile: is not on the site" in out.getvalue()
