@@ -2,7 +2,8 @@
 packages (``keys.cli``, ``webhooks.cli``).
 
     storefront api [--db PATH_OR_URL] [--seed demo [--products N]] [--host H] [--port P]
-                   [--workers N] [--session-key KEY] [--session-origin ORIGIN ...]
+                   [--public-url URL] [--workers N] [--session-key KEY]
+                   [--session-origin ORIGIN ...]
     storefront api keys ...
     storefront api webhooks ...
 
@@ -12,8 +13,10 @@ User errors end in one line on stderr and a non-zero exit, never a traceback.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Any
+from urllib.parse import urlsplit
 
 from sqlalchemy import Engine
 
@@ -40,6 +43,14 @@ def add_parser(subparsers: Any) -> None:
     api.add_argument("--products", type=int, default=300, help="demo products (default 300)")
     api.add_argument("--host", default="127.0.0.1", help="address to listen on")
     api.add_argument("--port", type=int, default=8001, help="port to listen on (default 8001)")
+    api.add_argument(
+        "--public-url",
+        default=os.environ.get("STOREFRONT_PUBLIC_URL"),
+        metavar="URL",
+        help="where shoppers reach this server (https://api.example.vn behind a proxy): the "
+        "sandbox payment page and its return are sent there (env STOREFRONT_PUBLIC_URL; "
+        "default http://HOST:PORT, 127.0.0.1 for an any-address --host)",
+    )
     api.add_argument(
         "--workers",
         type=int,
@@ -74,6 +85,22 @@ def add_parser(subparsers: Any) -> None:
     add_keys_parser(actions)
 
 
+def _public_url(given: str | None, host: str, port: int) -> str:
+    """The origin (and path prefix) shoppers' browsers reach this server at."""
+    if given:
+        parts = urlsplit(given)
+        if parts.scheme not in ("http", "https") or not parts.hostname or parts.query:
+            raise CommandError(
+                f"--public-url must be an http(s) address such as https://api.example.vn, "
+                f"got {given!r}"
+            )
+        return given.rstrip("/")
+    # An any-address bind is not an address a browser can open.
+    shown = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
+    shown = f"[{shown}]" if ":" in shown else shown
+    return f"http://{shown}:{port}"
+
+
 def seed(engine: Engine, products: int) -> None:
     """Seed the demo store (idempotent: an existing demo store is left as it is)."""
     try:
@@ -95,13 +122,14 @@ def run_api(args: argparse.Namespace) -> int:
         raise CommandError("--port must be between 1 and 65535")
     if not 1 <= args.workers <= MAX_WORKERS:
         raise CommandError(f"--workers must be between 1 and {MAX_WORKERS}")
+    public_url = _public_url(args.public_url, args.host, args.port)
     engine = open_database(args.db)
     if args.seed == "demo":
         seed(engine, args.products)
     engine.dispose()
     settings = CompanionSettings(
         database=args.db,
-        public_url=f"http://{args.host}:{args.port}",
+        public_url=public_url,
         workers=args.workers,
         session_key=args.session_key,
         session_origins=tuple(args.session_origin),
@@ -110,7 +138,8 @@ def run_api(args: argparse.Namespace) -> int:
     workers = f"{args.workers} workers, " if args.workers > 1 else ""
     print(
         f"storefront api: http://{args.host}:{args.port}/public/v1 ({workers}database "
-        f"{shown_database(args.db)}; docs at /public/v1/docs)",
+        f"{shown_database(args.db)}; docs at /public/v1/docs; shoppers reach it at "
+        f"{public_url})",
         file=sys.stderr,
     )
     try:

@@ -3,6 +3,12 @@
 import { api, enc, failed, fill, h, link, part, readCart, said, saveItems, send, session, setCartToken, showCount, sitePath, sleep, src, track, vnd } from './main.js'
 
 const COUPON = 'sf_coupon'
+// The order being paid online and its cart token ("code token"): a failed payment is tried
+// again from the return page, which needs the token /checkout/pay takes.
+const PAYING = 'sf_paying'
+
+const pay = async (token) => location.assign((await send(`/checkout/pay?cart_token=${enc(token)}`,
+  { return_url: location.origin + sitePath('/thanh-toan/ket-qua') })).payment_url)
 
 const quoted = (token, code) => api(`/cart/quote?token=${enc(token)}` + (code ? '&coupon_code=' + enc(code) : ''))
 
@@ -200,8 +206,8 @@ async function checkout (root) {
         track(online ? 'pending' : 'purchase', cart.items, { transaction_id: order.code, value: Number(order.total) })
         if (!online) return done(root, placed, order)
         status.textContent = form.dataset.paying
-        const pay = await send(`/checkout/pay?cart_token=${enc(token)}`, { return_url: location.origin + sitePath('/thanh-toan/ket-qua') })
-        location.assign(pay.payment_url)
+        sessionStorage.setItem(PAYING, order.code + ' ' + token)
+        await pay(token)
       } catch (error) {
         button.disabled = false
         failed(status, form)(error)
@@ -229,9 +235,17 @@ async function paymentReturn (root) {
       const answer = await send('/checkout/payment-return', { query_string: query })
       if (!answer.valid) return say(says.invalid)
       const order = answer.order
-      if (order && order.current_status !== 'pending') {
-        if (order.current_status === 'paid') track('purchase', null, { transaction_id: order.code })
-        return done(root, paid, order)
+      const status = order && order.current_status
+      if (status && status !== 'pending') {
+        if (status === 'paid') track('purchase', null, { transaction_id: order.code })
+        done(root, paid, order)
+        const [code, token] = (sessionStorage.getItem(PAYING) || '').split(' ')
+        const again = root.querySelector('.pay-again')
+        if (status === 'payment_failed' && code === order.code && again) {
+          again.hidden = false
+          again.onclick = () => { again.disabled = true; pay(token).catch((error) => say(said(error))) }
+        }
+        return
       }
       say(says.waiting)
       await sleep(2000)

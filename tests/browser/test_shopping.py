@@ -92,3 +92,15 @@ def test_gateway_payment_ends_in_the_status_the_ipn_decided(
     page.get_by_role("button", name=button).click()
     page.wait_for_url(re.compile(r"/thanh-toan/ket-qua\?"))
     expect(page.locator(".order-done")).to_have_attribute("data-status", status)
+    retry = page.get_by_role("button", name="Thanh toán lại")
+    if status == "paid":
+        expect(retry).to_be_hidden()
+        return
+    # A cancelled payment is not a dead end: the same order is paid from the return page.
+    code = page.locator(".order-code").inner_text()
+    retry.click()
+    page.wait_for_url(re.compile(r"/sandbox/vnpay/pay\?"))
+    page.get_by_role("button", name="Pay (success)").click()
+    page.wait_for_url(re.compile(r"/thanh-toan/ket-qua\?"))
+    expect(page.locator(".order-done")).to_have_attribute("data-status", "paid")
+    expect(page.locator(".order-code")).to_have_text(code)

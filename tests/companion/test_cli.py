@@ -98,6 +98,8 @@ def test_several_stores_need_store_option(
         (("api", "keys", "create"), "seed one"),
         (("api", "keys", "revoke", "42"), "no key 42"),
         (("api", "--port", "70000"), "--port"),
+        (("api", "--public-url", "api.example.vn"), "--public-url"),
+        (("api", "--public-url", "ftp://api.example.vn"), "--public-url"),
     ],
 )
 def test_user_errors_are_one_line_and_exit_2(
@@ -118,3 +120,20 @@ def test_unreadable_database_is_one_line(
     assert run("api", "keys", "list", "--db", str(not_a_db)) == 2
     err = capsys.readouterr().err
     assert "notes.db" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    ("given", "host", "expected"),
+    [
+        ("https://api.example.vn/", "0.0.0.0", "https://api.example.vn"),
+        ("https://shop.example.vn/api", "127.0.0.1", "https://shop.example.vn/api"),
+        (None, "0.0.0.0", "http://127.0.0.1:8001"),
+        (None, "::", "http://127.0.0.1:8001"),
+        (None, "::1", "http://[::1]:8001"),
+        (None, "10.0.0.5", "http://10.0.0.5:8001"),
+    ],
+)
+def test_the_public_url_is_one_a_browser_can_open(
+    given: str | None, host: str, expected: str
+) -> None:
+    assert cli._public_url(given, host, 8001) == expected
