@@ -7,12 +7,16 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from generator.config import versioned_api_url
 from generator.errors import ConfigError
 
 #: Worker processes are independent (no state between requests): a few per core is plenty.
+if TYPE_CHECKING:
+    import httpx
+
 MAX_WORKERS = 32
 DEFAULT_PORT = 8002
 
@@ -89,6 +93,7 @@ def run(args: argparse.Namespace) -> int:
             "unkeyed rate limit",
             file=sys.stderr,
         )
+    _check_api(settings.api_url, settings.key)
     origins = ", ".join(settings.allowed_origins) or "the request's own origin"
     print(
         f"storefront session: http://{args.host}:{args.port}/session/ -> {settings.api_url} "
@@ -103,6 +108,48 @@ def run(args: argparse.Namespace) -> int:
         if exc.code:
             raise ConfigError(f"cannot listen on {args.host}:{args.port} (in use?)") from None
     return 0
+
+
+def _check_api(api_url: str, key: str | None) -> None:
+    """Ask the API for its store once before serving: a refused key (a typo, a revoked key)
+    stops the service here, where a health check would not see it. An API that does not answer
+    yet only warns: the service may start before it."""
+    import httpx
+
+    from generator.serve.visitor import SERVICE_KEY_HEADER
+
+    headers = {SERVICE_KEY_HEADER: key} if key else {}
+    try:
+        answer = httpx.get(f"{api_url}/store", headers=headers, timeout=10.0)
+    except httpx.HTTPError as exc:
+        print(
+            f"storefront session: warning: {api_url} does not answer yet "
+            f"({type(exc).__name__}); shoppers' calls fail until it does",
+            file=sys.stderr,
+        )
+        return
+    if answer.status_code in (401, 403):
+        raise ConfigError(
+            f"{api_url} refuses the session's key ({answer.status_code}: {_detail(answer)}): "
+            "check --key (STOREFRONT_SESSION_KEY)"
+        )
+    if answer.status_code == 404:
+        raise ConfigError(f"{api_url}/store answered 404: is --api-url the API's base address?")
+    if answer.status_code >= 400:
+        print(
+            f"storefront session: warning: {api_url}/store answered {answer.status_code} "
+            f"({_detail(answer)})",
+            file=sys.stderr,
+        )
+
+
+def _detail(answer: httpx.Response) -> str:
+    try:
+        body = answer.json()
+    except ValueError:
+        return answer.reason_phrase
+    found = body.get("detail") or body.get("title") if isinstance(body, dict) else None
+    return str(found) if found else answer.reason_phrase
 
 
 def _api_url(value: str | None) -> str:

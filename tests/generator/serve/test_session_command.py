@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import signal
+import socket
 from pathlib import Path
 
 import httpx
@@ -62,3 +63,18 @@ def test_two_workers_in_front_of_the_companion_keep_no_session_of_their_own(
     lines = [json.loads(x) for x in log.splitlines() if x.startswith("{")]
     assert any(line["path"] == "/session/me" and line["status"] == 200 for line in lines)
     assert log.count("Finished server process") == 2
+
+
+def test_a_key_the_api_refuses_stops_the_service_before_it_listens(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with running_companion(tmp_path, products=2) as api_url, socket.socket() as taken:
+        # A port in use: were the key not checked first, the service would fail to listen.
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = str(taken.getsockname()[1])
+        code = main(["session", "--api-url", api_url, "--key", "pk_live_nope", "--port", port])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("storefront session: error: ") and err.count("\n") == 1
+    assert "refuses the session's key (401" in err and "--key" in err
