@@ -124,7 +124,8 @@ async def _guarded(
     if _declared_length(request) > MAX_BODY:
         return problem(413, "body_too_large", f"a body of at most {MAX_BODY} bytes")
     request.state.secure = site_is_https(request, allowed)
-    client = VisitorClient(upstream, VisitorCookies.read(request.cookies))
+    request_id = getattr(request.state, "request_id", None)  # set by the request log, if any
+    client = VisitorClient(upstream, VisitorCookies.read(request.cookies), request_id)
     try:
         return await handler(request, client)
     except httpx.HTTPError:
@@ -171,7 +172,9 @@ async def _logged_in(
     response.headers.append("set-cookie", customer_cookie(token, max_age=max_age, secure=secure))
     guest_cart = client.cookies.cart_token
     if guest_cart:
-        customer_client = VisitorClient(client.upstream, VisitorCookies(guest_cart, token))
+        customer_client = VisitorClient(
+            client.upstream, VisitorCookies(guest_cart, token), client.request_id
+        )
         merged = await customer_client.send("POST", "/cart/merge", query=_query(token=guest_cart))
         kept = merged.json().get("token") if merged.status_code == 200 else None
         if isinstance(kept, str) and kept:

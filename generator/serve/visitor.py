@@ -92,9 +92,13 @@ class SessionUpstream:
 class VisitorClient:
     upstream: SessionUpstream
     cookies: VisitorCookies
+    #: The shopper's request's id, sent on with each API call so both logs name it.
+    request_id: str | None = None
 
     def headers(self, extra: dict[str, str] | None = None) -> dict[str, str]:
         headers = {"Accept": "application/json", **(extra or {})}
+        if self.request_id:
+            headers["X-Request-Id"] = self.request_id
         if self.upstream.key:
             headers[SERVICE_KEY_HEADER] = self.upstream.key
         if self.cookies.customer_jwt:

@@ -22,6 +22,7 @@ import httpx
 import pytest
 from lxml import etree
 
+from companion.seed.demo import DEMO_KEY
 from generator.write.host_files import (
     host_files,
     nginx_server_block,
@@ -30,6 +31,7 @@ from generator.write.host_files import (
 )
 from tests.generator.audit.fixture_site import write_clean_site
 from tests.support.demo_build import REPO, build_demo_site
+from tests.support.processes import running_companion, running_session
 
 NGINX = Path("/usr/sbin/nginx")
 SITEMAP_NS = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
@@ -291,3 +293,36 @@ def test_a_site_under_a_path_prefix_serves_every_loc_and_every_reference_there(
     assert failures == []
     assert outside.status_code == 404
     assert (bare.status_code, bare.headers["location"]) == (301, "/shop/")
+
+
+def test_session_answers_carry_each_header_once_and_one_request_id_in_both_logs(
+    tmp_path: Path,
+) -> None:
+    root = write_clean_site(tmp_path / "output")
+    for name, content in host_files(FIXTURE_POLICY):
+        (root / name).write_bytes(content)
+    with (
+        running_companion(tmp_path, products=2) as api_url,
+        running_session(
+            tmp_path, api_url=api_url, key=DEMO_KEY, extra=["--trusted-proxy", "127.0.0.1"]
+        ) as (session, _process),
+        running_nginx(root, tmp_path / "nginx", session=session.removeprefix("http://")) as site,
+    ):
+        answer = httpx.get(site + "/session/api/store", headers={"X-Request-Id": "trace-me-42"})
+        page = httpx.get(site + "/")
+    assert answer.status_code == 200
+    # The service sends its own security headers; nginx adds none to them.
+    assert answer.headers.get_list("x-content-type-options") == ["nosniff"]
+    assert len(answer.headers.get_list("referrer-policy")) == 1
+    assert "content-security-policy" not in answer.headers  # a JSON answer, not a page
+    assert page.headers["content-security-policy"] == FIXTURE_POLICY
+    assert page.headers["x-content-type-options"] == "nosniff"
+    # nginx hands the service an id of its own; the service sends that id on to the API.
+    session_ids = _logged_ids(next(tmp_path.glob("session-*.log")), "/session/api/store")
+    api_ids = _logged_ids(tmp_path / "api.log", "/public/v1/store")
+    assert session_ids and set(session_ids) <= set(api_ids)
+
+
+def _logged_ids(log: Path, path: str) -> list[str]:
+    lines = [json.loads(x) for x in log.read_text().splitlines() if x.startswith("{")]
+    return [line["request_id"] for line in lines if line.get("path") == path]
