@@ -188,6 +188,8 @@ async function checkout (root) {
       const wrong = invalidFields(form)
       if (wrong.length) {
         status.replaceChildren(h('p', { class: 'error', role: 'alert' }, form.dataset.incomplete))
+        // From now on each message goes as soon as its field is right.
+        form.onchange = () => invalidFields(form).length || status.replaceChildren()
         return wrong[0].focus()
       }
       button.disabled = true
@@ -235,7 +237,7 @@ async function paymentReturn (root) {
       const answer = await send('/checkout/payment-return', { query_string: query })
       if (!answer.valid) return say(says.invalid)
       const order = answer.order
-      const status = order && order.current_status
+      const status = order?.current_status
       if (status && status !== 'pending') {
         if (status === 'paid') track('purchase', null, { transaction_id: order.code })
         done(root, paid, order)
@@ -243,7 +245,7 @@ async function paymentReturn (root) {
         const again = root.querySelector('.pay-again')
         if (status === 'payment_failed' && code === order.code && again) {
           again.hidden = false
-          again.onclick = () => { again.disabled = true; pay(token).catch((error) => say(said(error))) }
+          again.onclick = () => pay(token).catch(failed(root))
         }
         return
       }

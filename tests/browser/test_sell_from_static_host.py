@@ -144,9 +144,17 @@ def test_a_shopper_buys_and_every_total_is_the_backends(
         "Vui lòng nhập số nhà, tên đường."
     )
     expect(form.locator("#co-phone ~ .field-error")).to_have_text("")
+    name_error = form.locator("#co-name ~ .field-error")
+    body_colour = page.evaluate("getComputedStyle(document.body).color")
+    assert name_error.evaluate("e => getComputedStyle(e).color") != body_colour
+    expect(form.locator("#co-name")).to_have_attribute("aria-invalid", "true")
     form.locator("#co-name").fill("Trần Thu")
     expect(form.locator("#co-ward option")).not_to_have_count(1)
     form.locator("#co-ward").select_option(index=1)
+    # Each message goes once its field is right, before the next try.
+    expect(name_error).to_have_text("")
+    expect(form.locator("#co-ward ~ .field-error")).to_have_text("")
+    expect(form.locator("#co-name")).to_have_attribute("aria-invalid", "false")
     form.locator("#co-street").fill("12 Lê Lợi")
     form.locator('input[name="payment"][value="cod"]').check()
     button.click()
