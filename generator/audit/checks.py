@@ -45,6 +45,7 @@ CHECKS: Mapping[str, str] = {
     "link-null-url": "no href built from a null url (/None, /null, undefined, empty)",
     "link-broken": "every internal link leads to a page the output serves",
     "link-html": "internal links carry paths without .html",
+    "link-to-duplicate": "internal links lead to the canonical page, not a duplicate naming it",
     "asset-missing": (
         "every stylesheet, script, icon and image under the site exists, and every file a "
         "stylesheet loads"

@@ -12,6 +12,7 @@ from datetime import datetime
 from pathlib import Path
 
 from generator.audit.api_sections import ApiSection
+from generator.audit.canonical_links import check_canonical_links
 from generator.audit.findings import AuditReport, Finding
 from generator.audit.jsonld_checks import check_jsonld
 from generator.audit.link_checks import check_links
@@ -72,6 +73,7 @@ def audit_site(
         findings += check_jsonld(page)
         findings += check_links(page, served, origin)
     findings += check_stylesheets(pages, served, _file_at(out, base), origin)
+    findings += check_canonical_links(by_path, origin)
     findings += check_duplicates(pages)
     findings += check_reachability(
         by_path, listed, home=base + "/", origin=origin, max_depth=max_depth

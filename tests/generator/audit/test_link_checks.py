@@ -8,7 +8,7 @@ import pytest
 
 from generator.audit import Severity
 from generator.audit.link_checks import is_null_built
-from tests.generator.audit.fixture_site import ORIGIN, page_html, run_audit, write
+from tests.generator.audit.fixture_site import ORIGIN, PAGES, page_html, run_audit, write
 
 PAGE = "áo-dài.html"
 
@@ -145,3 +145,17 @@ def test_a_file_a_stylesheet_loads_must_be_in_the_output(site: Path) -> None:
     (site / "_assets" / "fonts").mkdir()
     (site / "_assets" / "fonts" / "s.woff2").write_bytes(b"font")
     assert run_audit(site).findings == ()
+
+
+def test_links_to_a_page_naming_another_as_canonical_are_information(site: Path) -> None:
+    # The menu's /gio-hang shows another page again, as a merchant's custom path does.
+    write(site, "gio-hang.html", page_html("/gio-hang", canonical=f"{ORIGIN}/bai-viet/chao-mung"))
+    report = run_audit(site)
+    [finding] = [f for f in report.findings if f.check == "link-to-duplicate"]
+    assert finding.severity is Severity.INFO
+    others = len(PAGES) - 1  # the menu is on every page
+    assert finding.message.startswith(f"{others} pages link to /gio-hang, which names ")
+    assert "/bai-viet/chao-mung as its canonical (linked from 1 page)" in finding.message
+    assert report.exit_code(strict=True) == 0  # the store's menu chose it: not a failure
+    write(site, "gio-hang.html", page_html("/gio-hang"))
+    assert not [f for f in run_audit(site).findings if f.check == "link-to-duplicate"]
