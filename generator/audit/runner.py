@@ -67,12 +67,13 @@ def audit_site(
         robots.read_text(encoding="utf-8", errors="replace") if robots.is_file() else None,
         origin + base if origin else None,
     )
-    served = _served(out, base)
+    file_at = _file_at(out, base)
+    served = _served(file_at)
     for page in pages:
         findings += check_page(page, by_path, origin)
         findings += check_jsonld(page)
         findings += check_links(page, served, origin)
-    findings += check_stylesheets(pages, served, _file_at(out, base), origin)
+    findings += check_stylesheets(pages, served, file_at, origin)
     findings += check_canonical_links(by_path, origin)
     findings += check_duplicates(pages)
     findings += check_reachability(
@@ -96,21 +97,6 @@ def _sitemap_origin(sitemaps: SitemapRead) -> str | None:
     return origins.most_common(1)[0][0] if origins else None
 
 
-def _served(out: Path, base: str = "") -> Callable[[str], bool]:
-    """Whether a decoded path is served (under the site's prefix ``base``), remembered: the same
-    header links repeat on every page."""
-    known: dict[str, bool] = {}
-
-    def served(path: str) -> bool:
-        if path not in known:
-            inside = not base or path.startswith(base + "/")
-            found = inside and resolve_decoded_path(out, path[len(base) :]) is not None
-            known[path] = found
-        return known[path]
-
-    return served
-
-
 def _file_at(out: Path, base: str = "") -> Callable[[str], Path | None]:
     """The file served at a decoded path under the site's prefix ``base``, or None."""
 
@@ -120,6 +106,19 @@ def _file_at(out: Path, base: str = "") -> Callable[[str], Path | None]:
         return resolve_decoded_path(out, path[len(base) :])
 
     return file_at
+
+
+def _served(file_at: Callable[[str], Path | None]) -> Callable[[str], bool]:
+    """Whether a decoded path is served, remembered: the same header links repeat on every
+    page."""
+    known: dict[str, bool] = {}
+
+    def served(path: str) -> bool:
+        if path not in known:
+            known[path] = file_at(path) is not None
+        return known[path]
+
+    return served
 
 
 def collapse_repeats(findings: Iterable[Finding]) -> list[Finding]:

@@ -11,11 +11,11 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from generator.audit.findings import Finding, error
+from generator.audit.link_checks import Served
 from generator.audit.site import Page
 from generator.audit.urls import internal_path
 from generator.css_urls import CSS_URL, url_in
 
-Served = Callable[[str], bool]
 #: A decoded site path -> the file the output serves there (None: none).
 FileAt = Callable[[str], Path | None]
 
