@@ -22,7 +22,7 @@ from sqlalchemy import Engine
 
 from companion.cli_support import CommandError, guarded, open_database, shown_database
 from companion.keys.cli import add_keys_parser
-from companion.settings import CompanionSettings
+from companion.settings import CompanionSettings, browsable_origin
 from companion.webhooks.cli import add_webhook_parser
 
 DEFAULT_DB = CompanionSettings().database
@@ -95,10 +95,7 @@ def _public_url(given: str | None, host: str, port: int) -> str:
                 f"got {given!r}"
             )
         return given.rstrip("/")
-    # An any-address bind is not an address a browser can open.
-    shown = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
-    shown = f"[{shown}]" if ":" in shown else shown
-    return f"http://{shown}:{port}"
+    return browsable_origin(host, port)
 
 
 def seed(engine: Engine, products: int) -> None:

@@ -48,3 +48,10 @@ class CompanionSettings:
     admission_queue: int = 50
     #: Seconds a request may wait for a slot before it is answered 503.
     admission_wait: float = 2.0
+
+
+def browsable_origin(host: str, port: int) -> str:
+    """``http://host:port`` as a browser on this machine opens it: an any-address bind
+    (``0.0.0.0``, ``::``) is no address to open, so it is ``127.0.0.1``."""
+    shown = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
+    return f"http://[{shown}]:{port}" if ":" in shown else f"http://{shown}:{port}"

@@ -11,6 +11,7 @@ from pathlib import Path
 import uvicorn
 from starlette.types import ASGIApp
 
+from companion.settings import browsable_origin
 from generator.config import output_folder, versioned_api_url
 from generator.errors import ConfigError, UnsafePath
 from generator.plan.paths import base_path
@@ -104,10 +105,9 @@ def _stack(args: argparse.Namespace, root: Path, base: str) -> ASGIApp:
         key = args.key or os.environ.get("STOREFRONT_API_KEY") or None
         return proxy_stack(root, api_url=versioned_api_url(api_url), key=key)
     Path(args.db).parent.mkdir(parents=True, exist_ok=True)
-    host = "127.0.0.1" if args.host in ("0.0.0.0", "::", "") else args.host
     return embedded_stack(
         root,
         database=args.db,
-        public_url=f"http://{host}:{args.port}{base}",
+        public_url=browsable_origin(args.host, args.port) + base,
         seed_products=args.demo_products,
     )

@@ -13,10 +13,10 @@ from urllib.parse import urlsplit
 from generator.config import versioned_api_url
 from generator.errors import ConfigError
 
-#: Worker processes are independent (no state between requests): a few per core is plenty.
 if TYPE_CHECKING:
     import httpx
 
+#: Worker processes are independent (no state between requests): a few per core is plenty.
 MAX_WORKERS = 32
 DEFAULT_PORT = 8002
 

@@ -23,6 +23,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream
 from rich.console import Console
 from starlette.types import ASGIApp
 
+from companion.settings import browsable_origin
 from generator.client import ClientSettings
 from generator.client.api import ApiClient
 from generator.config import (
@@ -208,11 +209,10 @@ def _stack(args: argparse.Namespace, config: BuildConfig) -> tuple[ASGIApp, Conn
         return mounted(proxy_stack(root, api_url=config.api_url, key=config.api_key), base), None
     database = Path(args.db) if args.db else config.cache_dir / "companion.sqlite3"
     database.parent.mkdir(parents=True, exist_ok=True)
-    host = "127.0.0.1" if args.host in ("0.0.0.0", "::", "") else args.host
     stack = embedded_stack(
         root,
         database=str(database),
-        public_url=f"http://{host}:{args.port}{base}",
+        public_url=browsable_origin(args.host, args.port) + base,
         seed_products=config.demo_products,
         # Builds and polls of this process go to it too: its rate limits must not pace them.
         rate_per_minute=_NO_LIMIT,

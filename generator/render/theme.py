@@ -129,9 +129,9 @@ def asset_files(theme: Theme | Path) -> Iterator[tuple[PurePosixPath, Asset]]:
             yield published, Asset(source, appended, _is_island(published))
 
 
-def check_theme(theme: Theme | Path) -> Theme:
-    """The theme, its settings and stylesheets checked: ``theme.toml`` (``theme_settings``), a
-    ``logo`` that names a file of the theme, and every stylesheet's relative ``url()``."""
+def check_theme(theme: Theme | Path) -> None:
+    """Check the theme: ``theme.toml`` (``theme_settings``), a ``logo`` that names a file of
+    the theme, and every stylesheet's relative ``url()``."""
     layered = Theme.of(theme)
     published = {p for p, _ in asset_files(layered)}  # raises for a stylesheet's missing url
     logo = layered.settings.logo
@@ -140,7 +140,6 @@ def check_theme(theme: Theme | Path) -> Theme:
             f"theme.toml: logo = {logo!r} names no file of the theme: put it at "
             f"{layered.folder / 'assets' / logo}, or give an https url"
         )
-    return layered
 
 
 def versioned_css(
