@@ -6,7 +6,9 @@ Every link of the theme (menus, breadcrumbs, lists, cards, banners, promotions) 
 - ``None`` (the spec's null url) -> plain text;
 - an internal path (``/...``) -> a link only when the build writes a page there; paths that
   resolve to nothing (``Catalog.dead_paths``), that are unsafe, or simply have no page, stay
-  text so the site never links to its own 404. A ``#fragment`` is kept;
+  text so the site never links to its own 404. A page that names another as its canonical (a
+  merchant's custom path to a product, say) is linked at that canonical: search engines ask
+  sites to link the url they index. A ``#fragment`` is kept;
 - an absolute ``http``/``https`` url with a host -> a link, as given;
 - anything else (``javascript:``, ``//host``, relative paths, ``mailto:`` from data) -> text.
 """
@@ -26,17 +28,22 @@ _FRAGMENT_SAFE = "!$&'()*+,;=:@/?"
 class Links:
     """Knows the pages a build writes (by ``page_key``) and turns urls into hrefs."""
 
-    __slots__ = ("_keys", "_hrefs")
+    __slots__ = ("_keys", "_hrefs", "aliases", "_canonical")
 
-    def __init__(self, page_paths: Iterable[str]) -> None:
+    def __init__(
+        self, page_paths: Iterable[str], aliases: Iterable[tuple[str, str]] = ()
+    ) -> None:
+        """``aliases``: (path, canonical path) of each page that names another as canonical."""
         self._keys = frozenset(page_key(path) for path in page_paths)
+        self.aliases = tuple(aliases)
+        self._canonical = {page_key(path): public_path(to) for path, to in self.aliases}
         # Menus and cards repeat the same urls on every page; decide each url once.
         self._hrefs: dict[str, str | None] = {}
 
     @classmethod
-    def of_keys(cls, keys: Iterable[str]) -> Links:
+    def of_keys(cls, keys: Iterable[str], aliases: Iterable[tuple[str, str]] = ()) -> Links:
         """The ``Links`` of the pages whose ``page_key`` are ``keys`` (worked out already)."""
-        links = cls(())
+        links = cls((), aliases)
         links._keys = frozenset(keys)
         return links
 
@@ -68,9 +75,12 @@ class Links:
         path, hash_mark, fragment = url.partition("#")
         if not self.is_page(path):
             return None
+        target = self._canonical.get(page_key(path)) if self._canonical else None
+        if target is None:
+            target = public_path(path)
         if not hash_mark:
-            return public_path(path)
-        return public_path(path) + "#" + quote(fragment, safe=_FRAGMENT_SAFE)
+            return target
+        return target + "#" + quote(fragment, safe=_FRAGMENT_SAFE)
 
 
 def _external(url: str) -> str | None:

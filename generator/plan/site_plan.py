@@ -290,7 +290,8 @@ def plan_site(
         site_url=origin,
         site=catalog.site,
         pages=tuple(pages),
-        links=Links.of_keys(taken),  # every page but the not-found one, which is never linked
+        # Every page but the not-found one, which is never linked.
+        links=Links.of_keys(taken, _aliases(pages)),
         skipped=catalog.skipped + tuple(skipped),
     )
 
@@ -737,6 +738,15 @@ def _own_path(
         return article.summary.path if article else None
     cms = next((p for p in catalog.pages if p.id == entity_id), None)
     return cms.url if cms else None
+
+
+def _aliases(pages: Iterable[Page]) -> tuple[tuple[str, str], ...]:
+    """(path, canonical path) of the pages that name another page as their canonical."""
+    return tuple(
+        (page.path, page.canonical_path)
+        for page in pages
+        if page.canonical_path is not None and page.canonical_path != page.path
+    )
 
 
 def _refuse_collisions(pages: Iterable[Page]) -> None:

@@ -39,7 +39,7 @@ from generator.write.page_bytes import ModelBytes, model_bytes
 
 STATE_FILE = "pages.pickle"
 #: Bumped whenever the stored shape changes; another value means a full render.
-STATE_VERSION = 4
+STATE_VERSION = 5
 
 
 def _sha1() -> hashlib._Hash:
@@ -86,6 +86,8 @@ class BuildState:
     extra_files: tuple[str, ...] = ()
     #: What the theme's templates name, by source digest (``TemplateReferences``).
     template_references: References = field(default_factory=dict)
+    #: The pages of that build linked at another page, their canonical (``Links.aliases``).
+    aliases: tuple[tuple[str, str], ...] = ()
 
     @staticmethod
     def load(cache_dir: Path) -> BuildState | None:
@@ -110,7 +112,13 @@ class BuildState:
             tuple(record.urls for record in pages.values()),
             array("q", [record.bytes for record in pages.values()]),
         )
-        fields = (self.urls, self.linkable, self.extra_files, dict(self.template_references))
+        fields = (
+            self.urls,
+            self.linkable,
+            self.extra_files,
+            dict(self.template_references),
+            self.aliases,
+        )
         return _state_from_columns, (self.out_dir, columns, fields)
 
     @staticmethod
@@ -130,12 +138,14 @@ class BuildState:
 def _state_from_columns(
     out_dir: str,
     columns: tuple[tuple[str, ...], tuple[str, ...], tuple[bytes, ...], array[int]],
-    fields: tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], References],
+    fields: tuple[
+        tuple[str, ...], tuple[str, ...], tuple[str, ...], References, tuple[tuple[str, str], ...]
+    ],
 ) -> BuildState:
     paths, fingerprints, urls, sizes = columns
     pages = dict(zip(paths, map(PageRecord, fingerprints, urls, sizes), strict=True))
-    asked, linkable, extra_files, references = fields
-    return BuildState(out_dir, pages, asked, linkable, extra_files, references)
+    asked, linkable, extra_files, references, aliases = fields
+    return BuildState(out_dir, pages, asked, linkable, extra_files, references, aliases)
 
 
 class UrlTable:
@@ -169,14 +179,15 @@ def moved_urls(
 ) -> frozenset[int]:
     """Indexes of the recorded urls whose href is not what the last build was told.
 
-    ``Links`` answers from the set of pages it knows alone: when that set is the last build's
-    (no page came or went, the common rebuild), no answer can have moved. ``linkable``, the
-    page paths ``links`` was made from, tells that at once when they are the last build's
+    ``Links`` answers from the pages it knows and their aliases alone: when those are the last
+    build's (no page came or went, the common rebuild), no answer can have moved. ``linkable``,
+    the page paths ``links`` was made from, tells that at once when they are the last build's
     very paths, in order."""
-    if linkable is not None and linkable == state.linkable:
-        return frozenset()
-    before = Links(state.linkable)
-    if before.page_keys() == links.page_keys():
+    if links.aliases == state.aliases:
+        if linkable is not None and linkable == state.linkable:
+            return frozenset()
+    before = Links(state.linkable, state.aliases)
+    if before.page_keys() == links.page_keys() and before.aliases == links.aliases:
         return frozenset()
     return frozenset(
         index

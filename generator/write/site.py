@@ -191,6 +191,7 @@ def write_incremental(
         linkable=linkable,
         extra_files=report.extra_files,
         template_references=references.used,
+        aliases=plan.links.aliases,
     )
     removed = len(set(state.pages) - set(records)) if state is not None else 0
     counts = RenderCounts(

@@ -38,7 +38,8 @@ def _strict_findings(site: Path) -> list[str]:
 
 
 def _products_not_in_a_listing(site: Path) -> list[str]:
-    """Product pages no category, collection or all-products page links to."""
+    """Product pages (each its own canonical) no category, collection or all-products page
+    links to."""
     products: set[str] = set()
     listed: set[str] = set()
     for file in site.rglob("*.html"):
@@ -46,8 +47,10 @@ def _products_not_in_a_listing(site: Path) -> list[str]:
             continue
         doc = lxml.html.document_fromstring(file.read_bytes())
         kind = doc.body.get("class") or ""
-        if kind == "page-product":
-            products.add("/" + str(file.relative_to(site).with_suffix("")))
+        path = "/" + str(file.relative_to(site).with_suffix(""))
+        canonical = doc.xpath("//link[@rel='canonical']/@href")
+        if kind == "page-product" and unquote(urlsplit(canonical[0]).path) == unquote(path):
+            products.add(path)
         elif kind in LISTINGS:
             listed.update(unquote(urlsplit(a.get("href") or "").path) for a in doc.iter("a"))
     assert len(products) > 10

@@ -32,6 +32,19 @@ def test_fragment_of_an_internal_link_is_kept(links: Links) -> None:
     assert links.href("/bai-viet#moi-nhat") == "/bai-viet#moi-nhat"
 
 
+def test_a_page_naming_another_canonical_is_linked_at_it_in_any_spelling() -> None:
+    links = Links(
+        ["/", "/ao-dai-tet", "/san-pham/áo-dài"], aliases=[("/ao-dai-tet", "/san-pham/áo-dài")]
+    )
+    assert links.href("/ao-dai-tet") == "/san-pham/%C3%A1o-d%C3%A0i"
+    assert links.href("/ao-dai-tet#mua") == "/san-pham/%C3%A1o-d%C3%A0i#mua"
+    assert links.href("/san-pham/áo-dài") == "/san-pham/%C3%A1o-d%C3%A0i"
+    assert links.is_page("/ao-dai-tet")  # still a page of the site, linked elsewhere
+    assert Links.of_keys(links.page_keys(), links.aliases).href("/ao-dai-tet") == (
+        "/san-pham/%C3%A1o-d%C3%A0i"
+    )
+
+
 def test_internal_link_with_a_query_is_plain_text(links: Links) -> None:
     assert links.href("/bai-viet?page=2") is None
 

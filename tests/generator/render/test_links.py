@@ -31,11 +31,21 @@ def test_dead_path_in_a_menu_renders_plain_text() -> None:
     assert not doc.xpath("//a[@href='/trang-cu']")
 
 
-def test_menu_links_to_pages_and_custom_paths_and_external_urls() -> None:
+def test_menu_links_to_pages_and_external_urls() -> None:
     links = link_texts(html_of("/"), "//nav[@class='main-nav']")
     assert links["Thời trang"] == "/thoi-trang"
-    assert links["Khuyến mãi hè"] == "/khuyen-mai-he"
     assert links["Fanpage"] == "https://facebook.com/cuahangmau"
+
+
+def test_a_custom_path_naming_another_canonical_is_linked_at_that_canonical() -> None:
+    # The menu's custom path is still a page, but it names the collection's own as canonical:
+    # links go where search engines index, not to the duplicate.
+    custom = html_of("/khuyen-mai-he")
+    assert custom.xpath("//link[@rel='canonical']/@href")[0].endswith("/bo-suu-tap/he-2026")
+    links = link_texts(html_of("/"), "//nav[@class='main-nav']")
+    assert links["Khuyến mãi hè"] == "/bo-suu-tap/he-2026"
+    for page in rendered_pages().values():
+        assert 'href="/khuyen-mai-he"' not in page.html, page.path
 
 
 def test_unsafe_scheme_in_menu_and_social_links_renders_plain_text() -> None:
@@ -88,7 +98,7 @@ def test_banner_with_a_dead_link_is_not_a_link() -> None:
 def test_promotion_without_link_is_plain_text() -> None:
     doc = html_of("/")
     items = doc.xpath("//ul[@class='promotions']/li")
-    assert items[0].xpath("./a/@href") == ["/khuyen-mai-he"]
+    assert items[0].xpath("./a/@href") == ["/bo-suu-tap/he-2026"]  # /khuyen-mai-he's canonical
     assert not items[1].xpath(".//a")
 
 

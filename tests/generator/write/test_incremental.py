@@ -5,7 +5,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
+import lxml.html
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -188,3 +190,28 @@ def test_deleted_product_loses_its_page_and_sitemap_entry(tmp_path: Path) -> Non
     assert url.lstrip("/") + ".html" not in after
     assert url.encode() in before["sitemap.xml"]
     assert url.encode() not in after["sitemap.xml"]
+
+
+def test_links_to_a_custom_path_follow_its_canonical_when_that_moves(tmp_path: Path) -> None:
+    # The menu links the custom path /ao-dai-tet at its product's own page: when the product
+    # moves, every page that links it must be rendered again, as a full build would write it.
+    store = DemoStore(tmp_path, products=12)
+    try:
+        build(store, config_for(tmp_path))
+        custom = lxml.html.document_fromstring(folder_bytes(tmp_path / "out")["ao-dai-tet.html"])
+        canonical = urlsplit(custom.xpath("//link[@rel='canonical']/@href")[0]).path
+        alias_target = next(
+            product
+            for product in store.ids(Entity.PRODUCT)
+            if store.product_url(product) == canonical
+        )
+        store.update(Entity.PRODUCT, alias_target, {"url": "/san-pham/ao-dai-moi"})
+        build(store, config_for(tmp_path))
+        build(store, config_for(tmp_path, out="full", cache="full-cache", full=True))
+    finally:
+        store.close()
+    after = folder_bytes(tmp_path / "out")
+    assert after == folder_bytes(tmp_path / "full")
+    assert b'href="/san-pham/ao-dai-moi">' in after["index.html"]
+    assert f'href="{canonical}"'.encode() not in after["index.html"]
+    assert b'href="/ao-dai-tet"' not in after["index.html"]
