@@ -42,6 +42,8 @@ def pack(product: Product) -> PackedProduct:
 def unpack(packed: PackedProduct) -> Product:
     product = load_records(zlib.decompress(packed.blob))
     assert isinstance(product, Product), "a packed product holds a Product"
+    if not packed.related:  # packed without them: nothing to add (the build's default)
+        return product
     return dataclasses.replace(product, related=packed.related)
 
 

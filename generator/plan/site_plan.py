@@ -801,6 +801,28 @@ _PAGE_FIELDS = [f.name for f in fields(Page)]
 _page_values = operator.attrgetter(*_PAGE_FIELDS)
 _TITLE = _PAGE_FIELDS.index("title")
 _DESCRIPTION = _PAGE_FIELDS.index("description")
+_SUBJECT = _PAGE_FIELDS.index("subject")
+
+
+_PLAN_FIELDS = [f.name for f in fields(SitePlan)]
+_plan_values = operator.attrgetter(*_PLAN_FIELDS)
+_LINKS = _PLAN_FIELDS.index("links")
+
+
+def with_links(plan: SitePlan, links: Links) -> SitePlan:
+    """``plan`` answering links with ``links`` (a page's recorder), made as ``with_subject``
+    makes a page: once per page rendered."""
+    values = list(_plan_values(plan))
+    values[_LINKS] = links
+    return SitePlan(*values)
+
+
+def with_subject(page: Page, subject: Subject) -> Page:
+    """``page`` showing ``subject`` (its product unpacked, for the render), as ``_retitled``
+    makes a page: by the constructor, without ``replace``'s look-ups, once per product page."""
+    values = list(_page_values(page))
+    values[_SUBJECT] = subject
+    return Page(*values)
 
 
 def _retitled(page: Page, title: str, description: str) -> Page:

@@ -20,7 +20,6 @@ template raises ``TemplateError`` naming the template, the line and the page.
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 import re
@@ -41,7 +40,7 @@ from generator.errors import TemplateError
 from generator.model import Menu, PackedProduct
 from generator.plan.links import Links, RecordingLinks
 from generator.plan.paths import output_file
-from generator.plan.site_plan import Page, PageKind, SitePlan
+from generator.plan.site_plan import Page, PageKind, SitePlan, with_links, with_subject
 from generator.render import buying
 from generator.render.calls import BuildContext
 from generator.render.fragments import CONTEXT_NAME as FRAGMENTS
@@ -194,7 +193,7 @@ def render_page(
 ) -> RenderedPage:
     """One page; ``fragments`` keeps the ``{% fragment %}`` outputs it shares with others."""
     if isinstance(page.subject, PackedProduct):
-        page = dataclasses.replace(page, subject=unpack(page.subject))
+        page = with_subject(page, unpack(page.subject))
     try:
         template = env.get_template(page.template)
         context = page_context(plan, page)
@@ -241,7 +240,7 @@ def render_recorded(
     Pages rendered with one ``fragments`` cache share their ``{% fragment %}`` outputs."""
     recorder = RecordingLinks(plan.links)
     shared = PageFragments(fragments if fragments is not None else FragmentCache(), recorder)
-    rendered = render_page(dataclasses.replace(plan, links=recorder), page, env, shared)
+    rendered = render_page(with_links(plan, recorder), page, env, shared)
     return rendered, tuple(recorder.asked)
 
 
