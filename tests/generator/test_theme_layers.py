@@ -240,7 +240,7 @@ def test_a_bad_setting_is_one_line_naming_its_key(tmp_path: Path, toml: str, key
 
 
 def test_theme_new_starts_a_folder_that_builds_as_the_default(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], crawled_stores: CrawledStores
 ) -> None:
     theme = tmp_path / "mine"
     assert main(["theme", "new", str(theme)]) == 0
@@ -249,11 +249,7 @@ def test_theme_new_starts_a_folder_that_builds_as_the_default(
         "partials/footer.html",
         "assets/overrides.css",
     }
-    store = DemoStore(tmp_path, products=2)
-    try:
-        build(store, config_for(tmp_path))
-    finally:
-        store.close()
+    crawled_stores.copy(tmp_path, products=6).close()
     build(None, config_for(tmp_path, out="mine-out", from_cache=True, templates=theme))
     default, mine = folder_bytes(tmp_path / "out"), folder_bytes(tmp_path / "mine-out")
     differing = {name for name in default if default[name] != mine.get(name)}

@@ -67,10 +67,11 @@ def _full_build(store: DemoStore, folder: Path) -> dict[str, bytes | None]:
     return folder_bytes(folder / "full")
 
 
-def test_a_rebuild_keeps_the_output_folder_and_its_unchanged_files(tmp_path: Path) -> None:
-    store = DemoStore(tmp_path, products=8)
+def test_a_rebuild_keeps_the_output_folder_and_its_unchanged_files(
+    tmp_path: Path, crawled_stores: CrawledStores
+) -> None:
+    store = crawled_stores.copy(tmp_path, products=6)
     try:
-        build(store, config_for(tmp_path))
         out = tmp_path / "out"
         folder_inode = out.stat().st_ino
         inodes = {p: p.stat().st_ino for p in out.rglob("*.html")}
