@@ -14,13 +14,20 @@ import pytest
 from companion.webhooks.events import Entity
 from generator.config import BUNDLED_THEME
 from generator.errors import ConfigError
-from tests.support.incremental_store import DemoStore, build, config_for, folder_bytes
+from tests.support.incremental_store import (
+    CrawledStores,
+    DemoStore,
+    build,
+    config_for,
+    folder_bytes,
+)
 
 
-def test_from_cache_renders_the_last_crawl_without_the_api(tmp_path: Path) -> None:
-    store = DemoStore(tmp_path, products=6)
+def test_from_cache_renders_the_last_crawl_without_the_api(
+    tmp_path: Path, crawled_stores: CrawledStores
+) -> None:
+    store = crawled_stores.copy(tmp_path, products=6)
     try:
-        build(store, config_for(tmp_path))
         crawled = folder_bytes(tmp_path / "out")
         store.set_price(store.ids(Entity.PRODUCT)[0], 1_000)  # not seen: no API is asked
     finally:

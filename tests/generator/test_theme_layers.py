@@ -15,7 +15,13 @@ from generator.config import BUNDLED_THEME
 from generator.errors import ConfigError
 from generator.render.theme import check_theme, minify_js
 from generator.render.theme_settings import ThemeSettings, parse
-from tests.support.incremental_store import DemoStore, build, config_for, folder_bytes
+from tests.support.incremental_store import (
+    CrawledStores,
+    DemoStore,
+    build,
+    config_for,
+    folder_bytes,
+)
 
 NEW_FOOTER = '<footer class="site-footer"><p class="wrap">Cửa hàng của tôi</p></footer>\n'
 STYLE_URL = re.compile(r"/_assets/style\.css\?v=[0-9a-f]+")
@@ -33,12 +39,10 @@ def without_footer_and_style(page: bytes) -> str:
     return STYLE_URL.sub("STYLE", FOOTER.sub("FOOTER", page.decode("utf-8")))
 
 
-def test_a_footer_and_a_colour_change_only_the_footer_and_the_stylesheet(tmp_path: Path) -> None:
-    store = DemoStore(tmp_path, products=6)
-    try:
-        build(store, config_for(tmp_path))
-    finally:
-        store.close()
+def test_a_footer_and_a_colour_change_only_the_footer_and_the_stylesheet(
+    tmp_path: Path, crawled_stores: CrawledStores
+) -> None:
+    crawled_stores.copy(tmp_path, products=6).close()
     theme = small_theme(tmp_path / "theme")
     build(None, config_for(tmp_path, out="themed", from_cache=True, templates=theme))
 
@@ -236,7 +240,7 @@ def test_a_bad_setting_is_one_line_naming_its_key(tmp_path: Path, toml: str, key
 
 
 def test_theme_new_starts_a_folder_that_builds_as_the_default(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], crawled_stores: CrawledStores
 ) -> None:
     theme = tmp_path / "mine"
     assert main(["theme", "new", str(theme)]) == 0
@@ -245,11 +249,7 @@ def test_theme_new_starts_a_folder_that_builds_as_the_default(
         "partials/footer.html",
         "assets/overrides.css",
     }
-    store = DemoStore(tmp_path, products=2)
-    try:
-        build(store, config_for(tmp_path))
-    finally:
-        store.close()
+    crawled_stores.copy(tmp_path, products=6).close()
     build(None, config_for(tmp_path, out="mine-out", from_cache=True, templates=theme))
     default, mine = folder_bytes(tmp_path / "out"), folder_bytes(tmp_path / "mine-out")
     differing = {name for name in default if default[name] != mine.get(name)}

@@ -3,13 +3,16 @@
 ``DemoStore`` seeds the demo catalogue into a SQLite file under the test's folder and changes it
 the way a merchant would (``companion.catalog_admin``); ``build`` runs ``build_site`` against it
 over ``httpx.ASGITransport``, so crawl, cache, render and write are the real ones.
+``CrawledStores`` hands out a store already crawled once, copied from a crawl made once a session.
 """
 
 from __future__ import annotations
 
 import io
+import shutil
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -30,6 +33,7 @@ from generator.client import RateWindow
 from generator.config import BUNDLED_THEME, BuildConfig
 from generator.pipeline import ApiAccess, Connect, build_site
 from generator.summary import BuildSummary
+from generator.write.incremental import BuildState
 from generator.xstore import Descriptor
 
 UNLIMITED = (RateWindow(10_000_000, 60.0),)
@@ -38,7 +42,9 @@ SITE_URL = "https://shop.example.vn"
 
 
 class DemoStore:
-    def __init__(self, folder: Path, *, products: int) -> None:
+    def __init__(self, folder: Path, *, products: int, seeded_at: datetime | None = None) -> None:
+        """Seed ``products`` into ``folder``'s database; or, given ``seeded_at``, open the
+        database already there, seeded at that time (the clock goes on from it)."""
         settings = CompanionSettings(
             database=str(folder / "store.sqlite3"),
             rate_per_minute=10_000_000,
@@ -46,11 +52,12 @@ class DemoStore:
         )
         # The companion's clock moves only with the changes: schedules (flash sales, banners,
         # discounts) cannot cross a boundary between two builds that are compared.
-        self.now = datetime.now(UTC).replace(tzinfo=None, microsecond=0)
+        self.now = seeded_at or datetime.now(UTC).replace(tzinfo=None, microsecond=0)
         self.clock = ManualClock(self.now)
         self.app = create_app(settings, clock=self.clock)
         self.engine = self.app.state.services.engine
-        seed_demo(self.engine, products=products, now=self.now)
+        if seeded_at is None:
+            seed_demo(self.engine, products=products, now=self.now)
         with self.engine.connect() as conn:
             self.store_id = int(conn.scalar(select(schema.stores.c.id)) or 0)
 
@@ -202,6 +209,37 @@ def build_asked(store: DemoStore, config: BuildConfig) -> list[str]:
     console = Console(file=io.StringIO(), width=200)
     anyio.run(lambda: build_site(config, console, connect=recorded(transport)))
     return transport.asked
+
+
+class CrawledStores:
+    """Demo stores as ``DemoStore(folder, products=n)`` then ``build(store, config_for(folder))``
+    leave them: the database, the crawl cache and the output. Each size is seeded and crawled
+    once, under ``root``, and copied into the folders that ask for it, for the tests whose
+    subject is what comes after a first crawl."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.seeded_at: dict[int, datetime] = {}
+
+    def copy(self, folder: Path, *, products: int) -> DemoStore:
+        """The crawled store of ``products`` in ``folder``; close it when done."""
+        made = self.root / str(products)
+        if products not in self.seeded_at:
+            made.mkdir()
+            store = DemoStore(made, products=products)
+            try:
+                build(store, config_for(made))
+            finally:
+                store.close()
+            self.seeded_at[products] = store.now
+        shutil.copytree(made, folder, dirs_exist_ok=True)
+        # The build records name the output folder they describe: this copy's, as a build
+        # here would have written them (another folder's records would mean a whole render).
+        cache = folder / "cache"
+        state = BuildState.load(cache)
+        assert state is not None
+        replace(state, out_dir=str((folder / "out").resolve())).save(cache)
+        return DemoStore(folder, products=products, seeded_at=self.seeded_at[products])
 
 
 def folder_bytes(root: Path) -> dict[str, bytes | None]:

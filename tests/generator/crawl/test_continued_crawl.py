@@ -6,8 +6,10 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
+import anyio
 import httpx
 import pytest
 
@@ -30,6 +32,25 @@ PRODUCTS = 250
 def store(tmp_path: Path) -> Iterator[DemoStore]:
     found = DemoStore(tmp_path, products=PRODUCTS)
     yield found
+    found.close()
+
+
+@dataclass(frozen=True)
+class Crawled:
+    """A store the tests only read, and what one whole crawl of it asked and made."""
+
+    store: DemoStore
+    asked: list[str]
+    catalog: Catalog
+
+
+@pytest.fixture(scope="module")
+def crawled(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Crawled]:
+    folder = tmp_path_factory.mktemp("continued")
+    found = DemoStore(folder, products=PRODUCTS)
+    asked, catalog = anyio.run(run, found, folder / "one-go", None)
+    assert catalog is not None
+    yield Crawled(found, asked, catalog)
     found.close()
 
 
@@ -56,11 +77,8 @@ def is_list(path: str) -> bool:
     return path.startswith(("/products?", "/sitemap", "/categories"))
 
 
-async def test_the_second_run_asks_only_what_is_missing(
-    store: DemoStore, tmp_path: Path
-) -> None:
-    one_go, whole = await run(store, tmp_path / "one-go", None)
-    assert whole is not None
+async def test_the_second_run_asks_only_what_is_missing(crawled: Crawled, tmp_path: Path) -> None:
+    store, one_go, whole = crawled.store, crawled.asked, crawled.catalog
     walk = [path for path in one_go if is_list(path)]
     # Stopped once the product list is walked and some details are asked...
     first_stop = one_go.index(next(p for p in one_go if p.startswith("/products/"))) + 60
@@ -90,10 +108,10 @@ async def test_the_second_run_asks_only_what_is_missing(
 
 
 async def test_a_product_changed_between_runs_is_asked_again(
-    store: DemoStore, tmp_path: Path
+    store: DemoStore, crawled: Crawled, tmp_path: Path
 ) -> None:
     """The kept list is only a hint: the walk at the end decides what the catalog holds."""
-    one_go, _ = await run(store, tmp_path / "probe", None)
+    one_go = crawled.asked  # a whole crawl of a store as this one was seeded
     first_stop = one_go.index(next(p for p in one_go if p.startswith("/products/"))) + 60
     first, _ = await run(store, tmp_path / "cache", first_stop)
     fetched = [p for p in first if p.startswith("/products/") and "/variants" not in p]
@@ -107,8 +125,9 @@ async def test_a_product_changed_between_runs_is_asked_again(
 
 
 async def test_a_continued_crawl_counts_only_kept_answers_as_reused(
-    store: DemoStore, tmp_path: Path
+    crawled: Crawled, tmp_path: Path
 ) -> None:
+    store = crawled.store
     first, _ = await run(store, tmp_path / "cache", 80)
     recording = Recording(store)
     async with httpx.AsyncClient(transport=recording, base_url=BASE) as http:

@@ -20,7 +20,14 @@ from generator.crawl.catalog import crawl
 from generator.crawl.products import PACK_READING
 from generator.crawl.settings import CrawlSettings
 from generator.model import Catalog, ProductCard
-from tests.support.incremental_store import BASE, UNLIMITED, DemoStore, build_asked, config_for
+from tests.support.incremental_store import (
+    BASE,
+    UNLIMITED,
+    CrawledStores,
+    DemoStore,
+    build_asked,
+    config_for,
+)
 
 
 def build(store: DemoStore, folder: Path) -> list[str]:
@@ -91,12 +98,10 @@ def test_one_product_change_asks_the_lists_and_only_what_the_product_reaches(
     assert len(changed) < len(first) / 3
 
 
-def test_a_replay_from_stored_readings_equals_a_replay_that_decodes(tmp_path: Path) -> None:
-    store = DemoStore(tmp_path, products=30)
-    try:
-        build(store, tmp_path)
-    finally:
-        store.close()
+def test_a_replay_from_stored_readings_equals_a_replay_that_decodes(
+    tmp_path: Path, crawled_stores: CrawledStores
+) -> None:
+    crawled_stores.copy(tmp_path, products=40).close()
     cache_dir = tmp_path / "cache"
     replayed = anyio.run(lambda: crawl(None, cache=CrawlCache.open(cache_dir)))
     db = sqlite3.connect(cache_dir / CACHE_FILE)
@@ -110,12 +115,10 @@ def test_a_replay_from_stored_readings_equals_a_replay_that_decodes(tmp_path: Pa
     assert len(replayed.products) > 20
 
 
-def test_a_replay_holds_one_object_per_product_card(tmp_path: Path) -> None:
-    store = DemoStore(tmp_path, products=40)
-    try:
-        build(store, tmp_path)
-    finally:
-        store.close()
+def test_a_replay_holds_one_object_per_product_card(
+    tmp_path: Path, crawled_stores: CrawledStores
+) -> None:
+    crawled_stores.copy(tmp_path, products=40).close()
     catalog = anyio.run(lambda: crawl(None, cache=CrawlCache.open(tmp_path / "cache")))
     listed = [card for page in catalog.categories for card in page.products]
     listed += [card for page in catalog.collections for card in page.products]

@@ -10,20 +10,16 @@ from pathlib import Path
 
 from companion.webhooks.events import Entity
 from generator.crawl.snapshot import SNAPSHOT_FILE
-from tests.support.incremental_store import DemoStore, build, config_for, folder_bytes
+from tests.support.incremental_store import CrawledStores, build, config_for, folder_bytes
 
 #: A line the replay prints as it walks the crawl cache's products; a kept catalog prints none.
 REPLAYED = "products ("
 
 
-def _crawled(folder: Path, products: int = 4) -> DemoStore:
-    store = DemoStore(folder, products=products)
-    build(store, config_for(folder))
-    return store
-
-
-def test_a_second_from_cache_build_loads_the_kept_catalog(tmp_path: Path) -> None:
-    _crawled(tmp_path).close()
+def test_a_second_from_cache_build_loads_the_kept_catalog(
+    tmp_path: Path, crawled_stores: CrawledStores
+) -> None:
+    crawled_stores.copy(tmp_path, products=4).close()
     snapshot = tmp_path / "cache" / SNAPSHOT_FILE
     assert not snapshot.exists()  # a crawl keeps none: only --from-cache replays
     first, printed_first = build(None, config_for(tmp_path, out="a", full=True, from_cache=True))
@@ -36,18 +32,22 @@ def test_a_second_from_cache_build_loads_the_kept_catalog(tmp_path: Path) -> Non
     assert _reused(printed_second) == _reused(printed_first)
 
 
-def test_a_from_cache_build_of_a_kept_catalog_renders_only_what_moved(tmp_path: Path) -> None:
+def test_a_from_cache_build_of_a_kept_catalog_renders_only_what_moved(
+    tmp_path: Path, crawled_stores: CrawledStores
+) -> None:
     # Re-theming in CI: the second build from the same crawl loads the kept catalog, and the
     # last build's page records as well; with nothing changed, it renders nothing.
-    _crawled(tmp_path).close()
+    crawled_stores.copy(tmp_path, products=4).close()
     build(None, config_for(tmp_path, out="site", from_cache=True))
     _, printed = build(None, config_for(tmp_path, out="site", from_cache=True))
     assert REPLAYED not in printed  # the kept catalog
     assert "rendered 0 pages" in printed
 
 
-def test_a_crawl_drops_the_kept_catalog_and_the_next_replay_shows_it(tmp_path: Path) -> None:
-    store = _crawled(tmp_path)
+def test_a_crawl_drops_the_kept_catalog_and_the_next_replay_shows_it(
+    tmp_path: Path, crawled_stores: CrawledStores
+) -> None:
+    store = crawled_stores.copy(tmp_path, products=4)
     try:
         build(None, config_for(tmp_path, out="kept", full=True, from_cache=True))
         assert (tmp_path / "cache" / SNAPSHOT_FILE).is_file()
@@ -62,8 +62,10 @@ def test_a_crawl_drops_the_kept_catalog_and_the_next_replay_shows_it(tmp_path: P
     assert folder_bytes(tmp_path / "again") != folder_bytes(tmp_path / "kept")
 
 
-def test_a_damaged_snapshot_means_a_replay_and_the_same_site(tmp_path: Path) -> None:
-    _crawled(tmp_path).close()
+def test_a_damaged_snapshot_means_a_replay_and_the_same_site(
+    tmp_path: Path, crawled_stores: CrawledStores
+) -> None:
+    crawled_stores.copy(tmp_path, products=4).close()
     build(None, config_for(tmp_path, out="a", full=True, from_cache=True))
     snapshot = tmp_path / "cache" / SNAPSHOT_FILE
     whole = snapshot.read_bytes()
@@ -75,9 +77,9 @@ def test_a_damaged_snapshot_means_a_replay_and_the_same_site(tmp_path: Path) -> 
 
 
 def test_a_cache_folder_that_cannot_take_it_keeps_none_and_the_build_goes_on(
-    tmp_path: Path,
+    tmp_path: Path, crawled_stores: CrawledStores
 ) -> None:
-    _crawled(tmp_path).close()
+    crawled_stores.copy(tmp_path, products=4).close()
     # Where this process writes the file before moving it in: a folder, so it cannot.
     (tmp_path / "cache" / f"{SNAPSHOT_FILE}.{os.getpid()}.tmp").mkdir()
     build(None, config_for(tmp_path, out="a", full=True, from_cache=True))
@@ -87,12 +89,12 @@ def test_a_cache_folder_that_cannot_take_it_keeps_none_and_the_build_goes_on(
     assert folder_bytes(tmp_path / "b") == folder_bytes(tmp_path / "a")
 
 
-def test_other_crawl_settings_replay_the_crawl(tmp_path: Path) -> None:
-    _crawled(tmp_path, products=6).close()
+def test_other_crawl_settings_replay_the_crawl(
+    tmp_path: Path, crawled_stores: CrawledStores
+) -> None:
+    crawled_stores.copy(tmp_path, products=6).close()
     build(None, config_for(tmp_path, out="a", full=True, from_cache=True))
-    related = replace(
-        config_for(tmp_path, out="b", full=True, from_cache=True), related_products=2
-    )
+    related = replace(config_for(tmp_path, out="b", full=True, from_cache=True), related_products=2)
     _, printed = build(None, related)
     assert REPLAYED in printed  # related products are chosen as the catalog is made
 

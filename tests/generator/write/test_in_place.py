@@ -15,7 +15,13 @@ from generator.errors import WriteError
 from generator.write import site as incremental_write
 from generator.write.in_place import commit_in_place, fits
 from generator.write.incremental import STATE_FILE
-from tests.support.incremental_store import DemoStore, build, config_for, folder_bytes
+from tests.support.incremental_store import (
+    CrawledStores,
+    DemoStore,
+    build,
+    config_for,
+    folder_bytes,
+)
 
 
 def _tree(root: Path, files: dict[str, str]) -> None:
@@ -61,10 +67,11 @@ def _full_build(store: DemoStore, folder: Path) -> dict[str, bytes | None]:
     return folder_bytes(folder / "full")
 
 
-def test_a_rebuild_keeps_the_output_folder_and_its_unchanged_files(tmp_path: Path) -> None:
-    store = DemoStore(tmp_path, products=8)
+def test_a_rebuild_keeps_the_output_folder_and_its_unchanged_files(
+    tmp_path: Path, crawled_stores: CrawledStores
+) -> None:
+    store = crawled_stores.copy(tmp_path, products=6)
     try:
-        build(store, config_for(tmp_path))
         out = tmp_path / "out"
         folder_inode = out.stat().st_ino
         inodes = {p: p.stat().st_ino for p in out.rglob("*.html")}
@@ -107,11 +114,10 @@ def test_a_failed_rebuild_changes_nothing_in_place(tmp_path: Path) -> None:
 
 
 def test_an_interrupted_update_is_followed_by_a_whole_build(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, crawled_stores: CrawledStores
 ) -> None:
-    store = DemoStore(tmp_path, products=6)
+    store = crawled_stores.copy(tmp_path, products=6)
     try:
-        build(store, config_for(tmp_path))
         _price_change(store)
 
         def interrupted(staging: Path, out: Path, files: list[str], gone: set[str]) -> None:
@@ -132,10 +138,11 @@ def test_an_interrupted_update_is_followed_by_a_whole_build(
     assert folder_bytes(tmp_path / "out") == full
 
 
-def test_a_file_that_cannot_be_updated_in_place_makes_a_whole_new_output(tmp_path: Path) -> None:
-    store = DemoStore(tmp_path, products=6)
+def test_a_file_that_cannot_be_updated_in_place_makes_a_whole_new_output(
+    tmp_path: Path, crawled_stores: CrawledStores
+) -> None:
+    store = crawled_stores.copy(tmp_path, products=6)
     try:
-        build(store, config_for(tmp_path))
         out = tmp_path / "out"
         folder_inode = out.stat().st_ino
         _price_change(store)

@@ -13,7 +13,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from companion.webhooks.events import Entity
-from tests.support.incremental_store import DemoStore, build, config_for, folder_bytes
+from tests.support.incremental_store import (
+    CrawledStores,
+    DemoStore,
+    build,
+    config_for,
+    folder_bytes,
+)
 
 # (operation, index into the store's ids, value)
 Change = tuple[str, int, Any]
@@ -146,10 +152,11 @@ def test_no_change_rebuild_renders_nothing_and_asks_only_lists(tmp_path: Path) -
     assert f"fetched {again.requests} answers from the API ({again.requests} of them 304" in printed
 
 
-def test_price_change_renders_its_page_and_the_lists_that_show_it(tmp_path: Path) -> None:
-    store = DemoStore(tmp_path, products=12)
+def test_price_change_renders_its_page_and_the_lists_that_show_it(
+    tmp_path: Path, crawled_stores: CrawledStores
+) -> None:
+    store = crawled_stores.copy(tmp_path, products=12)
     try:
-        build(store, config_for(tmp_path))
         before = folder_bytes(tmp_path / "out")
         product = store.ids(Entity.PRODUCT)[0]
         url = store.product_url(product)
@@ -173,10 +180,11 @@ def test_price_change_renders_its_page_and_the_lists_that_show_it(tmp_path: Path
     assert kept >= len([name for name in after if name.startswith("bai-viet/")])
 
 
-def test_deleted_product_loses_its_page_and_sitemap_entry(tmp_path: Path) -> None:
-    store = DemoStore(tmp_path, products=12)
+def test_deleted_product_loses_its_page_and_sitemap_entry(
+    tmp_path: Path, crawled_stores: CrawledStores
+) -> None:
+    store = crawled_stores.copy(tmp_path, products=12)
     try:
-        build(store, config_for(tmp_path))
         before = folder_bytes(tmp_path / "out")
         product = store.ids(Entity.PRODUCT)[0]
         url = store.product_url(product)
