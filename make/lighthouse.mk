@@ -1,6 +1,7 @@
 # Lighthouse scores of the demo store: home, a product, a category and an article page.
 #   make lighthouse    build the demo into .lighthouse/output, serve it, score it, print a table;
-#                      fails below SEO 100, Accessibility 100, Performance 95, Best Practices 95.
+#                      fails below SEO 100, Accessibility 100, Performance 95, Best Practices 95
+#                      (a page whose first run misses on performance is scored twice more: median).
 # Lighthouse 12 comes from the npm registry (package.json pins it, package-lock.json the rest)
 # into node_modules/; the browser is Debian's Chromium. Nothing downloads at run time.
 # Needs the Makefile's `install` target and $(BIN).

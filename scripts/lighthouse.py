@@ -10,6 +10,10 @@ below its target, and exits 1 when any score is below target:
 
     SEO 100, Accessibility 100, Performance >= 95, Best Practices >= 95.
 
+Performance is a lab timing and moves from run to run with the machine's load (Lighthouse's own
+advice is the median of several runs): a page whose first run misses the performance target is
+scored twice more and its median run counts. Every run's scores are printed.
+
 Without --page, the pages are picked from the sitemap: the first loc whose page is of each kind
 (the theme marks the kind on <body class="page-KIND">). Nothing is downloaded at run time.
 """
@@ -46,6 +50,8 @@ CHROME_FLAGS = (
 TARGETS = {"performance": 95, "accessibility": 100, "best-practices": 95, "seo": 100}
 KINDS = ("product", "category", "article")
 RUN_TIMEOUT = 240
+#: Runs of a page whose first run misses the performance target (its median run counts).
+PERFORMANCE_RUNS = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,6 +149,19 @@ def failing_audits(data: dict[str, Any], category: str) -> list[str]:
     return found
 
 
+def _median_run(
+    first: PageRun, label: str, base: str, path: str, report: Path, console: Console
+) -> PageRun:
+    """The run of median performance among ``first`` and ``PERFORMANCE_RUNS - 1`` more."""
+    runs = [first]
+    for number in range(2, PERFORMANCE_RUNS + 1):
+        again = report.with_name(f"{report.stem}-{number}.json")
+        runs.append(summarize(label, path, run_lighthouse(base + path, again)))
+    performances = [run.scores.get("performance", 0) for run in runs]
+    console.print(f"lighthouse: {label} performance {performances} in {len(runs)} runs: median")
+    return sorted(runs, key=lambda run: run.scores.get("performance", 0))[len(runs) // 2]
+
+
 def print_runs(runs: list[PageRun], console: Console) -> None:
     table = Table(title="Lighthouse scores", title_justify="left")
     table.add_column("page")
@@ -203,8 +222,11 @@ def main(argv: list[str] | None = None) -> int:
     ):
         for label, path in pages:
             console.print(f"lighthouse: {label} {base}{path}")
-            data = run_lighthouse(base + path, args.reports / f"{label.replace(' ', '-')}.json")
-            runs.append(summarize(label, path, data))
+            report = args.reports / f"{label.replace(' ', '-')}.json"
+            run = summarize(label, path, run_lighthouse(base + path, report))
+            if run.scores.get("performance", 0) < TARGETS["performance"]:
+                run = _median_run(run, label, base, path, report, console)
+            runs.append(run)
     print_runs(runs, console)
     failed = [run for run in runs if run.below_target()]
     if failed:
