@@ -183,9 +183,8 @@ def moved_urls(
     build's (no page came or went, the common rebuild), no answer can have moved. ``linkable``,
     the page paths ``links`` was made from, tells that at once when they are the last build's
     very paths, in order."""
-    if links.aliases == state.aliases:
-        if linkable is not None and linkable == state.linkable:
-            return frozenset()
+    if links.aliases == state.aliases and linkable is not None and linkable == state.linkable:
+        return frozenset()
     before = Links(state.linkable, state.aliases)
     if before.page_keys() == links.page_keys() and before.aliases == links.aliases:
         return frozenset()
