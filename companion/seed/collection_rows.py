@@ -1,4 +1,6 @@
-"""Collections of the demo store: more than 200, so the spec's 200-collection scan matters.
+"""Collections of the demo store: 230 from 230 products up, so the spec's 200-collection scan
+matters; a smaller store has one a product (at least 24, so that each kind below is there). A
+store with fewer collections has the first of them, the same ones in the same order.
 
 A collection has no url column; its page lives only at a custom path. Most collections get one
 ("/bo-suu-tap/<slug>"), the featured "Khuyến mãi hè" gets SUMMER_SALE_PATH, and every eighth
@@ -26,6 +28,10 @@ from companion.seed.vocabulary import (
 )
 
 COLLECTION_COUNT = 230
+#: The fewest a store may have: the summer sale, two featured in the menu, one more.
+FEWEST_COLLECTIONS = 4
+#: The fewest a small store gets: past a hidden one (17th) and three without a path.
+SMALL_STORE_COLLECTIONS = 24
 #: Positions (0-based, in listing order) of hidden collections, all before the 200th.
 HIDDEN = frozenset({17, 60, 111, 190})
 #: Every PATHLESS_EVERY-th collection (from the sixth) has no custom path.
@@ -39,15 +45,22 @@ class CollectionDraft:
     path: str | None
 
 
-def collection_names() -> list[str]:
-    """COLLECTION_COUNT distinct names: the featured ones, then theme x season."""
+def collections_for(products: int) -> int:
+    """How many collections a demo store of ``products`` has."""
+    return min(COLLECTION_COUNT, max(SMALL_STORE_COLLECTIONS, products))
+
+
+def collection_names(count: int = COLLECTION_COUNT) -> list[str]:
+    """``count`` distinct names: the featured ones, then theme x season."""
     combos = [f"{theme} – {season}" for season in COLLECTION_SEASONS for theme in COLLECTION_THEMES]
-    return [*COLLECTION_FEATURED, *combos][:COLLECTION_COUNT]
+    return [*COLLECTION_FEATURED, *combos][:count]
 
 
-def draft_collections(rng: random.Random, store_id: int) -> list[CollectionDraft]:
+def draft_collections(
+    rng: random.Random, store_id: int, count: int = COLLECTION_COUNT
+) -> list[CollectionDraft]:
     drafts = []
-    for position, name in enumerate(collection_names()):
+    for position, name in enumerate(collection_names(count)):
         slug = slugify(name)
         path: str | None = collection_path(slug)
         if name == COLLECTION_FEATURED[0]:

@@ -4,7 +4,8 @@
 public API spec names: products, categories and pages with null url, products with no price,
 more than 200 collections, custom paths to a CMS page, a collection and a product, menu items
 linking to them, drafts that must not be served. ``products`` scales the catalogue; from 20
-products on, every product edge case is present.
+products on, every product edge case is present, from 230 on (the default is 300) the
+collections past the first 200 too (a smaller store has fewer: ``collections_for``).
 
 Determinism: every section draws from its own ``random.Random`` with a fixed seed, and catalogue
 timestamps derive from ``timeline.BASE``; only banners, flash sales, coupons and order promotions
@@ -35,8 +36,11 @@ from companion.keys.material import hash_key
 from companion.seed.bulk import RowWriter
 from companion.seed.catalog_rows import CategoryDraft, Shelf, brand_rows, plan_category_tree
 from companion.seed.collection_rows import (
+    COLLECTION_COUNT,
+    FEWEST_COLLECTIONS,
     CollectionDraft,
     collection_product_rows,
+    collections_for,
     draft_collections,
 )
 from companion.seed.commerce import seed_commerce
@@ -121,19 +125,35 @@ SEEDED_TABLES = (
 
 
 def seed_demo(
-    engine: Engine, *, products: int = DEFAULT_PRODUCTS, now: datetime | None = None
+    engine: Engine,
+    *,
+    products: int = DEFAULT_PRODUCTS,
+    now: datetime | None = None,
+    collections: int | None = None,
 ) -> SeedSummary:
-    """Seed the demo store in one transaction (see the module docstring for the guarantees)."""
+    """Seed the demo store in one transaction (see the module docstring for the guarantees).
+    ``collections``, when given, instead of ``collections_for(products)``."""
     with engine.begin() as conn:
-        return seed_demo_on(conn, products=products, now=now)
+        return seed_demo_on(conn, products=products, now=now, collections=collections)
 
 
 def seed_demo_on(
-    conn: Connection, *, products: int = DEFAULT_PRODUCTS, now: datetime | None = None
+    conn: Connection,
+    *,
+    products: int = DEFAULT_PRODUCTS,
+    now: datetime | None = None,
+    collections: int | None = None,
 ) -> SeedSummary:
     """``seed_demo`` inside a transaction the caller owns."""
     if products < 1:
         raise SeedError(f"the demo store needs at least 1 product, got {products}")
+    if collections is None:
+        collections = collections_for(products)
+    if not FEWEST_COLLECTIONS <= collections <= COLLECTION_COUNT:
+        raise SeedError(
+            f"the demo store has {FEWEST_COLLECTIONS} to {COLLECTION_COUNT} collections, "
+            f"got {collections}"
+        )
     # Whole seconds: schedules read better, and nothing here needs finer time.
     now = naive_utc(now) if now is not None else SystemClock().now().replace(microsecond=0)
     existing = conn.scalar(
@@ -153,8 +173,8 @@ def seed_demo_on(
     shelves = _write_categories(writer, tree)
     catalogue = _write_products(writer, store_id, products, shelves, brand_ids)
 
-    collections = draft_collections(_rng("collections"), store_id)
-    collection_ids = writer.insert_returning_ids(t.collections, [c.row for c in collections])
+    drafts = draft_collections(_rng("collections"), store_id, collections)
+    collection_ids = writer.insert_returning_ids(t.collections, [c.row for c in drafts])
     writer.insert(
         t.collection_products,
         collection_product_rows(
@@ -171,7 +191,7 @@ def seed_demo_on(
     about_id = next(i for i, p in zip(page_ids, pages, strict=True) if p["slug"] == ABOUT_PAGE)
     alias_id = next(p.id for p in catalogue if p.number == ALIAS_PRODUCT)
     collection_paths = _write_custom_paths(
-        writer, store_id, about_id, alias_id, collections, collection_ids
+        writer, store_id, about_id, alias_id, drafts, collection_ids
     )
     category_urls = {c.row["name"]: c.row["url"] for top in tree for c in (top, *top.children)}
     _write_menus(writer, store_id, category_urls, collection_paths)

@@ -37,7 +37,8 @@ def demo_menus(
 ) -> tuple[Menu, ...]:
     """The menus, given each category's url by name and (name, path) of pathed collections.
 
-    ``collection_paths`` is in listing order; its last entry lies beyond the first 200.
+    ``collection_paths`` is in listing order; in a store of 230 collections its last entry lies
+    beyond the first 200.
     """
 
     def department(index: int, label: str) -> MenuEntry:

@@ -19,6 +19,7 @@ from companion.db.engine import make_engine
 from companion.db.migrate import upgrade
 from companion.keys.material import hash_key
 from companion.routes.read.sitemap import SECTIONS
+from companion.seed.collection_rows import COLLECTION_COUNT, SMALL_STORE_COLLECTIONS
 from companion.seed.demo import DEMO_KEY, SEEDED_TABLES, seed_demo
 from companion.seed.demo_app import DEMO_NOW, demo_companion
 from companion.seed.errors import SeedError
@@ -121,7 +122,9 @@ def test_a_one_product_store_still_has_its_paths_and_sales(tmp_path: Path) -> No
     assert summary.counts["products"] == 1
     assert summary.counts["collection_products"] >= summary.counts["collections"]
     assert summary.counts["flash_sale_products"] == 3
-    assert summary.counts["custom_paths"] > 200
+    assert summary.counts["collections"] == SMALL_STORE_COLLECTIONS
+    # Every collection but the pathless ones has a path, and the about page and the alias too.
+    assert summary.counts["custom_paths"] == SMALL_STORE_COLLECTIONS - 3 + 2
 
 
 def test_counts_scale_with_products(tmp_path: Path) -> None:
@@ -130,8 +133,22 @@ def test_counts_scale_with_products(tmp_path: Path) -> None:
     assert (small["products"], large["products"]) == (50, 1000)
     assert large["variants"] > 10 * small["variants"]
     assert large["product_images"] > 10 * small["product_images"]
-    assert small["collections"] == large["collections"] == 230
+    assert (small["collections"], large["collections"]) == (50, COLLECTION_COUNT)
     assert large["collection_products"] > small["collection_products"]
+
+
+def test_a_smaller_store_has_the_first_collections_of_a_larger_one(tmp_path: Path) -> None:
+    small, large = _engine(tmp_path / "s.db"), _engine(tmp_path / "l.db")
+    seed_demo(small, products=40, now=NOW)
+    seed_demo(large, products=40, now=NOW, collections=COLLECTION_COUNT)
+    query = select(t.collections.c.name, t.collections.c.visible).order_by(t.collections.c.id)
+    with small.connect() as few, large.connect() as many:
+        assert list(few.execute(query)) == list(many.execute(query))[:40]
+
+
+def test_collections_out_of_range_are_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(SeedError, match="4 to 230 collections, got 3"):
+        seed_demo(_engine(tmp_path / "demo.db"), products=10, now=NOW, collections=3)
 
 
 def test_summary_counts_match_the_tables(seeded: tuple[Engine, SeedSummary]) -> None:
@@ -442,7 +459,7 @@ async def list_answers(app: FastAPI) -> dict[str, list[tuple[str, Any]]]:
     ) as client:
 
         async def walk(endpoint: str) -> list[tuple[str, Any]]:
-            pages, params = [], {"limit": "200" if endpoint == "/collections" else "100"}
+            pages, params = [], {"limit": "200" if endpoint == "/collections" else "25"}
             while True:
                 response = await client.get(endpoint, params=params)
                 assert response.status_code == 200, (endpoint, response.text)

@@ -30,8 +30,9 @@ from tests.support.counting_companion import DEMO_KEY, CountingCompanion, counti
 pytestmark = pytest.mark.slow
 
 PRODUCTS = "40"
-#: Requests a resumed crawl may repeat, per stop, as a share of a one-go crawl's (list pages).
-REPEATED_PER_STOP = 0.10
+#: Requests a resumed crawl may repeat, per stop, as a share of a one-go crawl's: its list
+#: pages, 13 % of this small store's crawl (the killed build below holds the issue's 2 %).
+REPEATED_PER_STOP = 0.20
 
 
 def build_args(base: Path, name: str, *extra: str) -> list[str]:
@@ -92,7 +93,7 @@ def test_a_build_stopped_twice_ends_as_one_that_never_stopped(
 ) -> None:
     whole, whole_requests, _ = one_go
     sent = 0
-    for limit in (150, 250):
+    for limit in (whole_requests // 4, whole_requests // 3):  # stopped twice before the end
         assert main(build_args(tmp_path, "resumed", "--max-requests", str(limit))) == 75
         err = capsys.readouterr().err
         (line,) = [line for line in err.splitlines() if "error:" in line]

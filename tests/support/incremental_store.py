@@ -26,6 +26,7 @@ from companion.app import create_app
 from companion.catalog_admin import create_entity, delete_entity, set_product_price, update_entity
 from companion.clock import ManualClock
 from companion.db import schema
+from companion.seed.collection_rows import SMALL_STORE_COLLECTIONS
 from companion.seed.demo import DEMO_KEY, seed_demo
 from companion.settings import CompanionSettings
 from companion.webhooks.events import Entity
@@ -37,6 +38,7 @@ from generator.write.incremental import BuildState
 from generator.xstore import Descriptor
 
 UNLIMITED = (RateWindow(10_000_000, 60.0),)
+
 BASE = "http://localhost/public/v1"
 SITE_URL = "https://shop.example.vn"
 
@@ -57,7 +59,14 @@ class DemoStore:
         self.app = create_app(settings, clock=self.clock)
         self.engine = self.app.state.services.engine
         if seeded_at is None:
-            seed_demo(self.engine, products=products, now=self.now)
+            # As few collections as a small demo store has, at any size: only the tests of the
+            # 200-collection scan need them all (they seed the demo themselves).
+            seed_demo(
+                self.engine,
+                products=products,
+                now=self.now,
+                collections=SMALL_STORE_COLLECTIONS,
+            )
         with self.engine.connect() as conn:
             self.store_id = int(conn.scalar(select(schema.stores.c.id)) or 0)
 
@@ -205,10 +214,16 @@ def recorded(transport: Recording) -> Connect:
 
 def build_asked(store: DemoStore, config: BuildConfig) -> list[str]:
     """One build against ``store``; the path and query of every request it sent, in order."""
+    return build_recorded(store, config)[2]
+
+
+def build_recorded(store: DemoStore, config: BuildConfig) -> tuple[BuildSummary, str, list[str]]:
+    """One build against ``store``: its summary, what it printed and every request it sent."""
     transport = Recording(store)
-    console = Console(file=io.StringIO(), width=200)
-    anyio.run(lambda: build_site(config, console, connect=recorded(transport)))
-    return transport.asked
+    printed = io.StringIO()
+    console = Console(file=printed, width=200, highlight=False)
+    summary = anyio.run(lambda: build_site(config, console, connect=recorded(transport)))
+    return summary, printed.getvalue(), transport.asked
 
 
 class CrawledStores:

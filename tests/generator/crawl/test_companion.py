@@ -13,6 +13,7 @@ import pytest
 
 from companion.app import create_app
 from companion.db.engine import make_engine
+from companion.seed.collection_rows import COLLECTION_COUNT
 from companion.seed.demo import seed_demo
 from companion.seed.paths import ABOUT_PATH, PRODUCT_ALIAS_PATH
 from companion.settings import CompanionSettings
@@ -47,7 +48,7 @@ async def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Catalog, ApiCl
     app = create_app(CompanionSettings(database=database), clock=TimerClock(timer, START))
     engine = make_engine(database)
     try:
-        summary = seed_demo(engine, products=60, now=START)
+        summary = seed_demo(engine, products=60, now=START, collections=COLLECTION_COUNT)
     finally:
         engine.dispose()
     transport = httpx.ASGITransport(app=app)

@@ -15,6 +15,7 @@ import pytest
 
 from companion.app import create_app
 from companion.db.engine import make_engine
+from companion.seed.collection_rows import COLLECTION_COUNT
 from companion.seed.demo import seed_demo
 from companion.settings import CompanionSettings
 from generator.client import ManualTimer, RequestLog
@@ -24,7 +25,7 @@ from generator.crawl.catalog import crawl
 pytestmark = pytest.mark.anyio
 
 START = datetime(2026, 11, 20, 3, 0, 0)
-PRODUCTS = 20  # the demo's collections and paths still make a crawl of some 500 requests
+PRODUCTS = 20  # with all the demo's collections and paths, a crawl of some 500 requests
 
 
 class TimerClock:
@@ -41,7 +42,7 @@ async def two_crawls(tmp_path: Path, *, remember: bool) -> tuple[ApiClient, ApiC
     app = create_app(CompanionSettings(database=database), clock=TimerClock(timer))
     engine = make_engine(database)
     try:
-        key = seed_demo(engine, products=PRODUCTS, now=START).key
+        key = seed_demo(engine, products=PRODUCTS, now=START, collections=COLLECTION_COUNT).key
     finally:
         engine.dispose()
     url = "http://shop/public/v1"
