@@ -59,7 +59,9 @@ def test_request_wall_time_is_the_union_of_the_requests_in_flight() -> None:
 
     seconds, wall, requests = anyio.run(go)
     assert requests == 5
-    assert 0.5 <= seconds < 0.75  # 0.3 + 0.2, plus overhead
+    # 0.3 + 0.2 and the overhead, which a loaded machine stretches; well under the 1.4 s of the
+    # five requests one after another.
+    assert 0.5 <= seconds < 1.1
     assert wall - seconds >= 0.4
 
 
