@@ -11,9 +11,8 @@ STAMP  := $(VENV)/.installed-stamp
 PYTEST_WORKERS ?= auto
 PYTEST_XDIST   := -n $(PYTEST_WORKERS) --dist loadfile
 
-# The tests start many Python processes (builds, servers, the test workers): each one
-# would compile the project and rewrite the tests' asserts again without the bytecode cache
-# (test-fast 163 s against 192 and 167 in two alternated rounds, 2026-11-27).
+# The tests start many Python processes (builds, servers, the test workers): without the
+# bytecode cache each one compiles the project and rewrites the tests' asserts again.
 unexport PYTHONDONTWRITEBYTECODE
 
 include make/nginx.mk make/lighthouse.mk

@@ -38,7 +38,6 @@ from generator.write.incremental import BuildState
 from generator.xstore import Descriptor
 
 UNLIMITED = (RateWindow(10_000_000, 60.0),)
-
 BASE = "http://localhost/public/v1"
 SITE_URL = "https://shop.example.vn"
 
