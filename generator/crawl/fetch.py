@@ -29,6 +29,7 @@ from enum import Enum
 from typing import TYPE_CHECKING, Final, Generic, TypeVar, cast
 
 import anyio
+import anyio.lowlevel
 
 from generator.client import (
     ApiResponse,
@@ -166,6 +167,10 @@ class Fetcher:
                     "run a build with the API first"
                 )
             self.cache.carry_over(key, known)
+            if self.client is not None:
+                # A replay gives the other jobs their turn: a listing waiting to send its
+                # next request does not wait for every other listing's replay.
+                await anyio.lowlevel.checkpoint()
             return key, self._remember(key, version, known)
         headers = {"If-None-Match": known.etag} if known is not None and known.etag else None
         try:
