@@ -43,6 +43,7 @@ from generator.plan.paths import output_file
 from generator.plan.site_plan import Page, PageKind, SitePlan, with_links, with_subject
 from generator.render import buying
 from generator.render.calls import BuildContext
+from generator.render.escaping import OutputCode, output_text
 from generator.render.fragments import CONTEXT_NAME as FRAGMENTS
 from generator.render.fragments import (
     FragmentCache,
@@ -102,6 +103,8 @@ class _BuildEnvironment(jinja2.Environment):
     Its contexts call functions and macros directly (``calls``)."""
 
     context_class = BuildContext
+    code_generator_class = OutputCode
+    output_text = staticmethod(output_text)
 
     def make_globals(self, d: MutableMapping[str, Any] | None) -> MutableMapping[str, Any]:
         return {**self.globals, **(d or {})}
