@@ -1,71 +1,56 @@
-"""A template's ``{{ value }}`` writes what Jinja's own autoescape writes, without its Markup."""
+"""Every string from the API is escaped; only merchant *_html fields are trusted HTML."""
 
 from __future__ import annotations
 
-from decimal import Decimal
-from pathlib import Path
+import json
 
-import jinja2
-import pytest
-from markupsafe import Markup
+import lxml.html
 
-from generator.render.escaping import OutputCode, output_text
-from generator.render.pages import build_environment
+from tests.support.fixture_site import html_of, rendered_pages
+from tests.support.fixture_store import SCRIPT_NAME
 
 
-class _Html:
-    def __html__(self) -> str:
-        return "<b>kept</b>"
+def test_script_in_a_product_name_is_escaped_on_every_page() -> None:
+    for page in rendered_pages().values():
+        assert "<script>alert(" not in page.html, page.path
 
 
-VALUES: list[object] = [
-    "<script>alert('x')</script> & \"quotes\"",
-    "Áo thun <nam> & nữ",
-    Markup("<em>merchant</em>"),
-    _Html(),
-    42,
-    Decimal("199000.50"),
-    None,
-    ["<li>", 1],
-    "",
-]
+def test_escaped_name_reads_back_as_the_original_text() -> None:
+    doc = html_of("/%C3%A1o-thun")
+    assert doc.xpath("//h1")[0].text_content() == SCRIPT_NAME
+    assert doc.xpath("//title")[0].text_content().startswith(SCRIPT_NAME)
 
 
-class _OutputEnvironment(jinja2.Environment):
-    code_generator_class = OutputCode
-    output_text = staticmethod(output_text)
+def test_ampersand_in_the_store_name_is_escaped() -> None:
+    html = rendered_pages()["/"].html
+    assert "Cửa hàng Mẫu &amp; Co" in html
+    assert "Cửa hàng Mẫu & Co" not in html
 
 
-@pytest.mark.parametrize("value", VALUES, ids=repr)
-def test_a_value_is_written_as_jinja_writes_it(value: object) -> None:
-    source = "<p title={{ v }}>{{ v }}</p>{% set s %}{{ v }}{% endset %}{{ s }}"
-    jinja = jinja2.Environment(autoescape=True).from_string(source)
-    ours = _OutputEnvironment(autoescape=True).from_string(source)
-    assert ours.render(v=value) == jinja.render(v=value)
+def test_markup_in_a_menu_label_and_a_promotion_is_shown_as_text() -> None:
+    doc = html_of("/")
+    assert doc.xpath("//footer//span[text()='Mẹo <b>hay</b>']")
+    assert doc.xpath("//ul[@class='promotions']//a[text()='Giảm 10% <b>toàn bộ</b> áo hè']")
 
 
-def test_the_compiled_template_writes_through_output_text() -> None:
-    env = _OutputEnvironment(autoescape=True)
-    code = env.compile("{{ v }}{% autoescape false %}{{ v }}{% endautoescape %}", raw=True)
-    assert code.count("environment.output_text(") == 1  # not inside autoescape false
-    assert (
-        env.from_string("{% autoescape false %}{{ v }}{% endautoescape %}").render(v="<b>") == "<b>"
-    )
+def test_merchant_html_fields_are_rendered_as_html() -> None:
+    doc = html_of("/%C3%A1o-thun")
+    description = doc.xpath("//section[contains(@class, 'product-description')]")[0]
+    assert description.xpath(".//strong/text()") == ["cotton"]
+    assert description.xpath(".//a/@href") == ["/gioi-thieu"]
 
 
-def test_an_undefined_value_still_fails_the_render() -> None:
-    env = _OutputEnvironment(autoescape=True, undefined=jinja2.StrictUndefined)
-    with pytest.raises(jinja2.UndefinedError):
-        env.from_string("{{ missing }}").render()
+def test_json_ld_cannot_close_its_script_element() -> None:
+    for page in rendered_pages().values():
+        doc = lxml.html.document_fromstring(page.html)
+        for script in doc.xpath("//script[@type='application/ld+json']"):
+            assert "<" not in script.text and ">" not in script.text, page.path
+            json.loads(script.text)
 
 
-def test_a_plain_string_is_escaped_without_a_markup() -> None:
-    text = output_text("<a href='x'>")
-    assert text == "&lt;a href=&#39;x&#39;&gt;"
-    assert type(text) is str
-
-
-def test_the_build_environment_compiles_output_through_output_text(tmp_path: Path) -> None:
-    env = build_environment(tmp_path)
-    assert "environment.output_text(" in env.compile("{{ v }}", raw=True)
-    assert env.from_string("{{ v }}").render(v="<i>") == "&lt;i&gt;"
+def test_json_ld_keeps_the_original_name() -> None:
+    doc = html_of("/%C3%A1o-thun")
+    data = [json.loads(s.text) for s in doc.xpath("//script[@type='application/ld+json']")]
+    nodes = [n for d in data for n in d.get("@graph", [d])]
+    product = next(n for n in nodes if n["@type"] == "Product")
+    assert product["name"] == SCRIPT_NAME
