@@ -36,7 +36,9 @@ class _OutputEnvironment(jinja2.Environment):
     output_text = staticmethod(output_text)
 
 
-@pytest.mark.parametrize("value", VALUES, ids=repr)
+@pytest.mark.parametrize(
+    "value", VALUES, ids=[type(v).__name__ + str(i) for i, v in enumerate(VALUES)]
+)
 def test_a_value_is_written_as_jinja_writes_it(value: object) -> None:
     source = "<p title={{ v }}>{{ v }}</p>{% set s %}{{ v }}{% endset %}{{ s }}"
     jinja = jinja2.Environment(autoescape=True).from_string(source)
