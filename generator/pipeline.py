@@ -96,6 +96,12 @@ async def build_site(
             raise KeyboardInterrupt
         ready = preparing[0].result() if preparing else _prepare(config)
         previous = ready.previous
+        if previous is not None and previous.out_dir != str(config.out.resolve()):
+            console.print(
+                f"the page records in {config.cache_dir} describe another output folder "
+                f"({previous.out_dir}): every page is rendered again; give each output folder "
+                "its own --cache-dir"
+            )
         # From here the work is in this thread and then in the render's: Ctrl-C sets a flag
         # that the build looks at, rather than cancelling a task that cannot stop a thread.
         with interrupt_flag() as interrupted:
@@ -165,6 +171,9 @@ async def build_site(
         seconds=time.perf_counter() - started,
         source=_source(config),
         budget=crawled.budget,
+        rendered=counts.rendered,
+        kept=counts.reused,
+        deleted=counts.removed,
         phases=(
             ("crawl", crawled_at - started),
             ("plan", rendering - planning),

@@ -40,6 +40,10 @@ class BuildSummary:
     budget: Budget | None = None  # the API's longest rate window; None: no API asked
     #: Where the seconds went: (step, seconds) for the crawl, the plan, the render and write.
     phases: tuple[tuple[str, float], ...] = ()
+    #: Pages rendered, pages kept from the last build unchanged, pages deleted.
+    rendered: int = 0
+    kept: int = 0
+    deleted: int = 0
 
     @property
     def pages(self) -> int:
@@ -63,6 +67,12 @@ def print_summary(summary: BuildSummary, console: Printer) -> None:
     for kind, count in sorted(summary.pages_by_kind.items()):
         rows.append((f"pages: {kind}", str(count)))
     rows.append(("pages in all", str(summary.pages)))
+    rows.append(
+        (
+            "pages rendered, kept, deleted",
+            f"{summary.rendered}, {summary.kept}, {summary.deleted}",
+        )
+    )
     rows.append(("files in the output", f"{summary.files} ({summary.bytes / 1_048_576:.1f} MiB)"))
     rows.append(("sitemap files", ", ".join(summary.sitemap_files) or "none"))
     rows.append(("API requests", str(summary.requests)))

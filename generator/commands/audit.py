@@ -118,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _out_dir(out: Path) -> Path:
     if not out.is_dir():
-        raise ConfigError(f"--out: no output folder at {out} (run `storefront build` first)")
+        raise ConfigError(f"no output folder at {out} (run `storefront build` first)")
     return out
 
 

@@ -42,7 +42,7 @@ from generator.write.mount_point import FILE_SYSTEM_ENTRIES, is_mount_point, rep
 from generator.write.sitemap import SitemapLimits, sitemap_files
 from generator.write.target import MARKER_FILE, check_replaceable, real_target
 
-MARKER_TEXT = b"Written by `storefront build`; the next build replaces this whole folder.\n"
+MARKER_TEXT = b"Written by `storefront build`; the next build of this folder updates its files.\n"
 _FOLDER_MODE = 0o755
 
 

@@ -57,7 +57,7 @@ def test_without_a_terminal_the_summary_is_plain_aligned_lines() -> None:
     assert "  pages: product" in lines[2] and lines[2].endswith(" 3")
     assert lines[3].startswith("  pages in all ") and lines[3].endswith(" 15")
     # The output's files, whether this build wrote them or kept them from the last.
-    assert lines[4].startswith("  files in the output ")
+    assert lines[5].startswith("  files in the output ")
     # One column of labels, one of right-aligned counts.
     assert len({len(line) for line in lines[1:]}) == 1
     assert not any("─" in line or "│" in line for line in lines)
@@ -70,3 +70,13 @@ def test_the_seconds_show_where_they_went() -> None:
     print_summary(summary, PlainConsole(text))
     seconds = next(line for line in text.getvalue().splitlines() if "seconds  " in line)
     assert seconds.endswith(" 12.7 (crawl 10.1, plan 0.21, render and write 2.3)")
+
+
+def test_a_rebuild_says_how_many_pages_it_rendered_and_kept() -> None:
+    summary = dataclasses.replace(
+        a_summary(Counter({"product": 3, "category": 12})), rendered=2, kept=13, deleted=1
+    )
+    text = io.StringIO()
+    print_summary(summary, PlainConsole(text))
+    row = next(line for line in text.getvalue().splitlines() if "pages rendered" in line)
+    assert row.startswith("  pages rendered, kept, deleted ") and row.endswith(" 2, 13, 1")

@@ -148,6 +148,7 @@ def test_no_change_rebuild_renders_nothing_and_asks_only_lists(tmp_path: Path) -
     finally:
         store.close()
     assert "rendered 0 pages" in printed
+    assert (again.rendered, again.kept, again.deleted) == (0, again.pages, 0)
     # Lists and the store's few singletons, never one product, article, page or path.
     one_thing = re.compile(
         r"^/(products|articles|pages|collections|routes)/[^?]*(\?(?!limit=).*)?$"
@@ -228,3 +229,14 @@ def test_links_to_a_custom_path_follow_its_canonical_when_that_moves(tmp_path: P
     assert b'href="/san-pham/ao-dai-moi">' in after["index.html"]
     assert f'href="{canonical}"'.encode() not in after["index.html"]
     assert b'href="/ao-dai-tet"' not in after["index.html"]
+
+
+def test_a_build_into_another_folder_says_why_it_renders_everything(tmp_path: Path) -> None:
+    store = DemoStore(tmp_path, products=4)
+    try:
+        build(store, config_for(tmp_path))
+        other, printed, _ = build_recorded(store, config_for(tmp_path, out="other"))
+    finally:
+        store.close()
+    assert "describe another output folder" in " ".join(printed.split())
+    assert other.rendered == other.pages and other.kept == 0
