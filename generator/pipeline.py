@@ -96,7 +96,7 @@ async def build_site(
             raise KeyboardInterrupt
         ready = preparing[0].result() if preparing else _prepare(config)
         previous = ready.previous
-        if previous is not None and previous.out_dir != str(config.out.resolve()):
+        if previous is not None and not previous.describes(config.out):
             console.print(
                 f"the page records in {config.cache_dir} describe another output folder "
                 f"({previous.out_dir}): every page is rendered again; give each output folder "

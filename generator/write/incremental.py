@@ -89,6 +89,10 @@ class BuildState:
     #: The pages of that build linked at another page, their canonical (``Links.aliases``).
     aliases: tuple[tuple[str, str], ...] = ()
 
+    def describes(self, out_dir: Path) -> bool:
+        """Whether these are the records of ``out_dir`` (another folder's are of no use)."""
+        return self.out_dir == str(out_dir.resolve())
+
     @staticmethod
     def load(cache_dir: Path) -> BuildState | None:
         path = cache_dir / STATE_FILE

@@ -245,7 +245,7 @@ def _file_names(folder: str) -> set[str]:
 
 def _usable(state: BuildState | None, previous_out: Path) -> BuildState | None:
     """The state, when it describes the output that is there now."""
-    if state is None or state.out_dir != str(previous_out):
+    if state is None or not state.describes(previous_out):
         return None
     if not (previous_out / MARKER_FILE).is_file():
         return None
