@@ -9,7 +9,7 @@ the same characters, without the wrapper. Anything else Jinja compiles as it doe
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from jinja2.compiler import CodeGenerator, Frame
 from jinja2.nodes import Expr
@@ -30,7 +30,7 @@ def output_text(value: Any, /) -> str:
         return _escape_inner(value)
     html = getattr(value, "__html__", None)
     if html is not None:
-        return str(html())
+        return cast(str, html())  # a Markup, joined as it is
     return _escape_inner(str(value))
 
 
