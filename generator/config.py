@@ -246,6 +246,8 @@ def add_setting_flags(
 ) -> None:
     for s in settings:
         env = f" [env {s.env}]" if s.env else ""
+        if s.default is not None and "default" not in s.help:
+            env = f" (default {s.default}){env}"
         if s.switch:
             parser.add_argument(
                 s.flag,
@@ -257,7 +259,12 @@ def add_setting_flags(
             )
         else:
             parser.add_argument(
-                s.flag, *s.old_flags, dest=s.name, default=None, help=f"{s.help}{env}"
+                s.flag,
+                *s.old_flags,
+                dest=s.name,
+                default=None,
+                metavar=s.flag.removeprefix("--").upper().replace("-", "_"),
+                help=f"{s.help}{env}",
             )
 
 

@@ -20,10 +20,15 @@ _SIMPLE_TAGS = BLOCKS - {"table", "td", "th", "tr"} | frozenset(
     "a abbr b bdi cite code del em i ins kbd mark q s small span strong sub sup time u".split()
 )
 _VOID = frozenset({"br", "hr"})
+# Where a block element starts or ends in the text: a private-use character (lxml takes no
+# control character), taken out of any fragment given to the parser, which reads one that has it.
+_BREAK = "\ue000"
+_PUNCTUATION = frozenset(".!?…:;,-–—/")
+_CLOSERS = ")]}\"'”’»"
 # Elements that may hold no block: a block start inside one makes the parser close or move them.
 _INLINE_ONLY = _SIMPLE_TAGS - BLOCKS | {"p", "h1", "h2", "h3", "h4", "h5", "h6", "dt", "pre"}
 _TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9]*)(?:\s[^<>]*)?/?>")
-_NOT_SIMPLE = re.compile("[&<>\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+_NOT_SIMPLE = re.compile("[&<>\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ue000]")
 
 
 @functools.lru_cache(maxsize=1 << 17)
@@ -52,16 +57,16 @@ def _parsed_text(html: str) -> str:
     import lxml.html
 
     try:
-        root = lxml.html.fragment_fromstring(html, create_parent="div")
+        root = lxml.html.fragment_fromstring(html.replace(_BREAK, ""), create_parent="div")
     except (lxml.etree.ParserError, ValueError):
         return ""
     for unseen in root.xpath("//script|//style|//template"):
         unseen.drop_tree()
     for element in root.iter():
         if isinstance(element.tag, str) and element.tag in BLOCKS:
-            element.text = " " + (element.text or "")
-            element.tail = " " + (element.tail or "")
-    return " ".join(root.text_content().split())
+            element.text = _BREAK + (element.text or "")
+            element.tail = _BREAK + (element.tail or "")
+    return _joined(root.text_content())
 
 
 def _simple_text(html: str) -> str | None:
@@ -87,13 +92,29 @@ def _simple_text(html: str) -> str | None:
         elif name in BLOCKS and "p" in open_tags:
             return None
         pieces.append(text)
-        pieces.append(" " if name in BLOCKS else "")
+        pieces.append(_BREAK if name in BLOCKS else "")
         position = tag.end()
     rest = html[position:]
     if _NOT_SIMPLE.search(rest):
         return None
     pieces.append(rest)
-    return " ".join("".join(pieces).split())
+    return _joined("".join(pieces))
+
+
+def _joined(text: str) -> str:
+    """The text's lines (``_BREAK`` ends one), white space collapsed, joined so that a line
+    ending without punctuation reads as a sentence when the next begins one (list items, lines
+    of a table: "Chất liệu: cotton. Xuất xứ: Việt Nam"), and as one line of words otherwise."""
+    joined = ""
+    for line in text.split(_BREAK):
+        words = " ".join(line.split())
+        if not words:
+            continue
+        if joined:
+            ends = joined.rstrip(_CLOSERS)[-1:]
+            joined += ". " if words[0].isupper() and ends and ends not in _PUNCTUATION else " "
+        joined += words
+    return joined
 
 
 #: The longest meta description a page gets.

@@ -118,3 +118,15 @@ def test_missing_required_env_names_the_descriptor_read(tmp_path: Path) -> None:
     path.write_text('{"requiredEnv": ["HOME_X"]}', encoding="utf-8")
     with pytest.raises(ConfigError, match=r"store\.json requiredEnv names .*HOME_X"):
         resolve(_args(), environ={}, descriptor=load_descriptor(path))
+
+
+def test_help_names_each_value_after_its_flag_and_shows_its_default() -> None:
+    parser = argparse.ArgumentParser()
+    add_setting_flags(parser)
+    text = " ".join(parser.format_help().split())
+    assert "--theme THEME, --templates THEME" in text
+    assert "--key KEY " in text
+    for setting in SETTINGS:
+        if setting.default is not None and "default" not in setting.help:
+            assert f"(default {setting.default}) [env {setting.env}]" in text, setting.flag
+    assert "(default 8) [env STOREFRONT_CONCURRENCY]" in text

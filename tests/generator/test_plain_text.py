@@ -6,7 +6,17 @@ from generator.plain_text import BLOCKS, _parsed_text, _simple_text, html_to_tex
 
 def test_block_elements_do_not_run_together() -> None:
     html = "<p>Mềm mại.</p><ul><li>Chất liệu: cotton</li><li>Xuất xứ: Việt Nam</li></ul>Hết<br>hàng"
-    assert html_to_text(html) == "Mềm mại. Chất liệu: cotton Xuất xứ: Việt Nam Hết hàng"
+    assert html_to_text(html) == "Mềm mại. Chất liệu: cotton. Xuất xứ: Việt Nam. Hết hàng"
+
+
+def test_a_line_that_goes_on_is_not_made_a_sentence() -> None:
+    # A line ending in punctuation, or followed by one in lower case, joins with a space.
+    assert html_to_text("<p>Xuất xứ:</p><p>Việt Nam</p>") == "Xuất xứ: Việt Nam"
+    assert html_to_text("<p>Áo thun</p><p>cổ tròn</p>") == "Áo thun cổ tròn"
+    assert html_to_text('<li>Cỡ "S"</li><li>Cỡ M (nhỏ)</li><li>Đen</li>') == (
+        'Cỡ "S". Cỡ M (nhỏ). Đen'
+    )
+    assert html_to_text("<li>Giảm 10%!</li><li>Mua ngay</li>") == "Giảm 10%! Mua ngay"
 
 
 def test_inline_elements_keep_words_whole() -> None:
@@ -33,7 +43,7 @@ _PIECES = st.one_of(
     st.sampled_from(_TAGS).map(lambda tag: f"</{tag}>"),
     st.sampled_from(_TAGS).map(lambda tag: f'<{tag} class="x">'),
     st.sampled_from(["<br/>", "<P>", "</P>", "<p/>", "</br>", " ", "\n", "&amp;", "<", ">"]),
-    st.sampled_from(["a", "bc", "Áo", "x y", "\x0c", "\r"]),
+    st.sampled_from(["a", "bc", "Áo", "X y", "x.", "\x0c", "\r", "\ue000"]),
     st.text(max_size=4),
 )
 
@@ -49,5 +59,5 @@ def test_text_read_without_the_parser_is_what_the_parser_reads(html: str) -> Non
 
 def test_common_merchant_html_is_read_without_the_parser() -> None:
     html = "<p>Áo <strong>thun</strong></p><ul><li>Chất liệu: cotton</li></ul>"
-    assert _simple_text(html) == "Áo thun Chất liệu: cotton"
+    assert _simple_text(html) == "Áo thun. Chất liệu: cotton"
     assert _simple_text("<p>a &amp; b</p>") is None  # entities: the parser decides
