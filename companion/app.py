@@ -35,7 +35,7 @@ from companion.health import migration_heads
 from companion.health import router as health_router
 from companion.input_guard import InputGuard
 from companion.keys.cache import KeyCache
-from companion.logging_http import RequestLogMiddleware
+from companion.logging_http import RequestLogMiddleware, flush_request_log
 from companion.openapi import DOCS_PATH, OPENAPI_PATH, description, install_openapi
 from companion.ratelimit.database import make_limiter
 from companion.ratelimit.middleware import RateLimitMiddleware
@@ -71,6 +71,7 @@ def create_app(settings: CompanionSettings | None = None, *, clock: Clock | None
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         yield
+        flush_request_log()
         feed.close()
         engine.dispose()  # a server shutting down releases its connections
 

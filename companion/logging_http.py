@@ -9,15 +9,19 @@ A line costs a worker more than its few microseconds in a loop suggest: between 
 of a real load the processor's caches hold other work, so every line of code a request runs is
 paid several times over. The line is therefore made without the general JSON encoder, ids without
 a system call each, and the record is handed to the logger's handlers without looking up the
-calling code.
+calling code. Lines for a plain stream (how ``storefront api`` logs) wait up to a tenth of a
+second and are made and written together (``PendingLines``).
 """
 
 from __future__ import annotations
 
+import asyncio
+import atexit
 import json
 import logging
 import os
 import re
+import select
 import time
 from datetime import UTC, datetime
 from json.encoder import encode_basestring
@@ -134,29 +138,114 @@ class RequestLogMiddleware:
     def log(self, scope: Scope, request_id: str, status: int, started: float) -> None:
         """The request's line (``started``: ``time.perf_counter()`` when it came in)."""
         logger = self.logger
-        if logger.isEnabledFor(logging.INFO):
-            line = request_line(
-                time.time(),
-                request_id,
-                scope.get("method", ""),
-                scope.get("path", ""),
-                status,
-                round((time.perf_counter() - started) * 1000, 2),
-            )
-            handler = plain_stream(logger)
-            if handler is not None:
-                handler.acquire()
-                try:
-                    handler.stream.write(line + handler.terminator)
-                    handler.flush()
-                    return
-                except Exception:  # noqa: BLE001 - the logger's own path reports it
-                    pass
-                finally:
-                    handler.release()
-            # logger.info(line) without looking up the calling line of code (about half of
-            # its cost): the request log's format has no use for it.
-            logger.handle(logger.makeRecord(logger.name, logging.INFO, "", 0, line, (), None))
+        if not logger.isEnabledFor(logging.INFO):
+            return
+        fields: LineFields = (
+            time.time(),
+            request_id,
+            scope.get("method", ""),
+            scope.get("path", ""),
+            status,
+            round((time.perf_counter() - started) * 1000, 2),
+        )
+        handler = plain_stream(logger)
+        if handler is not None:
+            pending.add(handler, logger, fields)
+        else:
+            _emit(logger, request_line(*fields))
+
+
+#: A request line's fields: ``request_line``'s arguments.
+LineFields = tuple[float, str, str, str, int, float]
+
+
+def _emit(logger: logging.Logger, line: str) -> None:
+    # logger.info(line) without looking up the calling line of code (about half of its cost):
+    # the request log's format has no use for it.
+    logger.handle(logger.makeRecord(logger.name, logging.INFO, "", 0, line, (), None))
+
+
+class PendingLines:
+    """Request lines on their way to a plain stream, made and written together: at most
+    ``FLUSH_SECONDS`` after their request (a timer on the event loop), or as soon as
+    ``MAX_WAITING`` wait, when the app shuts down, and when the interpreter ends."""
+
+    FLUSH_SECONDS = 0.1
+    MAX_WAITING = 256
+
+    def __init__(self) -> None:
+        self._fields: list[LineFields] = []
+        self._to: tuple[logging.StreamHandler[Any], logging.Logger] | None = None
+
+    def add(
+        self, handler: logging.StreamHandler[Any], logger: logging.Logger, fields: LineFields
+    ) -> None:
+        if self._to is not None and self._to[0] is not handler:
+            self.flush()
+        self._to = (handler, logger)
+        self._fields.append(fields)
+        if len(self._fields) >= self.MAX_WAITING:
+            self.flush()
+        elif len(self._fields) == 1:
+            try:
+                asyncio.get_running_loop().call_later(self.FLUSH_SECONDS, self.flush)
+            except RuntimeError:  # no event loop to write them later
+                self.flush()
+
+    def flush(self) -> None:
+        fields, self._fields = self._fields, []
+        if not fields or self._to is None:
+            return
+        handler, logger = self._to
+        lines = [request_line(*f) + handler.terminator for f in fields]
+        if not _write(handler, lines):  # the logger's own path reports why, line by line
+            for line in lines:
+                _emit(logger, line.removesuffix(handler.terminator))
+
+    def forget(self) -> None:
+        """In a forked child: the parent's lines are the parent's to write."""
+        self._fields, self._to = [], None
+
+
+def _write(handler: logging.StreamHandler[Any], lines: list[str]) -> bool:
+    handler.acquire()
+    try:
+        for chunk in _chunks(lines, select.PIPE_BUF):
+            handler.stream.write(chunk)
+            handler.flush()
+    except Exception:  # noqa: BLE001
+        return False
+    finally:
+        handler.release()
+    return True
+
+
+def _chunks(lines: list[str], limit: int) -> list[str]:
+    """The lines joined into pieces of at most ``limit`` bytes (a longer line alone): a pipe
+    takes each in one piece, so lines of two workers sharing it never mix."""
+    chunks: list[str] = []
+    piece: list[str] = []
+    size = 0
+    for line in lines:
+        length = len(line.encode())
+        if piece and size + length > limit:
+            chunks.append("".join(piece))
+            piece, size = [], 0
+        piece.append(line)
+        size += length
+    if piece:
+        chunks.append("".join(piece))
+    return chunks
+
+
+pending = PendingLines()
+atexit.register(pending.flush)
+os.register_at_fork(after_in_child=pending.forget)
+
+
+def flush_request_log() -> None:
+    """Write the request lines still waiting (the app's shutdown; tests reading the stream)."""
+    pending.flush()
 
 
 def plain_stream(logger: logging.Logger) -> logging.StreamHandler[Any] | None:

@@ -150,7 +150,7 @@ class DatabaseRateLimiter:
         """The refusal of a request one unit did not fit: ``room`` holds the windows that had
         room (their count with the unit); the others are full."""
         used = [room[w.seconds] - 1 if w.seconds in room else w.limit for w in self._windows]
-        return decide(self._windows, used, now_seconds)
+        return decide(self._windows, used, now_seconds, self._book.policy)
 
 
 def uses_shared_limits(settings: CompanionSettings, backend: str) -> bool:

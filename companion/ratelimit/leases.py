@@ -24,7 +24,7 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from companion.ratelimit.windows import RateDecision, Window, decide, window_index
+from companion.ratelimit.windows import RateDecision, Window, allowed, policy_text, window_index
 
 #: A lease is at most this share of the tightest limit (1/50: 12 units of 600 per minute) ...
 LEASE_SHARE = 50
@@ -48,11 +48,16 @@ class Lease:
     indexes: tuple[int, ...]  # the window (per policy window) its units belong to
     left: int  # units not spent yet
     shared: tuple[int, ...]  # the shared counts when last leased, every worker's units included
+    #: Epoch seconds from the latest start of its windows to the earliest end: while they are
+    #: current, so is the lease.
+    start: float
+    end: float
 
 
 class LeaseBook:
     def __init__(self, windows: Sequence[Window]) -> None:
         self.windows = tuple(windows)
+        self.policy = policy_text(self.windows)
         self._leases: dict[str, Lease] = {}
         self._lock = threading.Lock()
 
@@ -61,14 +66,14 @@ class LeaseBook:
 
     def spend(self, bucket: str, now_seconds: float) -> RateDecision | None:
         """Let one request through on a unit leased earlier; None when there is none left."""
-        indexes = self.indexes(now_seconds)
         with self._lock:
             lease = self._leases.get(bucket)
-            if lease is None or lease.indexes != indexes or lease.left <= 0:
+            if lease is None or lease.left <= 0 or not lease.start <= now_seconds < lease.end:
                 return None
             lease.left -= 1
-            used = [count - lease.left - 1 for count in lease.shared]
-        return decide(self.windows, used, now_seconds)
+            left, shared = lease.left, lease.shared
+        # Counted with this request: the shared count, less the units this worker still holds.
+        return allowed(self.windows, [count - left for count in shared], now_seconds, self.policy)
 
     def grant(
         self, bucket: str, indexes: tuple[int, ...], units: int, shared: Sequence[int]
@@ -82,7 +87,9 @@ class LeaseBook:
                 return
             if len(self._leases) >= MAX_BUCKETS:
                 self._forget_ended(indexes)
-            self._leases[bucket] = Lease(indexes, units, tuple(shared))
+            start = max(i * w.seconds for i, w in zip(indexes, self.windows, strict=True))
+            end = min((i + 1) * w.seconds for i, w in zip(indexes, self.windows, strict=True))
+            self._leases[bucket] = Lease(indexes, units, tuple(shared), start, end)
 
     def unspent(self, bucket: str, now_seconds: float) -> int:
         """Units of the current windows this worker holds for ``bucket`` (for tests, reports)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from companion.clock import Clock, epoch_seconds
-from companion.ratelimit.windows import RateDecision, Window, decide, window_index
+from companion.ratelimit.windows import RateDecision, Window, decide, policy_text, window_index
 
 
 class InMemoryRateLimiter:
@@ -18,6 +18,7 @@ class InMemoryRateLimiter:
     def __init__(self, clock: Clock, windows: Sequence[Window]) -> None:
         self._clock = clock
         self._windows = tuple(windows)
+        self._policy = policy_text(self._windows)
         self._counts: dict[tuple[str, int], tuple[int, int]] = {}  # -> (window index, count)
 
     async def hit(self, bucket: str) -> RateDecision:
@@ -29,7 +30,7 @@ class InMemoryRateLimiter:
         used = [
             self._used(bucket, w, index) for w, index in zip(self._windows, indexes, strict=True)
         ]
-        decision = decide(self._windows, used, now_seconds)
+        decision = decide(self._windows, used, now_seconds, self._policy)
         if decision.allowed:
             for w, index, count in zip(self._windows, indexes, used, strict=True):
                 self._counts[(bucket, w.seconds)] = (index, count + 1)

@@ -12,13 +12,11 @@ Runs after the tenancy middleware: the bucket is the key, or the store for unkey
 
 from __future__ import annotations
 
-import functools
-
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from companion.errors_http import problem_response
 from companion.problems import too_many_requests
-from companion.ratelimit.windows import RateDecision, RateLimiter, Window
+from companion.ratelimit.windows import RateDecision, RateLimiter
 from companion.tenant import Tenant
 
 
@@ -35,7 +33,7 @@ def rate_limit_headers(decision: RateDecision) -> dict[str, str]:
         "RateLimit-Limit": str(tight.window.limit),
         "RateLimit-Remaining": str(tight.remaining),
         "RateLimit-Reset": str(tight.reset_seconds),
-        "RateLimit-Policy": _policy(tuple(s.window for s in decision.windows)),
+        "RateLimit-Policy": decision.policy,
     }
 
 
@@ -44,17 +42,11 @@ def rate_limit_header_pairs(decision: RateDecision) -> list[tuple[bytes, bytes]]
     ``MutableHeaders`` adds them)."""
     tight = decision.tightest
     return [
-        (b"ratelimit-limit", str(tight.window.limit).encode()),
-        (b"ratelimit-remaining", str(tight.remaining).encode()),
-        (b"ratelimit-reset", str(tight.reset_seconds).encode()),
-        (b"ratelimit-policy", _policy(tuple(s.window for s in decision.windows)).encode()),
+        (b"ratelimit-limit", b"%d" % tight.window.limit),
+        (b"ratelimit-remaining", b"%d" % tight.remaining),
+        (b"ratelimit-reset", b"%d" % tight.reset_seconds),
+        (b"ratelimit-policy", decision.policy.encode()),
     ]
-
-
-@functools.cache
-def _policy(windows: tuple[Window, ...]) -> str:
-    """``600;w=60, 20000;w=3600``: every window (a limiter has one policy: made once)."""
-    return ", ".join(f"{w.limit};w={w.seconds}" for w in windows)
 
 
 def refusal(decision: RateDecision) -> ASGIApp:

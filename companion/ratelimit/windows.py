@@ -40,6 +40,8 @@ class RateDecision:
     #: Seconds to wait before retrying; 0 when the request was allowed.
     retry_after: int
     windows: tuple[WindowState, ...]
+    #: Every window of the policy, as the ``RateLimit-Policy`` header says it (``policy_text``).
+    policy: str
 
 
 class RateLimiter(Protocol):
@@ -51,6 +53,11 @@ class RateLimiter(Protocol):
         """``hit`` when it needs no wait (no database, no lock); None: call ``hit``."""
 
 
+def policy_text(windows: Sequence[Window]) -> str:
+    """``600;w=60, 20000;w=3600``: every window (a limiter makes it once)."""
+    return ", ".join(f"{w.limit};w={w.seconds}" for w in windows)
+
+
 def window_index(window: Window, now_seconds: float) -> int:
     return math.floor(now_seconds / window.seconds)
 
@@ -60,16 +67,45 @@ def seconds_to_reset(window: Window, now_seconds: float) -> int:
     return max(1, math.ceil(end - now_seconds))
 
 
-def decide(windows: Sequence[Window], used: Sequence[int], now_seconds: float) -> RateDecision:
-    """The decision for one more request, given the requests already counted in each window."""
+def decide(
+    windows: Sequence[Window], used: Sequence[int], now_seconds: float, policy: str
+) -> RateDecision:
+    """The decision for one more request, given the requests already counted in each window
+    (``policy``: ``policy_text(windows)``)."""
     exhausted = [u >= w.limit for w, u in zip(windows, used, strict=True)]
-    allowed = not any(exhausted)
-    counted = [u + 1 if allowed else u for u in used]
+    if not any(exhausted):
+        return allowed(windows, [u + 1 for u in used], now_seconds, policy)
     states = tuple(
-        WindowState(w, max(0, w.limit - c), seconds_to_reset(w, now_seconds))
-        for w, c in zip(windows, counted, strict=True)
+        WindowState(w, max(0, w.limit - u), seconds_to_reset(w, now_seconds))
+        for w, u in zip(windows, used, strict=True)
     )
     tightest = min(states, key=lambda s: (s.remaining, -s.reset_seconds))
     full = [s.reset_seconds for s, is_full in zip(states, exhausted, strict=True) if is_full]
-    retry_after = max(full, default=0)
-    return RateDecision(allowed, tightest, retry_after, states)
+    return RateDecision(False, tightest, max(full), states, policy)
+
+
+def allowed(
+    windows: Sequence[Window], counted: Sequence[int], now_seconds: float, policy: str
+) -> RateDecision:
+    """The decision letting a request through, ``counted`` requests in each window with it.
+
+    Every request a worker lets through on a leased unit comes here, so it is one loop, with no
+    list or key function made for it."""
+    states: list[WindowState] = []
+    tightest: WindowState | None = None
+    for window, count in zip(windows, counted, strict=True):
+        end = (math.floor(now_seconds / window.seconds) + 1) * window.seconds
+        state = WindowState(
+            window, max(0, window.limit - count), max(1, math.ceil(end - now_seconds))
+        )
+        states.append(state)
+        if tightest is None or (
+            state.remaining < tightest.remaining
+            or (
+                state.remaining == tightest.remaining
+                and state.reset_seconds > tightest.reset_seconds
+            )
+        ):
+            tightest = state
+    assert tightest is not None, "a policy has at least one window"
+    return RateDecision(True, tightest, 0, tuple(states), policy)

@@ -7,22 +7,31 @@ import json
 import logging
 import logging.config
 import os
+import select
 import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any, cast
 
+import anyio
 import pytest
 from starlette.datastructures import Headers
 
+from companion.app import create_app
 from companion.logging_http import (
     ACCESS_LOGGER,
+    PendingLines,
+    _chunks,
+    flush_request_log,
     log_line,
+    pending,
     plain_stream,
     request_id_from,
     request_line,
 )
 from companion.server import log_config
+from companion.settings import CompanionSettings
 from tests.companion.conftest import PREFIX, Api
 
 pytestmark = pytest.mark.anyio
@@ -116,6 +125,7 @@ def served_log() -> Iterator[tuple[logging.Logger, io.StringIO]]:
     try:
         yield logger, stream
     finally:
+        flush_request_log()
         logger.handlers[:], logger.level, logger.propagate, logger.filters[:] = saved
 
 
@@ -132,9 +142,52 @@ async def test_the_server_log_gets_one_line_per_request(
     assert plain_stream(logger) is logger.handlers[0]
     for _ in range(2):
         await api.client.get("/health/live", headers={"X-Request-Id": "lb-7"})
+    await anyio.sleep(PendingLines.FLUSH_SECONDS * 3)  # written by the timer, no flush asked
     lines = [json.loads(line) for line in stream.getvalue().splitlines()]
     assert [(line["request_id"], line["status"]) for line in lines] == [("lb-7", 200)] * 2
     assert stream.getvalue().endswith("\n")
+
+
+async def test_server_log_lines_wait_for_at_most_a_full_batch(
+    api: Api, served_log: tuple[logging.Logger, io.StringIO]
+) -> None:
+    logger, stream = served_log
+    server_handler_only(logger)
+    handler = cast(logging.StreamHandler[Any], logger.handlers[0])
+    count = PendingLines.MAX_WAITING + 3
+    for number in range(count):
+        pending.add(handler, logger, (1.0e9, f"id-{number}", "GET", "/x", 200, 0.5))
+    written = stream.getvalue().splitlines()
+    assert [json.loads(line)["request_id"] for line in written] == [
+        f"id-{number}" for number in range(PendingLines.MAX_WAITING)
+    ]
+    flush_request_log()
+    assert len(stream.getvalue().splitlines()) == count
+
+
+async def test_the_server_log_is_written_when_the_app_shuts_down(
+    served_log: tuple[logging.Logger, io.StringIO], tmp_path: Path
+) -> None:
+    logger, stream = served_log
+    server_handler_only(logger)
+    app = create_app(CompanionSettings(database=str(tmp_path / "store.sqlite3")))
+    async with app.router.lifespan_context(app):
+        pending.add(
+            cast(logging.StreamHandler[Any], logger.handlers[0]),
+            logger,
+            (1.0e9, "last", "GET", "/x", 200, 0.5),
+        )
+    assert json.loads(stream.getvalue())["request_id"] == "last"
+
+
+def test_server_log_writes_are_whole_lines_a_pipe_takes_at_once() -> None:
+    lines = [f"{n:04d}" + "x" * 95 + "\n" for n in range(100)] + ["y" * 5000 + "\n", "z\n"]
+    chunks = _chunks(lines, select.PIPE_BUF)
+    assert "".join(chunks) == "".join(lines)
+    assert all(chunk.endswith("\n") for chunk in chunks)
+    assert [len(c.encode()) > select.PIPE_BUF for c in chunks].count(True) == 1  # the long line
+    assert all(len(c.encode()) <= select.PIPE_BUF for c in chunks if "y" not in c)
+    assert len(chunks) == 5  # 4,096 bytes hold 40 of the 100-byte lines: 40, 40, 20, then y, z
 
 
 async def test_a_filter_on_the_server_log_still_applies(
@@ -146,4 +199,5 @@ async def test_a_filter_on_the_server_log_still_applies(
     assert plain_stream(logger) is None
     await api.client.get("/health/live", headers={"X-Request-Id": "secret"})
     await api.client.get("/health/live", headers={"X-Request-Id": "open"})
+    flush_request_log()
     assert [json.loads(line)["request_id"] for line in stream.getvalue().splitlines()] == ["open"]

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from companion.ratelimit.middleware import rate_limit_header_pairs, rate_limit_headers
-from companion.ratelimit.windows import Window, decide
+from companion.ratelimit.windows import Window, decide, policy_text
 from tests.companion.conftest import PREFIX, Api, MakeApi
 from tests.companion.test_answer_cache import cache_of
 
@@ -91,7 +91,7 @@ async def test_a_kept_answer_carries_each_rate_limit_header_once(api: Api) -> No
 def test_raw_rate_limit_headers_are_the_named_ones() -> None:
     windows = (Window(60, 600), Window(3600, 20_000))
     for used in ([0, 0], [599, 1_000], [600, 19_999]):
-        decision = decide(windows, used, 1_795_000_010.0)
+        decision = decide(windows, used, 1_795_000_010.0, policy_text(windows))
         named = rate_limit_headers(decision)
         assert rate_limit_header_pairs(decision) == [
             (name.lower().encode(), value.encode()) for name, value in named.items()
