@@ -159,7 +159,7 @@ def test_product_detail_carries_the_visible_text_of_its_description() -> None:
     product = normalize.product(
         {"id": 1, "name": "Áo", "description_html": "<p>Vải <b>cotton</b></p><p>Mềm &amp; mát</p>"}
     )
-    assert product.description_text == "Vải cotton Mềm & mát"
+    assert product.description_text == "Vải cotton. Mềm & mát"
     assert normalize.product({"id": 2, "name": "Quần"}).description_text == ""
 
 
