@@ -45,6 +45,7 @@ test-fast: install
 ## lint: ruff, mypy --strict on the packages, and the import contracts (stages, no cycles)
 lint: install
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 

@@ -13,9 +13,7 @@ import re
 
 # url(...), quoted or not (a quoted one may hold the other quote and parentheses); a comment
 # is matched whole, so that a url in it is seen as part of the comment.
-CSS_URL = re.compile(
-    rb"""/\*.*?\*/|url\(\s*(?:"([^"]*)"|'([^']*)'|([^"')\s]*))\s*\)""", re.DOTALL
-)
+CSS_URL = re.compile(rb"""/\*.*?\*/|url\(\s*(?:"([^"]*)"|'([^']*)'|([^"')\s]*))\s*\)""", re.DOTALL)
 _NOT_A_FILE = re.compile(r"^(?:[a-zA-Z][a-zA-Z0-9+.-]*:|//|#|$)")
 
 

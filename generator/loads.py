@@ -27,7 +27,9 @@ _FETCHING = {
     "embed": "object-src", "object": "object-src", "script": "script-src", "form": "form-action",
 }  # fmt: skip
 _URL_ATTRIBUTES = ("src", "poster", "data", "action", "href")
-_TAG = re.compile(r"<(/?)([a-zA-Z][a-zA-Z0-9-]*)((?:\s+[^\s>/=]+(?:\s*=\s*(?:\"[^\"]*\"|'[^']*'|[^\s\"'>]+))?)*)\s*/?>")  # noqa: E501
+_TAG = re.compile(
+    r"<(/?)([a-zA-Z][a-zA-Z0-9-]*)((?:\s+[^\s>/=]+(?:\s*=\s*(?:\"[^\"]*\"|'[^']*'|[^\s\"'>]+))?)*)\s*/?>"
+)  # noqa: E501
 _ATTRIBUTE = re.compile(r"([^\s>/=]+)(?:\s*=\s*(\"[^\"]*\"|'[^']*'|[^\s\"'>]+))?")
 _SCRIPT_BODY = re.compile(r"<script\b([^>]*)>(.*?)</script\s*>", re.IGNORECASE | re.DOTALL)
 #: Script types a browser runs (or reads as an import map), all checked against script-src.

@@ -59,9 +59,7 @@ async def send_get(
     request_headers.update(headers or {})
     try:
         with anyio.fail_after(deadline):
-            return await _exchange(
-                http, path, params, request_headers, endpoint, max_bytes, large
-            )
+            return await _exchange(http, path, params, request_headers, endpoint, max_bytes, large)
     except TimeoutError as exc:
         raise ApiDeadlineExceeded(
             f"no complete answer within {deadline:g} s", endpoint=endpoint

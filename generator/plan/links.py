@@ -30,9 +30,7 @@ class Links:
 
     __slots__ = ("_keys", "_hrefs", "aliases", "_canonical")
 
-    def __init__(
-        self, page_paths: Iterable[str], aliases: Iterable[tuple[str, str]] = ()
-    ) -> None:
+    def __init__(self, page_paths: Iterable[str], aliases: Iterable[tuple[str, str]] = ()) -> None:
         """``aliases``: (path, canonical path) of each page that names another as canonical."""
         self._keys = frozenset(page_key(path) for path in page_paths)
         self.aliases = tuple(aliases)

@@ -79,7 +79,6 @@ class ContentSecurityPolicy:
                 directives.append((directive, sources))
         return ContentSecurityPolicy(tuple(directives))
 
-
     def header(self) -> str:
         return "; ".join(" ".join((name, *sources)) for name, sources in self.directives)
 

@@ -141,9 +141,7 @@ def nginx_server_block(
         if any(c in value for c in '"\\$;{}\n\r'):
             raise ConfigError(f"cannot put {value!r} into nginx.conf: it has a special character")
     config = _replace_once(template, TEMPLATE_ROOT, f'root "{root.resolve()}";')
-    config = _replace_once(
-        config, TEMPLATE_CSP_INCLUDE, f'include "{root.resolve() / CSP_FILE}";'
-    )
+    config = _replace_once(config, TEMPLATE_CSP_INCLUDE, f'include "{root.resolve() / CSP_FILE}";')
     if listen is not None:
         config = _replace_once(config, TEMPLATE_LISTEN, f"listen {listen};")
     if server_name is not None:

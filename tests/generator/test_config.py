@@ -47,7 +47,11 @@ def test_missing_required_env_names_every_variable() -> None:
         ("--site-url", "shop.example.vn", "--site-url"),
         ("--site-url", "https://x.vn/?a=1", "query"),
         ("--api-url", "ftp://api.example.vn", "--api-url"),
-        ("--api-url", "https://api.example.vn", r"did you mean https://api\.example\.vn/public/v1\?"),
+        (
+            "--api-url",
+            "https://api.example.vn",
+            r"did you mean https://api\.example\.vn/public/v1\?",
+        ),
         ("--api-url", "https://api.example.vn/v1", "ending in /public/v1"),
         ("--concurrency", "0", "at least 1"),
         ("--concurrency", "many", "whole number"),

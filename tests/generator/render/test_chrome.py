@@ -60,7 +60,6 @@ def _footer(out: Path) -> lxml.html.HtmlElement:
     return lxml.html.document_fromstring(html).xpath("//footer")[0]
 
 
-
 def test_the_bo_cong_thuong_badge_shows_only_when_turned_on_with_the_merchants_link(
     tmp_path: Path,
 ) -> None:

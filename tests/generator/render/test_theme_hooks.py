@@ -50,7 +50,6 @@ def directive(policy: str, name: str) -> list[str]:
     return found.group(1).split()
 
 
-
 def test_snippets_are_in_every_page_and_the_policy_allows_exactly_their_origins(
     tmp_path: Path,
 ) -> None:
