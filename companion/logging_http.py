@@ -197,10 +197,10 @@ class PendingLines:
         if not fields or self._to is None:
             return
         handler, logger = self._to
-        lines = [request_line(*f) + handler.terminator for f in fields]
+        lines = [request_line(*f) for f in fields]
         if not _write(handler, lines):  # the logger's own path reports why, line by line
             for line in lines:
-                _emit(logger, line.removesuffix(handler.terminator))
+                _emit(logger, line)
 
     def forget(self) -> None:
         """In a forked child: the parent's lines are the parent's to write."""
@@ -210,7 +210,7 @@ class PendingLines:
 def _write(handler: logging.StreamHandler[Any], lines: list[str]) -> bool:
     handler.acquire()
     try:
-        for chunk in _chunks(lines, select.PIPE_BUF):
+        for chunk in _chunks([line + handler.terminator for line in lines], select.PIPE_BUF):
             handler.stream.write(chunk)
             handler.flush()
     except Exception:  # noqa: BLE001

@@ -45,13 +45,12 @@ def lease_size(windows: Sequence[Window]) -> int:
 
 @dataclass(slots=True)
 class Lease:
-    indexes: tuple[int, ...]  # the window (per policy window) its units belong to
+    #: Epoch seconds from the latest start of the windows its units belong to, to the earliest
+    #: end: while those windows are current, so is the lease.
+    start: int
+    end: int
     left: int  # units not spent yet
     shared: tuple[int, ...]  # the shared counts when last leased, every worker's units included
-    #: Epoch seconds from the latest start of its windows to the earliest end: while they are
-    #: current, so is the lease.
-    start: float
-    end: float
 
 
 class LeaseBook:
@@ -63,6 +62,11 @@ class LeaseBook:
 
     def indexes(self, now_seconds: float) -> tuple[int, ...]:
         return tuple(window_index(w, now_seconds) for w in self.windows)
+
+    def _span(self, indexes: Sequence[int]) -> tuple[int, int]:
+        """``Lease.start`` and ``Lease.end`` of the windows ``indexes``."""
+        pairs = list(zip(indexes, self.windows, strict=True))
+        return max(i * w.seconds for i, w in pairs), min((i + 1) * w.seconds for i, w in pairs)
 
     def spend(self, bucket: str, now_seconds: float) -> RateDecision | None:
         """Let one request through on a unit leased earlier; None when there is none left."""
@@ -81,24 +85,23 @@ class LeaseBook:
         """Add ``units`` leased in the windows ``indexes``; ``shared``: the counts after it."""
         with self._lock:
             lease = self._leases.get(bucket)
-            if lease is not None and lease.indexes == indexes:
+            start, end = self._span(indexes)
+            if lease is not None and (lease.start, lease.end) == (start, end):
                 lease.left += units
                 lease.shared = tuple(max(a, b) for a, b in zip(lease.shared, shared, strict=True))
                 return
             if len(self._leases) >= MAX_BUCKETS:
-                self._forget_ended(indexes)
-            start = max(i * w.seconds for i, w in zip(indexes, self.windows, strict=True))
-            end = min((i + 1) * w.seconds for i, w in zip(indexes, self.windows, strict=True))
-            self._leases[bucket] = Lease(indexes, units, tuple(shared), start, end)
+                self._forget_ended((start, end))
+            self._leases[bucket] = Lease(start, end, units, tuple(shared))
 
     def unspent(self, bucket: str, now_seconds: float) -> int:
         """Units of the current windows this worker holds for ``bucket`` (for tests, reports)."""
         with self._lock:
             lease = self._leases.get(bucket)
-            current = lease is not None and lease.indexes == self.indexes(now_seconds)
+            current = lease is not None and lease.start <= now_seconds < lease.end
             return lease.left if lease is not None and current else 0
 
-    def _forget_ended(self, indexes: tuple[int, ...]) -> None:
-        ended = [b for b, lease in self._leases.items() if lease.indexes != indexes]
+    def _forget_ended(self, current: tuple[int, int]) -> None:
+        ended = [b for b, lease in self._leases.items() if (lease.start, lease.end) != current]
         for bucket in ended or list(self._leases)[: MAX_BUCKETS // 10]:
             del self._leases[bucket]

@@ -89,22 +89,19 @@ def allowed(
 ) -> RateDecision:
     """The decision letting a request through, ``counted`` requests in each window with it.
 
-    Every request a worker lets through on a leased unit comes here, so it is one loop, with no
-    list or key function made for it."""
+    Every request a worker lets through on a leased unit comes here, so it is one loop, without
+    ``decide``'s lists and key function."""
     states: list[WindowState] = []
     tightest: WindowState | None = None
     for window, count in zip(windows, counted, strict=True):
-        end = (math.floor(now_seconds / window.seconds) + 1) * window.seconds
         state = WindowState(
-            window, max(0, window.limit - count), max(1, math.ceil(end - now_seconds))
+            window, max(0, window.limit - count), seconds_to_reset(window, now_seconds)
         )
         states.append(state)
-        if tightest is None or (
-            state.remaining < tightest.remaining
-            or (
-                state.remaining == tightest.remaining
-                and state.reset_seconds > tightest.reset_seconds
-            )
+        # The first with the fewest left, then the latest reset (``decide``'s ``min``).
+        if tightest is None or (state.remaining, -state.reset_seconds) < (
+            tightest.remaining,
+            -tightest.reset_seconds,
         ):
             tightest = state
     assert tightest is not None, "a policy has at least one window"
