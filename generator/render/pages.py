@@ -129,6 +129,9 @@ def build_environment(
         keep_trailing_newline=True,
         extensions=[FragmentExtension, BlockWhitespace, OptionalMarkup],
         auto_reload=False,  # one Environment per build: templates do not change during it
+        # A plain dict rather than Jinja's LRU cache, whose look-up takes a lock and reorders
+        # a list: every page asks for its template and the partials it imports.
+        cache_size=-1,
     )
     env.filters["vnd"] = vnd
     env.filters["date_vi"] = date_vi
