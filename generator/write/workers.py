@@ -16,10 +16,11 @@ memory page or two. A worker that ends in the middle of its pages (killed from o
 the render with ``WorkerLost`` instead of leaving it waiting.
 
 Each process keeps its own ``{% fragment %}`` outputs (``fragments``) for the pages it renders.
-Before the workers fork, this process renders the all-products listing (``_cards_first``):
-every worker then inherits each listed product's card rendered, where a worker that retires
-after a few listings would render most of its cards again (about three times each, at 10,000
-products). Small jobs run in this process: starting workers costs more than it saves.
+Before the workers fork, this process renders the all-products listing (``_cards_first``, up
+to ``CARDS_AHEAD`` cards): every worker then inherits each listed product's card rendered, where
+a worker that retires after a few listings would render most of its cards again (about three
+times each, at 10,000 products). Small jobs run in this process: starting workers costs more
+than it saves.
 """
 
 from __future__ import annotations
@@ -115,7 +116,8 @@ def _cards_first(pages: Sequence[Page]) -> list[int]:
     process before the workers fork, so that each card is rendered once and every worker
     inherits it, instead of once in each worker whose pages show it (a worker retires after a
     few listings' worth of cards). The all-products listing first, which shows each product
-    once; then any other listing page most of whose cards it did not show."""
+    once; then any other listing page most of whose cards it did not show; up to
+    ``CARDS_AHEAD`` cards."""
     listings = [
         (index, cards)
         for index, page in enumerate(pages)
@@ -125,11 +127,18 @@ def _cards_first(pages: Sequence[Page]) -> list[int]:
     seen: set[int] = set()
     first = []
     for index, cards in listings:
+        if len(seen) >= CARDS_AHEAD:
+            break
         new = [id(card) for card in cards if id(card) not in seen]
         if 2 * len(new) > len(cards):
             first.append(index)
             seen.update(new)
     return sorted(first)
+
+
+#: The cards rendered in this process before the workers fork, at most (about 12 MB kept,
+#: which the workers share): a larger store's workers render the rest as they meet them.
+CARDS_AHEAD = 10_000
 
 
 def _weight(page: Page) -> int:

@@ -223,3 +223,22 @@ def test_a_listing_page_weighs_its_cards_and_spans_hold_fewer_of_them() -> None:
     assert max(stop - start for start, stop in listings) < min(
         stop - start for start, stop in products
     )
+
+
+def test_the_cards_rendered_first_stop_at_their_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    plan = fixture_plan()
+    pages = list(plan.pages)
+    [listing] = [page for page in pages if type(page.subject) is ProductListing]
+    subject = listing.subject
+    assert isinstance(subject, ProductListing)
+    # A second page of the listing, its cards other objects: both are taken while they fit.
+    again = dataclasses.replace(
+        subject, products=tuple(dataclasses.replace(card) for card in subject.products)
+    )
+    pages.append(dataclasses.replace(listing, subject=again))
+    both = render_parallel._cards_first(pages)
+    assert both == [pages.index(listing), len(pages) - 1]
+    monkeypatch.setattr(render_parallel, "CARDS_AHEAD", len(subject.products))
+    assert render_parallel._cards_first(pages) == both[:1]
+    monkeypatch.setattr(render_parallel, "CARDS_AHEAD", 0)
+    assert render_parallel._cards_first(pages) == []
