@@ -102,10 +102,13 @@ def write_many(
         return PageOutput(written, urls, fingerprint(page) if fingerprint is not None else None)
 
     processes = _prepared(env, pages, workers, min_pages)
-    first = _cards_first(pages) if processes > 1 else []
+    weights = [_weight(page) for page in pages] if processes > 1 else []
+    # Only for workers that retire: one that renders all its pages keeps every card it rendered.
+    retire = _retiring(len(_spans(weights, chunk)), processes, chunk) is not None
+    first = _cards_first(pages) if processes > 1 and retire else []
     taken = set(first)
     rest = [index for index in range(len(pages)) if index not in taken]
-    spans = _spans([_weight(pages[index]) for index in rest] if processes > 1 else [], chunk)
+    spans = _spans([weights[index] for index in rest] if processes > 1 else [], chunk)
     return _in_order(
         one, len(pages), processes, spans, _retiring(len(spans), processes, chunk), first, rest
     )
