@@ -32,7 +32,9 @@ from bench_export import export_to  # noqa: E402
 REPO = Path(__file__).resolve().parents[1]
 HUGO_SITE = REPO / "bench" / "hugo"
 HUGO_VERSION = "0.168.0"
-SECTION = "## Beside Hugo"
+#: The heading of the section `make bench` writes (and replaces): hand-written sections
+#: about Hugo are titled otherwise and stay.
+SECTION = "## Beside Hugo (run of"
 #: Where both tools read and write: memory, so that neither is timed for a disk.
 TMPFS = Path("/dev/shm")
 #: What the export holds, and where the Hugo site finds each file.
@@ -180,7 +182,7 @@ TARGETS = {1_000: "at least 0.8", 10_000: "at least 1.2", 50_000: "at least 1.2"
 
 def peer_report(rows: list[dict[str, Any]], machine: str) -> str:
     lines = [
-        f"{SECTION} (run of {datetime.now(UTC):%Y-%m-%d %H:%M} UTC)",
+        f"{SECTION} {datetime.now(UTC):%Y-%m-%d %H:%M} UTC)",
         "",
         "`make bench` (`scripts/bench_peer.py`): each store is exported through the public API",
         "(`scripts/bench_export.py`, over loopback) into the data a Hugo site renders",

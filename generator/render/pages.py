@@ -28,7 +28,7 @@ from collections.abc import Mapping, MutableMapping
 from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any, Protocol
 
 import jinja2
@@ -39,7 +39,7 @@ from generator.crawl.pack import unpack
 from generator.errors import TemplateError
 from generator.model import Menu, PackedProduct
 from generator.plan.links import Links, RecordingLinks
-from generator.plan.paths import output_file
+from generator.plan.paths import output_name
 from generator.plan.site_plan import Page, PageKind, SitePlan, with_links, with_subject
 from generator.render import buying
 from generator.render.calls import BuildContext
@@ -75,8 +75,9 @@ class RenderedPage:
     lastmod: datetime | None
 
     @property
-    def file(self) -> PurePosixPath:
-        return output_file(self.path)
+    def file(self) -> str:
+        """Its file under the output folder, ``a/b.html`` (``paths.output_name``)."""
+        return output_name(self.path)
 
 
 class Priced(Protocol):
@@ -129,6 +130,9 @@ def build_environment(
         keep_trailing_newline=True,
         extensions=[FragmentExtension, BlockWhitespace, OptionalMarkup],
         auto_reload=False,  # one Environment per build: templates do not change during it
+        # A plain dict rather than Jinja's LRU cache, whose look-up takes a lock and reorders
+        # a list: every page asks for its template and the partials it imports.
+        cache_size=-1,
     )
     env.filters["vnd"] = vnd
     env.filters["date_vi"] = date_vi

@@ -117,7 +117,7 @@ def write_page(folder: Path, page: RenderedPage, *, made: set[str] | None = None
         size = _write_new(folder, file, page.html.encode("utf-8"), made)
     except PathCollision as exc:
         raise PathCollision(f"{page.path}: {exc}") from None
-    return WrittenPage(page.path, file.as_posix(), page.in_sitemap, page.lastmod, size)
+    return WrittenPage(page.path, file, page.in_sitemap, page.lastmod, size)
 
 
 def link_previous(
@@ -358,17 +358,18 @@ _NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL
 
 
 def _write_new(
-    folder: Path, relative: PurePosixPath, content: bytes, made: set[str] | None = None
+    folder: Path, relative: PurePosixPath | str, content: bytes, made: set[str] | None = None
 ) -> int:
     """Create ``folder/relative`` (never overwriting); returns the byte count.
 
     Plain ``os`` calls on strings: this runs once per page, where pathlib's objects and the
     built-in ``open`` (a buffered file object, and ``fstat`` and ``isatty`` calls of its own)
-    cost more than the file system does."""
-    parts = relative.parts
-    if relative.is_absolute() or any(part in ("", ".", "..") for part in parts):
-        raise UnsafePath(f"{relative} is not a plain relative file path")
-    destination = os.path.join(folder, *parts)
+    cost more than the file system does. A page's file comes as its ``a/b.html`` string."""
+    name = relative if isinstance(relative, str) else relative.as_posix()
+    parts = name.split("/")
+    if any(part in ("", ".", "..") for part in parts):  # "" also where it starts with "/"
+        raise UnsafePath(f"{name} is not a plain relative file path")
+    destination = os.path.join(folder, name)
     try:
         parent = os.path.dirname(destination)
         if made is None or parent not in made:
@@ -383,15 +384,15 @@ def _write_new(
         finally:
             os.close(descriptor)
     except (FileExistsError, IsADirectoryError, NotADirectoryError) as exc:
-        raise PathCollision(f"{relative} clashes with a file or folder already written") from exc
+        raise PathCollision(f"{name} clashes with a file or folder already written") from exc
     except OSError as exc:
         if exc.errno in (errno.ENAMETOOLONG, errno.EINVAL, errno.EILSEQ):
-            raise UnsafePath(f"{relative} cannot be a file name here: {exc.strerror}") from None
-        raise _write_error(folder, relative, exc) from None
+            raise UnsafePath(f"{name} cannot be a file name here: {exc.strerror}") from None
+        raise _write_error(folder, name, exc) from None
     return len(content)
 
 
-def _write_error(folder: Path, relative: PurePosixPath, exc: OSError) -> WriteError:
+def _write_error(folder: Path, relative: PurePosixPath | str, exc: OSError) -> WriteError:
     if exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
         # Staging comes before any change to the output: say so, and what to do.
         return WriteError(

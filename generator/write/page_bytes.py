@@ -31,11 +31,19 @@ import io
 import marshal
 import operator
 import pickle
+from collections.abc import Iterable
 from datetime import timezone
 
 from generator import model
 from generator.crawl.cache_values import card_digest
-from generator.model import Category, CategoryPage, CollectionPage, PackedProduct, ProductCard
+from generator.model import (
+    Category,
+    CategoryPage,
+    CollectionPage,
+    PackedProduct,
+    ProductCard,
+    ProductHead,
+)
 from generator.plan import site_plan
 from generator.records import Reducer, reducers
 
@@ -93,13 +101,24 @@ class ModelBytes:
         # pickle's cost. Its card, met again in the listings, takes the digest the pack keeps
         # (the same ``card_digest``, taken when it was packed).
         head = packed.head
+        self._know(head)
+        values = list(_page_reduced(page)[1])
+        values[_SUBJECT] = (head.digest, self._related(packed.related))
+        return marshal.dumps(values, _MARSHAL_VERSION)
+
+    def know_cards(self, pages: Iterable[site_plan.Page]) -> None:
+        """The card of each product page among ``pages``, by the digest its pack keeps. Render
+        workers forked after this find the cards of their listings known, as one process does
+        once it has fingerprinted the product pages (which come first)."""
+        for page in pages:
+            if type(page.subject) is PackedProduct:
+                self._know(page.subject.head)
+
+    def _know(self, head: ProductHead) -> None:
         card = head.card
         if id(card) not in self._cards:
             self._cards[id(card)] = head.card_digest
             self._kept.append(card)
-        values = list(_page_reduced(page)[1])
-        values[_SUBJECT] = (head.digest, self._related(packed.related))
-        return marshal.dumps(values, _MARSHAL_VERSION)
 
     def _related(self, related: tuple[ProductCard, ...]) -> bytes:
         # Most products share their related products' tuple with the others of their

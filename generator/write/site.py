@@ -125,6 +125,8 @@ def write_incremental(
                 reused[index] = record
     to_render = [page for page, record in zip(plan.pages, reused, strict=True) if record is None]
 
+    if fingerprints is None:  # taken as each page renders, in the workers forked below
+        inputs.page_bytes.know_cards(to_render)
     records: dict[str, PageRecord] = {}
     written: list[WrittenPage] = []
     with staging_folder(out_dir) as (staging, target):

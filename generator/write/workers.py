@@ -16,7 +16,11 @@ memory page or two. A worker that ends in the middle of its pages (killed from o
 the render with ``WorkerLost`` instead of leaving it waiting.
 
 Each process keeps its own ``{% fragment %}`` outputs (``fragments``) for the pages it renders.
-Small jobs run in this process: starting workers costs more than it saves.
+Before the workers fork, this process renders the all-products listing (``_cards_first``, up
+to ``CARDS_AHEAD`` cards): every worker then inherits each listed product's card rendered, where
+a worker that retires after a few listings would render most of its cards again (about three
+times each, at 10,000 products). Small jobs run in this process: starting workers costs more
+than it saves.
 """
 
 from __future__ import annotations
@@ -34,7 +38,7 @@ from typing import Any, TypeVar
 import jinja2
 
 from generator.errors import WorkerLost
-from generator.plan.site_plan import Page, SitePlan
+from generator.plan.site_plan import Page, ProductListing, SitePlan
 from generator.render.fragments import FragmentCache
 from generator.render.pages import render_recorded
 from generator.write.output import WrittenPage, write_page
@@ -58,7 +62,7 @@ WATCH_SECONDS = 1.0
 
 # Set by the parent just before forking, read by the forked workers; never set at import time:
 # what renders one page, and which process renders each span (see ``_in_order``).
-_shared: tuple[Callable[[int], Any], Any] | None = None
+_shared: tuple[Callable[[int], Any], Any, Sequence[int]] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,8 +102,46 @@ def write_many(
         return PageOutput(written, urls, fingerprint(page) if fingerprint is not None else None)
 
     processes = _prepared(env, pages, workers, min_pages)
-    spans = _spans([_weight(page) for page in pages] if processes > 1 else [], chunk)
-    return _in_order(one, len(pages), processes, spans, _retiring(len(spans), processes, chunk))
+    weights = [_weight(page) for page in pages] if processes > 1 else []
+    # Only for workers that retire: one that renders all its pages keeps every card it rendered.
+    retire = _retiring(len(_spans(weights, chunk)), processes, chunk) is not None
+    first = _cards_first(pages) if processes > 1 and retire else []
+    taken = set(first)
+    rest = [index for index in range(len(pages)) if index not in taken]
+    spans = _spans([weights[index] for index in rest] if processes > 1 else [], chunk)
+    return _in_order(
+        one, len(pages), processes, spans, _retiring(len(spans), processes, chunk), first, rest
+    )
+
+
+def _cards_first(pages: Sequence[Page]) -> list[int]:
+    """The listing pages that between them show every listed product's card: rendered in this
+    process before the workers fork, so that each card is rendered once and every worker
+    inherits it, instead of once in each worker whose pages show it (a worker retires after a
+    few listings' worth of cards). The all-products listing first, which shows each product
+    once; then any other listing page most of whose cards it did not show; up to
+    ``CARDS_AHEAD`` cards."""
+    listings = [
+        (index, cards)
+        for index, page in enumerate(pages)
+        if (cards := getattr(page.subject, "products", ()))
+    ]
+    listings.sort(key=lambda listing: type(pages[listing[0]].subject) is not ProductListing)
+    seen: set[int] = set()
+    first = []
+    for index, cards in listings:
+        if len(seen) >= CARDS_AHEAD:
+            break
+        new = [id(card) for card in cards if id(card) not in seen]
+        if 2 * len(new) > len(cards):
+            first.append(index)
+            seen.update(new)
+    return sorted(first)
+
+
+#: The cards rendered in this process before the workers fork, at most (about 12 MB kept,
+#: which the workers share): a larger store's workers render the rest as they meet them.
+CARDS_AHEAD = 10_000
 
 
 def _weight(page: Page) -> int:
@@ -150,11 +192,16 @@ def _in_order(
     workers: int,
     spans: Sequence[tuple[int, int]],
     spans_per_worker: int | None,
+    first: Sequence[int] = (),
+    rest: Sequence[int] = (),
 ) -> Generator[T, None, None]:
+    """``one(index)`` for every index, in order: the ``first`` in this process before the
+    workers fork, the ``rest`` (cut into ``spans`` of positions in it) in the workers."""
     if workers <= 1:
         for index in range(count):
             yield one(index)
         return
+    done_here = {index: one(index) for index in first}
     global _shared
     # The workers share the parent's memory until they write to it; the garbage collector
     # would write to every object it scans (and so copy the whole heap into each worker).
@@ -170,11 +217,17 @@ def _in_order(
         # An anonymous shared mapping, which forked workers share: multiprocessing's RawArray
         # would import ctypes and make a file for it (about 4 ms).
         rendering = memoryview(mmap.mmap(-1, 4 * max(1, len(tasks)))).cast("i")
-        _shared = (one, rendering)
+        _shared = (one, rendering, rest)
         with context.Pool(workers, maxtasksperchild=spans_per_worker) as pool:
             results = pool.imap(_run_span, tasks)
-            for _ in tasks:
-                yield from _next(results, rendering)
+            pending: list[T] = []
+            for index in range(count):
+                if index in done_here:
+                    yield done_here.pop(index)
+                    continue
+                if not pending:
+                    pending = _next(results, rendering)[::-1]
+                yield pending.pop()
     finally:
         if not frozen_before:
             gc.unfreeze()
@@ -207,10 +260,10 @@ def _alive(pid: int) -> bool:
 
 def _run_span(span: tuple[int, int, int]) -> list[Any]:
     assert _shared is not None, "render workers must be forked by write_many"
-    one, rendering = _shared
+    one, rendering, rest = _shared
     number, start, stop = span
     rendering[number] = os.getpid()
-    done = [one(index) for index in range(start, stop)]
+    done = [one(rest[position]) for position in range(start, stop)]
     rendering[number] = 0
     return done
 

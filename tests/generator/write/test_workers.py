@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import signal
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from pathlib import Path
 
 import pytest
 
 from generator.config import BUNDLED_THEME
 from generator.errors import WorkerLost
-from generator.plan.site_plan import Page, SitePlan
+from generator.model import CategoryPage, CollectionPage
+from generator.plan.site_plan import Page, ProductListing, SitePlan
+from generator.render.fragments import PageFragments
 from generator.render.pages import build_environment
 from generator.write import workers as render_parallel
 from generator.write.incremental import RenderInputs
@@ -74,10 +77,11 @@ def test_workers_retire_after_their_share_and_the_order_holds(
     done = [str(output.fingerprint).split() for output in outputs]
     assert len(pages) >= 16
     assert [fingerprint for fingerprint, _ in done] == [inputs.fingerprint(p) for p in pages]
-    processes = Counter(int(pid) for _, pid in done)
-    assert os.getpid() not in processes
+    here = {index for index, (_, pid) in enumerate(done) if int(pid) == os.getpid()}
+    assert here == set(render_parallel._cards_first(pages))
+    processes = Counter(int(pid) for _, pid in done if int(pid) != os.getpid())
     assert max(processes.values()) <= 4  # two spans of two, then a fresh worker
-    assert len(processes) >= len(pages) // 4
+    assert len(processes) >= (len(pages) - len(here)) // 4
 
 
 def test_a_render_within_twice_the_workers_shares_forks_no_fresh_worker(
@@ -97,7 +101,66 @@ def test_a_render_within_twice_the_workers_shares_forks_no_fresh_worker(
     outputs = _in_two_workers(plan, pages, tmp_path, process, chunk=4)
     processes = Counter(output.fingerprint for output in outputs)
     assert len(processes) == 2
-    assert str(os.getpid()) not in processes
+    assert render_parallel._cards_first(pages)  # listings a retiring render would take first
+    assert str(os.getpid()) not in processes  # rendered in the workers: none retires
+
+
+def test_the_cards_of_the_listings_rendered_first_are_not_rendered_again_in_the_workers(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # Each card a page of the all-products listing shows is rendered once, in this process
+    # before the workers fork; the workers find it kept, whatever page of theirs shows it.
+    monkeypatch.setattr(render_parallel, "PAGES_PER_WORKER", 4)
+    rendered = tmp_path / "cards"
+    render = PageFragments.render
+
+    def counting(self: PageFragments, key: Hashable, body: Callable[[], str]) -> str:
+        def counted() -> str:
+            if isinstance(key, tuple) and key[0] == "partials/product_card.html":
+                with rendered.open("a") as out:
+                    out.write(f"{os.getpid()} {key[3].id}\n")
+            return body()
+
+        return render(self, key, counted)
+
+    monkeypatch.setattr(PageFragments, "render", counting)
+    plan = fixture_plan()
+    pages = list(plan.pages)
+    first = render_parallel._cards_first(pages)
+    assert any(type(pages[index].subject) is ProductListing for index in first)
+    outputs = list(_in_two_workers(plan, pages, tmp_path / "out", lambda page: "", chunk=2))
+    assert [output.written.path for output in outputs] == [page.path for page in pages]
+    lines = [line.split() for line in rendered.read_text().splitlines()]
+    here = [card for pid, card in lines if int(pid) == os.getpid()]
+    again = {card for pid, card in lines if int(pid) != os.getpid()}
+    assert here and len(here) == len(set(here))
+    assert again.isdisjoint(here)
+    shown = sum(len(getattr(page.subject, "products", ())) for page in pages)
+    assert shown > len(lines)  # cards shown again, not rendered again
+
+
+def test_the_all_products_listing_comes_first_then_listings_of_cards_not_yet_shown() -> None:
+    plan = fixture_plan()
+    pages = list(plan.pages)
+    first = render_parallel._cards_first(pages)
+    listed = {
+        id(card)
+        for page in pages
+        if type(page.subject) is ProductListing
+        for card in page.subject.products
+    }
+    assert all(type(pages[index].subject) is ProductListing for index in first)
+    assert listed and first == sorted(first)
+    # Any listing whose cards are mostly new after those is taken too.
+    taken = [pages[index] for index in first]
+    other = next(p for p in pages if getattr(p.subject, "products", ()) and p not in taken)
+    subject = other.subject
+    assert isinstance(subject, CategoryPage | CollectionPage)
+    renamed = dataclasses.replace(
+        subject, products=tuple(dataclasses.replace(card) for card in subject.products)
+    )
+    pages.append(dataclasses.replace(other, subject=renamed))
+    assert render_parallel._cards_first(pages) == [*first, len(pages) - 1]
 
 
 def test_a_worker_killed_in_the_middle_of_its_pages_fails_the_render(
@@ -159,3 +222,22 @@ def test_a_listing_page_weighs_its_cards_and_spans_hold_fewer_of_them() -> None:
     assert max(stop - start for start, stop in listings) < min(
         stop - start for start, stop in products
     )
+
+
+def test_the_cards_rendered_first_stop_at_their_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    plan = fixture_plan()
+    pages = list(plan.pages)
+    [listing] = [page for page in pages if type(page.subject) is ProductListing]
+    subject = listing.subject
+    assert isinstance(subject, ProductListing)
+    # A second page of the listing, its cards other objects: both are taken while they fit.
+    again = dataclasses.replace(
+        subject, products=tuple(dataclasses.replace(card) for card in subject.products)
+    )
+    pages.append(dataclasses.replace(listing, subject=again))
+    both = render_parallel._cards_first(pages)
+    assert both == [pages.index(listing), len(pages) - 1]
+    monkeypatch.setattr(render_parallel, "CARDS_AHEAD", len(subject.products))
+    assert render_parallel._cards_first(pages) == both[:1]
+    monkeypatch.setattr(render_parallel, "CARDS_AHEAD", 0)
+    assert render_parallel._cards_first(pages) == []
