@@ -92,10 +92,10 @@ def finish_output(
     sitemap_names: list[str] = []
     if site_url is not None:
         for name, content in sitemap_files(written, site_url, sitemap_limits):
-            sizes.append(_write_new(staging, PurePosixPath(name), content))
+            sizes.append(_write_new(staging, name, content))
             sitemap_names.append(name)
     for name, content in host_files(policy, session_url=session_url, site_url=site_url):
-        sizes.append(_write_new(staging, PurePosixPath(name), content))
+        sizes.append(_write_new(staging, name, content))
         extras.append(name)
     sizes.append(len(MARKER_TEXT))  # written with the staging folder (``staging_folder``)
     extras += [*sitemap_names, MARKER_FILE]
@@ -144,7 +144,7 @@ def link_previous(
         except OSError:
             shutil.copy2(source, destination)
     except OSError as exc:
-        raise _write_error(folder, PurePosixPath(relative), exc) from None
+        raise _write_error(folder, relative, exc) from None
 
 
 def copy_assets(folder: Path, theme_dir: Theme | Path, names: list[str]) -> list[int]:
@@ -232,7 +232,7 @@ class _Place:
         """A new working folder, ``<prefix><kind>-<random>``, holding only the marker file."""
         folder = Path(tempfile.mkdtemp(prefix=f"{self.prefix}{kind}-", dir=self.folder))
         folder.chmod(_FOLDER_MODE)  # mkdtemp makes it private; a web server must read it
-        _write_new(folder, PurePosixPath(MARKER_FILE), MARKER_TEXT)
+        _write_new(folder, MARKER_FILE, MARKER_TEXT)
         return folder
 
     def free_name(self, kind: str) -> Path:
@@ -364,8 +364,8 @@ def _write_new(
 
     Plain ``os`` calls on strings: this runs once per page, where pathlib's objects and the
     built-in ``open`` (a buffered file object, and ``fstat`` and ``isatty`` calls of its own)
-    cost more than the file system does. A page's file comes as its ``a/b.html`` string."""
-    name = relative if isinstance(relative, str) else relative.as_posix()
+    cost more than the file system does: a page's file comes as its ``a/b.html`` string."""
+    name = str(relative)
     parts = name.split("/")
     if any(part in ("", ".", "..") for part in parts):  # "" also where it starts with "/"
         raise UnsafePath(f"{name} is not a plain relative file path")
@@ -392,7 +392,7 @@ def _write_new(
     return len(content)
 
 
-def _write_error(folder: Path, relative: PurePosixPath | str, exc: OSError) -> WriteError:
+def _write_error(folder: Path, relative: str, exc: OSError) -> WriteError:
     if exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
         # Staging comes before any change to the output: say so, and what to do.
         return WriteError(

@@ -102,16 +102,16 @@ def write_many(
         return PageOutput(written, urls, fingerprint(page) if fingerprint is not None else None)
 
     processes = _prepared(env, pages, workers, min_pages)
-    weights = [_weight(page) for page in pages] if processes > 1 else []
+    if processes <= 1:
+        return _in_order(one, [], range(len(pages)), 1, [], None)
+    weights = [_weight(page) for page in pages]
     # Only for workers that retire: one that renders all its pages keeps every card it rendered.
     retire = _retiring(len(_spans(weights, chunk)), processes, chunk) is not None
-    first = _cards_first(pages) if processes > 1 and retire else []
+    first = _cards_first(pages) if retire else []
     taken = set(first)
     rest = [index for index in range(len(pages)) if index not in taken]
-    spans = _spans([weights[index] for index in rest] if processes > 1 else [], chunk)
-    return _in_order(
-        one, len(pages), processes, spans, _retiring(len(spans), processes, chunk), first, rest
-    )
+    spans = _spans([weights[index] for index in rest], chunk)
+    return _in_order(one, first, rest, processes, spans, _retiring(len(spans), processes, chunk))
 
 
 def _cards_first(pages: Sequence[Page]) -> list[int]:
@@ -188,15 +188,16 @@ def _prepared(env: jinja2.Environment, pages: Sequence[Page], workers: int, min_
 
 def _in_order(
     one: Callable[[int], T],
-    count: int,
+    first: Sequence[int],
+    rest: Sequence[int],
     workers: int,
     spans: Sequence[tuple[int, int]],
     spans_per_worker: int | None,
-    first: Sequence[int] = (),
-    rest: Sequence[int] = (),
 ) -> Generator[T, None, None]:
-    """``one(index)`` for every index, in order: the ``first`` in this process before the
-    workers fork, the ``rest`` (cut into ``spans`` of positions in it) in the workers."""
+    """``one(index)`` for every index of ``first`` and ``rest``, in order: the ``first`` in
+    this process before the workers fork, the ``rest`` (cut into ``spans`` of positions in it)
+    in the workers."""
+    count = len(first) + len(rest)
     if workers <= 1:
         for index in range(count):
             yield one(index)

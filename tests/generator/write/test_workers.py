@@ -154,12 +154,7 @@ def test_the_all_products_listing_comes_first_then_listings_of_cards_not_yet_sho
     # Any listing whose cards are mostly new after those is taken too.
     taken = [pages[index] for index in first]
     other = next(p for p in pages if getattr(p.subject, "products", ()) and p not in taken)
-    subject = other.subject
-    assert isinstance(subject, CategoryPage | CollectionPage)
-    renamed = dataclasses.replace(
-        subject, products=tuple(dataclasses.replace(card) for card in subject.products)
-    )
-    pages.append(dataclasses.replace(other, subject=renamed))
+    pages.append(_with_cards_copied(other))
     assert render_parallel._cards_first(pages) == [*first, len(pages) - 1]
 
 
@@ -228,16 +223,20 @@ def test_the_cards_rendered_first_stop_at_their_bound(monkeypatch: pytest.Monkey
     plan = fixture_plan()
     pages = list(plan.pages)
     [listing] = [page for page in pages if type(page.subject) is ProductListing]
-    subject = listing.subject
-    assert isinstance(subject, ProductListing)
     # A second page of the listing, its cards other objects: both are taken while they fit.
-    again = dataclasses.replace(
-        subject, products=tuple(dataclasses.replace(card) for card in subject.products)
-    )
-    pages.append(dataclasses.replace(listing, subject=again))
+    pages.append(_with_cards_copied(listing))
     both = render_parallel._cards_first(pages)
     assert both == [pages.index(listing), len(pages) - 1]
-    monkeypatch.setattr(render_parallel, "CARDS_AHEAD", len(subject.products))
+    assert isinstance(listing.subject, ProductListing)
+    monkeypatch.setattr(render_parallel, "CARDS_AHEAD", len(listing.subject.products))
     assert render_parallel._cards_first(pages) == both[:1]
     monkeypatch.setattr(render_parallel, "CARDS_AHEAD", 0)
     assert render_parallel._cards_first(pages) == []
+
+
+def _with_cards_copied(page: Page) -> Page:
+    """``page`` again, its listing's cards equal but other objects (new to ``_cards_first``)."""
+    subject = page.subject
+    assert isinstance(subject, CategoryPage | CollectionPage | ProductListing)
+    copies = tuple(dataclasses.replace(card) for card in subject.products)
+    return dataclasses.replace(page, subject=dataclasses.replace(subject, products=copies))
