@@ -5,7 +5,7 @@ other with it switched off, asked the same things with their own keys of the sam
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import pytest
@@ -15,6 +15,7 @@ from companion.clock import ManualClock
 from companion.db.schema import products
 from companion.keys.lifecycle import revoke_key
 from companion.ratelimit.database import DatabaseRateLimiter
+from companion.ratelimit.lease_link import LeaseLink
 from companion.settings import CompanionSettings
 from tests.companion.conftest import PREFIX, MakeApi
 from tests.companion.front_pairs import (
@@ -142,7 +143,10 @@ async def test_a_new_lease_is_taken_at_the_front_door(make_pair: MakePair) -> No
     assert pair.last_served
 
 
-async def test_a_change_while_leasing_is_read_as_the_chain_reads_it(make_pair: MakePair) -> None:
+@pytest.mark.parametrize("written", ["on the event loop", "in a thread"])
+async def test_a_change_while_leasing_is_read_as_the_chain_reads_it(
+    make_pair: MakePair, written: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     pair = await make_pair(workers=2)
     skip_unless_notified(pair)
     endpoint = (await catalogue(pair))[1]
@@ -150,30 +154,48 @@ async def test_a_change_while_leasing_is_read_as_the_chain_reads_it(make_pair: M
     product = (await pair.front.get(endpoint)).json()
     price = product["price"] + 1000
 
-    def change_price(conn: Connection, cursor: Any, statement: str, *_: Any) -> None:
+    def change_price() -> None:
+        with pair.api.app.state.services.engine.begin() as other:
+            other.execute(
+                update(products).where(products.c.id == product["id"]).values(price=price)
+            )
+
+    def in_statement(conn: Connection, cursor: Any, statement: str, *_: Any) -> None:
         if "rate_limit_counts" in statement:  # a lease being written: the price changes
-            with pair.api.app.state.services.engine.begin() as other:
-                other.execute(
-                    update(products).where(products.c.id == product["id"]).values(price=price)
-                )
+            change_price()
 
     engines = [side.app.state.services.engine for side in (pair.front, pair.chain)]
     for side in (pair.front, pair.chain):  # spend the leases: the next request leases again
         limiter = side.door().limiter
-        assert isinstance(limiter, DatabaseRateLimiter)
+        assert isinstance(limiter, DatabaseRateLimiter) and limiter.link is not None
         bucket = f"key:{(await side.get('/store')).status_code and key_of(side)}"
         while limiter.unspent(bucket):
             assert limiter.hit_at_once(bucket) is not None
+        if written == "in a thread":
+            limiter.link = None
+        else:
+            monkeypatch.setattr(limiter.link, "lease", leasing(limiter.link, change_price))
     for engine in engines:
-        event.listen(engine, "before_cursor_execute", change_price)
+        event.listen(engine, "before_cursor_execute", in_statement)
     try:
         hits = cache_hits(pair.front)
         answer, _ = await pair.both(endpoint)
     finally:
         for engine in engines:
-            event.remove(engine, "before_cursor_execute", change_price)
+            event.remove(engine, "before_cursor_execute", in_statement)
     assert pair.last_served and cache_hits(pair.front) == hits  # read, not sent from memory
     assert answer.status_code == 200 and answer.json()["price"] == price
+
+
+def leasing(link: LeaseLink, before: Callable[[], None]) -> Callable[..., Awaitable[Any]]:
+    """``link.lease``, ``before`` called as it starts."""
+    lease = link.lease
+
+    async def leased(*args: Any) -> Any:
+        before()
+        return await lease(*args)
+
+    return leased
 
 
 async def test_a_revoked_key_gets_the_same_401_and_is_never_served(pair: Pair) -> None:
