@@ -19,12 +19,13 @@ it changed meanwhile the request is read as the chain reads it after its rate li
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
 from fastapi import FastAPI
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from companion.admission import AdmissionGate
-from companion.answer_cache.middleware import AnswerCache, reply
+from companion.answer_cache.middleware import Answer, AnswerCache, reply
 from companion.errors_http import CrashBarrier
 from companion.input_guard import nul_in
 from companion.logging_http import RequestLogMiddleware, request_id_of
@@ -42,6 +43,18 @@ from companion.tenant import Tenant
 _KEY = SERVICE_KEY_HEADER.encode()
 _REQUEST_ID = b"x-request-id"
 _IF_NONE_MATCH = b"if-none-match"
+
+
+@dataclass(slots=True)
+class _Admitted:
+    """A request the front door may answer from memory, holding an admission slot."""
+
+    started: float  # time.perf_counter() when it came in
+    tenant: Tenant
+    where: tuple[int, str, bytes]  # the answer cache's key
+    answer: Answer
+    condition: str | None  # its If-None-Match
+    request_id: str
 
 
 class FrontDoor:
@@ -62,6 +75,7 @@ class FrontDoor:
         self.cache = cache
         self.app = app  # the application (``scope["app"]``, as Starlette sets it)
         self.served = 0  # requests answered here (tests, reports)
+        self.served_at_once = 0  # of them, answered by ``answer_now``
 
     @classmethod
     def of(cls, stack: ASGIApp, app: ASGIApp) -> FrontDoor | None:
@@ -82,18 +96,18 @@ class FrontDoor:
         assert isinstance(limit, RateLimitMiddleware)
         return cls(log, gate, tenancy, limit, cache, app)
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> bool:
-        """Answer the request if it is served from memory; False: it was left untouched."""
+    def _admit(self, scope: Scope) -> _Admitted | None:
+        """The checks before anything takes effect, then an admission slot: None when the
+        request is not one to serve here (it was left untouched)."""
         started = time.perf_counter()
         cache = self.cache
         if not cache.cacheable(scope):
-            return False
+            return None
         if nul_in(scope) is not None:
-            return False  # the input guard's 422
+            return None  # the input guard's 422
         path: str = scope["path"]
-        query: bytes = scope.get("query_string", b"")
         if not self.tenancy.applies(path) or not self.gate.counts(path):
-            return False
+            return None
         key = given = asked = None
         for name, value in scope["headers"]:
             if name == _KEY:
@@ -103,18 +117,46 @@ class FrontDoor:
             elif name == _IF_NONE_MATCH:
                 asked = value if asked is None else asked
         if key is None or cache.version() is None:  # polls the feed: revocations come too
-            return False
+            return None
         tenant = self.tenancy.known_key(key.decode("latin-1").strip(), polled=True)
         if tenant is None or not self.gate.enter_now():
-            return False
-        where = (tenant.store_id, path, query)
+            return None
+        where = (tenant.store_id, path, scope.get("query_string", b""))
         answer = cache.kept(where, cache.clock.now())
         if answer is None:
             self.gate.leave()
+            return None
+        request_id = request_id_of("" if given is None else given.decode("latin-1"))
+        condition = None if asked is None else asked.decode("latin-1")
+        return _Admitted(started, tenant, where, answer, condition, request_id)
+
+    def answer_now(self, scope: Scope) -> tuple[int, list[tuple[bytes, bytes]], bytes] | None:
+        """The whole answer (status, headers, body) when it needs no wait: a kept answer and a
+        unit of this worker's rate-limit lease; logged, its slot given back. None: nothing
+        was done, the request goes to the application (``__call__`` serves it there)."""
+        admitted = self._admit(scope)
+        if admitted is None:
+            return None
+        decision = self.limiter.hit_at_once(bucket_of(admitted.tenant))
+        if decision is None or not decision.allowed:  # a lease to take, or a refusal to send
+            self.gate.leave()
+            return None
+        self.served += 1
+        self.served_at_once += 1
+        try:
+            status, headers, body = self._kept(admitted, decision)
+        finally:
+            self.gate.leave()
+        self.log.log(scope, admitted.request_id, status, admitted.started)
+        return status, headers, body
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> bool:
+        """Answer the request if it is served from memory; False: it was left untouched."""
+        admitted = self._admit(scope)
+        if admitted is None:
             return False
         self.served += 1
-        request_id = request_id_of("" if given is None else given.decode("latin-1"))
-        id_header = (_REQUEST_ID, request_id.encode("latin-1"))
+        id_header = (_REQUEST_ID, admitted.request_id.encode("latin-1"))
         status = 500
 
         async def with_id(message: Message) -> None:
@@ -125,28 +167,36 @@ class FrontDoor:
             await send(message)
 
         try:
-            bucket = bucket_of(tenant)
+            cache, where = self.cache, admitted.where
+            bucket = bucket_of(admitted.tenant)
             decision = self.limiter.hit_at_once(bucket)
             if decision is None:  # a new lease: a database write, in a thread
                 decision = await self.limiter.hit(bucket)
                 if decision.allowed and (
                     cache.version() is None or cache.kept(where, cache.clock.now()) is None
                 ):  # it changed meanwhile: read, as below the chain's rate limit
+                    request_id, tenant = admitted.request_id, admitted.tenant
                     await self._read(scope, receive, with_id, tenant, request_id, decision)
                     return True
             if decision.allowed:
-                cache.hits += 1
-                condition = None if asked is None else asked.decode("latin-1")
-                status, headers, body = reply(answer, condition)
-                start = [*headers, *rate_limit_header_pairs(decision), id_header]
-                await send({"type": "http.response.start", "status": status, "headers": start})
+                status, headers, body = self._kept(admitted, decision)
+                await send({"type": "http.response.start", "status": status, "headers": headers})
                 await send({"type": "http.response.body", "body": body, "more_body": False})
             else:
                 await refusal(decision)(scope, receive, with_id)
         finally:
             self.gate.leave()
-            self.log.log(scope, request_id, status, started)
+            self.log.log(scope, admitted.request_id, status, admitted.started)
         return True
+
+    def _kept(
+        self, admitted: _Admitted, decision: RateDecision
+    ) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
+        """The kept answer, the rate limit's and the request id's headers on it."""
+        self.cache.hits += 1
+        status, headers, body = reply(admitted.answer, admitted.condition)
+        id_header = (_REQUEST_ID, admitted.request_id.encode("latin-1"))
+        return status, [*headers, *rate_limit_header_pairs(decision), id_header], body
 
     async def _read(
         self,

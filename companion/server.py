@@ -32,6 +32,7 @@ from starlette.types import ASGIApp
 from companion.app import create_app
 from companion.clock import Clock, SystemClock
 from companion.db.engine import make_engine
+from companion.http_protocol import FrontDoorProtocol
 from companion.logging_http import ACCESS_LOGGER
 from companion.session_mount import with_session
 from companion.settings import CompanionSettings
@@ -98,6 +99,7 @@ def uvicorn_options(host: str, port: int) -> dict[str, Any]:
         "log_config": log_config(),
         "access_log": False,  # the request log (companion.logging_http) replaces it
         "server_header": False,
+        "http": FrontDoorProtocol,  # kept catalogue reads answered without an ASGI task
         "timeout_graceful_shutdown": GRACEFUL_SECONDS,
         "timeout_keep_alive": KEEP_ALIVE_SECONDS,
     }

@@ -13,19 +13,23 @@ When a full lease no longer fits, a worker leases one unit per request, so near 
 request is counted in the database as it comes, exactly as with no leases, and a refused request
 is never counted. Small limits lease one unit at a time from the start (see ``lease_size``).
 
-The database work is blocking; it runs on a worker thread (one per lease, not per request), and
-requests of one bucket arriving while its lease is being renewed wait for that renewal.
+On PostgreSQL a lease is written on the event loop over a connection kept for leases
+(``ratelimit.lease_link``); on SQLite, or when that link cannot serve, the blocking statement runs
+on a worker thread through the pool (one per lease, not per request). Requests of one bucket
+arriving while its lease is being renewed wait for that renewal.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 import anyio
 import anyio.to_thread
-from sqlalchemy import Connection, Engine, TextClause, text
+from sqlalchemy import Connection, Engine, TextClause, event, text
 
 from companion.clock import Clock, epoch_seconds
+from companion.ratelimit.lease_link import LeaseLink, Rows
 from companion.ratelimit.leases import LeaseBook, lease_size
 from companion.ratelimit.memory import InMemoryRateLimiter
 from companion.ratelimit.windows import RateDecision, RateLimiter, Window, decide
@@ -64,6 +68,7 @@ class DatabaseRateLimiter:
         windows: Sequence[Window],
         *,
         lease: int | None = None,
+        link: LeaseLink | None = None,
     ) -> None:
         if engine.dialect.name not in ("postgresql", "sqlite"):
             raise ValueError(
@@ -76,6 +81,9 @@ class DatabaseRateLimiter:
         #: Units leased at once (at most the smallest limit).
         self.lease = max(1, min(lease or lease_size(self._windows), *(w.limit for w in windows)))
         self._statement = lease_statement(self._windows)
+        self._limits = {w.seconds: w.limit for w in self._windows}
+        #: Where leases are written from the event loop (None: in a thread, through the pool).
+        self.link = link
         self._renewing: dict[str, anyio.Lock] = {}
 
     def hit_at_once(self, bucket: str) -> RateDecision | None:
@@ -92,7 +100,7 @@ class DatabaseRateLimiter:
                 now_seconds = epoch_seconds(self._clock.now())
                 decision = self._book.spend(bucket, now_seconds)
                 if decision is None:  # nobody renewed it meanwhile
-                    decision = await anyio.to_thread.run_sync(self._renew, bucket, now_seconds)
+                    decision = await self._renew_waiting(bucket, now_seconds)
         finally:
             if not lock.locked() and lock.statistics().tasks_waiting == 0:
                 self._renewing.pop(bucket, None)
@@ -108,23 +116,81 @@ class DatabaseRateLimiter:
         """Units this worker holds for ``bucket`` in the current windows."""
         return self._book.unspent(bucket, epoch_seconds(self._clock.now()))
 
+    async def _renew_waiting(self, bucket: str, now_seconds: float) -> RateDecision:
+        """``_renew`` without blocking the event loop: over the lease link, else in a thread."""
+        if self.link is not None:
+            decision = await self._renew_on_link(self.link, bucket, now_seconds)
+            if decision is not None:
+                return decision
+        return await anyio.to_thread.run_sync(self._renew, bucket, now_seconds)
+
     def _renew(self, bucket: str, now_seconds: float) -> RateDecision:
         """Lease more units (a full lease, else one) and spend one; or refuse the request."""
         indexes = self._book.indexes(now_seconds)
         while True:
-            sizes = (self.lease, 1) if self.lease > 1 else (1,)
             with self._engine.connect() as conn:
-                for units in sizes:
+                for units in self._sizes():
                     counts = self._lease(conn, bucket, indexes, units)
-                    if len(counts) == len(self._windows):
+                    if self._fits(counts):
                         break
                 else:
                     return self._refusal(counts, now_seconds)
-            self._book.grant(bucket, indexes, units, [counts[w.seconds] for w in self._windows])
-            decision = self._book.spend(bucket, now_seconds)
+            decision = self._spend_granted(bucket, indexes, units, counts, now_seconds)
             if decision is not None:
                 return decision
             # Other threads of this worker spent the new units first: lease again.
+
+    async def _renew_on_link(
+        self, link: LeaseLink, bucket: str, now_seconds: float
+    ) -> RateDecision | None:
+        """``_renew`` over the lease link; None: the link could not serve (nothing counted)."""
+        indexes = self._book.indexes(now_seconds)
+        while True:
+            for units in self._sizes():
+                rows = await link.lease(self._params(bucket, indexes, units), self._rows_fit)
+                if rows is None:
+                    return None
+                counts = self._room(_counts(rows))
+                if self._fits(counts):
+                    break
+            else:
+                return self._refusal(counts, now_seconds)
+            decision = self._spend_granted(bucket, indexes, units, counts, now_seconds)
+            if decision is not None:
+                return decision
+
+    def _sizes(self) -> tuple[int, ...]:
+        return (self.lease, 1) if self.lease > 1 else (1,)
+
+    def _spend_granted(
+        self,
+        bucket: str,
+        indexes: tuple[int, ...],
+        units: int,
+        counts: dict[int, int],
+        now_seconds: float,
+    ) -> RateDecision | None:
+        self._book.grant(bucket, indexes, units, [counts[w.seconds] for w in self._windows])
+        return self._book.spend(bucket, now_seconds)
+
+    def _params(self, bucket: str, indexes: Sequence[int], units: int) -> dict[str, object]:
+        params: dict[str, object] = {"bucket": bucket, "units": units}
+        for window, index in zip(self._windows, indexes, strict=True):
+            params[f"index_{window.seconds}"] = index
+        return params
+
+    def _fits(self, counts: dict[int, int]) -> bool:
+        """Whether every window took the units (``counts``: the windows that did)."""
+        return len(counts) == len(self._windows) and all(
+            count <= self._limits[seconds] for seconds, count in counts.items()
+        )
+
+    def _rows_fit(self, rows: Rows) -> bool:
+        return self._fits(_counts(rows))
+
+    def _room(self, counts: dict[int, int]) -> dict[int, int]:
+        """Of a rolled-back lease's counts, the windows that had room."""
+        return {s: c for s, c in counts.items() if c <= self._limits[s]}
 
     def _lease(
         self, conn: Connection, bucket: str, indexes: Sequence[int], units: int
@@ -132,25 +198,23 @@ class DatabaseRateLimiter:
         """Lease ``units`` in every window, or in none: the counts (window seconds -> count)
         of the windows that took them; every window on success (committed), fewer otherwise
         (rolled back)."""
-        params: dict[str, object] = {"bucket": bucket, "units": units}
-        for window, index in zip(self._windows, indexes, strict=True):
-            params[f"index_{window.seconds}"] = index
-        limits = {w.seconds: w.limit for w in self._windows}
         with conn.begin() as transaction:
-            rows = conn.execute(self._statement, params).all()
-            counts = {int(seconds): int(count) for seconds, count in rows}
-            if len(counts) == len(self._windows) and all(
-                count <= limits[seconds] for seconds, count in counts.items()
-            ):
+            counts = _counts(conn.execute(self._statement, self._params(bucket, indexes, units)))
+            if self._fits(counts):
                 return counts  # committed as the block ends
             transaction.rollback()  # not every window had room: nothing is counted
-        return {s: c for s, c in counts.items() if c <= limits[s]}
+        return self._room(counts)
 
     def _refusal(self, room: dict[int, int], now_seconds: float) -> RateDecision:
         """The refusal of a request one unit did not fit: ``room`` holds the windows that had
         room (their count with the unit); the others are full."""
         used = [room[w.seconds] - 1 if w.seconds in room else w.limit for w in self._windows]
         return decide(self._windows, used, now_seconds, self._book.policy)
+
+
+def _counts(rows: Iterable[Sequence[Any]]) -> dict[int, int]:
+    """The upsert's rows as counts (window seconds -> count)."""
+    return {int(row[0]): int(row[1]) for row in rows}
 
 
 def uses_shared_limits(settings: CompanionSettings, backend: str) -> bool:
@@ -163,5 +227,17 @@ def make_limiter(
 ) -> RateLimiter:
     """The limiter for this app: in-process for one SQLite worker (fastest), else shared."""
     if uses_shared_limits(settings, engine.dialect.name):
-        return DatabaseRateLimiter(engine, clock, windows)
+        return DatabaseRateLimiter(engine, clock, windows, link=link_for(engine, windows))
     return InMemoryRateLimiter(clock, windows)
+
+
+def link_for(engine: Engine, windows: Sequence[Window]) -> LeaseLink | None:
+    """The lease link of a PostgreSQL engine (None for SQLite), closed when the engine is
+    disposed of."""
+    if engine.dialect.name != "postgresql":
+        return None
+    url = engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
+    statement = str(lease_statement(windows).compile(dialect=engine.dialect))
+    link = LeaseLink(url, statement)
+    event.listen(engine, "engine_disposed", lambda _engine: link.close())
+    return link

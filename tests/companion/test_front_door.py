@@ -5,121 +5,46 @@ other with it switched off, asked the same things with their own keys of the sam
 from __future__ import annotations
 
 import json
-import socket
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass, replace
 from typing import Any
 
-import httpx
 import pytest
-from sqlalchemy import Connection, event, select, update
+from sqlalchemy import Connection, event, update
 
-from companion.app import create_app
 from companion.clock import ManualClock
-from companion.db.schema import api_keys, products
-from companion.front_door import CompanionApp, FrontDoor
+from companion.db.schema import products
 from companion.keys.lifecycle import revoke_key
-from companion.keys.material import hash_key
 from companion.ratelimit.database import DatabaseRateLimiter
+from companion.ratelimit.lease_link import LeaseLink
 from companion.settings import CompanionSettings
-from tests.companion.conftest import PREFIX, Api, MakeApi
+from tests.companion.conftest import PREFIX, MakeApi
+from tests.companion.front_pairs import (
+    MakePair,
+    Pair,
+    cache_hits,
+    catalogue,
+    key_id_of,
+    key_of,
+    pairs,
+    skip_unless_notified,
+    wire,
+)
 from tests.support.loopback import loopback_socket, serving_on
 
 pytestmark = pytest.mark.anyio
-REQUEST_ID = {"X-Request-Id": "same-request-id"}
-
-
-@dataclass
-class Side:
-    app: CompanionApp
-    client: httpx.AsyncClient
-    key: str
-
-    async def get(self, endpoint: str, **headers: str) -> httpx.Response:
-        sent = {"X-Service-Key": self.key, **REQUEST_ID, **headers}
-        return await self.client.get(PREFIX + endpoint, headers=sent)
-
-    def door(self) -> FrontDoor:
-        door = self.app.front_door
-        assert door is not None, "the app has no front door"
-        return door
-
-
-@dataclass
-class Pair:
-    front: Side  # kept answers served at the front door
-    chain: Side  # every request down the middleware chain
-    api: Api
-    last_served: bool = False  # the front's last answer came from the front door
-
-    async def settle(self) -> None:
-        """Each app, seeing a change by another connection, moves the process's catalogue
-        version: let both see the last writes before asking."""
-        for side in (self.front, self.chain):
-            await side.get("/store")
-
-    async def both(self, endpoint: str, **headers: str) -> tuple[httpx.Response, httpx.Response]:
-        """The same request to both; asserts they answered the same bytes."""
-        served = self.front.door().served
-        a = await self.front.get(endpoint, **headers)
-        b = await self.chain.get(endpoint, **headers)
-        assert (a.status_code, a.headers.raw, a.content) == (
-            b.status_code,
-            b.headers.raw,
-            b.content,
-        ), endpoint
-        self.last_served = self.front.door().served > served
-        return a, b
-
-
-MakePair = Callable[..., Awaitable[Pair]]
 
 
 @pytest.fixture
 async def make_pair(
     make_api: MakeApi, settings: CompanionSettings, clock: ManualClock
 ) -> AsyncIterator[MakePair]:
-    """Both apps with the same settings overrides (``make_pair(rate_per_minute=3)``)."""
-    chains: list[Side] = []
-
-    async def make(**overrides: Any) -> Pair:
-        api = await make_api(**overrides)
-        assert isinstance(api.app, CompanionApp)
-        chain_app = create_app(replace(settings, **overrides), clock=clock)
-        assert isinstance(chain_app, CompanionApp)
-        chain_app.serve_from_memory = False
-        client = httpx.AsyncClient(
-            transport=httpx.ASGITransport(app=chain_app), base_url="http://test"
-        )
-        chain = Side(chain_app, client, api.shop.key("chain"))
-        chains.append(chain)
-        return Pair(Side(api.app, api.client, api.shop.key("front")), chain, api)
-
-    yield make
-    for chain in chains:
-        await chain.client.aclose()
-        chain.app.state.services.engine.dispose()
+    async with pairs(make_api, settings, clock) as make:
+        yield make
 
 
 @pytest.fixture
 async def pair(make_pair: MakePair) -> Pair:
     return await make_pair()
-
-
-async def catalogue(pair: Pair) -> list[str]:
-    shop = pair.api.shop
-    category = shop.category("Áo", slug="ao")
-    pid = shop.product("Áo sơ mi", slug="ao-so-mi", price=250_000, category_id=category)
-    shop.product("Quần", slug="quan", price=150_000)
-    await pair.settle()
-    return [
-        "/products?limit=20",
-        "/products/by-slug/ao-so-mi",
-        f"/products/{pid}",
-        f"/products/{pid}/variants",
-        "/categories",
-        "/store",
-    ]
 
 
 async def test_kept_answers_are_the_chains_byte_for_byte(pair: Pair) -> None:
@@ -218,7 +143,10 @@ async def test_a_new_lease_is_taken_at_the_front_door(make_pair: MakePair) -> No
     assert pair.last_served
 
 
-async def test_a_change_while_leasing_is_read_as_the_chain_reads_it(make_pair: MakePair) -> None:
+@pytest.mark.parametrize("written", ["on the event loop", "in a thread"])
+async def test_a_change_while_leasing_is_read_as_the_chain_reads_it(
+    make_pair: MakePair, written: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     pair = await make_pair(workers=2)
     skip_unless_notified(pair)
     endpoint = (await catalogue(pair))[1]
@@ -226,30 +154,48 @@ async def test_a_change_while_leasing_is_read_as_the_chain_reads_it(make_pair: M
     product = (await pair.front.get(endpoint)).json()
     price = product["price"] + 1000
 
-    def change_price(conn: Connection, cursor: Any, statement: str, *_: Any) -> None:
+    def change_price() -> None:
+        with pair.api.app.state.services.engine.begin() as other:
+            other.execute(
+                update(products).where(products.c.id == product["id"]).values(price=price)
+            )
+
+    def in_statement(conn: Connection, cursor: Any, statement: str, *_: Any) -> None:
         if "rate_limit_counts" in statement:  # a lease being written: the price changes
-            with pair.api.app.state.services.engine.begin() as other:
-                other.execute(
-                    update(products).where(products.c.id == product["id"]).values(price=price)
-                )
+            change_price()
 
     engines = [side.app.state.services.engine for side in (pair.front, pair.chain)]
     for side in (pair.front, pair.chain):  # spend the leases: the next request leases again
         limiter = side.door().limiter
-        assert isinstance(limiter, DatabaseRateLimiter)
+        assert isinstance(limiter, DatabaseRateLimiter) and limiter.link is not None
         bucket = f"key:{(await side.get('/store')).status_code and key_of(side)}"
         while limiter.unspent(bucket):
             assert limiter.hit_at_once(bucket) is not None
+        if written == "in a thread":
+            limiter.link = None
+        else:
+            monkeypatch.setattr(limiter.link, "lease", leasing(limiter.link, change_price))
     for engine in engines:
-        event.listen(engine, "before_cursor_execute", change_price)
+        event.listen(engine, "before_cursor_execute", in_statement)
     try:
         hits = cache_hits(pair.front)
         answer, _ = await pair.both(endpoint)
     finally:
         for engine in engines:
-            event.remove(engine, "before_cursor_execute", change_price)
+            event.remove(engine, "before_cursor_execute", in_statement)
     assert pair.last_served and cache_hits(pair.front) == hits  # read, not sent from memory
     assert answer.status_code == 200 and answer.json()["price"] == price
+
+
+def leasing(link: LeaseLink, before: Callable[[], None]) -> Callable[..., Awaitable[Any]]:
+    """``link.lease``, ``before`` called as it starts."""
+    lease = link.lease
+
+    async def leased(*args: Any) -> Any:
+        before()
+        return await lease(*args)
+
+    return leased
 
 
 async def test_a_revoked_key_gets_the_same_401_and_is_never_served(pair: Pair) -> None:
@@ -298,38 +244,3 @@ async def test_over_loopback_the_bytes_on_the_wire_are_the_same(pair: Pair) -> N
                 b = wire(chain_sock, endpoint, pair.chain.key)
                 assert pair.front.door().served == served + 1
                 assert a == b and a.startswith(b"HTTP/1.1 200 OK\r\n")
-
-
-def wire(sock: socket.socket, endpoint: str, key: str) -> bytes:
-    """The raw answer to one GET, its Date header taken out (the second it was sent)."""
-    port = sock.getsockname()[1]
-    with socket.create_connection(("127.0.0.1", port), timeout=10) as conn:
-        conn.sendall(
-            f"GET {PREFIX}{endpoint} HTTP/1.1\r\nHost: shop.test\r\nX-Service-Key: {key}\r\n"
-            f"X-Request-Id: wire\r\nConnection: close\r\n\r\n".encode()
-        )
-        raw = b""
-        while chunk := conn.recv(65536):
-            raw += chunk
-    head, _, body = raw.partition(b"\r\n\r\n")
-    lines = [line for line in head.split(b"\r\n") if not line.lower().startswith(b"date:")]
-    return b"\r\n".join(lines) + b"\r\n\r\n" + body
-
-
-def cache_hits(side: Side) -> int:
-    return side.door().cache.hits
-
-
-def skip_unless_notified(pair: Pair) -> None:
-    if pair.api.app.state.services.engine.dialect.name == "sqlite":
-        pytest.skip("SQLite's change feed takes any write, a lease's too, for a catalogue change")
-
-
-def key_of(side: Side) -> int:
-    with side.app.state.services.engine.connect() as conn:
-        return key_id_of(conn, side.key)
-
-
-def key_id_of(conn: Connection, key: str) -> int:
-    query = select(api_keys.c.id).where(api_keys.c.key_hash == hash_key(key))
-    return int(conn.execute(query).scalar_one())

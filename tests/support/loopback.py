@@ -7,6 +7,7 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 import uvicorn
 from starlette.types import ASGIApp
@@ -23,12 +24,19 @@ def loopback_socket() -> tuple[socket.socket, str]:
 
 @contextmanager
 def serving_on(
-    sock: socket.socket, app: ASGIApp, *, what: str, timeout: float = 20.0
+    sock: socket.socket,
+    app: ASGIApp,
+    *,
+    what: str,
+    timeout: float = 20.0,
+    http: Any = "auto",
 ) -> Iterator[None]:
-    """``app`` answering on ``sock`` until the block ends; the socket is closed after."""
-    server = uvicorn.Server(
-        uvicorn.Config(app, log_level="critical", ws="none", lifespan="off", access_log=False)
+    """``app`` answering on ``sock`` until the block ends; the socket is closed after.
+    ``http``: uvicorn's HTTP protocol (its own by default)."""
+    config = uvicorn.Config(
+        app, log_level="critical", ws="none", lifespan="off", access_log=False, http=http
     )
+    server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + timeout

@@ -1,0 +1,122 @@
+"""Leases written on the event loop over a PostgreSQL connection of the worker's own
+(companion.ratelimit.lease_link): the same counts as leases written in a thread, all or nothing,
+and the blocking path whenever the link cannot serve. PostgreSQL only (the suite's PostgreSQL
+pass, STOREFRONT_TEST_POSTGRES)."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Engine, select, text
+
+from companion.clock import ManualClock
+from companion.db.engine import make_engine
+from companion.db.migrate import upgrade
+from companion.db.ratelimit_schema import rate_limit_counts
+from companion.ratelimit import lease_link
+from companion.ratelimit.database import DatabaseRateLimiter, link_for
+from companion.ratelimit.windows import Window
+from tests.companion.databases import fresh_database, postgres_server
+
+pytestmark = pytest.mark.anyio
+
+MINUTE, HOUR = Window(60, 100), Window(3600, 103)  # leases of 2 units
+
+
+@pytest.fixture
+def engine(tmp_path: Path) -> Iterator[Engine]:
+    if not postgres_server():
+        pytest.skip("the lease link is PostgreSQL's")
+    with fresh_database(tmp_path) as url:
+        made = make_engine(url)
+        upgrade(made)
+        yield made
+        made.dispose()
+
+
+def limiter_on(engine: Engine, clock: ManualClock) -> DatabaseRateLimiter:
+    return DatabaseRateLimiter(engine, clock, (MINUTE, HOUR), link=link_for(engine, (MINUTE, HOUR)))
+
+
+def counted(engine: Engine, bucket: str) -> dict[int, int]:
+    with engine.connect() as conn:
+        query = select(rate_limit_counts.c.window_seconds, rate_limit_counts.c.count).where(
+            rate_limit_counts.c.bucket == bucket
+        )
+        return {seconds: count for seconds, count in conn.execute(query)}
+
+
+def link_connections(engine: Engine) -> int:
+    with engine.connect() as conn:
+        query = text("SELECT count(*) FROM pg_stat_activity WHERE application_name = :name")
+        return int(conn.execute(query, {"name": lease_link.APPLICATION}).scalar_one())
+
+
+async def test_leases_on_the_link_count_as_leases_in_a_thread(
+    engine: Engine, clock: ManualClock
+) -> None:
+    on_link = limiter_on(engine, clock)
+    in_thread = DatabaseRateLimiter(engine, clock, (MINUTE, HOUR))
+    assert on_link.lease == 2 and on_link.link is not None
+    seen = {}
+    for name, limiter in (("link", on_link), ("thread", in_thread)):
+        first = [(await limiter.hit(name)).allowed for _ in range(101)]
+        clock.advance(seconds=60)  # a new minute: the hour has 3 units left, not a full lease
+        second = [await limiter.hit(name) for _ in range(4)]
+        clock.advance(seconds=-60)
+        seen[name] = (first, [(d.allowed, d.tightest.remaining) for d in second])
+        # The lease of 2 that did not fit the hour was rolled back in the minute too.
+        assert counted(engine, name) == {60: 3, 3600: 103}
+    assert seen["link"] == seen["thread"]
+    assert seen["link"][0] == [True] * 100 + [False]
+    assert [allowed for allowed, _ in seen["link"][1]] == [True, True, True, False]
+    assert link_connections(engine) == 1
+
+
+async def test_a_lost_connection_falls_back_to_the_thread_and_is_made_again(
+    engine: Engine, clock: ManualClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(lease_link, "RECONNECT_SECONDS", 0.0)
+    limiter = limiter_on(engine, clock)
+    assert (await limiter.hit("k")).allowed  # the link connected and leased
+    with engine.connect() as conn:  # PostgreSQL ends it, as in a restart
+        ended = "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = :n"
+        conn.execute(text(ended), {"n": lease_link.APPLICATION})
+        conn.commit()
+    assert link_connections(engine) == 0
+    # The lease's second unit; a lease through the thread after the link failed; its second
+    # unit; a lease on the link, made again.
+    for _ in range(4):
+        assert (await limiter.hit("k")).allowed
+    assert counted(engine, "k") == {60: 6, 3600: 6}  # 2 + 2 (the thread) + 2 (link again)
+    assert link_connections(engine) == 1
+
+
+async def test_from_another_event_loop_leases_go_through_a_thread(
+    engine: Engine, clock: ManualClock
+) -> None:
+    limiter = limiter_on(engine, clock)
+    assert (await limiter.hit("a")).allowed  # the link belongs to this loop now
+    results: list[bool] = []
+
+    def elsewhere() -> None:
+        results.append(asyncio.run(limiter.hit("b")).allowed)
+
+    worker = threading.Thread(target=elsewhere)
+    worker.start()
+    worker.join(timeout=30)
+    assert results == [True]
+    assert counted(engine, "b") == {60: 2, 3600: 2}
+    assert link_connections(engine) == 1
+
+
+async def test_the_link_closes_with_its_engine(engine: Engine, clock: ManualClock) -> None:
+    limiter = limiter_on(engine, clock)
+    await limiter.hit("k")
+    assert link_connections(engine) == 1
+    engine.dispose()
+    assert link_connections(engine) == 0
