@@ -364,19 +364,36 @@ def start_server(url: str, port: int, workers: int, log: Path) -> subprocess.Pop
 
 
 def wait_ready(
-    base: str, server: subprocess.Popen[bytes], seconds: float = 60, path: str = "/health/ready"
+    base: str,
+    server: subprocess.Popen[bytes],
+    seconds: float = 60,
+    path: str = "/health/ready",
+    *,
+    log: Path | None = None,
+    workers: int = 1,
 ) -> None:
+    """Until ``path`` answers 200, then until each of ``workers`` has started (its line in
+    ``log``): the shoppers' keep-alive connections stay with the workers that listened when they
+    were opened, so a phase begun before the last worker is up runs on the others alone."""
     deadline = time.monotonic() + seconds
+    answered = False
     while time.monotonic() < deadline:
         if server.poll() is not None:
             raise SystemExit("loadtest: the server stopped while starting (see its log)")
-        try:
-            if httpx.get(f"{base}{path}", timeout=2).status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass
+        if not answered:
+            try:
+                answered = httpx.get(f"{base}{path}", timeout=2).status_code == 200
+            except httpx.HTTPError:
+                pass
+        if answered and (log is None or started_workers(log) >= workers):
+            return
         time.sleep(0.25)
     raise SystemExit(f"loadtest: the server was not ready within {seconds:.0f} s")
+
+
+def started_workers(log: Path) -> int:
+    """Workers that have started, as uvicorn logs each."""
+    return log.read_text(errors="replace").count("Application startup complete.")
 
 
 async def burst(base: str, key: str, total: int) -> Counter[int]:
@@ -614,7 +631,7 @@ def baseline(shop: Shop, log: Path, args: argparse.Namespace) -> Phase:
     bare_shop = Shop(f"http://127.0.0.1:{port}", shop.keys, [], [], [])
     server = start_bare(port, args.workers, log)
     try:
-        wait_ready(bare_shop.base, server, path="/bare")
+        wait_ready(bare_shop.base, server, path="/bare", log=log, workers=args.workers)
         phase = measure("bare endpoint (baseline)", server, bare_shop, args, "bare")
     finally:
         stop(server)
@@ -645,7 +662,7 @@ def load_and_audit(
     bare = baseline(shop, log, args)
     server = start_server(url, args.port, args.workers, log)
     try:
-        wait_ready(base, server)
+        wait_ready(base, server, log=log, workers=args.workers)
         mix = measure("full mix", server, shop, args, "mix")
         # After the mix, so that it runs on warm workers (pools open, keys cached).
         catalogue = measure("catalogue alone", server, shop, args, "catalogue")

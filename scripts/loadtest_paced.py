@@ -243,7 +243,8 @@ def main(argv: list[str] | None = None) -> int:
                 server = start_bare(args.port + 1, args.workers, log.with_suffix(".bare"))
                 try:
                     bare = f"http://127.0.0.1:{args.port + 1}"
-                    wait_ready(bare, server, path="/bare")
+                    bare_log = log.with_suffix(".bare")
+                    wait_ready(bare, server, path="/bare", log=bare_log, workers=args.workers)
                     measure("bare", server, bare, paths, keys, args)
                 finally:
                     stop(server)
@@ -251,7 +252,7 @@ def main(argv: list[str] | None = None) -> int:
                 server = start_api(url, args.port, args.workers, log, factory)
                 try:
                     base = f"http://127.0.0.1:{args.port}"
-                    wait_ready(base, server)
+                    wait_ready(base, server, log=log, workers=args.workers)
                     measure(factory.rpartition(":")[2], server, base, paths, keys, args)
                 finally:
                     stop(server)
