@@ -25,6 +25,8 @@ from tests.companion.databases import fresh_database, postgres_server
 pytestmark = pytest.mark.anyio
 
 MINUTE, HOUR = Window(60, 100), Window(3600, 103)  # leases of 2 units
+#: The lease links on this test's database (tests on other databases run beside it).
+THIS_DATABASE = "application_name = :name AND datname = current_database()"
 
 
 @pytest.fixture
@@ -52,7 +54,7 @@ def counted(engine: Engine, bucket: str) -> dict[int, int]:
 
 def link_connections(engine: Engine) -> int:
     with engine.connect() as conn:
-        query = text("SELECT count(*) FROM pg_stat_activity WHERE application_name = :name")
+        query = text(f"SELECT count(*) FROM pg_stat_activity WHERE {THIS_DATABASE}")
         return int(conn.execute(query, {"name": lease_link.APPLICATION}).scalar_one())
 
 
@@ -84,8 +86,8 @@ async def test_a_lost_connection_falls_back_to_the_thread_and_is_made_again(
     limiter = limiter_on(engine, clock)
     assert (await limiter.hit("k")).allowed  # the link connected and leased
     with engine.connect() as conn:  # PostgreSQL ends it, as in a restart
-        ended = "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = :n"
-        conn.execute(text(ended), {"n": lease_link.APPLICATION})
+        ended = f"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE {THIS_DATABASE}"
+        conn.execute(text(ended), {"name": lease_link.APPLICATION})
         conn.commit()
     assert link_connections(engine) == 0
     # The lease's second unit; a lease through the thread after the link failed; its second
