@@ -12,7 +12,7 @@ FastAPI.
 Anything else is declined before any of it takes effect and goes down the chain as before: a
 request with no key or one not known yet, a miss, a worker with no free slot (it may queue or
 refuse with 503), NUL in the request line. The one wait taken here is a new rate-limit lease (a
-database write in a thread, once per lease): the kept answer is checked again after it, and if
+database write, once per lease): the kept answer is checked again after it, and if
 it changed meanwhile the request is read as the chain reads it after its rate limit.
 """
 
@@ -170,7 +170,7 @@ class FrontDoor:
             cache, where = self.cache, admitted.where
             bucket = bucket_of(admitted.tenant)
             decision = self.limiter.hit_at_once(bucket)
-            if decision is None:  # a new lease: a database write, in a thread
+            if decision is None:  # a new lease: a database write
                 decision = await self.limiter.hit(bucket)
                 if decision.allowed and (
                     cache.version() is None or cache.kept(where, cache.clock.now()) is None
