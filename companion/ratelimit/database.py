@@ -133,9 +133,7 @@ class DatabaseRateLimiter:
                     counts = self._lease(conn, bucket, indexes, units)
                     if self._fits(counts):
                         break
-                else:
-                    return self._refusal(counts, now_seconds)
-            decision = self._spend_granted(bucket, indexes, units, counts, now_seconds)
+            decision = self._settle(bucket, indexes, units, counts, now_seconds)
             if decision is not None:
                 return decision
             # Other threads of this worker spent the new units first: lease again.
@@ -153,16 +151,14 @@ class DatabaseRateLimiter:
                 counts = self._room(_counts(rows))
                 if self._fits(counts):
                     break
-            else:
-                return self._refusal(counts, now_seconds)
-            decision = self._spend_granted(bucket, indexes, units, counts, now_seconds)
+            decision = self._settle(bucket, indexes, units, counts, now_seconds)
             if decision is not None:
                 return decision
 
     def _sizes(self) -> tuple[int, ...]:
         return (self.lease, 1) if self.lease > 1 else (1,)
 
-    def _spend_granted(
+    def _settle(
         self,
         bucket: str,
         indexes: tuple[int, ...],
@@ -170,6 +166,10 @@ class DatabaseRateLimiter:
         counts: dict[int, int],
         now_seconds: float,
     ) -> RateDecision | None:
+        """After the last lease tried (``units``, the windows' ``counts``): the refusal when it
+        did not fit, else a unit of it spent; None when other requests spent it first."""
+        if not self._fits(counts):
+            return self._refusal(counts, now_seconds)
         self._book.grant(bucket, indexes, units, [counts[w.seconds] for w in self._windows])
         return self._book.spend(bucket, now_seconds)
 
