@@ -5,19 +5,17 @@ other with it switched off, asked the same things with their own keys of the sam
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
 from sqlalchemy import Connection, event, update
 
-from companion.clock import ManualClock
 from companion.db.schema import products
 from companion.keys.lifecycle import revoke_key
 from companion.ratelimit.database import DatabaseRateLimiter
 from companion.ratelimit.lease_link import LeaseLink
-from companion.settings import CompanionSettings
-from tests.companion.conftest import PREFIX, MakeApi
+from tests.companion.conftest import PREFIX
 from tests.companion.front_pairs import (
     MakePair,
     Pair,
@@ -25,21 +23,12 @@ from tests.companion.front_pairs import (
     catalogue,
     key_id_of,
     key_of,
-    pairs,
     skip_unless_notified,
     wire,
 )
 from tests.support.loopback import loopback_socket, serving_on
 
 pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture
-async def make_pair(
-    make_api: MakeApi, settings: CompanionSettings, clock: ManualClock
-) -> AsyncIterator[MakePair]:
-    async with pairs(make_api, settings, clock) as make:
-        yield make
 
 
 @pytest.fixture

@@ -6,30 +6,20 @@ still answered by the app."""
 from __future__ import annotations
 
 import socket
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
 import pytest
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
-from companion.clock import ManualClock
 from companion.http_protocol import FrontDoorProtocol, front_door_of
 from companion.session_mount import SessionBeside
-from companion.settings import CompanionSettings
-from tests.companion.conftest import PREFIX, MakeApi
-from tests.companion.front_pairs import MakePair, Pair, catalogue, pairs, skip_unless_notified, wire
+from tests.companion.conftest import PREFIX
+from tests.companion.front_pairs import MakePair, Pair, catalogue, skip_unless_notified, wire
 from tests.support.loopback import loopback_socket, serving_on
 
 pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture
-async def make_pair(
-    make_api: MakeApi, settings: CompanionSettings, clock: ManualClock
-) -> AsyncIterator[MakePair]:
-    async with pairs(make_api, settings, clock) as make:
-        yield make
 
 
 @pytest.fixture
