@@ -7,9 +7,8 @@ What it does, on loopback only, bounded in time (it stops by itself):
 1. creates a throw-away database on the server, seeds the demo store, makes publishable keys
    (shoppers share a pool of them, as several storefronts of one store would) and puts a few
    hot variants on short stock so that checkouts race for the last units;
-2. the baseline: serves a bare ASGI endpoint (``loadtest_bare``: the same uvicorn settings and
-   worker count, a fixed JSON answer, no database) on ``--port`` + 1 and sends it one request
-   per shopper pause for ``--probe-seconds``;
+2. serves the baseline, a bare ASGI endpoint (``loadtest_bare``: the same uvicorn settings and
+   worker count, a fixed JSON answer, no database), on ``--port`` + 1;
 3. starts ``storefront api`` with ``--workers`` processes on 127.0.0.1;
 4. runs ``--shoppers`` concurrent simulated shoppers for ``--seconds`` (one pool of keep-alive
    connections through the lean client of ``loadtest_http``, so that the load generator takes
@@ -17,13 +16,16 @@ What it does, on loopback only, bounded in time (it stops by itself):
    updates a cart, asks for a quote and, often, places the order (with an
    Idempotency-Key, sometimes sent twice) and pays it through the sandbox gateway, whose IPN the
    shopper then replays once, as a gateway retrying would;
-5. the same shoppers browse the catalogue only, for ``--probe-seconds``;
+5. the same shoppers read the catalogue alone (one read per pause), and in turns with it send
+   the bare endpoint one request per pause, each for ``--probe-seconds`` in all (``TURNS``: a
+   drift of the machine's speed weighs on both alike);
 6. bursts on a fresh key across all workers and counts the 429s;
 7. stops the server and audits the database: no lost or duplicated order, stock never negative
    and exactly what was sold, every IPN applied once, the rate limit held across workers.
 
-Every phase reads the CPU time of the server's worker processes (``loadtest_cpu``), so the
-catalogue's and the mix's CPU per request stand beside the bare endpoint's from the same run.
+Every phase and turn reads the CPU time of its server's worker processes (``loadtest_cpu``), so
+the catalogue's and the mix's CPU per request stand beside the bare endpoint's from the same
+run, the catalogue's measured in the same minute.
 Requests the admission gate turned away (503 with Retry-After) are counted as shed, apart from
 the 5xx errors.
 
@@ -162,19 +164,24 @@ class Shopper:
         await asyncio.sleep(self.rng.uniform(*self.think_range))
 
     async def browse(self) -> None:
-        rng = self.rng
-        for _ in range(rng.randint(2, 4)):
-            choice = rng.random()
-            if choice < 0.4:
-                await self.call("catalogue", "GET", f"{PREFIX}/products", params={"limit": 20})
-            elif choice < 0.8:
-                slug = rng.choice(self.shop.slugs)
-                await self.call("catalogue", "GET", f"{PREFIX}/products/by-slug/{slug}")
-            elif choice < 0.9:
-                await self.call("catalogue", "GET", f"{PREFIX}/categories")
-            else:
-                await self.call("catalogue", "GET", f"{PREFIX}/store")
+        for _ in range(self.rng.randint(2, 4)):
+            await self.read_catalogue()
             await self.think()
+
+    async def read_catalogue(self) -> None:
+        """One read of a shopper browsing: a product list, a product page, the categories or
+        the store."""
+        rng = self.rng
+        choice = rng.random()
+        if choice < 0.4:
+            await self.call("catalogue", "GET", f"{PREFIX}/products", params={"limit": 20})
+        elif choice < 0.8:
+            slug = rng.choice(self.shop.slugs)
+            await self.call("catalogue", "GET", f"{PREFIX}/products/by-slug/{slug}")
+        elif choice < 0.9:
+            await self.call("catalogue", "GET", f"{PREFIX}/categories")
+        else:
+            await self.call("catalogue", "GET", f"{PREFIX}/store")
 
     def pick(self) -> int:
         pool = self.shop.hot if self.rng.random() < 0.3 else self.shop.cool
@@ -253,17 +260,20 @@ class Shopper:
             self.tally.ipn_replay[replay.json().get("RspCode", "")] += 1
 
     async def run(self, deadline: float, plan: str) -> None:
-        """``plan``: "mix" (browse, cart, quote, order, pay), "catalogue" (browse only) or
-        "bare" (one request to the bare baseline server per pause)."""
+        """``plan``: "mix" (browse, cart, quote, order, pay), "catalogue" (one catalogue read
+        per pause) or "bare" (one request to the bare baseline server per pause). The last two
+        stop at ``deadline``, a pause cut short by it."""
         await asyncio.sleep(self.rng.uniform(0, 1))  # shoppers arrive over the first second
         while time.monotonic() < deadline:
+            if plan == "mix":
+                await self.shop_once()
+                continue
             if plan == "bare":
                 await self.call("bare", "GET", "/bare", params={"limit": 20})
-                await self.think()
-            elif plan == "catalogue":
-                await self.browse()
             else:
-                await self.shop_once()
+                await self.read_catalogue()
+            pause = self.rng.uniform(*self.think_range)
+            await asyncio.sleep(max(0.0, min(pause, deadline - time.monotonic())))
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -448,16 +458,73 @@ async def run_load(
     return tally, elapsed
 
 
-def measure(
-    name: str, server: subprocess.Popen[bytes], shop: Shop, args: argparse.Namespace, plan: str
-) -> Phase:
-    """Run one phase and read the CPU its workers took (from /proc, before and after)."""
+def measure_mix(server: subprocess.Popen[bytes], shop: Shop, args: argparse.Namespace) -> Phase:
+    """Run the mix and read the CPU its workers took (from /proc, before and after)."""
     workers = descendants(server.pid)
     before = cpu_seconds(workers)
-    seconds = args.seconds if plan == "mix" else args.probe_seconds
     think = (args.think[0], args.think[1])
-    tally, elapsed = run_fast(run_load(shop, args.shoppers, seconds, think, plan))
-    return Phase(name, tally, elapsed, cpu_seconds(workers) - before)
+    tally, elapsed = run_fast(run_load(shop, args.shoppers, args.seconds, think, "mix"))
+    return Phase("full mix", tally, elapsed, cpu_seconds(workers) - before)
+
+
+#: The catalogue alone and the bare endpoint take turns in this order: a drift of the machine's
+#: speed during the turns weighs on both alike (a steady one exactly).
+TURNS = ("catalogue", "bare", "bare", "catalogue", "catalogue", "bare")
+PHASE_NAMES = {"catalogue": "catalogue alone", "bare": "bare endpoint (baseline)"}
+
+
+@dataclass(frozen=True)
+class Turn:
+    plan: str
+    requests: int
+    cpu: float
+
+    @property
+    def cpu_per_request_ms(self) -> float:
+        return self.cpu / max(1, self.requests) * 1000
+
+
+async def take_turns(
+    shops: dict[str, Shop], workers: dict[str, list[int]], args: argparse.Namespace
+) -> tuple[dict[str, Phase], list[Turn]]:
+    """The catalogue alone and the bare endpoint, each for ``--probe-seconds`` in all, in
+    alternating turns (``TURNS``) at the same pace, each server's connections kept across its
+    turns; the CPU of each turn's server read before and after it."""
+    seconds = args.probe_seconds / TURNS.count("bare")
+    think = (args.think[0], args.think[1])
+    tallies = {plan: Tally() for plan in shops}
+    elapsed = dict.fromkeys(shops, 0.0)
+    cpu = dict.fromkeys(shops, 0.0)
+    turns = []
+    clients = {
+        plan: LeanClient(shop.base, max_connections=args.shoppers, timeout=30)
+        for plan, shop in shops.items()
+    }
+    try:
+        crowds = {
+            plan: [
+                Shopper(shops[plan], clients[plan], tallies[plan], i, think)
+                for i in range(args.shoppers)
+            ]
+            for plan in shops
+        }
+        for plan in TURNS:
+            asked = sum(tallies[plan].statuses.values())
+            before = cpu_seconds(workers[plan])
+            started = time.monotonic()
+            deadline = started + seconds
+            await asyncio.gather(*(shopper.run(deadline, plan) for shopper in crowds[plan]))
+            used = cpu_seconds(workers[plan]) - before
+            elapsed[plan] += time.monotonic() - started
+            cpu[plan] += used
+            turns.append(Turn(plan, sum(tallies[plan].statuses.values()) - asked, used))
+    finally:
+        for client in clients.values():
+            await client.aclose()
+    phases = {
+        plan: Phase(PHASE_NAMES[plan], tallies[plan], elapsed[plan], cpu[plan]) for plan in shops
+    }
+    return phases, turns
 
 
 def audit(
@@ -561,9 +628,11 @@ def row(label: str, values: list[float], cpu: str = "") -> str:
     )
 
 
-def report(bare: Phase, catalogue: Phase, mix: Phase, args: argparse.Namespace) -> None:
-    """The mix per group, with the bare baseline and the catalogue alone, measured the same
-    way minutes apart, beside it."""
+def report(
+    bare: Phase, catalogue: Phase, mix: Phase, turns: list[Turn], args: argparse.Namespace
+) -> None:
+    """The mix per group, with the catalogue alone and the bare baseline (measured in turns)
+    beside it."""
     low, high = args.think
     tally = mix.tally
     print(
@@ -593,7 +662,9 @@ def report(bare: Phase, catalogue: Phase, mix: Phase, args: argparse.Namespace) 
     every = [v for values in tally.latencies.values() for v in values]
     print(row("full mix", every, f"{mix.cpu_per_request_ms:.2f}"))
     ratio = catalogue.cpu_per_request_ms / max(bare.cpu_per_request_ms, 1e-9)
-    print(f"catalogue CPU per request: {ratio:.1f}x the bare endpoint's")
+    each = ", ".join(f"{turn.plan} {turn.cpu_per_request_ms:.2f}" for turn in turns)
+    print(f"CPU ms per request, turn by turn: {each}")
+    print(f"catalogue CPU per request: {ratio:.2f}x the bare endpoint's")
     server_errors = sum(n for s, n in tally.statuses.items() if s >= 500) - tally.shed
     print(f"statuses: {dict(sorted(tally.statuses.items()))}")
     shed = sum(p.tally.shed for p in (catalogue, mix))
@@ -625,26 +696,11 @@ def wait_for_fresh_window(margin: float = 15.0) -> None:
         time.sleep(60 - into + 0.5)
 
 
-def baseline(shop: Shop, log: Path, args: argparse.Namespace) -> Phase:
-    """The bare endpoint on the same server settings and workers, at the same pace."""
-    port = args.port + 1
-    bare_shop = Shop(f"http://127.0.0.1:{port}", shop.keys, [], [], [])
-    server = start_bare(port, args.workers, log)
-    try:
-        wait_ready(bare_shop.base, server, path="/bare", log=log, workers=args.workers)
-        phase = measure("bare endpoint (baseline)", server, bare_shop, args, "bare")
-    finally:
-        stop(server)
-    if phase.tally.statuses.get(200, 0) != phase.requests:
-        raise SystemExit(f"loadtest: the bare endpoint answered {dict(phase.tally.statuses)}")
-    return phase
-
-
 def load_and_audit(
     engine: Engine, url: str, base: str, log: Path, args: argparse.Namespace
 ) -> tuple[list[Phase], list[tuple[str, bool, str]]]:
-    """Seed, measure the bare baseline, serve, load (the mix, then the catalogue alone), burst,
-    stop the server (always), report, audit."""
+    """Seed, serve the bare endpoint and the companion, load (the mix, then the catalogue alone
+    and the bare endpoint in turns), burst, stop the servers (always), report, audit."""
     store_id, keys, hot, cool, slugs = seed(engine)
     with engine.connect() as conn:
         initial = {
@@ -659,18 +715,30 @@ def load_and_audit(
         file=sys.stderr,
     )
     shop = Shop(base, keys, hot, cool, slugs)
-    bare = baseline(shop, log, args)
-    server = start_server(url, args.port, args.workers, log)
+    bare_shop = Shop(f"http://127.0.0.1:{args.port + 1}", keys, [], [], [])
+    bare_log = log.with_name(f"{log.stem}-bare.log")
+    bare_server = start_bare(args.port + 1, args.workers, bare_log)
     try:
-        wait_ready(base, server, log=log, workers=args.workers)
-        mix = measure("full mix", server, shop, args, "mix")
-        # After the mix, so that it runs on warm workers (pools open, keys cached).
-        catalogue = measure("catalogue alone", server, shop, args, "catalogue")
-        wait_for_fresh_window()
-        burst_seen = asyncio.run(burst(base, burst_key, RATE_PER_MINUTE + BURST_EXTRA))
+        wait_ready(bare_shop.base, bare_server, path="/bare", log=bare_log, workers=args.workers)
+        server = start_server(url, args.port, args.workers, log)
+        try:
+            wait_ready(base, server, log=log, workers=args.workers)
+            mix = measure_mix(server, shop, args)
+            # After the mix, so that it runs on warm workers (pools open, keys cached).
+            shops = {"catalogue": shop, "bare": bare_shop}
+            workers = {"catalogue": descendants(server.pid), "bare": descendants(bare_server.pid)}
+            phases, turns = run_fast(take_turns(shops, workers, args))
+            wait_for_fresh_window()
+            burst_seen = asyncio.run(burst(base, burst_key, RATE_PER_MINUTE + BURST_EXTRA))
+        finally:
+            stop(server)
     finally:
-        stop(server)
-    report(bare, catalogue, mix, args)
+        stop(bare_server)
+    bare_log.unlink(missing_ok=True)
+    bare, catalogue = phases["bare"], phases["catalogue"]
+    if bare.tally.statuses.get(200, 0) != bare.requests:
+        raise SystemExit(f"loadtest: the bare endpoint answered {dict(bare.tally.statuses)}")
+    report(bare, catalogue, mix, turns, args)
     checks = audit(engine, store_id, mix.tally, initial, burst_seen, args.workers)
     return [bare, catalogue, mix], checks
 
@@ -684,7 +752,7 @@ def main(argv: list[str] | None = None) -> int:
         "--probe-seconds",
         type=float,
         default=30.0,
-        help="the bare baseline before the mix, the catalogue alone after it (default 30)",
+        help="the catalogue alone and the bare baseline, in turns after the mix (default 30 each)",
     )
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--port", type=int, default=8765)
