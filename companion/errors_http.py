@@ -3,20 +3,24 @@
 ``install_error_handling(app)`` registers handlers for ``Problem``, Starlette's HTTPException
 (unknown routes: 404, wrong method: 405, unreadable bodies: 400) and request validation (422 with
 ``errors: [{field, message}]``). ``CrashBarrier`` (added by ``create_app``) turns any unexpected
-exception into a 500 problem without a traceback; it is a middleware rather than an ``Exception``
-handler because Starlette re-raises after calling such a handler, which an in-process client
-would see.
+exception into a 500 problem without a traceback, and a database that cannot be reached or is
+too busy to answer into a 503 with ``Retry-After`` (code ``database_unavailable``): a restart of
+the database is a pause to wait out, not a fault of the request. It is a middleware rather than
+an ``Exception`` handler because Starlette re-raises after calling such a handler, which an
+in-process client would see.
 """
 
 from __future__ import annotations
 
 import logging
+import sqlite3
 from collections.abc import Sequence
 from http import HTTPStatus
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
+from sqlalchemy.exc import DBAPIError, OperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -25,6 +29,8 @@ from companion.problems import PROBLEM_CONTENT_TYPE, FieldError, Problem
 
 LOG = "companion.errors"
 MAX_DETAIL = 500
+#: Seconds a client is asked to wait when the database cannot answer.
+DATABASE_RETRY_AFTER = 5
 
 
 def problem_response(problem: Problem, headers: dict[str, str] | None = None) -> JSONResponse:
@@ -100,8 +106,45 @@ def internal_error() -> Problem:
     )
 
 
+def database_unavailable() -> Problem:
+    wait = DATABASE_RETRY_AFTER
+    return Problem(
+        503,
+        "database_unavailable",
+        "Service unavailable",
+        f"the database could not be reached or was too busy to answer; retry after {wait} s",
+        headers={"Retry-After": str(wait)},
+        extra={"retry_after": wait},
+    )
+
+
+#: SQLite's operational errors that are the database's state (its driver says OperationalError
+#: for a syntax error or a missing table too: those stay a 500).
+_SQLITE_UNAVAILABLE = (
+    "database is locked",
+    "database table is locked",
+    "unable to open database",
+    "disk i/o error",
+)
+
+
+def database_unreachable(exc: BaseException) -> bool:
+    """An error that invalidated its connection, or the driver's operational errors
+    (PostgreSQL: a connection refused or lost, a server shutting down, a statement timeout, a
+    deadlock rolled back; SQLite: a lock held too long, a file it cannot open): the database's
+    state, not the request's fault."""
+    if isinstance(exc, DBAPIError) and exc.connection_invalidated:
+        return True
+    if not isinstance(exc, OperationalError):
+        return False
+    if isinstance(exc.orig, sqlite3.OperationalError):
+        return str(exc.orig).lower().startswith(_SQLITE_UNAVAILABLE)
+    return True
+
+
 class CrashBarrier:
-    """Answers a 500 problem (logged, no traceback on the wire) for any unexpected exception."""
+    """Answers a 500 problem (logged, no traceback on the wire) for any unexpected exception,
+    a 503 with Retry-After when the database could not answer."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -120,8 +163,16 @@ class CrashBarrier:
 
         try:
             await self.app(scope, receive, tracking_send)
-        except Exception:
-            logging.getLogger(LOG).exception("unhandled error on %s", scope.get("path"))
+        except Exception as exc:
+            unreachable = database_unreachable(exc)
+            if unreachable:  # one line a request while it lasts, not a traceback each
+                reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()[:1]
+                logging.getLogger(LOG).error(
+                    "database unavailable on %s: %s", scope.get("path"), " ".join(reason)
+                )
+            else:
+                logging.getLogger(LOG).exception("unhandled error on %s", scope.get("path"))
             if started:
                 raise  # the answer is half sent: only the server can end the connection
-            await problem_response(internal_error())(scope, receive, send)
+            problem = database_unavailable() if unreachable else internal_error()
+            await problem_response(problem)(scope, receive, send)

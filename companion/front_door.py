@@ -148,7 +148,7 @@ class FrontDoor:
         finally:
             self.gate.leave()
         self.log.log(scope, admitted.request_id, status, admitted.started)
-        return status, headers, body
+        return status, [*headers, (_REQUEST_ID, admitted.request_id.encode("latin-1"))], body
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> bool:
         """Answer the request if it is served from memory; False: it was left untouched."""
@@ -166,7 +166,7 @@ class FrontDoor:
                 message["headers"] = [*message["headers"], id_header]
             await send(message)
 
-        try:
+        async def serve(scope: Scope, receive: Receive, send: Send) -> None:
             cache, where = self.cache, admitted.where
             bucket = bucket_of(admitted.tenant)
             decision = self.limiter.hit_at_once(bucket)
@@ -176,14 +176,19 @@ class FrontDoor:
                     cache.version() is None or cache.kept(where, cache.clock.now()) is None
                 ):  # it changed meanwhile: read, as below the chain's rate limit
                     request_id, tenant = admitted.request_id, admitted.tenant
-                    await self._read(scope, receive, with_id, tenant, request_id, decision)
-                    return True
+                    await self._read(scope, receive, send, tenant, request_id, decision)
+                    return
             if decision.allowed:
-                status, headers, body = self._kept(admitted, decision)
-                await send({"type": "http.response.start", "status": status, "headers": headers})
+                code, headers, body = self._kept(admitted, decision)
+                await send({"type": "http.response.start", "status": code, "headers": headers})
                 await send({"type": "http.response.body", "body": body, "more_body": False})
             else:
-                await refusal(decision)(scope, receive, with_id)
+                await refusal(decision)(scope, receive, send)
+
+        try:
+            # The chain's crash barrier around it all: a lease's write may meet a database
+            # that cannot answer (503), as the chain's rate limit would.
+            await CrashBarrier(serve)(scope, receive, with_id)
         finally:
             self.gate.leave()
             self.log.log(scope, admitted.request_id, status, admitted.started)
@@ -192,11 +197,10 @@ class FrontDoor:
     def _kept(
         self, admitted: _Admitted, decision: RateDecision
     ) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
-        """The kept answer, the rate limit's and the request id's headers on it."""
+        """The kept answer, the rate limit's headers on it."""
         self.cache.hits += 1
         status, headers, body = reply(admitted.answer, admitted.condition)
-        id_header = (_REQUEST_ID, admitted.request_id.encode("latin-1"))
-        return status, [*headers, *rate_limit_header_pairs(decision), id_header], body
+        return status, [*headers, *rate_limit_header_pairs(decision)], body
 
     async def _read(
         self,
@@ -207,17 +211,14 @@ class FrontDoor:
         request_id: str,
         decision: RateDecision,
     ) -> None:
-        """What the chain does after the rate limit let the request through, its crash
-        barrier around it (the request line and key were checked here)."""
+        """What the chain does after the rate limit let the request through (the request line
+        and key were checked here)."""
         scope["app"] = self.app
         state = scope.setdefault("state", {})
         state["request_id"], state["tenant"] = request_id, tenant
         below = self.below_limit
 
-        async def rated(scope: Scope, receive: Receive, send: Send) -> None:
-            await below(scope, receive, with_limits(send, decision))
-
-        await CrashBarrier(rated)(scope, receive, send)
+        await below(scope, receive, with_limits(send, decision))
 
 
 class CompanionApp(FastAPI):

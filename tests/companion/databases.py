@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -18,6 +19,8 @@ from pathlib import Path
 
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import OperationalError
+from sqlalchemy.pool import NullPool
 
 SERVER_VARIABLE = "STOREFRONT_TEST_POSTGRES"
 
@@ -63,3 +66,22 @@ def fresh_database(folder: Path, *, template: str | None = None) -> Iterator[str
         yield make_url(server).set(database=name).render_as_string(hide_password=False)
     finally:
         _admin(server, f'DROP DATABASE "{name}" WITH (FORCE)')
+
+
+def refused_connection() -> OperationalError:
+    """The error the driver raises when the database's port is closed: a real refusal, on a
+    loopback port nothing listens on."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    engine = create_engine(
+        f"postgresql+psycopg://postgres@127.0.0.1:{port}/none", poolclass=NullPool
+    )
+    try:
+        with engine.connect():
+            pass
+    except OperationalError as error:
+        return error
+    finally:
+        engine.dispose()
+    raise AssertionError(f"something answered on 127.0.0.1:{port}")

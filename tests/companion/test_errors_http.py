@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import logging
+import sqlite3
+from pathlib import Path
 
 import pytest
+from sqlalchemy import create_engine, text
+from sqlalchemy.pool import NullPool
 
 from tests.companion.conftest import PREFIX, Api
+from tests.companion.databases import refused_connection
 
 pytestmark = pytest.mark.anyio
 
@@ -116,3 +121,61 @@ async def test_unexpected_exception_is_a_500_problem_without_traceback(
     assert "Traceback" not in response.text
     assert_problem(response.json(), 500, "internal_error")
     assert "secret internals" in caplog.text  # logged for the operator
+
+
+async def test_a_database_that_cannot_be_reached_is_a_503_with_retry_after(
+    api: Api, caplog: pytest.LogCaptureFixture
+) -> None:
+    refusal = refused_connection()  # the driver's own error for a closed port
+
+    def read() -> None:
+        raise refusal
+
+    api.app.add_api_route(f"{PREFIX}/unreachable", read)
+    with caplog.at_level(logging.ERROR, logger="companion.errors"):
+        response = await api.get("/unreachable")
+    assert response.status_code == 503
+    assert response.headers["Retry-After"] == "5"
+    assert_problem(response.json(), 503, "database_unavailable")
+    assert response.json()["retry_after"] == 5
+    assert "127.0.0.1" not in response.text  # the driver's words stay in the log
+    assert "database unavailable on /public/v1/unreachable" in caplog.text
+    assert "Traceback" not in caplog.text  # one line a request while it lasts
+
+
+async def test_a_sqlite_file_locked_too_long_is_a_503(api: Api, tmp_path: Path) -> None:
+    path = tmp_path / "busy.sqlite3"
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("CREATE TABLE t (x INTEGER)")
+    holder.execute("BEGIN EXCLUSIVE")
+    engine = create_engine(f"sqlite:///{path}", connect_args={"timeout": 0.05}, poolclass=NullPool)
+
+    def write() -> None:
+        with engine.begin() as conn:
+            conn.execute(text("INSERT INTO t VALUES (1)"))
+
+    api.app.add_api_route(f"{PREFIX}/busy", write)
+    try:
+        response = await api.get("/busy")
+    finally:
+        holder.close()
+        engine.dispose()
+    assert response.status_code == 503
+    assert_problem(response.json(), 503, "database_unavailable")
+
+
+async def test_a_bad_statement_is_still_a_500(api: Api, tmp_path: Path) -> None:
+    # SQLite's driver calls a syntax error an OperationalError too: a bug, not an outage.
+    engine = create_engine(f"sqlite:///{tmp_path / 'bug.sqlite3'}", poolclass=NullPool)
+
+    def buggy() -> None:
+        with engine.connect() as conn:
+            conn.execute(text("SELEKT 1"))
+
+    api.app.add_api_route(f"{PREFIX}/buggy", buggy)
+    try:
+        response = await api.get("/buggy")
+    finally:
+        engine.dispose()
+    assert response.status_code == 500
+    assert_problem(response.json(), 500, "internal_error")

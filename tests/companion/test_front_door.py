@@ -16,6 +16,7 @@ from companion.keys.lifecycle import revoke_key
 from companion.ratelimit.database import DatabaseRateLimiter
 from companion.ratelimit.lease_link import LeaseLink
 from tests.companion.conftest import PREFIX
+from tests.companion.databases import refused_connection
 from tests.companion.front_pairs import (
     MakePair,
     Pair,
@@ -130,6 +131,39 @@ async def test_a_new_lease_is_taken_at_the_front_door(make_pair: MakePair) -> No
     statuses = [(await pair.both(endpoint))[0].status_code for _ in range(3)]
     assert statuses == [200, 200, 429]  # 5 a minute: the settling request and these
     assert pair.last_served
+
+
+async def test_a_lease_the_database_cannot_write_is_a_503_on_both_paths(
+    make_pair: MakePair,
+) -> None:
+    pair = await make_pair(workers=2, rate_per_minute=5)  # every request writes its lease
+    skip_unless_notified(pair)
+    endpoint = (await catalogue(pair))[0]
+    await pair.both(endpoint)
+    refusal = refused_connection()  # the driver's own error for a closed port
+
+    def in_statement(conn: Connection, cursor: Any, statement: str, *_: Any) -> None:
+        if "rate_limit_counts" in statement:  # the database goes away as the lease is written
+            raise refusal
+
+    engines = [side.app.state.services.engine for side in (pair.front, pair.chain)]
+    for side in (pair.front, pair.chain):
+        limiter = side.door().limiter
+        assert isinstance(limiter, DatabaseRateLimiter)
+        limiter.link = None  # written through the engine, where the statement is seen
+    for engine in engines:
+        event.listen(engine, "before_cursor_execute", in_statement)
+    try:
+        answer, _ = await pair.both(endpoint)  # the same bytes from both paths
+    finally:
+        for engine in engines:
+            event.remove(engine, "before_cursor_execute", in_statement)
+    assert pair.last_served  # the front door's own lease, not the chain's
+    assert answer.status_code == 503 and answer.headers["Retry-After"] == "5"
+    assert answer.json()["code"] == "database_unavailable"
+    assert answer.headers["X-Request-Id"] == "same-request-id"
+    again, _ = await pair.both(endpoint)  # back, and nothing was counted or kept wrong
+    assert again.status_code == 200 and pair.last_served
 
 
 @pytest.mark.parametrize("written", ["on the event loop", "in a thread"])
