@@ -9,16 +9,18 @@ What it does, on loopback only, bounded in time (it stops by itself):
    hot variants on short stock so that checkouts race for the last units;
 2. serves the baseline, a bare ASGI endpoint (``loadtest_bare``: the same uvicorn settings and
    worker count, a fixed JSON answer, no database), on ``--port`` + 1;
-3. starts ``storefront api`` with ``--workers`` processes on 127.0.0.1;
+3. starts ``storefront api`` with ``--workers`` processes on 127.0.0.1, and sends the bare
+   endpoint one request per shopper pause for a turn (``--probe-seconds`` / 3);
 4. runs ``--shoppers`` concurrent simulated shoppers for ``--seconds`` (one pool of keep-alive
    connections through the lean client of ``loadtest_http``, so that the load generator takes
    little of the CPU it shares with the server): each browses the catalogue, fills and
    updates a cart, asks for a quote and, often, places the order (with an
    Idempotency-Key, sometimes sent twice) and pays it through the sandbox gateway, whose IPN the
    shopper then replays once, as a gateway retrying would;
-5. the same shoppers read the catalogue alone (one read per pause), and in turns with it send
-   the bare endpoint one request per pause, each for ``--probe-seconds`` in all (``TURNS``: a
-   drift of the machine's speed weighs on both alike);
+5. the same shoppers send the bare endpoint one request per pause, and in turns with it read
+   the catalogue alone (one read per pause), each for ``--probe-seconds`` in all (``TURNS``: a
+   drift of the machine's speed weighs on both alike; with the turn before the mix, the first
+   one brackets the mix);
 6. bursts on a fresh key across all workers and counts the 429s;
 7. stops the server and audits the database: no lost or duplicated order, stock never negative
    and exactly what was sold, every IPN applied once, the rate limit held across workers.
@@ -467,9 +469,10 @@ def measure_mix(server: subprocess.Popen[bytes], shop: Shop, args: argparse.Name
     return Phase("full mix", tally, elapsed, cpu_seconds(workers) - before)
 
 
-#: The catalogue alone and the bare endpoint take turns in this order: a drift of the machine's
-#: speed during the turns weighs on both alike (a steady one exactly).
-TURNS = ("catalogue", "bare", "bare", "catalogue", "catalogue", "bare")
+#: The catalogue alone and the bare endpoint take turns in this order after the mix: a drift of
+#: the machine's speed during the turns weighs on both alike (a steady one exactly). The first
+#: bare turn, with one just before the mix, brackets the mix's hour.
+TURNS = ("bare", "catalogue", "catalogue", "bare", "bare", "catalogue")
 PHASE_NAMES = {"catalogue": "catalogue alone", "bare": "bare endpoint (baseline)"}
 
 
@@ -485,10 +488,13 @@ class Turn:
 
 
 async def take_turns(
-    shops: dict[str, Shop], workers: dict[str, list[int]], args: argparse.Namespace
+    shops: dict[str, Shop],
+    workers: dict[str, list[int]],
+    args: argparse.Namespace,
+    order: tuple[str, ...] = TURNS,
 ) -> tuple[dict[str, Phase], list[Turn]]:
-    """The catalogue alone and the bare endpoint, each for ``--probe-seconds`` in all, in
-    alternating turns (``TURNS``) at the same pace, each server's connections kept across its
+    """Turns of ``--probe-seconds`` / 3 in ``order`` (by default the catalogue alone and the bare
+    endpoint, 30 s each in all) at the same pace, each server's connections kept across its
     turns; the CPU of each turn's server read before and after it."""
     seconds = args.probe_seconds / TURNS.count("bare")
     think = (args.think[0], args.think[1])
@@ -508,7 +514,7 @@ async def take_turns(
             ]
             for plan in shops
         }
-        for plan in TURNS:
+        for plan in order:
             asked = sum(tallies[plan].statuses.values())
             before = cpu_seconds(workers[plan])
             started = time.monotonic()
@@ -632,7 +638,7 @@ def report(
     bare: Phase, catalogue: Phase, mix: Phase, turns: list[Turn], args: argparse.Namespace
 ) -> None:
     """The mix per group, with the catalogue alone and the bare baseline (measured in turns)
-    beside it."""
+    beside it; ``turns``: the bare turn before the mix, then those after it."""
     low, high = args.think
     tally = mix.tally
     print(
@@ -662,8 +668,11 @@ def report(
     every = [v for values in tally.latencies.values() for v in values]
     print(row("full mix", every, f"{mix.cpu_per_request_ms:.2f}"))
     ratio = catalogue.cpu_per_request_ms / max(bare.cpu_per_request_ms, 1e-9)
-    each = ", ".join(f"{turn.plan} {turn.cpu_per_request_ms:.2f}" for turn in turns)
-    print(f"CPU ms per request, turn by turn: {each}")
+    each = ", ".join(f"{turn.plan} {turn.cpu_per_request_ms:.2f}" for turn in turns[1:])
+    print(
+        f"CPU ms per request: bare {turns[0].cpu_per_request_ms:.2f} before the mix; "
+        f"after it, turn by turn: {each}"
+    )
     print(f"catalogue CPU per request: {ratio:.2f}x the bare endpoint's")
     server_errors = sum(n for s, n in tally.statuses.items() if s >= 500) - tally.shed
     print(f"statuses: {dict(sorted(tally.statuses.items()))}")
@@ -723,10 +732,12 @@ def load_and_audit(
         server = start_server(url, args.port, args.workers, log)
         try:
             wait_ready(base, server, log=log, workers=args.workers)
+            bare_workers = descendants(bare_server.pid)
+            shops = {"catalogue": shop, "bare": bare_shop}
+            workers = {"catalogue": descendants(server.pid), "bare": bare_workers}
+            ahead, _ = run_fast(take_turns({"bare": bare_shop}, workers, args, ("bare",)))
             mix = measure_mix(server, shop, args)
             # After the mix, so that it runs on warm workers (pools open, keys cached).
-            shops = {"catalogue": shop, "bare": bare_shop}
-            workers = {"catalogue": descendants(server.pid), "bare": descendants(bare_server.pid)}
             phases, turns = run_fast(take_turns(shops, workers, args))
             wait_for_fresh_window()
             burst_seen = asyncio.run(burst(base, burst_key, RATE_PER_MINUTE + BURST_EXTRA))
@@ -738,7 +749,13 @@ def load_and_audit(
     bare, catalogue = phases["bare"], phases["catalogue"]
     if bare.tally.statuses.get(200, 0) != bare.requests:
         raise SystemExit(f"loadtest: the bare endpoint answered {dict(bare.tally.statuses)}")
-    report(bare, catalogue, mix, turns, args)
+    report(
+        bare,
+        catalogue,
+        mix,
+        [Turn("bare", ahead["bare"].requests, ahead["bare"].cpu), *turns],
+        args,
+    )
     checks = audit(engine, store_id, mix.tally, initial, burst_seen, args.workers)
     return [bare, catalogue, mix], checks
 
