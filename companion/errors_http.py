@@ -139,7 +139,8 @@ def database_unreachable(exc: BaseException) -> bool:
         return False
     if isinstance(exc.orig, sqlite3.OperationalError):
         return str(exc.orig).lower().startswith(_SQLITE_UNAVAILABLE)
-    return True
+    # PostgreSQL's class 54 (a statement too complex, a row too large) is the request's.
+    return not str(getattr(exc.orig, "sqlstate", None) or "").startswith("54")
 
 
 class CrashBarrier:

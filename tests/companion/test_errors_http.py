@@ -11,7 +11,7 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.pool import NullPool
 
 from tests.companion.conftest import PREFIX, Api
-from tests.companion.databases import refused_connection
+from tests.companion.databases import postgres_server, refused_connection
 
 pytestmark = pytest.mark.anyio
 
@@ -175,6 +175,25 @@ async def test_a_bad_statement_is_still_a_500(api: Api, tmp_path: Path) -> None:
     api.app.add_api_route(f"{PREFIX}/buggy", buggy)
     try:
         response = await api.get("/buggy")
+    finally:
+        engine.dispose()
+    assert response.status_code == 500
+    assert_problem(response.json(), 500, "internal_error")
+
+
+async def test_a_statement_postgresql_finds_too_large_is_still_a_500(api: Api) -> None:
+    server = postgres_server()
+    if server is None:
+        pytest.skip("PostgreSQL's own limits (the PostgreSQL pass runs it)")
+    engine = create_engine(server, poolclass=NullPool)
+
+    def too_wide() -> None:  # more columns than a target list may hold: SQLSTATE 54011
+        with engine.connect() as conn:
+            conn.execute(text("SELECT " + ", ".join(["1"] * 1700)))
+
+    api.app.add_api_route(f"{PREFIX}/too-wide", too_wide)
+    try:
+        response = await api.get("/too-wide")
     finally:
         engine.dispose()
     assert response.status_code == 500
