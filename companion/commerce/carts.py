@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, delete, insert, select, update
+from sqlalchemy import Connection, bindparam, delete, insert, select, update
 
 from companion.commerce_states import CartStatus
 from companion.db.commerce_schema import cart_items, carts
@@ -33,12 +33,21 @@ def _cart(row: Any) -> Cart:
 
 
 _COLUMNS = (carts.c.id, carts.c.token, carts.c.customer_id, carts.c.status, carts.c.updated_at)
+# The statements of every cart write and quote, built once (values bound at each call): building
+# one costs about as much CPU as sending it (docs/benchmarks.md).
+_BY_TOKEN = select(*_COLUMNS).where(
+    carts.c.store_id == bindparam("store_id"), carts.c.token == bindparam("token")
+)
+_ITEMS = (
+    select(cart_items.c.variant_id, cart_items.c.quantity)
+    .where(cart_items.c.cart_id == bindparam("cart_id"))
+    .order_by(cart_items.c.position, cart_items.c.id)
+)
+_CLEAR_ITEMS = delete(cart_items).where(cart_items.c.cart_id == bindparam("cart_id"))
 
 
 def find_cart(conn: Connection, *, store_id: int, token: str) -> Cart | None:
-    row = conn.execute(
-        select(*_COLUMNS).where(carts.c.store_id == store_id, carts.c.token == token)
-    ).first()
+    row = conn.execute(_BY_TOKEN, {"store_id": store_id, "token": token}).first()
     return _cart(row) if row else None
 
 
@@ -75,11 +84,7 @@ def create_cart(conn: Connection, *, store_id: int, customer_id: int | None, now
 
 def item_quantities(conn: Connection, cart: Cart) -> list[tuple[int, int]]:
     """(variant_id, quantity) in the order the customer put them in."""
-    rows = conn.execute(
-        select(cart_items.c.variant_id, cart_items.c.quantity)
-        .where(cart_items.c.cart_id == cart.id)
-        .order_by(cart_items.c.position, cart_items.c.id)
-    )
+    rows = conn.execute(_ITEMS, {"cart_id": cart.id})
     return [(variant_id, quantity) for variant_id, quantity in rows]
 
 
@@ -91,7 +96,7 @@ def replace_items(
     items: Sequence[tuple[int, int]],
     now: datetime,
 ) -> Cart:
-    conn.execute(delete(cart_items).where(cart_items.c.cart_id == cart.id))
+    conn.execute(_CLEAR_ITEMS, {"cart_id": cart.id})
     if items:
         conn.execute(
             insert(cart_items),

@@ -9,7 +9,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import Connection, Select, insert, select, update
+from sqlalchemy import Connection, Select, bindparam, insert, select, update
 
 from companion.commerce.carts import Cart
 from companion.commerce_states import CheckoutStatus
@@ -51,6 +51,18 @@ def _select() -> Select[Any]:
     ).join(carts, carts.c.id == checkouts.c.cart_id)
 
 
+# Read by every quote and order (a cart's checkout): built once, values bound at each call.
+_OF_CART = (
+    _select()
+    .where(
+        checkouts.c.store_id == bindparam("store_id"),
+        checkouts.c.cart_id == bindparam("cart_id"),
+    )
+    .order_by(checkouts.c.created_at.desc())
+    .limit(1)
+)
+
+
 def _checkout(row: Any) -> Checkout:
     values = list(row)
     values[4] = CheckoutStatus(values[4])
@@ -71,12 +83,7 @@ def get_checkout(conn: Connection, *, store_id: int, checkout_id: str) -> Checko
 
 def latest_checkout(conn: Connection, *, store_id: int, cart_id: int) -> Checkout | None:
     """The cart's checkout (a cart has at most one)."""
-    row = conn.execute(
-        _select()
-        .where(checkouts.c.store_id == store_id, checkouts.c.cart_id == cart_id)
-        .order_by(checkouts.c.created_at.desc())
-        .limit(1)
-    ).first()
+    row = conn.execute(_OF_CART, {"store_id": store_id, "cart_id": cart_id}).first()
     return _checkout(row) if row else None
 
 

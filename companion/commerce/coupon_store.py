@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, Row, insert, or_, select, update
+from sqlalchemy import Connection, Row, bindparam, insert, or_, select, update
 
 from companion.commerce.discounts import Coupon, DiscountKind, DiscountRule, normalize_code
 from companion.commerce.quote import Promotion
@@ -24,13 +24,20 @@ def find_coupon(conn: Connection, *, store_id: int, code: str) -> tuple[int, Cou
     return row.id, Coupon(row.code, _rule(row), bool(row.active), row.usage_limit, row.used_count)
 
 
+# Read by every quote and order: built once, the store bound at each call.
+_ACTIVE_PROMOTIONS = (
+    select(order_promotions)
+    .where(
+        order_promotions.c.store_id == bindparam("store_id"),
+        order_promotions.c.active.is_(True),
+    )
+    .order_by(order_promotions.c.id)
+)
+
+
 def active_promotions(conn: Connection, *, store_id: int) -> list[Promotion]:
     """Promotions switched on; whether each runs now is the quote's business."""
-    rows = conn.execute(
-        select(order_promotions)
-        .where(order_promotions.c.store_id == store_id, order_promotions.c.active.is_(True))
-        .order_by(order_promotions.c.id)
-    )
+    rows = conn.execute(_ACTIVE_PROMOTIONS, {"store_id": store_id})
     return [
         Promotion(
             row.label,

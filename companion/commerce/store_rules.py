@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection, bindparam, select
 
 from companion.commerce.quote import TaxRule
 from companion.db.commerce_schema import commerce_settings
@@ -28,15 +28,17 @@ class StoreRules:
 DEFAULT_RULES = StoreRules(TaxRule(10, True), LoyaltyRule(10_000, 100))
 
 
+# Read by every quote and order: built once, the store bound at each call.
+_RULES = select(
+    commerce_settings.c.vat_percent,
+    commerce_settings.c.prices_include_tax,
+    commerce_settings.c.points_earn_per_vnd,
+    commerce_settings.c.point_value_vnd,
+).where(commerce_settings.c.store_id == bindparam("store_id"))
+
+
 def store_rules(conn: Connection, *, store_id: int) -> StoreRules:
-    row = conn.execute(
-        select(
-            commerce_settings.c.vat_percent,
-            commerce_settings.c.prices_include_tax,
-            commerce_settings.c.points_earn_per_vnd,
-            commerce_settings.c.point_value_vnd,
-        ).where(commerce_settings.c.store_id == store_id)
-    ).first()
+    row = conn.execute(_RULES, {"store_id": store_id}).first()
     if row is None:
         return DEFAULT_RULES
     return StoreRules(
