@@ -36,7 +36,7 @@ import anyio
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from companion.errors_http import problem_response
-from companion.problems import Problem
+from companion.problems import Problem, service_unavailable
 
 READ_METHODS = frozenset({"GET", "HEAD"})
 #: Seconds a refused client is asked to wait: a saturated worker clears its queue within one.
@@ -44,13 +44,10 @@ RETRY_AFTER = 1
 
 
 def overloaded(method: str, path: str, retry_after: int, why: str) -> Problem:
-    return Problem(
-        503,
+    return service_unavailable(
         "overloaded",
-        "Service unavailable",
+        retry_after,
         f"{method} {path[:200]}: the server is busy ({why}); retry after {retry_after} s",
-        headers={"Retry-After": str(retry_after)},
-        extra={"retry_after": retry_after},
     )
 
 

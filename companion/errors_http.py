@@ -25,7 +25,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from companion.problems import PROBLEM_CONTENT_TYPE, FieldError, Problem
+from companion.problems import PROBLEM_CONTENT_TYPE, FieldError, Problem, service_unavailable
 
 LOG = "companion.errors"
 MAX_DETAIL = 500
@@ -108,13 +108,10 @@ def internal_error() -> Problem:
 
 def database_unavailable() -> Problem:
     wait = DATABASE_RETRY_AFTER
-    return Problem(
-        503,
+    return service_unavailable(
         "database_unavailable",
-        "Service unavailable",
+        wait,
         f"the database could not be reached or was too busy to answer; retry after {wait} s",
-        headers={"Retry-After": str(wait)},
-        extra={"retry_after": wait},
     )
 
 
@@ -167,9 +164,9 @@ class CrashBarrier:
         except Exception as exc:
             unreachable = database_unreachable(exc)
             if unreachable:  # one line a request while it lasts, not a traceback each
-                reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()[:1]
+                reason = str(getattr(exc, "orig", None) or exc).strip().partition("\n")[0]
                 logging.getLogger(LOG).error(
-                    "database unavailable on %s: %s", scope.get("path"), " ".join(reason)
+                    "database unavailable on %s: %s", scope.get("path"), reason
                 )
             else:
                 logging.getLogger(LOG).exception("unhandled error on %s", scope.get("path"))

@@ -69,6 +69,18 @@ def forbidden(code: str, detail: str) -> Problem:
     return Problem(403, code, "Forbidden", detail)
 
 
+def service_unavailable(code: str, retry_after: int, detail: str) -> Problem:
+    """503: nothing of the request was done for the server's sake; send it again after a wait."""
+    return Problem(
+        503,
+        code,
+        "Service unavailable",
+        detail,
+        headers={"Retry-After": str(retry_after)},
+        extra={"retry_after": retry_after},
+    )
+
+
 def too_many_requests(retry_after: int, detail: str) -> Problem:
     return Problem(
         429,
