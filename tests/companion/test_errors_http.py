@@ -6,8 +6,9 @@ import logging
 import sqlite3
 from pathlib import Path
 
+import httpx
 import pytest
-from sqlalchemy import create_engine, text
+from sqlalchemy import Engine, create_engine, text
 from sqlalchemy.pool import NullPool
 
 from tests.companion.conftest import PREFIX, Api
@@ -143,23 +144,30 @@ async def test_a_database_that_cannot_be_reached_is_a_503_with_retry_after(
     assert "Traceback" not in caplog.text  # one line a request while it lasts
 
 
+async def answer_to_statement(api: Api, engine: Engine, statement: str) -> httpx.Response:
+    """The answer to a route that runs ``statement`` on ``engine`` (disposed after)."""
+
+    def run() -> None:
+        with engine.begin() as conn:
+            conn.execute(text(statement))
+
+    api.app.add_api_route(f"{PREFIX}/statement", run)
+    try:
+        return await api.get("/statement")
+    finally:
+        engine.dispose()
+
+
 async def test_a_sqlite_file_locked_too_long_is_a_503(api: Api, tmp_path: Path) -> None:
     path = tmp_path / "busy.sqlite3"
     holder = sqlite3.connect(path, isolation_level=None)
     holder.execute("CREATE TABLE t (x INTEGER)")
     holder.execute("BEGIN EXCLUSIVE")
     engine = create_engine(f"sqlite:///{path}", connect_args={"timeout": 0.05}, poolclass=NullPool)
-
-    def write() -> None:
-        with engine.begin() as conn:
-            conn.execute(text("INSERT INTO t VALUES (1)"))
-
-    api.app.add_api_route(f"{PREFIX}/busy", write)
     try:
-        response = await api.get("/busy")
+        response = await answer_to_statement(api, engine, "INSERT INTO t VALUES (1)")
     finally:
         holder.close()
-        engine.dispose()
     assert response.status_code == 503
     assert_problem(response.json(), 503, "database_unavailable")
 
@@ -167,16 +175,7 @@ async def test_a_sqlite_file_locked_too_long_is_a_503(api: Api, tmp_path: Path) 
 async def test_a_bad_statement_is_still_a_500(api: Api, tmp_path: Path) -> None:
     # SQLite's driver calls a syntax error an OperationalError too: a bug, not an outage.
     engine = create_engine(f"sqlite:///{tmp_path / 'bug.sqlite3'}", poolclass=NullPool)
-
-    def buggy() -> None:
-        with engine.connect() as conn:
-            conn.execute(text("SELEKT 1"))
-
-    api.app.add_api_route(f"{PREFIX}/buggy", buggy)
-    try:
-        response = await api.get("/buggy")
-    finally:
-        engine.dispose()
+    response = await answer_to_statement(api, engine, "SELEKT 1")
     assert response.status_code == 500
     assert_problem(response.json(), 500, "internal_error")
 
@@ -186,15 +185,7 @@ async def test_a_statement_postgresql_finds_too_large_is_still_a_500(api: Api) -
     if server is None:
         pytest.skip("PostgreSQL's own limits (the PostgreSQL pass runs it)")
     engine = create_engine(server, poolclass=NullPool)
-
-    def too_wide() -> None:  # more columns than a target list may hold: SQLSTATE 54011
-        with engine.connect() as conn:
-            conn.execute(text("SELECT " + ", ".join(["1"] * 1700)))
-
-    api.app.add_api_route(f"{PREFIX}/too-wide", too_wide)
-    try:
-        response = await api.get("/too-wide")
-    finally:
-        engine.dispose()
+    # More columns than a target list may hold: SQLSTATE 54011.
+    response = await answer_to_statement(api, engine, "SELECT " + ", ".join(["1"] * 1700))
     assert response.status_code == 500
     assert_problem(response.json(), 500, "internal_error")
