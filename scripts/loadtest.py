@@ -162,8 +162,12 @@ class Shopper:
             self.tally.server_errors.append(f"{method} {url} -> {response.status_code}")
         return response
 
-    async def think(self) -> None:
-        await asyncio.sleep(self.rng.uniform(*self.think_range))
+    async def think(self, deadline: float | None = None) -> None:
+        """A pause between two actions, cut short at ``deadline``."""
+        pause = self.rng.uniform(*self.think_range)
+        if deadline is not None:
+            pause = max(0.0, min(pause, deadline - time.monotonic()))
+        await asyncio.sleep(pause)
 
     async def browse(self) -> None:
         for _ in range(self.rng.randint(2, 4)):
@@ -274,8 +278,7 @@ class Shopper:
                 await self.call("bare", "GET", "/bare", params={"limit": 20})
             else:
                 await self.read_catalogue()
-            pause = self.rng.uniform(*self.think_range)
-            await asyncio.sleep(max(0.0, min(pause, deadline - time.monotonic())))
+            await self.think(deadline)
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -735,7 +738,7 @@ def load_and_audit(
             bare_workers = descendants(bare_server.pid)
             shops = {"catalogue": shop, "bare": bare_shop}
             workers = {"catalogue": descendants(server.pid), "bare": bare_workers}
-            ahead, _ = run_fast(take_turns({"bare": bare_shop}, workers, args, ("bare",)))
+            _, ahead = run_fast(take_turns({"bare": bare_shop}, workers, args, ("bare",)))
             mix = measure_mix(server, shop, args)
             # After the mix, so that it runs on warm workers (pools open, keys cached).
             phases, turns = run_fast(take_turns(shops, workers, args))
@@ -749,13 +752,7 @@ def load_and_audit(
     bare, catalogue = phases["bare"], phases["catalogue"]
     if bare.tally.statuses.get(200, 0) != bare.requests:
         raise SystemExit(f"loadtest: the bare endpoint answered {dict(bare.tally.statuses)}")
-    report(
-        bare,
-        catalogue,
-        mix,
-        [Turn("bare", ahead["bare"].requests, ahead["bare"].cpu), *turns],
-        args,
-    )
+    report(bare, catalogue, mix, [*ahead, *turns], args)
     checks = audit(engine, store_id, mix.tally, initial, burst_seen, args.workers)
     return [bare, catalogue, mix], checks
 
