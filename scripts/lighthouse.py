@@ -18,8 +18,8 @@ Lighthouse emulates a mid-range phone by slowing the host's CPU 4 times, a facto
 of benchmark index about 1,500 (Lighthouse measures it at the start of each run). When a host
 runs slower than that, in a busy hour, the same page takes longer for the host's sake, not the
 page's: the two runs after a miss use the slowdown Lighthouse's calibration gives for the
-benchmark index of the run before (its throttling docs: 1,300 is 3x, 800 is 2x, 150 is 1x,
-linear between), never more than the default 4x. Each run prints its index and slowdown.
+benchmark index of the run before (``calibrated_slowdown``), never more than the default 4x.
+Each run prints its index and slowdown.
 
 Without --page, the pages are picked from the sitemap: the first loc whose page is of each kind
 (the theme marks the kind on <body class="page-KIND">). Nothing is downloaded at run time.
