@@ -24,6 +24,7 @@ from companion.admission import AdmissionGate
 from companion.answer_cache.changes import watch_writes
 from companion.answer_cache.feeds import feed_for
 from companion.answer_cache.middleware import AnswerCache
+from companion.answer_cache.shared import SharedAnswers
 from companion.clock import Clock, SystemClock
 from companion.db.engine import POOL_SIZE, make_engine
 from companion.db.migrate import upgrade
@@ -53,7 +54,14 @@ def rate_windows(settings: CompanionSettings) -> tuple[Window, ...]:
     return (Window(60, settings.rate_per_minute), Window(3600, settings.rate_per_hour))
 
 
-def create_app(settings: CompanionSettings | None = None, *, clock: Clock | None = None) -> FastAPI:
+def create_app(
+    settings: CompanionSettings | None = None,
+    *,
+    clock: Clock | None = None,
+    shared_answers: SharedAnswers | None = None,
+) -> FastAPI:
+    """``shared_answers``: where the workers of one server hand each other catalogue answers
+    (``companion.answer_cache.shared``); None for a lone worker."""
     from companion.routes.commerce import gateway_router
     from companion.routes.commerce import router as commerce_router
     from companion.routes.read import router as read_router
@@ -108,7 +116,14 @@ def create_app(settings: CompanionSettings | None = None, *, clock: Clock | None
 
     # add_middleware wraps what is there: add innermost first.
     app.add_middleware(ETagMiddleware, prefix=f"{API_PREFIX}/")
-    app.add_middleware(AnswerCache, feed=feed, engine=engine, clock=clock, prefix=f"{API_PREFIX}/")
+    app.add_middleware(
+        AnswerCache,
+        feed=feed,
+        engine=engine,
+        clock=clock,
+        prefix=f"{API_PREFIX}/",
+        shared=shared_answers,
+    )
     app.add_middleware(RateLimitMiddleware, limiter=limiter)
     app.add_middleware(
         TenancyMiddleware,

@@ -4,7 +4,9 @@ One worker (the SQLite default) runs the app built here. Several workers (``--wo
 separate processes started by uvicorn, each building its own app from the settings this process
 puts in the environment (``app_from_env``); everything they must agree on (rate-limit counts,
 login throttling, idempotency keys, stock, the webhook queue) lives in the shared database.
-Migrations run once, here, before any worker starts.
+Migrations run once, here, before any worker starts. The workers also hand each other the
+catalogue answers they read, through a directory this process makes for them and removes when
+it stops (``companion.answer_cache.shared``).
 
 Beside the server, one background thread (in this process, whatever the number of workers)
 delivers due content-change webhooks every few seconds; each delivery is leased in the database
@@ -19,9 +21,12 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import shutil
+import tempfile
 import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -29,6 +34,7 @@ import uvicorn
 from sqlalchemy import Engine
 from starlette.types import ASGIApp
 
+from companion.answer_cache.shared import DIRECTORY_VARIABLE, SharedAnswers
 from companion.app import create_app
 from companion.clock import Clock, SystemClock
 from companion.db.engine import make_engine
@@ -70,7 +76,9 @@ def settings_from_env(environ: Mapping[str, str]) -> CompanionSettings:
 def app_from_env() -> ASGIApp:
     """The app of one worker process (uvicorn's factory when serving with several workers)."""
     settings = settings_from_env(os.environ)
-    return with_session(create_app(settings), settings)
+    directory = os.environ.get(DIRECTORY_VARIABLE)
+    shared = SharedAnswers(Path(directory)) if directory else None
+    return with_session(create_app(settings, shared_answers=shared), settings)
 
 
 def log_config() -> dict[str, Any]:
@@ -119,12 +127,16 @@ def serve(settings: CompanionSettings, *, host: str, port: int, workers: int = 1
     # The workers share the database; this process migrated it already.
     shared = dataclasses.replace(settings, workers=workers, migrate=False)
     os.environ[SETTINGS_VARIABLE] = settings_to_env(shared)
+    answers = tempfile.mkdtemp(prefix="storefront-answers-")
+    os.environ[DIRECTORY_VARIABLE] = answers
     engine = make_engine(settings.database, pool_size=1, max_overflow=1)
     try:
         with delivering_webhooks(engine, SystemClock()), _bind_errors(host, port):
             uvicorn.run("companion.server:app_from_env", factory=True, workers=workers, **options)
     finally:
         engine.dispose()
+        os.environ.pop(DIRECTORY_VARIABLE, None)
+        shutil.rmtree(answers, ignore_errors=True)
 
 
 @contextmanager

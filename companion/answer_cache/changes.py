@@ -16,12 +16,17 @@ rows while the write was under way labelled its answer with the old value, which
 then on.
 
 Writes by other processes reach this one through ``companion.answer_cache.feeds``.
+
+Each mark also keeps when it was made (``time.monotonic``, one clock for every process of a
+host), so that an answer another worker read at a known time can be checked against this
+process's marks (``companion.answer_cache.shared``).
 """
 
 from __future__ import annotations
 
 import re
 import threading
+import time
 from collections.abc import Iterable
 from typing import Any
 
@@ -40,9 +45,11 @@ class Version:
 
     def __init__(self) -> None:
         self.value = 0
+        self.at = 0.0  # when it last moved (time.monotonic)
 
     def bump(self) -> None:
         with _marking:
+            self.at = time.monotonic()
             self.value += 1
 
 
@@ -61,19 +68,27 @@ class StockMarks:
         self.every = 0  # the last change of every product's stock (``mark_all``)
         self._counts: dict[int, int] = {}
         self._flags: dict[int, int] = {}
+        # The same marks by time (time.monotonic), for answers read by another process.
+        self.any_at = self.every_at = 0.0
+        self._counts_at: dict[int, float] = {}
+        self._flags_at: dict[int, float] = {}
 
     def mark(self, counts: Iterable[int], flags: Iterable[int] = ()) -> None:
         """The stock of ``counts`` changed; of those, ``flags`` may be in or out of stock now."""
         with _marking:
-            seq = self.seq + 1
+            seq, at = self.seq + 1, time.monotonic()
             for product_id in counts:
                 self._counts[product_id] = seq
+                self._counts_at[product_id] = at
             for product_id in flags:
                 self._flags[product_id] = seq
+                self._flags_at[product_id] = at
+            self.any_at = at
             self.seq = self.any = seq  # last: a reader that sees it sees the products too
 
     def mark_all(self) -> None:
         with _marking:
+            self.any_at = self.every_at = time.monotonic()
             self.seq = self.any = self.every = self.seq + 1
 
     def unchanged_since(
@@ -87,6 +102,18 @@ class StockMarks:
             return False
         changed = self._counts if counts else self._flags
         return all(changed.get(p, 0) <= seen for p in product_ids)
+
+    def unchanged_after(
+        self, at: float, product_ids: frozenset[int] | None, *, counts: bool = False
+    ) -> bool:
+        """``unchanged_since`` by time: no mark of these products' stock made at ``at``
+        (time.monotonic) or later."""
+        if self.any_at < at:
+            return True
+        if product_ids is None or self.every_at >= at:
+            return False
+        changed = self._counts_at if counts else self._flags_at
+        return all(changed.get(p, 0.0) < at for p in product_ids)
 
 
 stock = StockMarks()

@@ -10,12 +10,17 @@ The answer is the bytes the routes gave, with their entity tag: a matching If-No
 304 as from ``companion.etag``. Everything outside this middleware runs for every request: the
 request log, admission, the key check (a revoked key is refused before the cache), the rate
 limit and its headers. Only 200 answers are kept; anything else passes through untouched.
+
+With several workers on one host, an answer one of them read is handed to the others
+(``shared``): a worker that does not hold an answer takes the other's when nothing it shows has
+changed since its reading began.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import time
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -23,8 +28,9 @@ import anyio.to_thread
 from sqlalchemy import Engine, func, select, union_all
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from companion.answer_cache.changes import stock
+from companion.answer_cache.changes import catalogue, stock
 from companion.answer_cache.feeds import Feed
+from companion.answer_cache.shared import SharedAnswer, SharedAnswers
 from companion.clock import Clock
 from companion.db.schema import flash_sales
 from companion.etag import matches, whole_ok_answers
@@ -55,6 +61,7 @@ class _Reading:
     stock_seen: int
     since: datetime
     until: datetime | None
+    read_at: float  # time.monotonic() before anything was read for it
 
 
 Headers = tuple[tuple[bytes, bytes], ...]
@@ -104,6 +111,7 @@ class AnswerCache:
         prefix: str,
         max_entries: int = MAX_ENTRIES,
         max_bytes: int = MAX_BYTES,
+        shared: SharedAnswers | None = None,
     ) -> None:
         self.app = app
         self.feed = feed
@@ -119,7 +127,9 @@ class AnswerCache:
         self._version: int | None = None
         # store -> (when it was read, the next flash-sale start or end after that)
         self._boundaries: dict[int, tuple[datetime, datetime | None]] = {}
+        self.shared = shared
         self.hits = 0
+        self.adopted = 0  # answers taken from another worker (tests, reports)
 
     def cacheable(self, scope: Scope) -> bool:
         if scope["type"] != "http" or scope["method"] != "GET":
@@ -132,6 +142,7 @@ class AnswerCache:
         if not isinstance(tenant, Tenant) or not self.cacheable(scope):
             await self.app(scope, receive, send)
             return
+        read_at = time.monotonic()  # before the feed's poll and every read below
         version = self.version()
         if version is None:  # changes by other processes may be missed: no cache at all
             await self.app(scope, receive, send)
@@ -145,7 +156,7 @@ class AnswerCache:
             await _send(send, kept, asked)
             return
         until = await self._boundary(tenant.store_id, now)
-        read = _Reading(key, version, stock.seq, now, until)
+        read = _Reading(key, version, stock.seq, now, until, read_at)
         await self._read(scope, receive, send, read, asked)
 
     def version(self) -> int | None:
@@ -158,8 +169,8 @@ class AnswerCache:
         return version
 
     def kept(self, key: tuple[int, str, bytes], now: datetime) -> Answer | None:
-        """The answer kept for ``key`` if nothing it shows has changed since; call after
-        ``version``."""
+        """The answer kept for ``key`` if nothing it shows has changed since (one another
+        worker shared, else); call after ``version``."""
         kept = self._answers.get(key)
         if (
             kept is not None
@@ -167,7 +178,43 @@ class AnswerCache:
             and stock.unchanged_since(kept.stock_seen, kept.products, counts=kept.counts)
         ):
             return kept
-        return None
+        return None if self.shared is None else self._adopt(self.shared, key, now)
+
+    def _adopt(
+        self, shared: SharedAnswers, key: tuple[int, str, bytes], now: datetime
+    ) -> Answer | None:
+        """The answer another worker shared for ``key``, kept here as if read here, when this
+        worker marked no change it may not show: nothing in the catalogue, or in the stock it
+        shows, since its reading began. Its flash-sale window is narrowed to this worker's own
+        (a sale added meanwhile is in this worker's, not in the reader's)."""
+        known = self._boundaries.get(key[0])
+        if known is None or not _within(now, *known):
+            return None  # this worker reads the store's flash sales itself first
+        stock_seen = stock.seq  # before the checks: a mark after them counts against it
+        found = shared.get(key)
+        if (
+            found is None
+            or catalogue.at >= found.read_at
+            or not stock.unchanged_after(found.read_at, found.products, counts=found.counts)
+        ):
+            return None
+        since = max(found.since, known[0])
+        until = min((u for u in (found.until, known[1]) if u is not None), default=None)
+        if not _within(now, since, until):
+            return None
+        answer = Answer(
+            found.headers,
+            found.body,
+            found.etag,
+            found.products,
+            found.counts,
+            stock_seen,
+            since,
+            until,
+        )
+        self._keep(key, answer)
+        self.adopted += 1
+        return answer
 
     async def _boundary(self, store_id: int, now: datetime) -> datetime | None:
         known = self._boundaries.get(store_id)
@@ -198,6 +245,8 @@ class AnswerCache:
             )
             if tag and self.feed.version() == read.version:
                 self._keep(read.key, answer)
+                if self.shared is not None:
+                    self.shared.put(read.key, _shareable(answer, read.read_at))
             await _send(send, answer, asked)
 
         await self.app(inner, receive, whole_ok_answers(send, keep))
@@ -236,6 +285,19 @@ class AnswerCache:
             self._boundaries.clear()
             self._bytes = 0
         self._version = version
+
+
+def _shareable(answer: Answer, read_at: float) -> SharedAnswer:
+    return SharedAnswer(
+        answer.headers,
+        answer.body,
+        answer.etag,
+        answer.products,
+        answer.counts,
+        answer.since,
+        answer.until,
+        read_at,
+    )
 
 
 def _within(now: datetime, since: datetime, until: datetime | None) -> bool:

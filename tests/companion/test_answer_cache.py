@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib.util
 import subprocess
 import sys
+import time
 from datetime import timedelta
 from pathlib import Path
 
@@ -240,7 +241,8 @@ async def test_a_write_in_this_process_marks_itself_after_its_commit(api: Api) -
         conn.execute(update(products).where(products.c.id == pid).values(price=1))
         assert catalogue.value == version  # not before the commit
     assert catalogue.value > version
-    seen = stock.seq
+    seen, began = stock.seq, time.monotonic()
+    assert catalogue.at < began
     with engine.begin() as conn:
         conn.execute(update(variants).where(variants.c.id == variant).values(stock=2))
         stock_changed(conn, [(pid, 2, -1)])
@@ -248,11 +250,18 @@ async def test_a_write_in_this_process_marks_itself_after_its_commit(api: Api) -
     assert stock.unchanged_since(seen, frozenset({pid}))  # still in stock
     assert stock.unchanged_since(seen, frozenset({other}), counts=True)
     assert not stock.unchanged_since(seen, None)
-    seen = stock.seq
+    # The same, by time (an answer another worker began reading at ``began``).
+    assert not stock.unchanged_after(began, frozenset({pid}), counts=True)
+    assert stock.unchanged_after(began, frozenset({pid}))
+    assert stock.unchanged_after(began, frozenset({other}), counts=True)
+    assert not stock.unchanged_after(began, None)
+    assert stock.unchanged_after(time.monotonic(), None)
+    seen, began = stock.seq, time.monotonic()
     with engine.begin() as conn:
         conn.execute(update(variants).where(variants.c.id == variant).values(stock=0))
         stock_changed(conn, [(pid, 0, -2)])
     assert not stock.unchanged_since(seen, frozenset({pid}))  # out of stock now
+    assert not stock.unchanged_after(began, frozenset({pid}))
 
 
 def test_the_notifying_triggers_cover_every_catalogue_table_and_the_keys() -> None:
