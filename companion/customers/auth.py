@@ -10,12 +10,14 @@ from typing import Annotated
 
 from fastapi import Depends
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from sqlalchemy import Connection
 
 from companion.customers.accounts import get_customer
 from companion.customers.signing_key import stored_jwt_secret
 from companion.customers.tokens import TokenRejected, read_token
-from companion.deps import CurrentTenant, Db, ServicesDep
+from companion.deps import CurrentTenant, Db, Services, ServicesDep
 from companion.problems import Problem
+from companion.tenant import Tenant
 
 # Declarative only (it reads a header); it documents the scheme in the OpenAPI document.
 customer_bearer = HTTPBearer(
@@ -34,6 +36,16 @@ def token_problem(code: str, detail: str) -> Problem:
 def optional_customer(
     credentials: Credentials, db: Db, services: ServicesDep, tenant: CurrentTenant
 ) -> int | None:
+    return customer_of(credentials, db, services, tenant)
+
+
+def customer_of(
+    credentials: HTTPAuthorizationCredentials | None,
+    db: Connection,
+    services: Services,
+    tenant: Tenant,
+) -> int | None:
+    """The customer a token names, None without one; a 401 problem for a wrong one."""
     if credentials is None:
         return None
     secret = stored_jwt_secret(db, services.settings, store_id=tenant.store_id)
@@ -54,6 +66,10 @@ def optional_customer(
 
 
 def require_customer(customer_id: Annotated[int | None, Depends(optional_customer)]) -> int:
+    return required(customer_id)
+
+
+def required(customer_id: int | None) -> int:
     if customer_id is None:
         raise token_problem(
             "login_required", "send the customer JWT as Authorization: Bearer <token>"

@@ -2,7 +2,8 @@
 
 ``router`` is mounted by ``create_app`` under /public/v1 and, as the spec's aliases, under
 /public. ``gateway_router`` (the sandbox gateway's pages and the IPN endpoint) is mounted at the
-root: gateways and browsers reach it without a publishable key.
+root: gateways and browsers reach it without a publishable key. Routes that write run in one
+worker-thread hop (``one_hop``).
 """
 
 from typing import Any
@@ -26,7 +27,8 @@ from companion.routes.commerce import (
     storefront,
     tracking,
 )
-from companion.routes.commerce.gateway import router as gateway_router
+from companion.routes.commerce.gateway import router as leaf_gateway_router
+from companion.routes.commerce.one_hop import in_one_hop
 from companion.routes.merge import add_routes
 
 COMMERCE_RESPONSES: dict[int | str, dict[str, Any]] = {
@@ -59,6 +61,9 @@ for _module in (
     tracking,
     storefront,
 ):
-    add_routes(router, _module.router)
+    add_routes(router, _module.router, endpoint_of=in_one_hop)
+
+gateway_router = APIRouter()
+add_routes(gateway_router, leaf_gateway_router, endpoint_of=in_one_hop)
 
 __all__ = ["gateway_router", "router"]

@@ -1,0 +1,143 @@
+"""Write routes in one thread hop (companion.routes.commerce.one_hop): the transaction, the
+customer's token check and the route in one thread call, with the same answers, errors and
+OpenAPI document as the plain routes."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import anyio.to_thread
+import httpx
+import pytest
+from fastapi import APIRouter, FastAPI
+from sqlalchemy import Connection, event, func, select
+
+from companion.customers.auth import CustomerId, OptionalCustomerId
+from companion.db.commerce_schema import carts
+from companion.deps import Db
+from companion.errors_http import install_error_handling
+from companion.problems import conflict
+from companion.routes.commerce import cart, checkout, customer_account, customer_orders
+from companion.routes.commerce.one_hop import in_one_hop
+from companion.routes.merge import add_routes
+from tests.companion.commerce.conftest import Store
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def hops(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The calls made through anyio's door to its worker threads (FastAPI's and ours)."""
+    calls: list[str] = []
+    real = anyio.to_thread.run_sync
+
+    async def counted(func: Any, *args: Any, **kwargs: Any) -> Any:
+        calls.append(getattr(func, "__name__", "?"))
+        return await real(func, *args, **kwargs)
+
+    monkeypatch.setattr(anyio.to_thread, "run_sync", counted)
+    return calls
+
+
+async def test_a_cart_write_and_an_order_take_one_thread_call_each(
+    store: Store, hops: list[str]
+) -> None:
+    goods = store.goods
+    jwt = await store.customer()
+    hops.clear()
+    token = await store.cart((goods.shirt_m, 2), jwt=jwt)
+    assert len(hops) == 1, hops  # was five: begin, the customer, the route, commit, the answer
+    hops.clear()
+    order = await store.place(token, jwt=jwt)
+    assert len(hops) == 1, hops
+    assert order["current_status"] == "pending" and store.stock(goods.shirt_m) == 8
+    mine = await store.ok("GET", "/customer/orders", jwt=jwt)
+    assert [o["code"] for o in mine["items"]] == [order["code"]]
+
+
+async def test_the_customer_is_checked_with_the_routes_own_connection(store: Store) -> None:
+    """A wrong or missing token is refused as before; the check and the route share one
+    connection, checked out once, in the route's thread."""
+    threads: list[int] = []
+    event.listen(store.engine, "checkout", lambda *_: threads.append(threading.get_ident()))
+    missing = await store.call("GET", "/customer/orders")
+    assert missing.status_code == 401 and missing.json()["code"] == "login_required"
+    wrong = await store.call("GET", "/customer/orders", jwt="not.a.token")
+    assert wrong.status_code == 401 and wrong.json()["code"] == "invalid_token"
+    jwt = await store.customer()
+    threads.clear()
+    await store.cart((store.goods.shirt_m, 1), jwt=jwt)
+    assert len(threads) == 1 and threads[0] != threading.get_ident()
+
+
+async def test_refusals_answer_as_before_and_leave_no_cart(store: Store) -> None:
+    goods = store.goods
+    with store.engine.connect() as conn:
+        before = conn.execute(select(func.count()).select_from(carts)).scalar_one()
+    too_many = {"items": [{"variant_id": goods.shirt_l, "quantity": 5}]}
+    refused = await store.call("PUT", "/cart/items", json=too_many)
+    assert refused.status_code == 422  # refused by the route, in its transaction
+    assert refused.json()["errors"][0]["message"] == "only 1 of Áo thun cổ tròn in stock"
+    invalid = await store.call("PUT", "/cart/items", json={"items": "none"})
+    assert invalid.status_code == 422  # refused by validation, before any transaction
+    assert invalid.json()["errors"][0]["field"] == "items"
+    with store.engine.connect() as conn:
+        assert conn.execute(select(func.count()).select_from(carts)).scalar_one() == before
+
+
+def test_the_openapi_document_does_not_change() -> None:
+    def app(one_hop: bool) -> FastAPI:
+        built = FastAPI()
+        for module in (cart, checkout, customer_account, customer_orders):
+            if one_hop:
+                add_routes(built.router, module.router, endpoint_of=in_one_hop)
+            else:
+                add_routes(built.router, module.router)
+        return built
+
+    assert app(one_hop=True).openapi() == app(one_hop=False).openapi()
+
+
+def test_routes_it_cannot_serve_in_one_hop_are_left_as_they_are() -> None:
+    def plain(n: int) -> int:
+        return n
+
+    async def asynchronous(db: Db) -> None:
+        return None
+
+    def two_customers(db: Db, a: CustomerId, b: OptionalCustomerId) -> None:
+        return None
+
+    for endpoint in (plain, asynchronous, two_customers):
+        assert in_one_hop(endpoint) is endpoint
+
+
+async def test_a_route_that_fails_after_writing_is_rolled_back(store: Store) -> None:
+    router = APIRouter()
+
+    @router.post("/fails")
+    def fails(db: Db) -> None:
+        db.execute(carts.delete())
+        raise conflict("late", "refused after writing")
+
+    @router.post("/thread")
+    def thread(db: Db) -> dict[str, int]:
+        assert isinstance(db, Connection)
+        return {"thread": threading.get_ident()}
+
+    app = FastAPI()
+    app.state.services = store.app.state.services
+    install_error_handling(app)
+    add_routes(app.router, router, endpoint_of=in_one_hop)
+    with store.engine.connect() as conn:
+        before = conn.execute(select(func.count()).select_from(carts)).scalar_one()
+    await store.cart((store.goods.shirt_m, 1))
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=app), base_url="http://t"
+    ) as client:
+        failed = await client.post("/fails")
+        assert failed.status_code == 409 and failed.json()["code"] == "late"
+        assert (await client.post("/thread")).json()["thread"] != threading.get_ident()
+    with store.engine.connect() as conn:
+        assert conn.execute(select(func.count()).select_from(carts)).scalar_one() == before + 1
