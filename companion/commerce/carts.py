@@ -44,6 +44,9 @@ _ITEMS = (
     .order_by(cart_items.c.position, cart_items.c.id)
 )
 _CLEAR_ITEMS = delete(cart_items).where(cart_items.c.cart_id == bindparam("cart_id"))
+_INSERT_ITEMS = insert(cart_items)
+# Its SET clause is the columns named in each call's values.
+_TOUCH = update(carts).where(carts.c.id == bindparam("cart"))
 
 
 def find_cart(conn: Connection, *, store_id: int, token: str) -> Cart | None:
@@ -99,7 +102,7 @@ def replace_items(
     conn.execute(_CLEAR_ITEMS, {"cart_id": cart.id})
     if items:
         conn.execute(
-            insert(cart_items),
+            _INSERT_ITEMS,
             [
                 {
                     "store_id": store_id,
@@ -122,12 +125,12 @@ def touch(
     status: CartStatus | None = None,
     customer_id: int | None = None,
 ) -> Cart:
-    values: dict[str, object] = {"updated_at": now}
+    values: dict[str, object] = {"cart": cart.id, "updated_at": now}
     if status is not None:
         values["status"] = status.value
     if customer_id is not None:
         values["customer_id"] = customer_id
-    conn.execute(update(carts).where(carts.c.id == cart.id).values(**values))
+    conn.execute(_TOUCH, values)  # sets the columns named in ``values``
     return Cart(
         cart.id,
         cart.token,

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, insert, or_, select, update
+from sqlalchemy import Connection, bindparam, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
 from companion.answer_cache.changes import stock_changed
@@ -69,6 +69,29 @@ class OrderRequest:
 class Placed:
     order_id: int
     created: bool  # False: the cart (or the key) already had this order
+
+
+# Built once, their values bound at each call (a statement's building costs about as much CPU
+# as sending it): the order by cart or by key, the inserts, the stock taken.
+_FOR_CART = select(orders.c.id).where(orders.c.cart_id == bindparam("cart_id"))
+_FOR_KEY = select(orders.c.id, orders.c.cart_id).where(
+    orders.c.store_id == bindparam("store_id"), orders.c.idempotency_key == bindparam("key")
+)
+_CART_TOKEN = select(carts.c.token).where(carts.c.id == bindparam("cart_id"))
+_POINTS = select(customers.c.points_balance).where(customers.c.id == bindparam("customer_id"))
+_INSERT_ORDER = insert(orders)
+_INSERT_STATUS = insert(order_status_history)
+_INSERT_ITEMS = insert(order_items)
+_TAKE_STOCK = (
+    update(variants)
+    .where(
+        variants.c.id == bindparam("variant"),
+        variants.c.store_id == bindparam("store"),
+        or_(variants.c.stock.is_(None), variants.c.stock >= bindparam("wanted")),
+    )
+    .values(stock=variants.c.stock - bindparam("wanted"))  # NULL (untracked) stays NULL
+    .returning(variants.c.product_id, variants.c.stock)
+)
 
 
 def new_order_code() -> str:
@@ -205,18 +228,12 @@ def _quote(
 
 
 def _order_for_cart(conn: Connection, *, cart_id: int) -> int | None:
-    found: int | None = conn.execute(
-        select(orders.c.id).where(orders.c.cart_id == cart_id)
-    ).scalar_one_or_none()
+    found: int | None = conn.execute(_FOR_CART, {"cart_id": cart_id}).scalar_one_or_none()
     return found
 
 
 def _order_for_key(conn: Connection, *, store_id: int, key: str) -> tuple[int, int | None] | None:
-    row = conn.execute(
-        select(orders.c.id, orders.c.cart_id).where(
-            orders.c.store_id == store_id, orders.c.idempotency_key == key
-        )
-    ).first()
+    row = conn.execute(_FOR_KEY, {"store_id": store_id, "key": key}).first()
     return (row.id, row.cart_id) if row else None
 
 
@@ -224,7 +241,7 @@ def _same_cart_or_conflict(
     conn: Connection, keyed: tuple[int, int | None], cart_token: str
 ) -> Placed:
     order_id, cart_id = keyed
-    token = conn.execute(select(carts.c.token).where(carts.c.id == cart_id)).scalar()
+    token = conn.execute(_CART_TOKEN, {"cart_id": cart_id}).scalar()
     if token != cart_token:
         raise conflict(
             "idempotency_key_reused",
@@ -251,9 +268,7 @@ def _shipping(
 def _points_balance(conn: Connection, customer_id: int | None) -> int:
     if customer_id is None:
         return 0
-    balance: int | None = conn.execute(
-        select(customers.c.points_balance).where(customers.c.id == customer_id)
-    ).scalar()
+    balance: int | None = conn.execute(_POINTS, {"customer_id": customer_id}).scalar()
     return balance or 0
 
 
@@ -271,44 +286,46 @@ def _insert_order(
 ) -> int:
     email = request.address.get("email") or (checkout.email if checkout else None)
     result = conn.execute(
-        insert(orders).values(
-            store_id=store_id,
-            code=new_order_code(),
-            cart_id=cart.id,
-            checkout_id=checkout.id if checkout else None,
-            customer_id=customer_id,
-            idempotency_key=request.idempotency_key,
-            current_status=OrderStatus.PENDING.value,
-            payment_method=request.payment_method,
-            currency="VND",
-            subtotal=totals.subtotal,
-            discount_total=totals.discount_total,
-            discount_amount=totals.order_discount,
-            shipping_total=totals.shipping_total,
-            total=totals.total,
-            points_redeemed=totals.points_redeemed,
-            points_earned=totals.points_earned,
-            points_credited=False,
-            coupon_code=checkout.coupon_code if checkout else None,
-            shipping_method=shipping_method,
-            address=request.address,
-            email=email,
-            note=request.note,
-            placed_at=now,
-            updated_at=now,
-        )
+        _INSERT_ORDER,
+        {
+            "store_id": store_id,
+            "code": new_order_code(),
+            "cart_id": cart.id,
+            "checkout_id": checkout.id if checkout else None,
+            "customer_id": customer_id,
+            "idempotency_key": request.idempotency_key,
+            "current_status": OrderStatus.PENDING.value,
+            "payment_method": request.payment_method,
+            "currency": "VND",
+            "subtotal": totals.subtotal,
+            "discount_total": totals.discount_total,
+            "discount_amount": totals.order_discount,
+            "shipping_total": totals.shipping_total,
+            "total": totals.total,
+            "points_redeemed": totals.points_redeemed,
+            "points_earned": totals.points_earned,
+            "points_credited": False,
+            "coupon_code": checkout.coupon_code if checkout else None,
+            "shipping_method": shipping_method,
+            "address": request.address,
+            "email": email,
+            "note": request.note,
+            "placed_at": now,
+            "updated_at": now,
+        },
     )
     assert result.inserted_primary_key is not None
     order_id = int(result.inserted_primary_key[0])
     conn.execute(
-        insert(order_status_history).values(
-            store_id=store_id,
-            order_id=order_id,
-            from_status=None,
-            to_status=OrderStatus.PENDING.value,
-            reason="placed",
-            at=now,
-        )
+        _INSERT_STATUS,
+        {
+            "store_id": store_id,
+            "order_id": order_id,
+            "from_status": None,
+            "to_status": OrderStatus.PENDING.value,
+            "reason": "placed",
+            "at": now,
+        },
     )
     return order_id
 
@@ -317,14 +334,8 @@ def _reserve_stock(conn: Connection, *, store_id: int, lines: Sequence[PricedLin
     """Take each line's quantity, or fail: the check and the decrement are one statement."""
     for line in lines:
         taken = conn.execute(
-            update(variants)
-            .where(
-                variants.c.id == line.variant_id,
-                variants.c.store_id == store_id,
-                or_(variants.c.stock.is_(None), variants.c.stock >= line.quantity),
-            )
-            .values(stock=variants.c.stock - line.quantity)  # NULL (untracked) stays NULL
-            .returning(variants.c.product_id, variants.c.stock)
+            _TAKE_STOCK,
+            {"variant": line.variant_id, "store": store_id, "wanted": line.quantity},
         ).all()
         # What kept catalogue answers this changed (companion.answer_cache).
         stock_changed(conn, [(row.product_id, row.stock, -line.quantity) for row in taken])
@@ -342,7 +353,7 @@ def _insert_items(
     conn: Connection, *, store_id: int, order_id: int, lines: Sequence[PricedLine]
 ) -> None:
     conn.execute(
-        insert(order_items),
+        _INSERT_ITEMS,
         [
             {
                 "store_id": store_id,

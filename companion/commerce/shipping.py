@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection, bindparam, select
 
 from companion.commerce_states import ShippingKind
 from companion.db.commerce_schema import pickup_locations, shipping_methods
@@ -20,19 +20,25 @@ class ShippingMethod:
     estimated_days: str | None
 
 
-def enabled_methods(conn: Connection, *, store_id: int) -> list[ShippingMethod]:
-    rows = conn.execute(
-        select(
-            shipping_methods.c.code,
-            shipping_methods.c.name,
-            shipping_methods.c.kind,
-            shipping_methods.c.fee,
-            shipping_methods.c.free_over,
-            shipping_methods.c.estimated_days,
-        )
-        .where(shipping_methods.c.store_id == store_id, shipping_methods.c.enabled.is_(True))
-        .order_by(shipping_methods.c.position, shipping_methods.c.id)
+# Built once: every order placed reads it.
+_ENABLED = (
+    select(
+        shipping_methods.c.code,
+        shipping_methods.c.name,
+        shipping_methods.c.kind,
+        shipping_methods.c.fee,
+        shipping_methods.c.free_over,
+        shipping_methods.c.estimated_days,
     )
+    .where(
+        shipping_methods.c.store_id == bindparam("store_id"), shipping_methods.c.enabled.is_(True)
+    )
+    .order_by(shipping_methods.c.position, shipping_methods.c.id)
+)
+
+
+def enabled_methods(conn: Connection, *, store_id: int) -> list[ShippingMethod]:
+    rows = conn.execute(_ENABLED, {"store_id": store_id})
     return [
         ShippingMethod(code, name, ShippingKind(kind), fee, free_over, days)
         for code, name, kind, fee, free_over, days in rows
