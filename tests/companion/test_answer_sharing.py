@@ -21,6 +21,7 @@ from companion.clock import ManualClock
 from companion.db.schema import variants
 from companion.settings import CompanionSettings
 from tests.companion.conftest import PREFIX, START, Api
+from tests.companion.databases import fresh_database
 from tests.companion.factory import Shop
 from tests.companion.test_answer_cache import cache_of, on_postgres, set_price
 from tests.companion.test_server import running_api
@@ -175,14 +176,16 @@ def test_what_cannot_be_shared_is_not(tmp_path: Path) -> None:
     assert shared.get((1, "/a", b"")) is None
 
 
-@pytest.mark.db
 def test_the_server_makes_the_directory_for_its_workers_and_removes_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     temporary = tmp_path / "tmp"
     temporary.mkdir()
     monkeypatch.setenv("TMPDIR", str(temporary))  # the server's, not this process's
-    with running_api(tmp_path, workers=2) as (base, _):
+    with (
+        fresh_database(tmp_path) as database,
+        running_api(tmp_path, workers=2, database=database) as (base, _),
+    ):
         for _ in range(10):
             response = httpx.get(f"{base}{PREFIX}/products", params={"limit": 3})
             assert response.status_code == 200
