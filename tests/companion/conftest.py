@@ -18,6 +18,7 @@ from pathlib import Path
 from types import CodeType
 from typing import TYPE_CHECKING, Any
 
+import anyio.to_thread
 import httpx
 import pytest
 from fastapi import FastAPI
@@ -125,6 +126,21 @@ def anyio_backend() -> str:
 @pytest.fixture
 def clock() -> ManualClock:
     return ManualClock(START)
+
+
+@pytest.fixture
+def thread_calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The calls made through anyio's door to its worker threads, which FastAPI, Starlette and
+    the one-hop routes go through: one entry a call, in order."""
+    calls: list[str] = []
+    real = anyio.to_thread.run_sync
+
+    async def counted(func: Any, *args: Any, **kwargs: Any) -> Any:
+        calls.append(getattr(func, "__name__", "?"))
+        return await real(func, *args, **kwargs)
+
+    monkeypatch.setattr(anyio.to_thread, "run_sync", counted)
+    return calls
 
 
 @pytest.fixture(scope="session")

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
-import anyio.to_thread
 import httpx
 import pytest
 from fastapi import APIRouter, FastAPI, Query
@@ -54,17 +53,9 @@ def build(folder: Path, *, one_hop: bool) -> tuple[FastAPI, list[int]]:
 
 
 async def test_one_thread_call_per_request_instead_of_three(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, thread_calls: list[str]
 ) -> None:
-    """Counted at anyio's door to its worker threads, which FastAPI and Starlette go through."""
-    calls: list[str] = []
-    real = anyio.to_thread.run_sync
-
-    async def counted(func: Any, *args: Any, **kwargs: Any) -> Any:
-        calls.append(getattr(func, "__name__", "?"))
-        return await real(func, *args, **kwargs)
-
-    monkeypatch.setattr(anyio.to_thread, "run_sync", counted)
+    calls = thread_calls
     for one_hop, hops in ((True, 1), (False, 3)):
         app, checked_out = build(tmp_path, one_hop=one_hop)
         transport = httpx.ASGITransport(app=app)

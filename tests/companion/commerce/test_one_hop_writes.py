@@ -5,9 +5,7 @@ OpenAPI document as the plain routes."""
 from __future__ import annotations
 
 import threading
-from typing import Any
 
-import anyio.to_thread
 import httpx
 import pytest
 from fastapi import APIRouter, FastAPI
@@ -26,23 +24,10 @@ from tests.companion.commerce.conftest import Store
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture
-def hops(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The calls made through anyio's door to its worker threads (FastAPI's and ours)."""
-    calls: list[str] = []
-    real = anyio.to_thread.run_sync
-
-    async def counted(func: Any, *args: Any, **kwargs: Any) -> Any:
-        calls.append(getattr(func, "__name__", "?"))
-        return await real(func, *args, **kwargs)
-
-    monkeypatch.setattr(anyio.to_thread, "run_sync", counted)
-    return calls
-
-
 async def test_a_cart_write_and_an_order_take_one_thread_call_each(
-    store: Store, hops: list[str]
+    store: Store, thread_calls: list[str]
 ) -> None:
+    hops = thread_calls
     goods = store.goods
     jwt = await store.customer()
     hops.clear()
