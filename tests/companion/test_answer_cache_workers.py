@@ -23,8 +23,11 @@ _ids = count()
 
 
 def workers_of(log: Path) -> dict[str, int]:
-    """request id -> the worker process that answered it (from the request log)."""
-    lines = [json.loads(x) for x in log.read_text().splitlines() if x.startswith("{")]
+    """request id -> the worker process that answered it (from the request log; a line a
+    worker is still writing is left for the next read)."""
+    text = log.read_text()
+    whole = text[: text.rfind("\n") + 1]
+    lines = [json.loads(x) for x in whole.splitlines() if x.startswith("{")]
     return {line["request_id"]: line["worker"] for line in lines}
 
 
