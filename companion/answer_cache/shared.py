@@ -2,7 +2,7 @@
 
 Each worker keeps the answers it read itself; with several workers, a page one of them read is
 a first read for each of the others, about ten times the CPU of a kept answer. So a worker that
-reads and keeps an answer also writes it here, a file per answer in a directory that
+reads and keeps an answer also writes it here, in a directory that
 ``storefront api --workers N`` makes for its workers (one host: they share its disk and its
 clock) and removes when it stops; a worker that does not hold an answer looks here before
 reading it.

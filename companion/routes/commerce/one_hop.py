@@ -1,11 +1,11 @@
 """Write routes in one worker-thread hop: the transaction, the customer's token check and the
 route in a single thread call.
 
-FastAPI runs each plain dependency of a route in a worker thread of its own: a cart update
-opened its transaction (``deps.get_db``) in one, checked the customer's token (which reads the
-database, ``customers.auth``) in a second, ran in a third, ended the transaction in a fourth
-and validated its answer against the response model in a fifth. Under load each hand-over is a
-wake-up of a thread and a pass of the GIL. ``in_one_hop`` turns a plain route taking
+FastAPI runs each plain dependency of a route in a worker thread of its own: a plain cart
+write would open its transaction (``deps.get_db``) in one, check the customer's token (which
+reads the database, ``customers.auth``) in a second, run in a third, end the transaction in a
+fourth and validate its answer against the response model in a fifth. Under load each
+hand-over is a wake-up of a thread and a pass of the GIL. ``in_one_hop`` turns a plain route taking
 ``db: Db`` into an async one that makes one thread call for the transaction, the customer (for
 a ``CustomerId`` or ``OptionalCustomerId`` parameter, with the route's own connection) and the
 route; its answer is then validated on the event loop. The parameters FastAPI sees are
