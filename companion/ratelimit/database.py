@@ -14,7 +14,8 @@ request is counted in the database as it comes, exactly as with no leases, and a
 is never counted. Small limits lease one unit at a time from the start (see ``lease_size``).
 
 On PostgreSQL a lease is written on the event loop over a connection kept for leases
-(``ratelimit.lease_link``); on SQLite, or when that link cannot serve, the blocking statement runs
+(``ratelimit.lease_link``), as a statement of its own, units some windows took given back by a
+second one; on SQLite, or when that link cannot serve, the blocking statement runs
 on a worker thread through the pool (one per lease, not per request). Requests of one bucket
 arriving while its lease is being renewed wait for that renewal.
 """
@@ -55,6 +56,17 @@ def lease_statement(windows: Sequence[Window]) -> TextClause:
         f"WHERE {table}.window_index <> excluded.window_index "
         f"OR {table}.count + excluded.count <= CASE {table}.window_seconds {limits} END "
         "RETURNING window_seconds, count"
+    )
+
+
+def give_back_statement(windows: Sequence[Window]) -> TextClause:
+    """Takes ``:units`` back from the windows ``:taken`` (window seconds) of ``:bucket``, where
+    they still are the windows ``:index_<seconds>``: a lease that not every window took."""
+    indexes = " ".join(f"WHEN {int(w.seconds)} THEN :index_{int(w.seconds)}" for w in windows)
+    return text(
+        "UPDATE rate_limit_counts SET count = count - :units "
+        "WHERE bucket = :bucket AND window_seconds = ANY(:taken) "
+        f"AND window_index = CASE window_seconds {indexes} END"
     )
 
 
@@ -238,6 +250,7 @@ def link_for(engine: Engine, windows: Sequence[Window]) -> LeaseLink | None:
         return None
     url = engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
     statement = str(lease_statement(windows).compile(dialect=engine.dialect))
-    link = LeaseLink(url, statement)
+    give_back = str(give_back_statement(windows).compile(dialect=engine.dialect))
+    link = LeaseLink(url, statement, give_back)
     event.listen(engine, "engine_disposed", lambda _engine: link.close())
     return link

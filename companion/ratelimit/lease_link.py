@@ -2,17 +2,20 @@
 
 Taken through the pool in a worker thread, a lease cost a worker 1.5 to 2.4 ms of CPU at the load
 test's pace (a thread woken and waited for, a pooled connection checked out and pinged, the
-statement through the engine): with one lease per 24 requests of a key, about a fifth of what a
-kept catalogue read costs. Here the same upsert, in its transaction, is sent from the event loop
-on a connection kept for leases (one more connection per worker, docs/deployment.md), one
-lease at a time.
+statement through the engine). Here the same upsert is sent from the event loop on a connection
+kept for leases (one more connection per worker, docs/deployment.md), one lease at a time, as a
+statement of its own: one round trip, where a transaction around it took three (BEGIN, the
+upsert, COMMIT). A statement is all or nothing by itself; what a transaction added was undoing
+a lease that only some windows took (near the limit). Such units are given back at once by a
+second statement (``give_back``): between the two, another worker may see them counted and
+refuse a request early, never let one too many through.
 
 The connection is made at the first lease, on the event loop that asks for it. ``lease``
 answers None, and the caller takes the blocking path through the pool, when the link cannot
 serve: asked from another event loop, while no connection could be made (another try after
 ``RECONNECT_SECONDS``), or when the connection failed (it is dropped; a lease already counted
-before a failure is then counted twice, which can only refuse a request early, never let one
-too many through).
+before a failure is then counted twice, and units not given back stay counted until their window
+ends: either can only refuse a request early, never let one too many through).
 """
 
 from __future__ import annotations
@@ -33,9 +36,13 @@ Rows = list[tuple[int, int]]
 
 
 class LeaseLink:
-    def __init__(self, conninfo: str, statement: str) -> None:
+    def __init__(self, conninfo: str, statement: str, give_back: str) -> None:
+        """``statement``: the lease's upsert, returning (window seconds, count) for each window
+        that took the units; ``give_back``: takes them back from the windows ``%(taken)s``
+        (an array of window seconds). Both in psycopg's placeholders (``%(name)s``)."""
         self._conninfo = conninfo
-        self._statement = statement  # psycopg's placeholders: %(name)s
+        self._statement = statement
+        self._give_back = give_back
         self._conn: psycopg.AsyncConnection[Any] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._lock: asyncio.Lock | None = None
@@ -44,14 +51,14 @@ class LeaseLink:
     async def lease(
         self, params: Mapping[str, object], fits: Callable[[Rows], bool]
     ) -> Rows | None:
-        """The upsert's rows, committed when ``fits(rows)``, else rolled back; None: use the
+        """The upsert's rows; unless ``fits(rows)``, the units are given back. None: use the
         blocking path instead."""
         loop = asyncio.get_running_loop()
         if self._loop is not None and loop is not self._loop:
             return None
         if self._lock is None:
             self._loop, self._lock = loop, asyncio.Lock()
-        async with self._lock:  # one transaction at a time on the connection
+        async with self._lock:  # one statement at a time on the connection
             conn = await self._connection()
             if conn is None:
                 return None
@@ -68,12 +75,10 @@ class LeaseLink:
         params: Mapping[str, object],
         fits: Callable[[Rows], bool],
     ) -> Rows:
-        rows: Rows = []
-        async with conn.transaction():
-            cursor = await conn.execute(self._statement, params)
-            rows = [(int(a), int(b)) for a, b in await cursor.fetchall()]
-            if not fits(rows):
-                raise psycopg.Rollback  # leaves the block, the transaction rolled back
+        cursor = await conn.execute(self._statement, params)
+        rows = [(int(a), int(b)) for a, b in await cursor.fetchall()]
+        if rows and not fits(rows):
+            await conn.execute(self._give_back, {**params, "taken": [a for a, _ in rows]})
         return rows
 
     async def _connection(self) -> psycopg.AsyncConnection[Any] | None:

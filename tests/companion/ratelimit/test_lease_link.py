@@ -9,7 +9,9 @@ import asyncio
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
+import psycopg
 import pytest
 from sqlalchemy import Engine, select, text
 
@@ -122,3 +124,36 @@ async def test_the_link_closes_with_its_engine(engine: Engine, clock: ManualCloc
     assert link_connections(engine) == 1
     engine.dispose()
     assert link_connections(engine) == 0
+
+
+async def test_a_lease_on_the_link_is_one_statement_and_a_partial_one_is_given_back(
+    engine: Engine, clock: ManualClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sent: list[str] = []
+    execute = psycopg.AsyncConnection.execute
+
+    async def counting(self: psycopg.AsyncConnection[Any], query: Any, *args: Any) -> Any:
+        sent.append(str(query).split()[0])
+        return await execute(self, query, *args)
+
+    transaction = psycopg.AsyncConnection.transaction
+
+    def beginning(self: psycopg.AsyncConnection[Any], *args: Any, **kwargs: Any) -> Any:
+        sent.append("BEGIN")
+        return transaction(self, *args, **kwargs)
+
+    monkeypatch.setattr(psycopg.AsyncConnection, "execute", counting)
+    monkeypatch.setattr(psycopg.AsyncConnection, "transaction", beginning)
+    limiter = limiter_on(engine, clock)
+    for _ in range(100):  # 50 leases of 2: the minute's limit
+        assert (await limiter.hit("k")).allowed
+    assert sent == ["INSERT"] * 50  # no BEGIN or COMMIT around them
+    clock.advance(seconds=60)
+    for _ in range(2):  # a new minute: a lease of 2, the hour's 101st and 102nd units
+        assert (await limiter.hit("k")).allowed
+    sent.clear()
+    # The hour has 1 unit left: the minute takes a lease of 2 the hour does not; it is given
+    # back, and one unit is leased instead.
+    assert (await limiter.hit("k")).allowed
+    assert sent == ["INSERT", "UPDATE", "INSERT"]
+    assert counted(engine, "k") == {60: 3, 3600: 103}
