@@ -28,7 +28,7 @@ from companion.admission import AdmissionGate
 from companion.answer_cache.middleware import Answer, AnswerCache, reply
 from companion.errors_http import CrashBarrier
 from companion.input_guard import nul_in
-from companion.logging_http import RequestLogMiddleware, request_id_of
+from companion.logging_http import RequestLogMiddleware, new_request_id, request_id_of
 from companion.ratelimit.middleware import (
     RateLimitMiddleware,
     bucket_of,
@@ -126,7 +126,7 @@ class FrontDoor:
         if answer is None:
             self.gate.leave()
             return None
-        request_id = request_id_of("" if given is None else given.decode("latin-1"))
+        request_id = new_request_id() if given is None else request_id_of(given.decode("latin-1"))
         condition = None if asked is None else asked.decode("latin-1")
         return _Admitted(started, tenant, where, answer, condition, request_id)
 

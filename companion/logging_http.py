@@ -46,29 +46,37 @@ def request_id_of(given: str) -> str:
     return given if _TOKEN.fullmatch(given) else _new_ids.next()
 
 
+def new_request_id() -> str:
+    """A new id, for a request that came without one."""
+    return _new_ids.next()
+
+
 class _RandomIds:
     """Random version-4 UUIDs in hex, as ``uuid.uuid4().hex`` makes them, from the system's
-    random bytes fetched 256 at a time (one system call for 256 requests). Used on the event
-    loop only; a forked child fetches its own."""
+    random bytes fetched 256 at a time and made into ids together: one system call, and one
+    run of this code, for 256 requests. Used on the event loop only; a forked child makes its
+    own."""
 
     BATCH = 256
 
     def __init__(self) -> None:
-        self._pool = b""
-        self._at = 0
+        self._ready: list[str] = []
 
     def next(self) -> str:
-        at = self._at
-        if at + 16 > len(self._pool):
-            self._pool, at = os.urandom(16 * self.BATCH), 0
-        self._at = at + 16
-        value = int.from_bytes(self._pool[at : at + 16], "big")
-        value = (value & ~(0xC000 << 48)) | (0x8000 << 48)  # the RFC 4122 variant
-        value = (value & ~(0xF000 << 64)) | (4 << 76)  # version 4
-        return f"{value:032x}"
+        if not self._ready:
+            pool = os.urandom(16 * self.BATCH)
+            self._ready = [_uuid4_hex(pool[at : at + 16]) for at in range(0, len(pool), 16)]
+        return self._ready.pop()
 
     def forget(self) -> None:
-        self._pool, self._at = b"", 0
+        self._ready = []
+
+
+def _uuid4_hex(random: bytes) -> str:
+    value = int.from_bytes(random, "big")
+    value = (value & ~(0xC000 << 48)) | (0x8000 << 48)  # the RFC 4122 variant
+    value = (value & ~(0xF000 << 64)) | (4 << 76)  # version 4
+    return f"{value:032x}"
 
 
 _new_ids = _RandomIds()

@@ -25,6 +25,7 @@ from companion.logging_http import (
     _chunks,
     flush_request_log,
     log_line,
+    new_request_id,
     pending,
     plain_stream,
     request_id_from,
@@ -107,7 +108,9 @@ def test_the_request_line_is_the_json_of_its_fields(
 
 
 def test_made_request_ids_are_distinct_random_uuids() -> None:
-    made = [request_id_from(Headers({})) for _ in range(600)]  # past two batches of 256
+    # Past two batches of 256, from both ways of asking for one.
+    made = [request_id_from(Headers({})) for _ in range(300)]
+    made += [new_request_id() for _ in range(300)]
     assert len(set(made)) == len(made)
     for value in made:
         parsed = uuid.UUID(hex=value)
