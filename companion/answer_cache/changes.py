@@ -17,9 +17,9 @@ then on.
 
 Writes by other processes reach this one through ``companion.answer_cache.feeds``.
 
-Each mark also keeps when it was made (``time.monotonic``, one clock for every process of a
-host), so that an answer another worker read at a known time can be checked against this
-process's marks (``companion.answer_cache.shared``).
+A mark is the time it was made (``time.monotonic``, one clock for every process of a host), and
+an answer is checked against the marks made since its reading began: the same check for an
+answer this worker read and for one another worker read (``companion.answer_cache.shared``).
 """
 
 from __future__ import annotations
@@ -58,56 +58,35 @@ catalogue = Version()
 
 
 class StockMarks:
-    """When each product's stock last changed, on a counter of stock changes: its counts (what
+    """When each product's stock last changed (``time.monotonic``): its counts (what
     ``/products/{id}/variants`` shows), and its in-stock flag (what a card or a product page
     shows), which moves only when a variant runs out or comes back."""
 
     def __init__(self) -> None:
-        self.seq = 0
-        self.any = 0  # the last change of any product's stock
-        self.every = 0  # the last change of every product's stock (``mark_all``)
-        self._counts: dict[int, int] = {}
-        self._flags: dict[int, int] = {}
-        # The same marks by time (time.monotonic), for answers read by another process.
-        self.any_at = self.every_at = 0.0
+        self.any_at = 0.0  # the last change of any product's stock
+        self.every_at = 0.0  # the last change of every product's stock (``mark_all``)
         self._counts_at: dict[int, float] = {}
         self._flags_at: dict[int, float] = {}
 
     def mark(self, counts: Iterable[int], flags: Iterable[int] = ()) -> None:
         """The stock of ``counts`` changed; of those, ``flags`` may be in or out of stock now."""
         with _marking:
-            seq, at = self.seq + 1, time.monotonic()
+            at = time.monotonic()
             for product_id in counts:
-                self._counts[product_id] = seq
                 self._counts_at[product_id] = at
             for product_id in flags:
-                self._flags[product_id] = seq
                 self._flags_at[product_id] = at
-            self.any_at = at
-            self.seq = self.any = seq  # last: a reader that sees it sees the products too
+            self.any_at = at  # last: a reader that sees it sees the products too
 
     def mark_all(self) -> None:
         with _marking:
             self.any_at = self.every_at = time.monotonic()
-            self.seq = self.any = self.every = self.seq + 1
-
-    def unchanged_since(
-        self, seen: int, product_ids: frozenset[int] | None, *, counts: bool = False
-    ) -> bool:
-        """No change after ``seen`` of these products' in-stock flags (``counts``: of their
-        counts), or of any product's (``product_ids`` None)."""
-        if self.any <= seen:
-            return True
-        if product_ids is None or self.every > seen:
-            return False
-        changed = self._counts if counts else self._flags
-        return all(changed.get(p, 0) <= seen for p in product_ids)
 
     def unchanged_after(
         self, at: float, product_ids: frozenset[int] | None, *, counts: bool = False
     ) -> bool:
-        """``unchanged_since`` by time: no mark of these products' stock made at ``at``
-        (time.monotonic) or later."""
+        """No mark made at ``at`` (``time.monotonic``) or later of these products' in-stock
+        flags (``counts``: of their counts), or of any product's (``product_ids`` None)."""
         if self.any_at < at:
             return True
         if product_ids is None or self.every_at >= at:

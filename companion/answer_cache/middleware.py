@@ -58,7 +58,6 @@ class _Reading:
 
     key: tuple[int, str, bytes]
     version: int
-    stock_seen: int
     since: datetime
     until: datetime | None
     read_at: float  # time.monotonic() before anything was read for it
@@ -74,7 +73,7 @@ class Answer:
     etag: str
     products: frozenset[int] | None  # whose stock it shows (None: it may show any product's)
     counts: bool  # it shows their stock counts, not only whether they are in stock
-    stock_seen: int  # stock changes seen when it was read (changes.stock.seq)
+    read_at: float  # time.monotonic() before its reading began: later stock marks count
     since: datetime  # when it was read (a test's clock may be set back)
     until: datetime | None  # the next flash-sale start or end then
     unchanged_headers: Headers = ()  # those of a 304: all but the length
@@ -156,7 +155,7 @@ class AnswerCache:
             await _send(send, kept, asked)
             return
         until = await self._boundary(tenant.store_id, now)
-        read = _Reading(key, version, stock.seq, now, until, read_at)
+        read = _Reading(key, version, now, until, read_at)
         await self._read(scope, receive, send, read, asked)
 
     def version(self) -> int | None:
@@ -175,7 +174,7 @@ class AnswerCache:
         if (
             kept is not None
             and _within(now, kept.since, kept.until)
-            and stock.unchanged_since(kept.stock_seen, kept.products, counts=kept.counts)
+            and stock.unchanged_after(kept.read_at, kept.products, counts=kept.counts)
         ):
             return kept
         return None if self.shared is None else self._adopt(self.shared, key, now)
@@ -190,7 +189,6 @@ class AnswerCache:
         known = self._boundaries.get(key[0])
         if known is None or not _within(now, *known):
             return None  # this worker reads the store's flash sales itself first
-        stock_seen = stock.seq  # before the checks: a mark after them counts against it
         found = shared.get(key)
         if (
             found is None
@@ -208,7 +206,7 @@ class AnswerCache:
             found.etag,
             found.products,
             found.counts,
-            stock_seen,
+            found.read_at,
             since,
             until,
         )
@@ -240,13 +238,11 @@ class AnswerCache:
             headers = tuple((bytes(k), bytes(v)) for k, v in start["headers"])
             tag = next((v.decode() for k, v in headers if k.lower() == b"etag"), "")
             shown, counts = self._shown(scope["path"], body)
-            answer = Answer(
-                headers, body, tag, shown, counts, read.stock_seen, read.since, read.until
-            )
+            answer = Answer(headers, body, tag, shown, counts, read.read_at, read.since, read.until)
             if tag and self.feed.version() == read.version:
                 self._keep(read.key, answer)
                 if self.shared is not None:
-                    self.shared.put(read.key, _shareable(answer, read.read_at))
+                    self.shared.put(read.key, _shareable(answer))
             await _send(send, answer, asked)
 
         await self.app(inner, receive, whole_ok_answers(send, keep))
@@ -287,7 +283,7 @@ class AnswerCache:
         self._version = version
 
 
-def _shareable(answer: Answer, read_at: float) -> SharedAnswer:
+def _shareable(answer: Answer) -> SharedAnswer:
     return SharedAnswer(
         answer.headers,
         answer.body,
@@ -296,7 +292,7 @@ def _shareable(answer: Answer, read_at: float) -> SharedAnswer:
         answer.counts,
         answer.since,
         answer.until,
-        read_at,
+        answer.read_at,
     )
 
 
