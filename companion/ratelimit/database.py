@@ -4,20 +4,20 @@ Workers do not write per request: each leases a few units at a time from the sha
 and spends them from memory (``ratelimit.leases``). A lease is one statement: an upsert
 that adds the units to the bucket's counter of every window (rows always in the same order, so
 two workers never wait on each other crosswise), resetting a counter when a new window began,
-but only where the units still fit under that window's limit. Unless every window took them, the
-transaction is rolled back and nothing is counted. The upsert's row lock (PostgreSQL) or the
-write lock (SQLite) makes workers take turns on a bucket, so the counters only ever hold units
-that fit: all workers together let at most the limit through.
+but only where the units still fit under that window's limit. Unless every window took them,
+nothing stays counted: the transaction is rolled back, or on the lease link (one statement, no
+transaction) the windows that took them give them back. The upsert's row lock
+(PostgreSQL) or the write lock (SQLite) makes workers take turns on a bucket, so the counters
+only ever hold units that fit: all workers together let at most the limit through.
 
 When a full lease no longer fits, a worker leases one unit per request, so near the limit every
 request is counted in the database as it comes, exactly as with no leases, and a refused request
 is never counted. Small limits lease one unit at a time from the start (see ``lease_size``).
 
 On PostgreSQL a lease is written on the event loop over a connection kept for leases
-(``ratelimit.lease_link``), as a statement of its own, units some windows took given back by a
-second one; on SQLite, or when that link cannot serve, the blocking statement runs
-on a worker thread through the pool (one per lease, not per request). Requests of one bucket
-arriving while its lease is being renewed wait for that renewal.
+(``ratelimit.lease_link``); on SQLite, or when that link cannot serve, the blocking statement
+runs in a transaction on a worker thread through the pool (one per lease, not per request).
+Requests of one bucket arriving while its lease is being renewed wait for that renewal.
 """
 
 from __future__ import annotations
@@ -61,7 +61,8 @@ def lease_statement(windows: Sequence[Window]) -> TextClause:
 
 def give_back_statement(windows: Sequence[Window]) -> TextClause:
     """Takes ``:units`` back from the windows ``:taken`` (window seconds) of ``:bucket``, where
-    they still are the windows ``:index_<seconds>``: a lease that not every window took."""
+    they still are the windows ``:index_<seconds>``: a lease that not every window took.
+    PostgreSQL's (``:taken`` is an array); the lease link is its only user."""
     indexes = " ".join(f"WHEN {int(w.seconds)} THEN :index_{int(w.seconds)}" for w in windows)
     return text(
         "UPDATE rate_limit_counts SET count = count - :units "

@@ -4,10 +4,9 @@ Taken through the pool in a worker thread, a lease cost a worker 1.5 to 2.4 ms o
 test's pace (a thread woken and waited for, a pooled connection checked out and pinged, the
 statement through the engine). Here the same upsert is sent from the event loop on a connection
 kept for leases (one more connection per worker, docs/deployment.md), one lease at a time, as a
-statement of its own: one round trip, where a transaction around it took three (BEGIN, the
-upsert, COMMIT). A statement is all or nothing by itself; what a transaction added was undoing
-a lease that only some windows took (near the limit). Such units are given back at once by a
-second statement (``give_back``): between the two, another worker may see them counted and
+statement of its own: one round trip, no BEGIN or COMMIT. A statement is all or nothing by
+itself; a lease that only some windows took (near the limit) is given back at once by a second
+statement (``give_back``): between the two, another worker may see those units counted and
 refuse a request early, never let one too many through.
 
 The connection is made at the first lease, on the event loop that asks for it. ``lease``
