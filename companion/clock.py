@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Protocol
 
@@ -39,6 +41,14 @@ class ManualClock:
 def epoch_seconds(when: datetime) -> float:
     """Seconds since the epoch of a naive UTC datetime (never interpreted in local time)."""
     return (when - EPOCH).total_seconds()
+
+
+def seconds_reader(clock: Clock) -> Callable[[], float]:
+    """``epoch_seconds(clock.now())`` as a function; the system's clock read as seconds
+    directly, without making a datetime (the rate limiter reads it for every request)."""
+    if type(clock) is SystemClock:
+        return time.time
+    return lambda: epoch_seconds(clock.now())
 
 
 def wire_timestamp(when: datetime | None) -> str | None:

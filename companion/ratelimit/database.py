@@ -29,7 +29,7 @@ import anyio
 import anyio.to_thread
 from sqlalchemy import Connection, Engine, TextClause, event, text
 
-from companion.clock import Clock, epoch_seconds
+from companion.clock import Clock, seconds_reader
 from companion.ratelimit.lease_link import LeaseLink, Rows
 from companion.ratelimit.leases import LeaseBook, lease_size
 from companion.ratelimit.memory import InMemoryRateLimiter
@@ -88,7 +88,7 @@ class DatabaseRateLimiter:
                 f"shared rate limits need SQLite or PostgreSQL, not {engine.dialect.name}"
             )
         self._engine = engine
-        self._clock = clock
+        self._seconds = seconds_reader(clock)  # epoch seconds now
         self._windows = tuple(windows)
         self._book = LeaseBook(self._windows)
         #: Units leased at once (at most the smallest limit).
@@ -101,7 +101,7 @@ class DatabaseRateLimiter:
 
     def hit_at_once(self, bucket: str) -> RateDecision | None:
         """A unit of this worker's lease, if it holds one; None: a new lease is needed."""
-        return self._book.spend(bucket, epoch_seconds(self._clock.now()))
+        return self._book.spend(bucket, self._seconds())
 
     async def hit(self, bucket: str) -> RateDecision:
         decision = self.hit_at_once(bucket)
@@ -110,7 +110,7 @@ class DatabaseRateLimiter:
         lock = self._renewing.setdefault(bucket, anyio.Lock())
         try:
             async with lock:
-                now_seconds = epoch_seconds(self._clock.now())
+                now_seconds = self._seconds()
                 decision = self._book.spend(bucket, now_seconds)
                 if decision is None:  # nobody renewed it meanwhile
                     decision = await self._renew_waiting(bucket, now_seconds)
@@ -121,13 +121,13 @@ class DatabaseRateLimiter:
 
     def hit_now(self, bucket: str) -> RateDecision:
         """The blocking form of ``hit``, for callers already off the event loop."""
-        now_seconds = epoch_seconds(self._clock.now())
+        now_seconds = self._seconds()
         decision = self._book.spend(bucket, now_seconds)
         return decision if decision is not None else self._renew(bucket, now_seconds)
 
     def unspent(self, bucket: str) -> int:
         """Units this worker holds for ``bucket`` in the current windows."""
-        return self._book.unspent(bucket, epoch_seconds(self._clock.now()))
+        return self._book.unspent(bucket, self._seconds())
 
     async def _renew_waiting(self, bucket: str, now_seconds: float) -> RateDecision:
         """``_renew`` without blocking the event loop: over the lease link, else in a thread."""

@@ -49,6 +49,7 @@ class Lease:
     #: end: while those windows are current, so is the lease.
     start: int
     end: int
+    ends: tuple[int, ...]  # when each window's span ends (``end`` is the earliest)
     left: int  # units not spent yet
     shared: tuple[int, ...]  # the shared counts when last leased, every worker's units included
 
@@ -63,10 +64,10 @@ class LeaseBook:
     def indexes(self, now_seconds: float) -> tuple[int, ...]:
         return tuple(window_index(w, now_seconds) for w in self.windows)
 
-    def _span(self, indexes: Sequence[int]) -> tuple[int, int]:
-        """``Lease.start`` and ``Lease.end`` of the windows ``indexes``."""
+    def _span(self, indexes: Sequence[int]) -> tuple[int, tuple[int, ...]]:
+        """``Lease.start`` and ``Lease.ends`` of the windows ``indexes``."""
         pairs = list(zip(indexes, self.windows, strict=True))
-        return max(i * w.seconds for i, w in pairs), min((i + 1) * w.seconds for i, w in pairs)
+        return max(i * w.seconds for i, w in pairs), tuple((i + 1) * w.seconds for i, w in pairs)
 
     def spend(self, bucket: str, now_seconds: float) -> RateDecision | None:
         """Let one request through on a unit leased earlier; None when there is none left."""
@@ -77,7 +78,7 @@ class LeaseBook:
             lease.left -= 1
             left, shared = lease.left, lease.shared
         # Counted with this request: the shared count, less the units this worker still holds.
-        return allowed(self.windows, [count - left for count in shared], now_seconds, self.policy)
+        return allowed(self.windows, shared, now_seconds, self.policy, lease.ends, unspent=left)
 
     def grant(
         self, bucket: str, indexes: tuple[int, ...], units: int, shared: Sequence[int]
@@ -85,14 +86,15 @@ class LeaseBook:
         """Add ``units`` leased in the windows ``indexes``; ``shared``: the counts after it."""
         with self._lock:
             lease = self._leases.get(bucket)
-            start, end = self._span(indexes)
+            start, ends = self._span(indexes)
+            end = min(ends)
             if lease is not None and (lease.start, lease.end) == (start, end):
                 lease.left += units
                 lease.shared = tuple(max(a, b) for a, b in zip(lease.shared, shared, strict=True))
                 return
             if len(self._leases) >= MAX_BUCKETS:
                 self._forget_ended((start, end))
-            self._leases[bucket] = Lease(start, end, units, tuple(shared))
+            self._leases[bucket] = Lease(start, end, ends, units, tuple(shared))
 
     def unspent(self, bucket: str, now_seconds: float) -> int:
         """Units of the current windows this worker holds for ``bucket`` (for tests, reports)."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from companion.clock import Clock, epoch_seconds
+from companion.clock import Clock, seconds_reader
 from companion.ratelimit.windows import RateDecision, Window, decide, policy_text, window_index
 
 
@@ -16,7 +16,7 @@ class InMemoryRateLimiter:
     """
 
     def __init__(self, clock: Clock, windows: Sequence[Window]) -> None:
-        self._clock = clock
+        self._seconds = seconds_reader(clock)  # epoch seconds now
         self._windows = tuple(windows)
         self._policy = policy_text(self._windows)
         self._counts: dict[tuple[str, int], tuple[int, int]] = {}  # -> (window index, count)
@@ -25,7 +25,7 @@ class InMemoryRateLimiter:
         return self.hit_at_once(bucket)
 
     def hit_at_once(self, bucket: str) -> RateDecision:
-        now_seconds = epoch_seconds(self._clock.now())
+        now_seconds = self._seconds()
         indexes = [window_index(w, now_seconds) for w in self._windows]
         used = [
             self._used(bucket, w, index) for w, index in zip(self._windows, indexes, strict=True)

@@ -25,14 +25,16 @@ class Window:
     limit: int
 
 
-@dataclass(frozen=True, slots=True)
+# Not frozen, as no code changes them: a frozen dataclass's ``__init__`` sets each field
+# through ``object.__setattr__``, and every request let through makes three of these.
+@dataclass(slots=True)
 class WindowState:
     window: Window
     remaining: int  # requests left in the current window, after this one
     reset_seconds: int  # whole seconds until the current window ends (at least 1)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class RateDecision:
     allowed: bool
     #: The window that constrains the client most: fewest requests left, then the latest reset.
@@ -85,23 +87,37 @@ def decide(
 
 
 def allowed(
-    windows: Sequence[Window], counted: Sequence[int], now_seconds: float, policy: str
+    windows: Sequence[Window],
+    counted: Sequence[int],
+    now_seconds: float,
+    policy: str,
+    ends: Sequence[int] | None = None,
+    unspent: int = 0,
 ) -> RateDecision:
-    """The decision letting a request through, ``counted`` requests in each window with it.
+    """The decision letting a request through, ``counted`` requests in each window with it,
+    less ``unspent`` (``ends``: when each window's current span ends, if the caller knows).
 
     Every request a worker lets through on a leased unit comes here, so it is one loop, without
     ``decide``'s lists and key function."""
+    if ends is None:
+        ends = [(window_index(w, now_seconds) + 1) * w.seconds for w in windows]
     states: list[WindowState] = []
     tightest: WindowState | None = None
-    for window, count in zip(windows, counted, strict=True):
+    for window, count, end in zip(windows, counted, ends, strict=True):
         state = WindowState(
-            window, max(0, window.limit - count), seconds_to_reset(window, now_seconds)
+            window,
+            max(0, window.limit - count + unspent),
+            max(1, math.ceil(end - now_seconds)),
         )
         states.append(state)
         # The first with the fewest left, then the latest reset (``decide``'s ``min``).
-        if tightest is None or (state.remaining, -state.reset_seconds) < (
-            tightest.remaining,
-            -tightest.reset_seconds,
+        if (
+            tightest is None
+            or state.remaining < tightest.remaining
+            or (
+                state.remaining == tightest.remaining
+                and state.reset_seconds > tightest.reset_seconds
+            )
         ):
             tightest = state
     assert tightest is not None, "a policy has at least one window"

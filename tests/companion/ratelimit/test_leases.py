@@ -7,18 +7,20 @@ Two engines stand in for two worker processes.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from sqlalchemy import Engine, select
 
-from companion.clock import ManualClock
+from companion.clock import ManualClock, epoch_seconds
 from companion.db.engine import make_engine
 from companion.db.migrate import upgrade
 from companion.db.ratelimit_schema import rate_limit_counts
 from companion.ratelimit.database import DatabaseRateLimiter
 from companion.ratelimit.leases import lease_size
-from companion.ratelimit.windows import Window
+from companion.ratelimit.windows import Window, decide
+from tests.companion.conftest import START
 from tests.companion.databases import fresh_database
 from tests.companion.ratelimit.threads import hammer
 
@@ -99,3 +101,20 @@ def test_threads_of_two_workers_with_leases_never_exceed_the_limit(
     assert counted(engines[0])[60] <= window.limit
     unspent = sum(w.unspent("key:9") for w in workers)
     assert results.count(True) + unspent == counted(engines[0])[60]  # every leased unit accounted
+
+
+async def test_a_leased_unit_says_what_counting_it_alone_would(
+    engines: list[Engine], clock: ManualClock
+) -> None:
+    """The headers of a unit spent from a lease (its windows' ends kept with it) are those of
+    the same counts decided from scratch, up to the lease's last second."""
+    limiter = DatabaseRateLimiter(engines[0], clock, (MINUTE, HOUR))
+    for step in (0.0, 19.5, 20.0, 29.25, 49.0, 49.9):  # START is 03:00:10: the minute ends at 60
+        clock.set(START + timedelta(seconds=step))
+        spent = await limiter.hit("key:3")
+        now = epoch_seconds(clock.now())
+        counts = counted(engines[0])
+        shared = [counts[w.seconds] - limiter.unspent("key:3") for w in (MINUTE, HOUR)]
+        alone = decide((MINUTE, HOUR), [n - 1 for n in shared], now, spent.policy)
+        assert (spent.windows, spent.tightest) == (alone.windows, alone.tightest), step
+    assert spent.tightest.reset_seconds == 1 and spent.windows[1].reset_seconds == 3_541
