@@ -43,6 +43,8 @@ from companion.tenant import Tenant
 _KEY = SERVICE_KEY_HEADER.encode()
 _REQUEST_ID = b"x-request-id"
 _IF_NONE_MATCH = b"if-none-match"
+#: Paths whose ``_learn`` answer is kept (all are forgotten past it).
+MAX_PATHS = 20_000
 
 
 @dataclass(slots=True)
@@ -76,6 +78,7 @@ class FrontDoor:
         self.app = app  # the application (``scope["app"]``, as Starlette sets it)
         self.served = 0  # requests answered here (tests, reports)
         self.served_at_once = 0  # of them, answered by ``answer_now``
+        self._paths: dict[str, bool] = {}  # path -> whether it may be served here (``_learn``)
 
     @classmethod
     def of(cls, stack: ASGIApp, app: ASGIApp) -> FrontDoor | None:
@@ -100,14 +103,13 @@ class FrontDoor:
         """The checks before anything takes effect, then an admission slot: None when the
         request is not one to serve here (it was left untouched)."""
         started = time.perf_counter()
-        cache = self.cache
-        if not cache.cacheable(scope):
-            return None
-        if nul_in(scope) is not None:
-            return None  # the input guard's 422
         path: str = scope["path"]
-        if not self.tenancy.applies(path) or not self.gate.counts(path):
-            return None
+        served = self._paths.get(path)
+        if served is None:
+            served = self._learn(path)
+        if not served or scope["method"] != "GET" or nul_in(scope) is not None:
+            return None  # not a cached route's, or the input guard's 422
+        cache = self.cache
         key = given = asked = None
         for name, value in scope["headers"]:
             if name == _KEY:
@@ -129,6 +131,16 @@ class FrontDoor:
         request_id = new_request_id() if given is None else request_id_of(given.decode("latin-1"))
         condition = None if asked is None else asked.decode("latin-1")
         return _Admitted(started, tenant, where, answer, condition, request_id)
+
+    def _learn(self, path: str) -> bool:
+        """Whether a GET of ``path`` may be served here: a cached route's, behind the key check,
+        taking an admission slot. Kept per path: a store's catalogue has a few per product."""
+        if len(self._paths) >= MAX_PATHS:
+            self._paths.clear()
+        served = self._paths[path] = (
+            self.cache.caches(path) and self.tenancy.applies(path) and self.gate.counts(path)
+        )
+        return served
 
     def answer_now(self, scope: Scope) -> tuple[int, list[tuple[bytes, bytes]], bytes] | None:
         """The whole answer (status, headers, body) when it needs no wait: a kept answer and a

@@ -133,7 +133,10 @@ class AnswerCache:
     def cacheable(self, scope: Scope) -> bool:
         if scope["type"] != "http" or scope["method"] != "GET":
             return False
-        path: str = scope["path"]
+        return self.caches(scope["path"])
+
+    def caches(self, path: str) -> bool:
+        """Whether ``path`` is a cached route's (for a GET)."""
         return path in self.exact or path.startswith(self.prefixes)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
