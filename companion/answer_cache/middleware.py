@@ -19,6 +19,7 @@ changed since its reading began.
 from __future__ import annotations
 
 import json
+import math
 import re
 import time
 from dataclasses import dataclass
@@ -31,7 +32,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from companion.answer_cache.changes import catalogue, stock
 from companion.answer_cache.feeds import Feed
 from companion.answer_cache.shared import SharedAnswer, SharedAnswers
-from companion.clock import Clock
+from companion.clock import Clock, epoch_seconds, seconds_reader
 from companion.db.schema import flash_sales
 from companion.etag import matches, whole_ok_answers
 from companion.tenant import Tenant
@@ -77,10 +78,17 @@ class Answer:
     since: datetime  # when it was read (a test's clock may be set back)
     until: datetime | None  # the next flash-sale start or end then
     unchanged_headers: Headers = ()  # those of a 304: all but the length
+    #: ``since`` and ``until`` in epoch seconds (``until`` infinite when None): the clock is
+    #: read as seconds for each request, without making a datetime.
+    since_seconds: float = 0.0
+    until_seconds: float = math.inf
 
     def __post_init__(self) -> None:
         unchanged = tuple(h for h in self.headers if h[0].lower() != b"content-length")
         object.__setattr__(self, "unchanged_headers", unchanged)
+        object.__setattr__(self, "since_seconds", epoch_seconds(self.since))
+        if self.until is not None:
+            object.__setattr__(self, "until_seconds", epoch_seconds(self.until))
 
 
 def next_boundary(engine: Engine, store_id: int, now: datetime) -> datetime | None:
@@ -116,6 +124,7 @@ class AnswerCache:
         self.feed = feed
         self.engine = engine
         self.clock = clock
+        self._seconds = seconds_reader(clock)  # the clock in epoch seconds
         self.prefix_length = len(prefix)
         self.exact = frozenset(f"{prefix}{name}" for name in CACHED)
         self.prefixes = tuple(f"{prefix}{name}/" for name in CACHED)
@@ -152,7 +161,7 @@ class AnswerCache:
         now = self.clock.now()
         key = (tenant.store_id, scope["path"], scope.get("query_string", b""))
         asked = _if_none_match(scope)
-        kept = self.kept(key, now)
+        kept = self.kept(key)
         if kept is not None:
             self.hits += 1
             await _send(send, kept, asked)
@@ -170,17 +179,17 @@ class AnswerCache:
             self._forget(version)
         return version
 
-    def kept(self, key: tuple[int, str, bytes], now: datetime) -> Answer | None:
+    def kept(self, key: tuple[int, str, bytes]) -> Answer | None:
         """The answer kept for ``key`` if nothing it shows has changed since (one another
         worker shared, else); call after ``version``."""
         kept = self._answers.get(key)
-        if (
-            kept is not None
-            and _within(now, kept.since, kept.until)
-            and stock.unchanged_after(kept.read_at, kept.products, counts=kept.counts)
-        ):
-            return kept
-        return None if self.shared is None else self._adopt(self.shared, key, now)
+        if kept is not None:
+            now = self._seconds()
+            if kept.since_seconds <= now < kept.until_seconds and stock.unchanged_after(
+                kept.read_at, kept.products, counts=kept.counts
+            ):
+                return kept
+        return None if self.shared is None else self._adopt(self.shared, key, self.clock.now())
 
     def _adopt(
         self, shared: SharedAnswers, key: tuple[int, str, bytes], now: datetime
