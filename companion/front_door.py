@@ -120,11 +120,11 @@ class FrontDoor:
                 asked = value if asked is None else asked
         if key is None or cache.version() is None:  # polls the feed: revocations come too
             return None
-        tenant = self.tenancy.known_key(key.decode("latin-1").strip(), polled=True)
+        tenant = self.tenancy.known_sent(key)
         if tenant is None or not self.gate.enter_now():
             return None
         where = (tenant.store_id, path, scope.get("query_string", b""))
-        answer = cache.kept(where, cache.clock.now())
+        answer = cache.kept(where)
         if answer is None:
             self.gate.leave()
             return None
@@ -185,7 +185,7 @@ class FrontDoor:
             if decision is None:  # a new lease: a database write
                 decision = await self.limiter.hit(bucket)
                 if decision.allowed and (
-                    cache.version() is None or cache.kept(where, cache.clock.now()) is None
+                    cache.version() is None or cache.kept(where) is None
                 ):  # it changed meanwhile: read, as below the chain's rate limit
                     request_id, tenant = admitted.request_id, admitted.tenant
                     await self._read(scope, receive, send, tenant, request_id, decision)
