@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from sqlalchemy import Connection, event, update
 
+from companion import front_door
 from companion.db.schema import products
 from companion.keys.lifecycle import revoke_key
 from companion.ratelimit.database import DatabaseRateLimiter
@@ -251,6 +252,25 @@ async def test_a_full_worker_gets_the_same_503(make_pair: MakePair) -> None:
             gate.leave()
     await pair.both(endpoint)
     assert pair.last_served
+
+
+async def test_paths_are_learned_once_and_forgotten_past_the_bound(
+    make_pair: MakePair, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(front_door, "MAX_PATHS", 2)
+    pair = await make_pair()
+    endpoints = (await catalogue(pair))[:3]
+    for endpoint in endpoints:
+        await pair.both(endpoint)
+    learned = pair.front.door()._paths
+    assert len(learned) <= 2 and all(learned.values())
+    for endpoint in endpoints:  # each served from memory, whichever paths were forgotten
+        await pair.both(endpoint)
+        assert pair.last_served, endpoint
+    for _ in range(2):  # not a cached route's: never served here
+        await pair.both("/pages")
+        assert not pair.last_served
+    assert learned.get(f"{PREFIX}/pages") is False
 
 
 async def test_over_loopback_the_bytes_on_the_wire_are_the_same(pair: Pair) -> None:
