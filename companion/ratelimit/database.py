@@ -17,11 +17,15 @@ is never counted. Small limits lease one unit at a time from the start (see ``le
 On PostgreSQL a lease is written on the event loop over a connection kept for leases
 (``ratelimit.lease_link``); on SQLite, or when that link cannot serve, the blocking statement
 runs in a transaction on a worker thread through the pool (one per lease, not per request).
-Requests of one bucket arriving while its lease is being renewed wait for that renewal.
+Requests of one bucket arriving while its lease is being renewed wait for that renewal. On the
+lease link, a full lease whose last unit is spent is renewed at once in the background, while
+a full one still fits every window: the bucket's next request then finds units waiting instead
+of waiting for them (a worker still holds at most one lease of a bucket).
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -98,10 +102,14 @@ class DatabaseRateLimiter:
         #: Where leases are written from the event loop (None: in a thread, through the pool).
         self.link = link
         self._renewing: dict[str, anyio.Lock] = {}
+        self._leasing_ahead: set[asyncio.Task[None]] = set()
 
     def hit_at_once(self, bucket: str) -> RateDecision | None:
         """A unit of this worker's lease, if it holds one; None: a new lease is needed."""
-        return self._book.spend(bucket, self._seconds())
+        decision = self._book.spend(bucket, self._seconds())
+        if self._book.emptied:
+            self._lease_ahead()
+        return decision
 
     async def hit(self, bucket: str) -> RateDecision:
         decision = self.hit_at_once(bucket)
@@ -128,6 +136,51 @@ class DatabaseRateLimiter:
     def unspent(self, bucket: str) -> int:
         """Units this worker holds for ``bucket`` in the current windows."""
         return self._book.unspent(bucket, self._seconds())
+
+    def _lease_ahead(self) -> None:
+        """Lease again, in the background, for each bucket whose lease was just emptied."""
+        buckets = self._book.take_emptied()
+        link = self.link
+        if link is None:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # off the event loop: the bucket's next request leases
+            return
+        for bucket in buckets:
+            task = loop.create_task(self._renew_ahead(link, bucket))
+            self._leasing_ahead.add(task)
+            task.add_done_callback(self._leasing_ahead.discard)
+
+    async def _renew_ahead(self, link: LeaseLink, bucket: str) -> None:
+        """A full lease for ``bucket`` if it holds no unit and one fits; a request arriving
+        meanwhile waits for it (the lock ``hit`` takes), and nothing is taken if one of them
+        renewed first."""
+        lock = self._renewing.setdefault(bucket, anyio.Lock())
+        try:
+            async with lock:
+                now_seconds = self._seconds()
+                if self._book.unspent(bucket, now_seconds):
+                    return
+                indexes = self._book.indexes(now_seconds)
+                rows = await link.lease(self._params(bucket, indexes, self.lease), self._rows_fit)
+                counts = _counts(rows or ())
+                if rows and self._fits(counts):
+                    shared = [counts[w.seconds] for w in self._windows]
+                    ahead = self._room_ahead(counts)
+                    self._book.grant(bucket, indexes, self.lease, shared, ahead=ahead)
+        finally:
+            if not lock.locked() and lock.statistics().tasks_waiting == 0:
+                self._renewing.pop(bucket, None)
+
+    def _room_ahead(self, counts: dict[int, int]) -> bool:
+        """Whether a lease taken with these counts may ask for the next one when spent: on the
+        link, full leases, while another full one fits every window."""
+        return (
+            self.link is not None
+            and self.lease > 1
+            and all(self._limits[s] - count >= self.lease for s, count in counts.items())
+        )
 
     async def _renew_waiting(self, bucket: str, now_seconds: float) -> RateDecision:
         """``_renew`` without blocking the event loop: over the lease link, else in a thread."""
@@ -183,7 +236,9 @@ class DatabaseRateLimiter:
         did not fit, else a unit of it spent; None when other requests spent it first."""
         if not self._fits(counts):
             return self._refusal(counts, now_seconds)
-        self._book.grant(bucket, indexes, units, [counts[w.seconds] for w in self._windows])
+        shared = [counts[w.seconds] for w in self._windows]
+        ahead = units == self.lease and self._room_ahead(counts)
+        self._book.grant(bucket, indexes, units, shared, ahead=ahead)
         return self._book.spend(bucket, now_seconds)
 
     def _params(self, bucket: str, indexes: Sequence[int], units: int) -> dict[str, object]:

@@ -52,6 +52,8 @@ class Lease:
     ends: tuple[int, ...]  # when each window's span ends (``end`` is the earliest)
     left: int  # units not spent yet
     shared: tuple[int, ...]  # the shared counts when last leased, every worker's units included
+    #: Whether spending its last unit asks for the next lease (``LeaseBook.emptied``).
+    ahead: bool = False
 
 
 class LeaseBook:
@@ -60,6 +62,9 @@ class LeaseBook:
         self.policy = policy_text(self.windows)
         self._leases: dict[str, Lease] = {}
         self._lock = threading.Lock()
+        #: Buckets whose lease asked for the next one as its last unit was spent; the limiter
+        #: takes them (``take_emptied``) and leases again before their next request.
+        self.emptied: list[str] = []
 
     def indexes(self, now_seconds: float) -> tuple[int, ...]:
         return tuple(window_index(w, now_seconds) for w in self.windows)
@@ -77,13 +82,23 @@ class LeaseBook:
                 return None
             lease.left -= 1
             left, shared = lease.left, lease.shared
+            if left == 0 and lease.ahead:
+                lease.ahead = False
+                self.emptied.append(bucket)
         # Counted with this request: the shared count, less the units this worker still holds.
         return allowed(self.windows, shared, now_seconds, self.policy, lease.ends, unspent=left)
 
     def grant(
-        self, bucket: str, indexes: tuple[int, ...], units: int, shared: Sequence[int]
+        self,
+        bucket: str,
+        indexes: tuple[int, ...],
+        units: int,
+        shared: Sequence[int],
+        *,
+        ahead: bool = False,
     ) -> None:
-        """Add ``units`` leased in the windows ``indexes``; ``shared``: the counts after it."""
+        """Add ``units`` leased in the windows ``indexes``; ``shared``: the counts after it;
+        ``ahead``: spending the last unit asks for the next lease."""
         with self._lock:
             lease = self._leases.get(bucket)
             start, ends = self._span(indexes)
@@ -91,10 +106,16 @@ class LeaseBook:
             if lease is not None and (lease.start, lease.end) == (start, end):
                 lease.left += units
                 lease.shared = tuple(max(a, b) for a, b in zip(lease.shared, shared, strict=True))
+                lease.ahead = ahead
                 return
             if len(self._leases) >= MAX_BUCKETS:
                 self._forget_ended((start, end))
-            self._leases[bucket] = Lease(start, end, ends, units, tuple(shared))
+            self._leases[bucket] = Lease(start, end, ends, units, tuple(shared), ahead)
+
+    def take_emptied(self) -> list[str]:
+        with self._lock:
+            emptied, self.emptied = self.emptied, []
+        return emptied
 
     def unspent(self, bucket: str, now_seconds: float) -> int:
         """Units of the current windows this worker holds for ``bucket`` (for tests, reports)."""

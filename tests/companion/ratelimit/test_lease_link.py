@@ -157,3 +157,56 @@ async def test_a_lease_on_the_link_is_one_statement_and_a_partial_one_is_given_b
     assert (await limiter.hit("k")).allowed
     assert sent == ["INSERT", "UPDATE", "INSERT"]
     assert counted(engine, "k") == {60: 3, 3600: 103}
+
+
+async def leased_ahead(limiter: DatabaseRateLimiter, bucket: str) -> int:
+    """The units the limiter holds for ``bucket`` once a lease taken in the background landed
+    (or after a second without one)."""
+    for _ in range(100):
+        if limiter.unspent(bucket):
+            break
+        await asyncio.sleep(0.01)
+    return limiter.unspent(bucket)
+
+
+async def test_a_spent_lease_is_renewed_before_the_next_request(
+    engine: Engine, clock: ManualClock
+) -> None:
+    limiter = limiter_on(engine, clock)
+    assert (await limiter.hit("k")).allowed  # a lease of 2, one unit spent
+    last = limiter.hit_at_once("k")  # its last unit: the next lease is asked for
+    assert last is not None and last.allowed
+    assert await leased_ahead(limiter, "k") == 2
+    assert counted(engine, "k") == {60: 4, 3600: 4}
+    assert limiter.hit_at_once("k") is not None  # no wait for the bucket's next request
+
+
+async def test_a_request_while_leasing_ahead_waits_for_that_lease(
+    engine: Engine, clock: ManualClock
+) -> None:
+    limiter = limiter_on(engine, clock)
+    assert (await limiter.hit("k")).allowed
+    assert limiter.hit_at_once("k") is not None  # emptied: a lease is on its way
+    assert (await limiter.hit("k")).allowed  # before it landed: it takes that lease, or waits
+    assert counted(engine, "k") == {60: 4, 3600: 4}  # two leases, never three
+    assert limiter.unspent("k") == 1
+
+
+async def test_no_lease_ahead_where_a_full_one_no_longer_fits(
+    engine: Engine, clock: ManualClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sent: list[str] = []
+    execute = psycopg.AsyncConnection.execute
+
+    async def counting(self: psycopg.AsyncConnection[Any], query: Any, *args: Any) -> Any:
+        sent.append(str(query).split()[0])
+        return await execute(self, query, *args)
+
+    monkeypatch.setattr(psycopg.AsyncConnection, "execute", counting)
+    limiter = limiter_on(engine, clock)
+    for _ in range(100):  # the minute's limit, 2 by 2
+        assert (await limiter.hit("k")).allowed
+        await asyncio.sleep(0)  # a lease asked for in the background may run
+    assert await leased_ahead(limiter, "k") == 0
+    assert sent == ["INSERT"] * 50  # the last lease asked for none: the minute is full
+    assert not (await limiter.hit("k")).allowed
