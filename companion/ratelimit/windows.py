@@ -25,8 +25,9 @@ class Window:
     limit: int
 
 
-# Not frozen, as no code changes them: a frozen dataclass's ``__init__`` sets each field
-# through ``object.__setattr__``, and every request let through makes three of these.
+# This and ``RateDecision`` are not frozen, as no code changes them: a frozen dataclass's
+# ``__init__`` sets each field through ``object.__setattr__``, and every request let through
+# makes a decision and a state per window.
 @dataclass(slots=True)
 class WindowState:
     window: Window

@@ -126,23 +126,29 @@ async def test_the_link_closes_with_its_engine(engine: Engine, clock: ManualCloc
     assert link_connections(engine) == 0
 
 
-async def test_a_lease_on_the_link_is_one_statement_and_a_partial_one_is_given_back(
-    engine: Engine, clock: ManualClock, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    sent: list[str] = []
+@pytest.fixture
+def sent(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The first word of each statement the lease link's connections send."""
+    words: list[str] = []
     execute = psycopg.AsyncConnection.execute
 
     async def counting(self: psycopg.AsyncConnection[Any], query: Any, *args: Any) -> Any:
-        sent.append(str(query).split()[0])
+        words.append(str(query).split()[0])
         return await execute(self, query, *args)
 
+    monkeypatch.setattr(psycopg.AsyncConnection, "execute", counting)
+    return words
+
+
+async def test_a_lease_on_the_link_is_one_statement_and_a_partial_one_is_given_back(
+    engine: Engine, clock: ManualClock, monkeypatch: pytest.MonkeyPatch, sent: list[str]
+) -> None:
     transaction = psycopg.AsyncConnection.transaction
 
     def beginning(self: psycopg.AsyncConnection[Any], *args: Any, **kwargs: Any) -> Any:
         sent.append("BEGIN")
         return transaction(self, *args, **kwargs)
 
-    monkeypatch.setattr(psycopg.AsyncConnection, "execute", counting)
     monkeypatch.setattr(psycopg.AsyncConnection, "transaction", beginning)
     limiter = limiter_on(engine, clock)
     for _ in range(100):  # 50 leases of 2: the minute's limit
@@ -193,16 +199,8 @@ async def test_a_request_while_leasing_ahead_waits_for_that_lease(
 
 
 async def test_no_lease_ahead_where_a_full_one_no_longer_fits(
-    engine: Engine, clock: ManualClock, monkeypatch: pytest.MonkeyPatch
+    engine: Engine, clock: ManualClock, sent: list[str]
 ) -> None:
-    sent: list[str] = []
-    execute = psycopg.AsyncConnection.execute
-
-    async def counting(self: psycopg.AsyncConnection[Any], query: Any, *args: Any) -> Any:
-        sent.append(str(query).split()[0])
-        return await execute(self, query, *args)
-
-    monkeypatch.setattr(psycopg.AsyncConnection, "execute", counting)
     limiter = limiter_on(engine, clock)
     for _ in range(100):  # the minute's limit, 2 by 2
         assert (await limiter.hit("k")).allowed
