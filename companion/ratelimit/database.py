@@ -153,9 +153,9 @@ class DatabaseRateLimiter:
             task.add_done_callback(self._leasing_ahead.discard)
 
     async def _renew_ahead(self, link: LeaseLink, bucket: str) -> None:
-        """A full lease for ``bucket`` if it holds no unit and one fits; a request arriving
-        meanwhile waits for it (the lock ``hit`` takes), and nothing is taken if one of them
-        renewed first."""
+        """A full lease for ``bucket`` if it holds no unit and one fits, over the link's open
+        connection only; a request arriving meanwhile waits for it (the lock ``hit`` takes),
+        and nothing is taken if one of them renewed first."""
         lock = self._renewing.setdefault(bucket, anyio.Lock())
         try:
             async with lock:
@@ -163,7 +163,8 @@ class DatabaseRateLimiter:
                 if self._book.unspent(bucket, now_seconds):
                     return
                 indexes = self._book.indexes(now_seconds)
-                rows = await link.lease(self._params(bucket, indexes, self.lease), self._rows_fit)
+                params = self._params(bucket, indexes, self.lease)
+                rows = await link.lease(params, self._rows_fit, connect=False)
                 counts = _counts(rows or ())
                 if rows and self._fits(counts):
                     shared = [counts[w.seconds] for w in self._windows]

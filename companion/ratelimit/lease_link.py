@@ -48,17 +48,18 @@ class LeaseLink:
         self._next_attempt = 0.0
 
     async def lease(
-        self, params: Mapping[str, object], fits: Callable[[Rows], bool]
+        self, params: Mapping[str, object], fits: Callable[[Rows], bool], *, connect: bool = True
     ) -> Rows | None:
         """The upsert's rows; unless ``fits(rows)``, the units are given back. None: use the
-        blocking path instead."""
+        blocking path instead. ``connect=False``: None too when no connection is open (a lease
+        taken in the background never opens one, which could outlive the engine's)."""
         loop = asyncio.get_running_loop()
         if self._loop is not None and loop is not self._loop:
             return None
         if self._lock is None:
             self._loop, self._lock = loop, asyncio.Lock()
         async with self._lock:  # one statement at a time on the connection
-            conn = await self._connection()
+            conn = await self._connection() if connect else self._conn
             if conn is None:
                 return None
             try:

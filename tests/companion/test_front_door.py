@@ -215,9 +215,9 @@ def leasing(link: LeaseLink, before: Callable[[], None]) -> Callable[..., Awaita
     """``link.lease``, ``before`` called as it starts."""
     lease = link.lease
 
-    async def leased(*args: Any) -> Any:
+    async def leased(*args: Any, **kwargs: Any) -> Any:
         before()
-        return await lease(*args)
+        return await lease(*args, **kwargs)
 
     return leased
 

@@ -208,3 +208,12 @@ async def test_no_lease_ahead_where_a_full_one_no_longer_fits(
     assert await leased_ahead(limiter, "k") == 0
     assert sent == ["INSERT"] * 50  # the last lease asked for none: the minute is full
     assert not (await limiter.hit("k")).allowed
+
+
+async def test_a_lease_ahead_never_opens_a_connection(engine: Engine, clock: ManualClock) -> None:
+    limiter = limiter_on(engine, clock)
+    assert (await limiter.hit("k")).allowed and limiter.link is not None
+    limiter.link.close()  # as when the engine is disposed of while a lease is on its way
+    assert limiter.hit_at_once("k") is not None  # the last unit: a lease ahead is asked for
+    assert await leased_ahead(limiter, "k") == 0
+    assert link_connections(engine) == 0
