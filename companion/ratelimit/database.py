@@ -26,7 +26,8 @@ of waiting for them (a worker still holds at most one lease of a bucket).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable, Sequence
+from collections.abc import AsyncIterator, Iterable, Sequence
+from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
@@ -115,17 +116,23 @@ class DatabaseRateLimiter:
         decision = self.hit_at_once(bucket)
         if decision is not None:
             return decision
+        async with self._renewal(bucket):
+            now_seconds = self._seconds()
+            decision = self._book.spend(bucket, now_seconds)
+            if decision is None:  # nobody renewed it meanwhile
+                decision = await self._renew_waiting(bucket, now_seconds)
+        return decision
+
+    @asynccontextmanager
+    async def _renewal(self, bucket: str) -> AsyncIterator[None]:
+        """The bucket's renewal lock: one lease at a time, the others wait for it."""
         lock = self._renewing.setdefault(bucket, anyio.Lock())
         try:
             async with lock:
-                now_seconds = self._seconds()
-                decision = self._book.spend(bucket, now_seconds)
-                if decision is None:  # nobody renewed it meanwhile
-                    decision = await self._renew_waiting(bucket, now_seconds)
+                yield
         finally:
             if not lock.locked() and lock.statistics().tasks_waiting == 0:
                 self._renewing.pop(bucket, None)
-        return decision
 
     def hit_now(self, bucket: str) -> RateDecision:
         """The blocking form of ``hit``, for callers already off the event loop."""
@@ -156,23 +163,16 @@ class DatabaseRateLimiter:
         """A full lease for ``bucket`` if it holds no unit and one fits, over the link's open
         connection only; a request arriving meanwhile waits for it (the lock ``hit`` takes),
         and nothing is taken if one of them renewed first."""
-        lock = self._renewing.setdefault(bucket, anyio.Lock())
-        try:
-            async with lock:
-                now_seconds = self._seconds()
-                if self._book.unspent(bucket, now_seconds):
-                    return
-                indexes = self._book.indexes(now_seconds)
-                params = self._params(bucket, indexes, self.lease)
-                rows = await link.lease(params, self._rows_fit, connect=False)
-                counts = _counts(rows or ())
-                if rows and self._fits(counts):
-                    shared = [counts[w.seconds] for w in self._windows]
-                    ahead = self._room_ahead(counts)
-                    self._book.grant(bucket, indexes, self.lease, shared, ahead=ahead)
-        finally:
-            if not lock.locked() and lock.statistics().tasks_waiting == 0:
-                self._renewing.pop(bucket, None)
+        async with self._renewal(bucket):
+            now_seconds = self._seconds()
+            if self._book.unspent(bucket, now_seconds):
+                return
+            indexes = self._book.indexes(now_seconds)
+            params = self._params(bucket, indexes, self.lease)
+            rows = await link.lease(params, self._rows_fit, connect=False)
+            counts = None if rows is None else _counts(rows)
+            if counts is not None and self._fits(counts):
+                self._grant(bucket, indexes, self.lease, counts)
 
     def _room_ahead(self, counts: dict[int, int]) -> bool:
         """Whether a lease taken with these counts may ask for the next one when spent: on the
@@ -237,10 +237,16 @@ class DatabaseRateLimiter:
         did not fit, else a unit of it spent; None when other requests spent it first."""
         if not self._fits(counts):
             return self._refusal(counts, now_seconds)
+        self._grant(bucket, indexes, units, counts)
+        return self._book.spend(bucket, now_seconds)
+
+    def _grant(
+        self, bucket: str, indexes: tuple[int, ...], units: int, counts: dict[int, int]
+    ) -> None:
+        """Keep a lease every window took (``counts``: theirs with it)."""
         shared = [counts[w.seconds] for w in self._windows]
         ahead = units == self.lease and self._room_ahead(counts)
         self._book.grant(bucket, indexes, units, shared, ahead=ahead)
-        return self._book.spend(bucket, now_seconds)
 
     def _params(self, bucket: str, indexes: Sequence[int], units: int) -> dict[str, object]:
         params: dict[str, object] = {"bucket": bucket, "units": units}
