@@ -1,10 +1,10 @@
 """A rate limiter whose counts live in the database, so several worker processes share them.
 
 Workers do not write per request: each leases a few units at a time from the shared counters
-and spends them from memory (``ratelimit.leases``). A lease is one statement: an upsert
-that adds the units to the bucket's counter of every window (rows always in the same order, so
-two workers never wait on each other crosswise), resetting a counter when a new window began,
-but only where the units still fit under that window's limit. Unless every window took them,
+and spends them from memory (``ratelimit.leases``). A lease is one statement
+(``ratelimit.statements``): an upsert that adds the units to the bucket's counter of every
+window, resetting a counter when a new window began, but only where the units still fit under
+that window's limit. Unless every window took them,
 nothing stays counted: the transaction is rolled back, or on the lease link (one statement, no
 transaction) the windows that took them give them back. The upsert's row lock
 (PostgreSQL) or the write lock (SQLite) makes workers take turns on a bucket, so the counters
@@ -20,60 +20,38 @@ runs in a transaction on a worker thread through the pool (one per lease, not pe
 Requests of one bucket arriving while its lease is being renewed wait for that renewal. On the
 lease link, a full lease whose last unit is spent is renewed at once in the background, while
 a full one still fits every window: the bucket's next request then finds units waiting instead
-of waiting for them (a worker still holds at most one lease of a bucket).
+of waiting for them (a worker still holds at most one lease of a bucket). And as the shortest
+window starts (a new minute), the event loop's timer leases for every bucket that spent units
+in the minute before, in one statement: without it, every key in use would take its lease with
+its first request of the minute, on each worker, all at the same moment.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Iterable, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Coroutine, Iterable, Sequence
+from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
 
 import anyio
 import anyio.to_thread
-from sqlalchemy import Connection, Engine, TextClause, event, text
+from sqlalchemy import Connection, Engine, event
 
-from companion.clock import Clock, seconds_reader
+from companion.clock import Clock, SystemClock, seconds_reader
 from companion.ratelimit.lease_link import LeaseLink, Rows
 from companion.ratelimit.leases import LeaseBook, lease_size
 from companion.ratelimit.memory import InMemoryRateLimiter
+from companion.ratelimit.statements import (
+    give_back_statement,
+    lease_each_statement,
+    lease_statement,
+)
 from companion.ratelimit.windows import RateDecision, RateLimiter, Window, decide
 from companion.settings import CompanionSettings
 
-
-def lease_statement(windows: Sequence[Window]) -> TextClause:
-    """The upsert that leases ``:units`` in every window (one VALUES row per window, in order of
-    window length); it returns the count of every window that took them. Plain SQL that
-    PostgreSQL and SQLite (3.35+) both read; the policy's lengths and limits are integers."""
-    ordered = sorted(windows, key=lambda w: w.seconds)
-    rows = ", ".join(
-        f"(:bucket, {int(w.seconds)}, :index_{int(w.seconds)}, :units)" for w in ordered
-    )
-    limits = " ".join(f"WHEN {int(w.seconds)} THEN {int(w.limit)}" for w in ordered)
-    table = "rate_limit_counts"
-    return text(
-        f"INSERT INTO {table} (bucket, window_seconds, window_index, count) VALUES {rows} "
-        "ON CONFLICT (bucket, window_seconds) DO UPDATE SET "
-        f"count = CASE WHEN {table}.window_index = excluded.window_index "
-        f"THEN {table}.count + excluded.count ELSE excluded.count END, "
-        "window_index = excluded.window_index "
-        f"WHERE {table}.window_index <> excluded.window_index "
-        f"OR {table}.count + excluded.count <= CASE {table}.window_seconds {limits} END "
-        "RETURNING window_seconds, count"
-    )
-
-
-def give_back_statement(windows: Sequence[Window]) -> TextClause:
-    """Takes ``:units`` back from the windows ``:taken`` (window seconds) of ``:bucket``, where
-    they still are the windows ``:index_<seconds>``: a lease that not every window took.
-    PostgreSQL's (``:taken`` is an array); the lease link is its only user."""
-    indexes = " ".join(f"WHEN {int(w.seconds)} THEN :index_{int(w.seconds)}" for w in windows)
-    return text(
-        "UPDATE rate_limit_counts SET count = count - :units "
-        "WHERE bucket = :bucket AND window_seconds = ANY(:taken) "
-        f"AND window_index = CASE window_seconds {indexes} END"
-    )
+#: Seconds after a window's start when the leases of its first minute are taken together: the
+#: timer is the event loop's, the windows the system clock's.
+WINDOW_START_DELAY = 0.002
 
 
 class DatabaseRateLimiter:
@@ -104,6 +82,11 @@ class DatabaseRateLimiter:
         self.link = link
         self._renewing: dict[str, anyio.Lock] = {}
         self._leasing_ahead: set[asyncio.Task[None]] = set()
+        self._shortest = min(w.seconds for w in self._windows)
+        self._window_timer: asyncio.TimerHandle | None = None
+        #: Leases renewed as a window starts, by the event loop's timer: on the link, with the
+        #: system clock (under a test's clock, the test calls ``renew_at_window_start``).
+        self._timed = link is not None and self.lease > 1 and type(clock) is SystemClock
 
     def hit_at_once(self, bucket: str) -> RateDecision | None:
         """A unit of this worker's lease, if it holds one; None: a new lease is needed."""
@@ -155,9 +138,61 @@ class DatabaseRateLimiter:
         except RuntimeError:  # off the event loop: the bucket's next request leases
             return
         for bucket in buckets:
-            task = loop.create_task(self._renew_ahead(link, bucket))
-            self._leasing_ahead.add(task)
-            task.add_done_callback(self._leasing_ahead.discard)
+            self._in_background(loop, self._renew_ahead(link, bucket))
+
+    def _in_background(
+        self, loop: asyncio.AbstractEventLoop, work: Coroutine[Any, Any, None]
+    ) -> None:
+        task = loop.create_task(work)
+        self._leasing_ahead.add(task)  # kept until done: the loop holds tasks weakly
+        task.add_done_callback(self._leasing_ahead.discard)
+
+    def _watch_window_start(self) -> None:
+        """After a lease on the link: at the next start of the shortest window, lease again
+        for the buckets that spent units in the one ending (``renew_at_window_start``)."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # a lease taken in a thread: the next one on the loop watches
+            return
+        now_seconds = self._seconds()
+        start = (now_seconds // self._shortest + 1) * self._shortest
+        delay = start - now_seconds + WINDOW_START_DELAY
+        self._window_timer = loop.call_later(delay, self._window_started, loop, start)
+
+    def _window_started(self, loop: asyncio.AbstractEventLoop, start: float) -> None:
+        early = start - self._seconds()
+        if early > 0:  # the loop's clock ran ahead of the system's
+            self._window_timer = loop.call_later(early, self._window_started, loop, start)
+            return
+        self._window_timer = None
+        self._in_background(loop, self.renew_at_window_start())
+
+    async def renew_at_window_start(self) -> None:
+        """A full lease of the windows now current for each bucket that spent units of a lease
+        ending as the shortest window began and holds none now; in one statement on the link's
+        open connection, as every key active in the last minute would otherwise take its
+        lease with its first request of the next, each worker in turn, at the same moment.
+        A bucket's requests wait for it meanwhile; a bucket near a limit is left to them."""
+        link = self.link
+        now_seconds = self._seconds()
+        start = int(now_seconds // self._shortest * self._shortest)
+        if link is None or self.lease == 1:
+            return
+        async with AsyncExitStack() as renewals:
+            buckets = []
+            for bucket in sorted(self._book.spent_until(start)):
+                await renewals.enter_async_context(self._renewal(bucket))
+                if not self._book.unspent(bucket, now_seconds):
+                    buckets.append(bucket)
+            if not buckets:
+                return
+            indexes = self._book.indexes(now_seconds)
+            params = self._params(indexes, self.lease, buckets=buckets)
+            leased = await link.lease_each(params, self._rows_fit)
+            for bucket, rows in (leased or {}).items():
+                counts = _counts(rows)
+                if self._fits(counts):
+                    self._grant(bucket, indexes, self.lease, counts)
 
     async def _renew_ahead(self, link: LeaseLink, bucket: str) -> None:
         """A full lease for ``bucket`` if it holds no unit and one fits, over the link's open
@@ -168,7 +203,7 @@ class DatabaseRateLimiter:
             if self._book.unspent(bucket, now_seconds):
                 return
             indexes = self._book.indexes(now_seconds)
-            params = self._params(bucket, indexes, self.lease)
+            params = self._params(indexes, self.lease, bucket=bucket)
             rows = await link.lease(params, self._rows_fit, connect=False)
             counts = None if rows is None else _counts(rows)
             if counts is not None and self._fits(counts):
@@ -212,7 +247,7 @@ class DatabaseRateLimiter:
         indexes = self._book.indexes(now_seconds)
         while True:
             for units in self._sizes():
-                rows = await link.lease(self._params(bucket, indexes, units), self._rows_fit)
+                rows = await link.lease(self._params(indexes, units, bucket=bucket), self._rows_fit)
                 if rows is None:
                     return None
                 counts = self._room(_counts(rows))
@@ -247,9 +282,11 @@ class DatabaseRateLimiter:
         shared = [counts[w.seconds] for w in self._windows]
         ahead = units == self.lease and self._room_ahead(counts)
         self._book.grant(bucket, indexes, units, shared, ahead=ahead)
+        if self._window_timer is None and self._timed:
+            self._watch_window_start()
 
-    def _params(self, bucket: str, indexes: Sequence[int], units: int) -> dict[str, object]:
-        params: dict[str, object] = {"bucket": bucket, "units": units}
+    def _params(self, indexes: Sequence[int], units: int, **named: object) -> dict[str, object]:
+        params: dict[str, object] = {"units": units, **named}
         for window, index in zip(self._windows, indexes, strict=True):
             params[f"index_{window.seconds}"] = index
         return params
@@ -274,7 +311,8 @@ class DatabaseRateLimiter:
         of the windows that took them; every window on success (committed), fewer otherwise
         (rolled back)."""
         with conn.begin() as transaction:
-            counts = _counts(conn.execute(self._statement, self._params(bucket, indexes, units)))
+            params = self._params(indexes, units, bucket=bucket)
+            counts = _counts(conn.execute(self._statement, params))
             if self._fits(counts):
                 return counts  # committed as the block ends
             transaction.rollback()  # not every window had room: nothing is counted
@@ -312,8 +350,7 @@ def link_for(engine: Engine, windows: Sequence[Window]) -> LeaseLink | None:
     if engine.dialect.name != "postgresql":
         return None
     url = engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
-    statement = str(lease_statement(windows).compile(dialect=engine.dialect))
-    give_back = str(give_back_statement(windows).compile(dialect=engine.dialect))
-    link = LeaseLink(url, statement, give_back)
+    statements = (lease_statement, give_back_statement, lease_each_statement)
+    link = LeaseLink(url, *(str(s(windows).compile(dialect=engine.dialect)) for s in statements))
     event.listen(engine, "engine_disposed", lambda _engine: link.close())
     return link

@@ -54,6 +54,7 @@ class Lease:
     shared: tuple[int, ...]  # the shared counts when last leased, every worker's units included
     #: Whether spending its last unit asks for the next lease (``LeaseBook.emptied``).
     ahead: bool = False
+    spent: bool = False  # whether a unit of it was spent
 
 
 class LeaseBook:
@@ -81,6 +82,7 @@ class LeaseBook:
             if lease is None or lease.left <= 0 or not lease.start <= now_seconds < lease.end:
                 return None
             lease.left -= 1
+            lease.spent = True
             left, shared = lease.left, lease.shared
             if left == 0 and lease.ahead:
                 lease.ahead = False
@@ -111,6 +113,11 @@ class LeaseBook:
             if len(self._leases) >= MAX_BUCKETS:
                 self._forget_ended((start, end))
             self._leases[bucket] = Lease(start, end, ends, units, tuple(shared), ahead)
+
+    def spent_until(self, end: int) -> list[str]:
+        """The buckets whose lease ended at ``end`` (epoch seconds), a unit of it spent."""
+        with self._lock:
+            return [b for b, lease in self._leases.items() if lease.end == end and lease.spent]
 
     def take_emptied(self) -> list[str]:
         with self._lock:

@@ -15,7 +15,7 @@ import psycopg
 import pytest
 from sqlalchemy import Engine, select, text
 
-from companion.clock import ManualClock
+from companion.clock import ManualClock, SystemClock
 from companion.db.engine import make_engine
 from companion.db.migrate import upgrade
 from companion.db.ratelimit_schema import rate_limit_counts
@@ -217,3 +217,71 @@ async def test_a_lease_ahead_never_opens_a_connection(engine: Engine, clock: Man
     assert limiter.hit_at_once("k") is not None  # the last unit: a lease ahead is asked for
     assert await leased_ahead(limiter, "k") == 0
     assert link_connections(engine) == 0
+
+
+async def test_leases_of_the_last_minute_are_renewed_together_as_the_next_begins(
+    engine: Engine, clock: ManualClock, sent: list[str]
+) -> None:
+    limiter = limiter_on(engine, clock)
+    for bucket in ("a", "b"):
+        assert (await limiter.hit(bucket)).allowed  # a lease of 2, one unit spent
+    clock.advance(seconds=60)
+    sent.clear()
+    await limiter.renew_at_window_start()
+    assert sent == ["INSERT"]  # both buckets in one statement
+    assert (limiter.unspent("a"), limiter.unspent("b")) == (2, 2)
+    assert counted(engine, "a") == counted(engine, "b") == {60: 2, 3600: 4}
+    assert limiter.hit_at_once("a") is not None  # no wait for the minute's first request
+    clock.advance(seconds=60)
+    sent.clear()
+    await limiter.renew_at_window_start()  # "b" spent nothing of its last lease: left alone
+    assert sent == ["INSERT"]
+    assert (limiter.unspent("a"), limiter.unspent("b")) == (2, 0)
+    assert counted(engine, "a") == {60: 2, 3600: 6}
+    assert counted(engine, "b") == {60: 2, 3600: 4}
+
+
+async def test_a_bucket_near_its_limit_is_left_to_its_requests_at_the_window_start(
+    engine: Engine, clock: ManualClock, sent: list[str]
+) -> None:
+    limiter = limiter_on(engine, clock)
+    for _ in range(100):  # the minute's limit
+        assert (await limiter.hit("k")).allowed
+    clock.advance(seconds=60)
+    assert (await limiter.hit("k")).allowed  # the hour's 101st and 102nd units: 1 left
+    clock.advance(seconds=60)
+    sent.clear()
+    await limiter.renew_at_window_start()
+    assert sent == ["INSERT", "UPDATE"]  # the hour could not take 2: the minute gave them back
+    assert limiter.unspent("k") == 0
+    assert counted(engine, "k") == {60: 0, 3600: 102}
+    assert (await limiter.hit("k")).allowed  # one unit, the hour's last
+    assert not (await limiter.hit("k")).allowed
+    assert counted(engine, "k") == {60: 1, 3600: 103}
+
+
+async def test_a_request_at_the_window_start_takes_one_lease_with_the_renewal(
+    engine: Engine, clock: ManualClock
+) -> None:
+    limiter = limiter_on(engine, clock)
+    assert (await limiter.hit("k")).allowed
+    clock.advance(seconds=60)
+    renewal = asyncio.create_task(limiter.renew_at_window_start())
+    assert (await limiter.hit("k")).allowed  # before, during or after it: one lease in all
+    await renewal
+    assert counted(engine, "k") == {60: 2, 3600: 4}
+    assert limiter.unspent("k") == 1
+
+
+async def test_the_event_loop_renews_leases_as_a_window_starts(engine: Engine) -> None:
+    second, hour = Window(1, 100), Window(3600, 10_000)
+    limiter = DatabaseRateLimiter(
+        engine, SystemClock(), (second, hour), link=link_for(engine, (second, hour))
+    )
+    assert limiter.lease == 2
+    assert (await limiter.hit("k")).allowed
+    for _ in range(300):  # the next second's lease, taken by the timer, without a request
+        if counted(engine, "k")[3600] == 4:
+            break
+        await asyncio.sleep(0.01)
+    assert counted(engine, "k")[3600] == 4
