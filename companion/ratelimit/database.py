@@ -52,6 +52,8 @@ from companion.settings import CompanionSettings
 #: Seconds after a window's start when the leases of its first minute are taken together: the
 #: timer is the event loop's, the windows the system clock's.
 WINDOW_START_DELAY = 0.002
+#: Buckets in one such statement at most (their requests wait for it).
+LEASES_AT_ONCE = 500
 
 
 class DatabaseRateLimiter:
@@ -178,9 +180,14 @@ class DatabaseRateLimiter:
         start = int(now_seconds // self._shortest * self._shortest)
         if link is None or self.lease == 1:
             return
+        active = sorted(self._book.spent_until(start))
+        for at in range(0, len(active), LEASES_AT_ONCE):
+            await self._lease_each(link, active[at : at + LEASES_AT_ONCE], now_seconds)
+
+    async def _lease_each(self, link: LeaseLink, active: list[str], now_seconds: float) -> None:
         async with AsyncExitStack() as renewals:
             buckets = []
-            for bucket in sorted(self._book.spent_until(start)):
+            for bucket in active:
                 await renewals.enter_async_context(self._renewal(bucket))
                 if not self._book.unspent(bucket, now_seconds):
                     buckets.append(bucket)
