@@ -140,7 +140,7 @@ class DatabaseRateLimiter:
         except RuntimeError:  # off the event loop: the bucket's next request leases
             return
         for bucket in buckets:
-            self._in_background(loop, self._renew_ahead(link, bucket))
+            self._in_background(loop, self._lease_each(link, [bucket]))
 
     def _in_background(
         self, loop: asyncio.AbstractEventLoop, work: Coroutine[Any, Any, None]
@@ -176,21 +176,22 @@ class DatabaseRateLimiter:
         lease with its first request of the next, each worker in turn, at the same moment.
         A bucket's requests wait for it meanwhile; a bucket near a limit is left to them."""
         link = self.link
-        now_seconds = self._seconds()
-        start = int(now_seconds // self._shortest * self._shortest)
         if link is None or self.lease == 1:
             return
+        start = int(self._seconds() // self._shortest * self._shortest)
         active = sorted(self._book.spent_until(start))
         for at in range(0, len(active), LEASES_AT_ONCE):
-            await self._lease_each(link, active[at : at + LEASES_AT_ONCE], now_seconds)
+            await self._lease_each(link, active[at : at + LEASES_AT_ONCE])
 
-    async def _lease_each(self, link: LeaseLink, active: list[str], now_seconds: float) -> None:
+    async def _lease_each(self, link: LeaseLink, active: list[str]) -> None:
+        """A full lease for each of the buckets ``active`` (sorted) that holds no unit, where
+        one fits, over the link's open connection only; their requests arriving meanwhile wait
+        for it (the lock ``hit`` takes), and a bucket one of them renewed first is left out."""
         async with AsyncExitStack() as renewals:
-            buckets = []
             for bucket in active:
                 await renewals.enter_async_context(self._renewal(bucket))
-                if not self._book.unspent(bucket, now_seconds):
-                    buckets.append(bucket)
+            now_seconds = self._seconds()
+            buckets = [b for b in active if not self._book.unspent(b, now_seconds)]
             if not buckets:
                 return
             indexes = self._book.indexes(now_seconds)
@@ -200,21 +201,6 @@ class DatabaseRateLimiter:
                 counts = _counts(rows)
                 if self._fits(counts):
                     self._grant(bucket, indexes, self.lease, counts)
-
-    async def _renew_ahead(self, link: LeaseLink, bucket: str) -> None:
-        """A full lease for ``bucket`` if it holds no unit and one fits, over the link's open
-        connection only; a request arriving meanwhile waits for it (the lock ``hit`` takes),
-        and nothing is taken if one of them renewed first."""
-        async with self._renewal(bucket):
-            now_seconds = self._seconds()
-            if self._book.unspent(bucket, now_seconds):
-                return
-            indexes = self._book.indexes(now_seconds)
-            params = self._params(indexes, self.lease, bucket=bucket)
-            rows = await link.lease(params, self._rows_fit, connect=False)
-            counts = None if rows is None else _counts(rows)
-            if counts is not None and self._fits(counts):
-                self._grant(bucket, indexes, self.lease, counts)
 
     def _room_ahead(self, counts: dict[int, int]) -> bool:
         """Whether a lease taken with these counts may ask for the next one when spent: on the
