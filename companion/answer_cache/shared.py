@@ -17,13 +17,19 @@ The directory holds at most ``SLOTS`` answers (a key's slot is a hash of it; a n
 replaces whatever was there) of at most ``MAX_BODY`` bytes each. A file is written whole before
 it is renamed into place, so a reader sees an old answer or a new one, never half of one. A
 directory that cannot be read or written only means answers are not shared.
+
+A worker takes an answer here for each page it had not read, and code run that rarely costs far
+more than its size (none of it is in the processor's caches), so a file is one ``marshal``
+record read in one call: the same interpreter writes and reads it, in a directory only the
+server's user can write (``tempfile.mkdtemp``).
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
+import contextlib
+import marshal
 import os
+import zlib
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -54,53 +60,57 @@ class SharedAnswers:
     def __init__(self, directory: Path, *, slots: int = SLOTS) -> None:
         self.directory = directory
         self.slots = slots
+        self._prefix = os.path.join(directory, "")
 
-    def _path(self, key: Key) -> Path:
+    def _path(self, key: Key) -> str:
         store_id, path, query = key
-        digest = hashlib.blake2b(f"{store_id} {path}?".encode() + query, digest_size=8)
-        return self.directory / f"{int.from_bytes(digest.digest(), 'big') % self.slots:04x}"
+        named = b"%d %s?%s" % (store_id, path.encode("utf-8", "surrogatepass"), query)
+        slot = zlib.crc32(named) % self.slots
+        return f"{self._prefix}{slot:04x}"
 
     def put(self, key: Key, answer: SharedAnswer) -> None:
         if len(answer.body) > MAX_BODY:
             return
-        head = {
-            "key": [key[0], key[1], key[2].decode("latin-1")],
-            "headers": [[k.decode("latin-1"), v.decode("latin-1")] for k, v in answer.headers],
-            "etag": answer.etag,
-            "products": None if answer.products is None else sorted(answer.products),
-            "counts": answer.counts,
-            "since": answer.since.isoformat(),
-            "until": None if answer.until is None else answer.until.isoformat(),
-            "read_at": answer.read_at,
-        }
+        until = None if answer.until is None else answer.until.isoformat()
+        record = (
+            key,
+            answer.headers,
+            answer.etag,
+            answer.products,
+            answer.counts,
+            answer.since.isoformat(),
+            until,
+            answer.read_at,
+            answer.body,
+        )
         target = self._path(key)
-        partial = target.with_name(f".{target.name}.{os.getpid()}")
+        partial = os.path.join(self.directory, f".{os.path.basename(target)}.{os.getpid()}")
         try:
-            partial.write_bytes(json.dumps(head).encode() + b"\n" + answer.body)
+            with open(partial, "wb") as out:
+                out.write(marshal.dumps(record))
             os.replace(partial, target)
         except OSError:
-            partial.unlink(missing_ok=True)
+            with contextlib.suppress(OSError):
+                os.unlink(partial)
 
     def get(self, key: Key) -> SharedAnswer | None:
         """The answer shared for ``key``, if any (whether it is still good is the taker's to
         check)."""
         try:
-            data = self._path(key).read_bytes()
-            line, _, body = data.partition(b"\n")
-            head = json.loads(line)
-            if head["key"] != [key[0], key[1], key[2].decode("latin-1")]:
+            with open(self._path(key), "rb", buffering=0) as slot:
+                record = marshal.loads(slot.readall())
+            found, headers, etag, products, counts, since, until, read_at, body = record
+            if found != key:
                 return None  # another key's answer in the same slot
-            products = head["products"]
-            until = head["until"]
             return SharedAnswer(
-                tuple((k.encode("latin-1"), v.encode("latin-1")) for k, v in head["headers"]),
+                headers,
                 body,
-                head["etag"],
-                None if products is None else frozenset(products),
-                bool(head["counts"]),
-                datetime.fromisoformat(head["since"]),
+                etag,
+                products,
+                counts,
+                datetime.fromisoformat(since),
                 None if until is None else datetime.fromisoformat(until),
-                float(head["read_at"]),
+                read_at,
             )
-        except (OSError, ValueError, KeyError, TypeError):
+        except (OSError, ValueError, EOFError, TypeError):
             return None

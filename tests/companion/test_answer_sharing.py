@@ -4,6 +4,7 @@ it shows changed after its reading began. Two apps on one database stand for two
 
 from __future__ import annotations
 
+import marshal
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from datetime import timedelta
@@ -172,8 +173,10 @@ def test_what_cannot_be_shared_is_not(tmp_path: Path) -> None:
     assert gone.get((1, "/a", b"")) is None
     shared.put((1, "/a", b""), answer())
     (slot,) = tmp_path.iterdir()
-    slot.write_bytes(b"not json\n{}")
-    assert shared.get((1, "/a", b"")) is None
+    record = slot.read_bytes()
+    for damaged in (b"not a record", record[: len(record) // 2], marshal.dumps((1, 2))):
+        slot.write_bytes(damaged)  # another program's file, or one cut short
+        assert shared.get((1, "/a", b"")) is None
 
 
 def test_the_server_makes_the_directory_for_its_workers_and_removes_it(
