@@ -67,7 +67,12 @@ class OnlySession:
         self.session = session
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":  # no websockets; lifespan is off
+        if scope["type"] == "lifespan":  # nothing to start; the request log flushes as it stops
+            while (await receive())["type"] != "lifespan.shutdown":
+                await send({"type": "lifespan.startup.complete"})
+            await send({"type": "lifespan.shutdown.complete"})
+            return
+        if scope["type"] != "http":  # no websockets
             return
         send = with_security_headers(send)
         if scope.get("path", "").startswith(SESSION_PREFIX + "/"):
@@ -116,7 +121,6 @@ def serve_session(settings: SessionSettings, *, host: str, port: int, workers: i
         "proxy_headers": False,  # X-Forwarded-* are read by TrustedProxies, from its list only
         "timeout_graceful_shutdown": GRACEFUL_SECONDS,
         "timeout_keep_alive": KEEP_ALIVE_SECONDS,
-        "lifespan": "off",
     }
     if workers <= 1:
         uvicorn.Server(uvicorn.Config(service_app(settings), **options)).run()

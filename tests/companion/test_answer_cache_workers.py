@@ -5,6 +5,7 @@ there (the workers learn of each other's writes through LISTEN/NOTIFY), else on 
 from __future__ import annotations
 
 import json
+import time
 from itertools import count
 from pathlib import Path
 from typing import Any
@@ -32,15 +33,21 @@ def workers_of(log: Path) -> dict[str, int]:
 
 
 def on_both(base: str, log: Path, path: str) -> list[Any]:
-    """GET ``path`` on new connections until each worker answered it twice (so each had read
-    it before, and may answer from memory); every answer's body."""
+    """GET ``path`` on new connections, eight at a time, until each worker answered it twice
+    (so each had read it before, and may answer from memory); every answer's body. The log's
+    lines come out up to a second later, so each batch waits for its own."""
     answers: dict[str, Any] = {}
-    for _ in range(200):
-        request_id = f"w-{next(_ids)}"
-        response = httpx.get(f"{base}{PREFIX}{path}", headers={"X-Request-Id": request_id})
-        assert response.status_code == 200, response.text
-        answers[request_id] = response.json()
-        served = [workers_of(log).get(r) for r in answers]
+    for _ in range(25):
+        batch = [f"w-{next(_ids)}" for _ in range(8)]
+        for request_id in batch:
+            response = httpx.get(f"{base}{PREFIX}{path}", headers={"X-Request-Id": request_id})
+            assert response.status_code == 200, response.text
+            answers[request_id] = response.json()
+        deadline = time.monotonic() + 5
+        while not set(batch) <= workers_of(log).keys() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        known = workers_of(log)
+        served = [known[r] for r in answers if r in known]
         if len(set(served)) == 2 and all(served.count(w) >= 2 for w in set(served)):
             return list(answers.values())
     raise AssertionError("one worker answered every request")

@@ -17,11 +17,13 @@ from typing import Any, cast
 import anyio
 import pytest
 from starlette.datastructures import Headers
+from starlette.types import Message, Receive, Scope, Send
 
 from companion.app import create_app
 from companion.logging_http import (
     ACCESS_LOGGER,
     PendingLines,
+    RequestLogMiddleware,
     _chunks,
     flush_request_log,
     log_line,
@@ -138,14 +140,15 @@ def server_handler_only(logger: logging.Logger) -> None:
 
 
 async def test_the_server_log_gets_one_line_per_request(
-    api: Api, served_log: tuple[logging.Logger, io.StringIO]
+    api: Api, served_log: tuple[logging.Logger, io.StringIO], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     logger, stream = served_log
     server_handler_only(logger)
     assert plain_stream(logger) is logger.handlers[0]
+    monkeypatch.setattr(PendingLines, "FLUSH_SECONDS", 0.05)
     for _ in range(2):
         await api.client.get("/health/live", headers={"X-Request-Id": "lb-7"})
-    await anyio.sleep(PendingLines.FLUSH_SECONDS * 3)  # written by the timer, no flush asked
+    await anyio.sleep(0.3)  # written by the timer, no flush asked
     lines = [json.loads(line) for line in stream.getvalue().splitlines()]
     assert [(line["request_id"], line["status"]) for line in lines] == [("lb-7", 200)] * 2
     assert stream.getvalue().endswith("\n")
@@ -181,6 +184,33 @@ async def test_the_server_log_is_written_when_the_app_shuts_down(
             (1.0e9, "last", "GET", "/x", 200, 0.5),
         )
     assert json.loads(stream.getvalue())["request_id"] == "last"
+
+
+async def test_the_waiting_lines_are_written_before_any_app_behind_the_log_says_it_stopped(
+    served_log: tuple[logging.Logger, io.StringIO],
+) -> None:
+    # A worker stopped by a signal then ends by that signal: exit hooks never run.
+    logger, stream = served_log
+    server_handler_only(logger)
+    handler = cast(logging.StreamHandler[Any], logger.handlers[0])
+    asked = [{"type": "lifespan.startup"}, {"type": "lifespan.shutdown"}]
+    said: list[tuple[str, str]] = []
+
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        while (await receive())["type"] != "lifespan.shutdown":
+            await send({"type": "lifespan.startup.complete"})
+        pending.add(handler, logger, (1.0e9, "last", "GET", "/x", 200, 0.5))
+        await send({"type": "lifespan.shutdown.complete"})
+
+    async def receive() -> Message:
+        return asked.pop(0)
+
+    async def send(message: Message) -> None:
+        said.append((message["type"], stream.getvalue()))
+
+    await RequestLogMiddleware(app)({"type": "lifespan"}, receive, send)
+    assert [kind for kind, _ in said] == ["lifespan.startup.complete", "lifespan.shutdown.complete"]
+    assert json.loads(said[1][1])["request_id"] == "last"
 
 
 def test_server_log_writes_are_whole_lines_a_pipe_takes_at_once() -> None:

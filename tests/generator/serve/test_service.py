@@ -207,3 +207,20 @@ async def test_the_api_server_serves_the_session_on_its_own_origin(tmp_path: Pat
         assert (
             await browser.get("/public/v1/store", headers={"X-Service-Key": DEMO_KEY})
         ).is_success
+
+
+@pytest.mark.anyio
+async def test_the_service_starts_and_stops_as_a_lifespan_says() -> None:
+    # Its request log writes the lines still waiting as it stops (uvicorn's lifespan "on").
+    app = service_app(SessionSettings(api_url="http://api.internal/public/v1", key=None))
+    asked = [{"type": "lifespan.startup"}, {"type": "lifespan.shutdown"}]
+    said: list[str] = []
+
+    async def receive() -> dict[str, str]:
+        return asked.pop(0)
+
+    async def send(message: dict[str, str]) -> None:
+        said.append(message["type"])
+
+    await app({"type": "lifespan", "asgi": {"version": "3.0"}}, receive, send)
+    assert said == ["lifespan.startup.complete", "lifespan.shutdown.complete"]
