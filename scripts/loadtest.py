@@ -483,9 +483,9 @@ PHASE_NAMES = {"catalogue": "catalogue alone", "bare": "bare endpoint (baseline)
 #: Before the turns, every catalogue page is read this many times on the catalogue turns'
 #: connections (``warm_up``), 32 at a time: the connections are spread over the workers, so
 #: each worker almost surely holds every page, and the turns measure reads of a catalogue the
-#: workers have served before, as a store's workers that have run for a while have. A worker's first read of a page is a
-#: different cost (a read through the application, or an answer another worker shared), and
-#: right after a one-minute mix a turn would hold a varying number of them.
+#: workers have served before, as a store's workers that have run for a while have. A worker's
+#: first read of a page is a different cost (a read through the application, or an answer
+#: another worker shared), and right after a one-minute mix a turn held a varying number.
 WARM_READS = 10
 WARM_AT_ONCE = 32
 
