@@ -495,6 +495,7 @@ class Turn:
     plan: str
     requests: int
     cpu: float
+    refused: int = 0  # answered 429
 
     @property
     def cpu_per_request_ms(self) -> float:
@@ -571,9 +572,11 @@ async def warm_up(shop: Shop, client: LeanClient, workers: dict[str, list[int]])
     before = cpu_seconds(workers["catalogue"])
     await asyncio.gather(*(read(reader) for reader in readers))
     used = cpu_seconds(workers["catalogue"]) - before
-    if tally.statuses.get(200, 0) != len(pages) * WARM_READS:
+    # A refusal (429) is reported, not fatal: the keys are far below their limit here, so
+    # one is a finding about the rate limit, not a broken run.
+    if set(tally.statuses) - {200, 429}:
         raise SystemExit(f"loadtest: the catalogue warm-up was answered {dict(tally.statuses)}")
-    return Turn("warm-up", len(pages) * WARM_READS, used)
+    return Turn("warm-up", len(pages) * WARM_READS, used, refused=tally.statuses.get(429, 0))
 
 
 def audit(
@@ -728,8 +731,8 @@ def report(
     for turn in warm:
         print(
             f"catalogue warm-up before the turns (every page {WARM_READS} times, "
-            f"{WARM_AT_ONCE} at a time): {turn.requests} requests, server CPU "
-            f"{turn.cpu_per_request_ms:.2f} ms per request"
+            f"{WARM_AT_ONCE} at a time): {turn.requests} requests ({turn.refused} refused with "
+            f"429), server CPU {turn.cpu_per_request_ms:.2f} ms per request"
         )
     print(f"catalogue CPU per request: {ratio:.2f}x the bare endpoint's")
     server_errors = sum(n for s, n in tally.statuses.items() if s >= 500) - tally.shed
