@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
+import anyio.to_thread
 from fastapi import FastAPI
 from fastapi.telemetry import TelemetryConfig
 
@@ -26,7 +27,7 @@ from companion.answer_cache.feeds import feed_for
 from companion.answer_cache.middleware import AnswerCache
 from companion.answer_cache.shared import SharedAnswers
 from companion.clock import Clock, SystemClock
-from companion.db.engine import POOL_SIZE, make_engine
+from companion.db.engine import POOL_SIZE, make_engine, open_pool
 from companion.db.migrate import upgrade
 from companion.deps import Services
 from companion.errors_http import CrashBarrier, install_error_handling
@@ -78,6 +79,7 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        await anyio.to_thread.run_sync(open_pool, engine)
         yield
         flush_request_log()
         feed.close()

@@ -14,7 +14,8 @@ from typing import Any, cast
 
 from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import make_url
-from sqlalchemy.pool import NullPool
+from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.pool import NullPool, QueuePool
 
 #: Connections a worker keeps open: about one per request thread that is busy at once.
 POOL_SIZE = 10
@@ -73,6 +74,28 @@ def make_engine(
     # savepoint can begin one before any write:
     event.listen(engine, "savepoint", _begin_before_savepoint)
     return engine
+
+
+def open_pool(engine: Engine) -> int:
+    """Open the pool's connections at once and return them to it; how many it opened.
+
+    A PostgreSQL connection takes a few ms to make: a worker that just started would otherwise
+    make one for each of its first requests at once, in its busiest second. Nothing on SQLite;
+    it stops at the first connection that fails (the database not up yet: the requests make
+    them later, and /health/ready says why)."""
+    pool = engine.pool
+    if engine.dialect.name == "sqlite" or not isinstance(pool, QueuePool):
+        return 0
+    opened: list[Connection] = []
+    try:
+        for _ in range(pool.size()):
+            opened.append(engine.connect())
+    except SQLAlchemyError:
+        pass
+    finally:
+        for conn in opened:
+            conn.close()
+    return len(opened)
 
 
 def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
