@@ -568,9 +568,8 @@ async def warm_up(shop: Shop, client: LeanClient, workers: dict[str, list[int]])
         for path, params in share:
             await reader.call("catalogue", "GET", path, params=params)
 
-    # Each reader (each key) reads an equal share: from one shared list, a reader whose
-    # connection went to the less busy worker took far more than its share, and its key went
-    # over its limit of 1,200 a minute.
+    # An equal share per reader (per key): from one shared list, a reader on the less busy
+    # worker would read far more, enough to take its key over its limit of 1,200 a minute.
     before = cpu_seconds(workers["catalogue"])
     await asyncio.gather(*(read(r, todo[i::WARM_AT_ONCE]) for i, r in enumerate(readers)))
     used = cpu_seconds(workers["catalogue"]) - before
