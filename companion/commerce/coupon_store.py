@@ -47,7 +47,25 @@ def active_promotions(conn: Connection, *, store_id: int) -> list[Promotion]:
     ]
 
 
-def claim_coupon_use(
+def claim_coupon_use(conn: Connection, *, store_id: int, code: str) -> int | None:
+    """Count one use of ``code``, atomically within its usage limit: the coupon's id, or None
+    when the limit was reached first. The check and the count are one statement, so concurrent
+    orders cannot both take a last use (PostgreSQL checks the row again after waiting for its
+    lock; SQLite runs one writer at a time)."""
+    claimed: int | None = conn.execute(
+        update(coupons)
+        .where(
+            coupons.c.store_id == store_id,
+            coupons.c.code == normalize_code(code),
+            or_(coupons.c.usage_limit.is_(None), coupons.c.used_count < coupons.c.usage_limit),
+        )
+        .values(used_count=coupons.c.used_count + 1)
+        .returning(coupons.c.id)
+    ).scalar_one_or_none()
+    return claimed
+
+
+def record_coupon_use(
     conn: Connection,
     *,
     store_id: int,
@@ -56,19 +74,8 @@ def claim_coupon_use(
     customer_id: int | None,
     order_id: int,
     now: datetime,
-) -> bool:
-    """Count one use, atomically within the usage limit; False when the limit was reached."""
-    claimed = conn.execute(
-        update(coupons)
-        .where(
-            coupons.c.id == coupon_id,
-            coupons.c.store_id == store_id,
-            or_(coupons.c.usage_limit.is_(None), coupons.c.used_count < coupons.c.usage_limit),
-        )
-        .values(used_count=coupons.c.used_count + 1)
-    )
-    if claimed.rowcount != 1:
-        return False
+) -> None:
+    """The order's line in the coupon's history (GET /customer/coupons), for a claimed use."""
     conn.execute(
         insert(coupon_usages).values(
             store_id=store_id,
@@ -79,7 +86,6 @@ def claim_coupon_use(
             used_at=now,
         )
     )
-    return True
 
 
 def _rule(row: Row[Any]) -> DiscountRule:

@@ -7,6 +7,10 @@ processes and (later) PostgreSQL:
 - ``UPDATE variants SET stock = stock - q WHERE ... AND stock >= q``: a unit is sold once; a
   rowcount of 0 means another order took it, and the whole attempt rolls back.
 - ``uq_orders_idempotency_key``: a replayed request with the same key gets the same order.
+- ``UPDATE coupons SET used_count = used_count + 1 WHERE ... AND used_count < usage_limit``: a
+  coupon's use is claimed once, in the order's transaction; an order priced with a use it
+  cannot claim is refused (409 ``coupon_used_up``) rather than charged a discount beyond the
+  limit.
 """
 
 from __future__ import annotations
@@ -28,8 +32,8 @@ from companion.commerce.checkouts import (
     latest_checkout,
     update_checkout,
 )
-from companion.commerce.coupon_store import claim_coupon_use, find_coupon
-from companion.commerce.discounts import check_coupon
+from companion.commerce.coupon_store import claim_coupon_use, record_coupon_use
+from companion.commerce.discounts import CouponVerdict
 from companion.commerce.order_states import OrderStatus
 from companion.commerce.order_totals import OrderTotals, order_totals
 from companion.commerce.quote import (
@@ -37,8 +41,9 @@ from companion.commerce.quote import (
     Quote,
     TaxRule,
     shipping_fee,
+    subtotal_of,
 )
-from companion.commerce.quoting import quote_lines
+from companion.commerce.quoting import coupon_verdict, quote_lines
 from companion.commerce.shipping import enabled_methods, find_method
 from companion.commerce.store_rules import store_rules
 from companion.commerce_states import CartStatus, CheckoutStatus
@@ -140,13 +145,16 @@ def place_order(
     wanted = (
         min(request.redeem_points, _points_balance(conn, buyer)) if request.redeem_points else 0
     )
-    order_discount, added_tax = 0, 0
+    quote, order_discount, added_tax = None, 0, 0
     if order_discounts:
         quote = _quote(
             conn, store_id=store_id, lines=lines, checkout=checkout, tax=rules.tax, fee=fee, now=now
         )
         order_discount = sum(line.amount for line in quote.discount_lines)
         added_tax = sum(line.amount for line in quote.tax_lines if not line.included)
+    coupon = _kept_coupon(
+        conn, store_id=store_id, checkout=checkout, quote=quote, lines=lines, now=now
+    )
     totals = order_totals(
         lines,
         shipping_total=fee,
@@ -157,6 +165,9 @@ def place_order(
     )
     try:
         with conn.begin_nested():
+            coupon_id = _claim_coupon(
+                conn, store_id=store_id, coupon=coupon, priced=quote is not None
+            )
             order_id = _insert_order(
                 conn,
                 store_id=store_id,
@@ -166,6 +177,7 @@ def place_order(
                 request=request,
                 totals=totals,
                 shipping_method=method_code,
+                coupon_code=coupon.code if coupon is not None and coupon_id is not None else None,
                 now=now,
             )
             _reserve_stock(conn, store_id=store_id, lines=lines)
@@ -178,17 +190,19 @@ def place_order(
                 points=totals.points_redeemed,
                 now=now,
             )
-            _record_coupon(
-                conn,
-                store_id=store_id,
-                checkout=checkout,
-                customer_id=buyer,
-                order_id=order_id,
-                subtotal=totals.subtotal - totals.product_discount,
-                now=now,
-            )
-    except IntegrityError:
-        # Lost a race: the cart or the key got its order in a concurrent request.
+            if coupon is not None and coupon_id is not None:
+                record_coupon_use(
+                    conn,
+                    store_id=store_id,
+                    coupon_id=coupon_id,
+                    code=coupon.code,
+                    customer_id=buyer,
+                    order_id=order_id,
+                    now=now,
+                )
+    except (IntegrityError, Problem):
+        # Lost a race: the cart or the key got its order in a concurrent request, which may
+        # also have taken the last unit or coupon use this attempt then found gone.
         winner = _order_for_cart(conn, cart_id=cart.id)
         if winner is None and request.idempotency_key:
             keyed = _order_for_key(conn, store_id=store_id, key=request.idempotency_key)
@@ -225,6 +239,54 @@ def _quote(
         shipping_total=fee,
         now=now,
     )
+
+
+def _kept_coupon(
+    conn: Connection,
+    *,
+    store_id: int,
+    checkout: Checkout | None,
+    quote: Quote | None,
+    lines: Sequence[PricedLine],
+    now: datetime,
+) -> CouponVerdict | None:
+    """The checkout's code if it is valid now: the verdict the order's quote priced, or (the
+    coupon not priced into orders) one on the goods."""
+    if checkout is None or not checkout.coupon_code:
+        return None
+    verdict = (
+        quote.coupon
+        if quote is not None
+        else coupon_verdict(
+            conn,
+            store_id=store_id,
+            code=checkout.coupon_code,
+            subtotal=subtotal_of(lines),
+            now=now,
+        )
+    )
+    return verdict if verdict is not None and verdict.valid else None
+
+
+def _claim_coupon(
+    conn: Connection, *, store_id: int, coupon: CouponVerdict | None, priced: bool
+) -> int | None:
+    """The coupon's id once its use is claimed in the order's transaction. Its limit may have
+    been reached since the order was priced: an order whose price counts on the coupon is then
+    refused, so the shopper sees the new price before paying; an order not priced with it is
+    placed without it."""
+    if coupon is None:
+        return None
+    coupon_id = claim_coupon_use(conn, store_id=store_id, code=coupon.code)
+    if coupon_id is None and priced:
+        raise Problem(
+            409,
+            "coupon_used_up",
+            "Conflict",
+            f"coupon {coupon.code} reached its usage limit; quote the cart again",
+            extra={"coupon_code": coupon.code},
+        )
+    return coupon_id
 
 
 def _order_for_cart(conn: Connection, *, cart_id: int) -> int | None:
@@ -282,6 +344,7 @@ def _insert_order(
     request: OrderRequest,
     totals: OrderTotals,
     shipping_method: str | None,
+    coupon_code: str | None,
     now: datetime,
 ) -> int:
     email = request.address.get("email") or (checkout.email if checkout else None)
@@ -305,7 +368,7 @@ def _insert_order(
             "points_redeemed": totals.points_redeemed,
             "points_earned": totals.points_earned,
             "points_credited": False,
-            "coupon_code": checkout.coupon_code if checkout else None,
+            "coupon_code": coupon_code,
             "shipping_method": shipping_method,
             "address": request.address,
             "email": email,
@@ -401,32 +464,3 @@ def _redeem_points(
             created_at=now,
         )
     )
-
-
-def _record_coupon(
-    conn: Connection,
-    *,
-    store_id: int,
-    checkout: Checkout | None,
-    customer_id: int | None,
-    order_id: int,
-    subtotal: int,
-    now: datetime,
-) -> None:
-    """A valid code kept in the checkout counts as used (history only; it is not priced in)."""
-    if checkout is None or not checkout.coupon_code:
-        return
-    found = find_coupon(conn, store_id=store_id, code=checkout.coupon_code)
-    if found is None:
-        return
-    coupon_id, coupon = found
-    if check_coupon(coupon.code, coupon, subtotal=subtotal, now=now).valid:
-        claim_coupon_use(
-            conn,
-            store_id=store_id,
-            coupon_id=coupon_id,
-            code=coupon.code,
-            customer_id=customer_id,
-            order_id=order_id,
-            now=now,
-        )

@@ -287,7 +287,7 @@ orders = Table(
     Column("points_redeemed", Integer, nullable=False, default=0),
     Column("points_earned", Integer, nullable=False, default=0),
     Column("points_credited", Boolean, nullable=False, default=False),
-    Column("coupon_code", String(50)),  # recorded for history only; never priced in
+    Column("coupon_code", String(50)),  # the code whose use this order claimed, else NULL
     Column("shipping_method", String(50)),
     Column("address", JSON, nullable=False),
     Column("email", String(254)),
