@@ -56,7 +56,7 @@ from companion.db.commerce_schema import (
     point_entries,
 )
 from companion.db.schema import variants
-from companion.problems import Problem, conflict, not_found, unprocessable
+from companion.problems import Problem, conflict, forbidden, not_found, unprocessable
 
 _CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: read out over the phone
 
@@ -137,13 +137,12 @@ def place_order(
             "item_unavailable", f"no longer for sale: {', '.join(unavailable)}; update the cart"
         )
     buyer = customer_id if customer_id is not None else cart.customer_id
-    if request.redeem_points and buyer is None:
-        raise unprocessable("payment.redeem_points", "log in to redeem loyalty points")
+    spender = _points_spender(cart, customer_id) if request.redeem_points else None
     checkout = latest_checkout(conn, store_id=store_id, cart_id=cart.id)
     rules = store_rules(conn, store_id=store_id)
     method_code, fee = _shipping(conn, store_id=store_id, checkout=checkout, lines=lines)
     wanted = (
-        min(request.redeem_points, _points_balance(conn, buyer)) if request.redeem_points else 0
+        min(request.redeem_points, _points_balance(conn, spender)) if spender is not None else 0
     )
     quote, order_discount, added_tax = None, 0, 0
     if order_discounts:
@@ -185,7 +184,7 @@ def place_order(
             _redeem_points(
                 conn,
                 store_id=store_id,
-                customer_id=buyer,
+                customer_id=spender,
                 order_id=order_id,
                 points=totals.points_redeemed,
                 now=now,
@@ -239,6 +238,23 @@ def _quote(
         shipping_total=fee,
         now=now,
     )
+
+
+def _points_spender(cart: Cart, customer_id: int | None) -> int:
+    """Whose points an order may spend: the logged-in customer's, on her own cart or a guest's.
+    A cart token is readable by the page's scripts and travels in query strings, so the cart's
+    customer never stands in for a login."""
+    if customer_id is None:
+        raise Problem(
+            401,
+            "login_required",
+            "Unauthorized",
+            "redeem_points needs the customer JWT as Authorization: Bearer <token>",
+            headers={"WWW-Authenticate": "Bearer"},
+        )
+    if cart.customer_id not in (None, customer_id):
+        raise forbidden("cart_not_yours", "this cart belongs to another customer")
+    return customer_id
 
 
 def _kept_coupon(
