@@ -90,7 +90,15 @@ class CheckoutOut(BaseModel):
 
 class PaymentIn(BaseModel):
     payment_method: Code = Field(description="A free string, e.g. cod or vnpay")
-    redeem_points: int = Field(0, ge=0, le=10**9, description="Loyalty points to spend")
+    redeem_points: int = Field(
+        0,
+        ge=0,
+        le=10**9,
+        description=(
+            "Loyalty points to spend: only with the customer JWT of the cart's own customer "
+            "(or on a guest cart); the cart token alone never spends points"
+        ),
+    )
 
 
 class PlaceOrderIn(BaseModel):

@@ -228,7 +228,9 @@ def post_place_order(
     reserved atomically; product-level discounts, flash-sale prices and loyalty points are
     recorded; ``discount_amount`` is 0, or with the companion's ``order_discounts`` extension
     the quote's discount lines (the order is charged the quote's total). A customer JWT ties
-    the order to the customer."""
+    the order to the customer; ``redeem_points`` needs that JWT (401 ``login_required``), of
+    the cart's own customer (403 ``cart_not_yours``). 409 ``coupon_used_up``: the coupon the
+    order was priced with reached its usage limit meanwhile; quote the cart again."""
     store_id = tenant.store_id
     request = OrderRequest(
         address=body.address.model_dump(),
