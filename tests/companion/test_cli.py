@@ -100,6 +100,21 @@ def test_several_stores_need_store_option(
         (("api", "--port", "70000"), "--port"),
         (("api", "--public-url", "api.example.vn"), "--public-url"),
         (("api", "--public-url", "ftp://api.example.vn"), "--public-url"),
+        pytest.param(
+            ("api", "--max-body-bytes", "0"),
+            "--max-body-bytes must be above 0",
+            marks=pytest.mark.xfail(strict=True, reason="the limits are not settings yet"),
+        ),
+        pytest.param(
+            ("api", "--header-timeout", "-1"),
+            "--header-timeout must be above 0",
+            marks=pytest.mark.xfail(strict=True, reason="the limits are not settings yet"),
+        ),
+        pytest.param(
+            ("api", "--body-timeout", "0"),
+            "--body-timeout must be above 0",
+            marks=pytest.mark.xfail(strict=True, reason="the limits are not settings yet"),
+        ),
     ],
 )
 def test_user_errors_are_one_line_and_exit_2(
@@ -110,6 +125,20 @@ def test_user_errors_are_one_line_and_exit_2(
     assert err.startswith("storefront api: error: ")
     assert message in err and err.count("\n") == 1
     assert "Traceback" not in err
+
+
+@pytest.mark.xfail(strict=True, reason="the limits are not settings yet")
+def test_the_limits_on_what_clients_send_are_flags(
+    db: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    served: list[CompanionSettings] = []
+    monkeypatch.setattr("companion.server.serve", lambda settings, **_: served.append(settings))
+    assert run("api", "--db", db) == 0
+    argv = ("--max-body-bytes", "65536", "--header-timeout", "2", "--body-timeout", "5.5")
+    assert run("api", "--db", db, *argv) == 0
+    default, given = served
+    assert default == CompanionSettings(database=db, public_url="http://127.0.0.1:8001")
+    assert (given.max_body_bytes, given.header_timeout, given.body_timeout) == (65536, 2, 5.5)
 
 
 def test_unreadable_database_is_one_line(

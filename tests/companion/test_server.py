@@ -26,8 +26,16 @@ from tests.companion.test_cli import run
 ROOT = Path(__file__).parents[2]
 
 
+@pytest.mark.xfail(strict=True, reason="the limits are not settings yet")
 def test_settings_reach_the_workers_through_the_environment() -> None:
-    settings = replace(CompanionSettings(), database="postgresql://shop@db/shop", workers=3)
+    settings = replace(
+        CompanionSettings(),
+        database="postgresql://shop@db/shop",
+        workers=3,
+        max_body_bytes=65536,
+        header_timeout=2.0,
+        body_timeout=5.5,
+    )
     environ = {SETTINGS_VARIABLE: settings_to_env(settings)}
     assert settings_from_env(environ) == settings
 

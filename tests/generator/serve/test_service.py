@@ -7,18 +7,30 @@ where the connection comes from (a shopper, or a configured proxy).
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from pathlib import Path
 
+import anyio
 import httpx
 import pytest
+from starlette.types import ASGIApp
 
 from companion.app import create_app
 from companion.seed.demo import DEMO_KEY, seed_demo
 from companion.session_mount import with_session
 from companion.settings import CompanionSettings
-from generator.serve.service import SessionSettings, service_app
+from generator.serve.service import (
+    SETTINGS_VARIABLE,
+    SessionSettings,
+    service_app,
+    settings_from_env,
+    settings_to_env,
+)
+from tests.support.bodies import CHUNK, FedBody, call, upload_until_answered
+from tests.support.loopback import loopback_socket, serving_on
 
 SITE = "https://shop.test"
 SERVICE = "http://session.internal:8002"
@@ -178,6 +190,90 @@ async def test_a_body_over_the_limit_is_refused_before_it_is_read(
     assert answer.json()["code"] == "body_too_large"
 
 
+LIMIT = 64 * 1024
+HUGE = 200 * 1024 * 1024
+WRITE = {"host": "session.internal", "origin": SITE, "content-type": "application/json"}
+
+
+def _limited(companion: httpx.ASGITransport, **limits: float) -> ASGIApp:
+    settings = SessionSettings(
+        api_url="http://api.internal/public/v1", key=DEMO_KEY, allowed_origins=(SITE,)
+    )
+    return service_app(replace(settings, **limits), transport=companion)
+
+
+def _refusals(caplog: pytest.LogCaptureFixture) -> list[dict[str, object]]:
+    lines = [json.loads(r.getMessage()) for r in caplog.records if r.name == "companion.access"]
+    return [line for line in lines if "refused" in line]
+
+
+@pytest.mark.xfail(strict=True, reason="bodies are read in full before any limit")
+@pytest.mark.anyio
+@pytest.mark.parametrize("path", ["/session/api/cart/items", "/session/login"])
+async def test_a_chunked_body_is_refused_as_it_passes_the_limit(
+    companion: httpx.ASGITransport, caplog: pytest.LogCaptureFixture, path: str
+) -> None:
+    caplog.set_level(logging.INFO, logger="companion.access")
+    app = _limited(companion, max_body_bytes=LIMIT)
+    body = FedBody(HUGE)
+    answer = await call(app, "POST", path, {**WRITE, "transfer-encoding": "chunked"}, body)
+    assert answer.status == 413 and json.loads(answer.body)["code"] == "body_too_large"
+    assert answer.headers["connection"] == "close"
+    assert LIMIT < body.pulled <= LIMIT + CHUNK
+    [line] = _refusals(caplog)
+    assert (line["path"], line["status"], line["refused"]) == (path, 413, "body_too_large")
+
+
+@pytest.mark.xfail(strict=True, reason="bodies are read in full before any limit")
+@pytest.mark.anyio
+async def test_a_declared_length_over_the_limit_is_never_read(
+    companion: httpx.ASGITransport, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="companion.access")
+    app = _limited(companion, max_body_bytes=LIMIT)
+    body = FedBody(HUGE)
+    headers = {**WRITE, "content-length": str(HUGE)}
+    answer = await call(app, "PUT", "/session/api/cart/items", headers, body)
+    assert answer.status == 413 and body.pulled == 0
+    assert [line["refused"] for line in _refusals(caplog)] == ["body_too_large"]
+
+
+@pytest.mark.xfail(strict=True, reason="bodies are read in full before any limit")
+@pytest.mark.anyio
+async def test_a_body_that_stops_coming_is_answered_408(
+    companion: httpx.ASGITransport, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="companion.access")
+    app = _limited(companion, max_body_bytes=LIMIT, body_timeout=0.5)
+    body = FedBody(LIMIT, stall_after=CHUNK)
+    headers = {**WRITE, "content-length": str(LIMIT)}
+    with anyio.fail_after(10):
+        answer = await call(app, "PUT", "/session/api/cart/items", headers, body)
+    assert answer.status == 408 and json.loads(answer.body)["code"] == "body_timeout"
+    assert [line["refused"] for line in _refusals(caplog)] == ["body_timeout"]
+
+
+@pytest.mark.xfail(strict=True, reason="bodies are read in full before any limit")
+@pytest.mark.anyio
+async def test_over_loopback_a_chunked_upload_is_cut_off_at_the_limit(
+    companion: httpx.ASGITransport,
+) -> None:
+    sock, origin = loopback_socket()
+    head = (
+        "PUT /session/api/cart/items HTTP/1.1\r\nHost: session.internal\r\n"
+        f"Origin: {SITE}\r\nContent-Type: application/json\r\n"
+        "Transfer-Encoding: chunked\r\n\r\n"
+    ).encode()
+    app = _limited(companion, max_body_bytes=LIMIT)
+    with serving_on(sock, app, what="session service"):
+        answered, sent = await anyio.to_thread.run_sync(
+            upload_until_answered, sock.getsockname()[1], head, 64 * 1024 * 1024
+        )
+    assert answered.startswith(b"HTTP/1.1 413 "), answered[:200]
+    assert b'"code":"body_too_large"' in answered
+    assert sent < 32 * 1024 * 1024  # answered long before the body ended
+
+
 @pytest.mark.anyio
 async def test_every_request_is_logged_as_one_line_without_its_query(
     service: httpx.AsyncClient, caplog: pytest.LogCaptureFixture
@@ -207,6 +303,20 @@ async def test_the_api_server_serves_the_session_on_its_own_origin(tmp_path: Pat
         assert (
             await browser.get("/public/v1/store", headers={"X-Service-Key": DEMO_KEY})
         ).is_success
+
+
+@pytest.mark.xfail(strict=True, reason="the limits are not settings yet")
+def test_the_limits_reach_the_workers_through_the_environment() -> None:
+    settings = SessionSettings(
+        api_url="http://api.internal/public/v1",
+        key=None,
+        allowed_origins=(SITE,),
+        max_body_bytes=LIMIT,
+        header_timeout=2.0,
+        body_timeout=5.5,
+    )
+    environ = {SETTINGS_VARIABLE: settings_to_env(settings)}
+    assert settings_from_env(environ) == settings
 
 
 @pytest.mark.anyio
