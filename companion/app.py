@@ -5,8 +5,9 @@ lifespan): the engine is made, and migrations run, before ``create_app`` returns
 
 In front of everything, the front door (``companion.front_door``) answers the catalogue reads
 the answer cache holds, doing the steps below that apply to them with the same objects.
-Middleware, outermost first: request log (X-Request-Id, one JSON line) -> admission gate (a
-few requests in flight, reads first, 503 past a bounded queue) -> crash barrier (500 problem)
+Middleware, outermost first: request log (X-Request-Id, one JSON line) -> body limit (413 past a
+size, 408 when it stops coming, refused while it is read) -> admission gate (a few requests in
+flight, reads first, 503 past a bounded queue) -> crash barrier (500 problem)
 -> input guard (NUL) -> tenancy (key or Host -> store; 401) -> rate limit (429, RateLimit-*
 headers) -> answer cache (catalogue answers served again until what they show changes) ->
 entity tags (ETag, 304 on If-None-Match) -> the routes.
@@ -20,17 +21,19 @@ from contextlib import asynccontextmanager
 import anyio.to_thread
 from fastapi import FastAPI
 from fastapi.telemetry import TelemetryConfig
+from starlette.types import ASGIApp
 
 from companion.admission import AdmissionGate
 from companion.answer_cache.changes import watch_writes
 from companion.answer_cache.feeds import feed_for
 from companion.answer_cache.middleware import AnswerCache
 from companion.answer_cache.shared import SharedAnswers
+from companion.body_limit import BodyLimit
 from companion.clock import Clock, SystemClock
 from companion.db.engine import POOL_SIZE, make_engine, open_pool
 from companion.db.migrate import upgrade
 from companion.deps import Services
-from companion.errors_http import CrashBarrier, install_error_handling
+from companion.errors_http import CrashBarrier, install_error_handling, problem_response
 from companion.etag import ETagMiddleware
 from companion.front_door import CompanionApp
 from companion.health import migration_heads
@@ -39,6 +42,7 @@ from companion.input_guard import InputGuard
 from companion.keys.cache import KeyCache
 from companion.logging_http import RequestLogMiddleware, flush_request_log
 from companion.openapi import DOCS_PATH, OPENAPI_PATH, description, install_openapi
+from companion.problems import Problem
 from companion.ratelimit.database import make_limiter
 from companion.ratelimit.middleware import RateLimitMiddleware
 from companion.ratelimit.windows import Window
@@ -98,6 +102,7 @@ def create_app(
         telemetry=NO_TELEMETRY,
     )
     app.state.services = services
+    app.header_timeout = settings.header_timeout  # read by the HTTP protocol (header_deadline)
     # Read per request (a test may switch the extension off to play a spec-only backend).
     app.state.order_discounts = settings.order_discounts
     app.state.migration_heads = migration_heads()
@@ -148,5 +153,20 @@ def create_app(
         exempt_prefixes=("/sandbox/", "/health/live"),
         patient_prefixes=("/payments/",),  # the gateway's IPN: never turned away
     )
+    # A body past its limit is refused before it takes a slot, or as it passes it.
+    app.add_middleware(
+        BodyLimit,
+        max_bytes=settings.max_body_bytes,
+        read_timeout=settings.body_timeout,
+        answer=body_refusal,
+    )
     app.add_middleware(RequestLogMiddleware)  # outermost: the request id and log see everything
     return app
+
+
+_REFUSAL_TITLES = {413: "Content too large", 408: "Request timeout"}
+
+
+def body_refusal(status: int, code: str, detail: str) -> ASGIApp:
+    """The problem answer to a body refused while it was read (``companion.body_limit``)."""
+    return problem_response(Problem(status, code, _REFUSAL_TITLES[status], detail))

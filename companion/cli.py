@@ -3,7 +3,8 @@ packages (``keys.cli``, ``webhooks.cli``).
 
     storefront api [--db PATH_OR_URL] [--seed demo [--products N]] [--host H] [--port P]
                    [--public-url URL] [--workers N] [--session-key KEY]
-                   [--session-origin ORIGIN ...]
+                   [--session-origin ORIGIN ...] [--max-body-bytes N]
+                   [--header-timeout SECONDS] [--body-timeout SECONDS]
     storefront api keys ...
     storefront api webhooks ...
 
@@ -79,6 +80,31 @@ def add_parser(subparsers: Any) -> None:
         help="charge orders as the spec says, without the quote's coupon and promotions "
         "(by default the companion writes them to the order and says so in GET /cart/quote)",
     )
+    defaults = CompanionSettings()
+    api.add_argument(
+        "--max-body-bytes",
+        type=int,
+        default=defaults.max_body_bytes,
+        metavar="N",
+        help="largest request body; a larger one is answered 413 as it is read "
+        f"(default {defaults.max_body_bytes})",
+    )
+    api.add_argument(
+        "--header-timeout",
+        type=float,
+        default=defaults.header_timeout,
+        metavar="SECONDS",
+        help="a connection that has not sent a request's line and headers by then is closed "
+        f"(default {defaults.header_timeout:g})",
+    )
+    api.add_argument(
+        "--body-timeout",
+        type=float,
+        default=defaults.body_timeout,
+        metavar="SECONDS",
+        help="a request body that sends nothing more for this long is answered 408 "
+        f"(default {defaults.body_timeout:g})",
+    )
     api.set_defaults(func=guarded(run_api))
     actions = api.add_subparsers(dest="api_action", metavar="ACTION")
     add_webhook_parser(actions)
@@ -119,6 +145,13 @@ def run_api(args: argparse.Namespace) -> int:
         raise CommandError("--port must be between 1 and 65535")
     if not 1 <= args.workers <= MAX_WORKERS:
         raise CommandError(f"--workers must be between 1 and {MAX_WORKERS}")
+    for flag, value in (
+        ("--max-body-bytes", args.max_body_bytes),
+        ("--header-timeout", args.header_timeout),
+        ("--body-timeout", args.body_timeout),
+    ):
+        if not value > 0:
+            raise CommandError(f"{flag} must be above 0")
     public_url = _public_url(args.public_url, args.host, args.port)
     engine = open_database(args.db)
     if args.seed == "demo":
@@ -131,6 +164,9 @@ def run_api(args: argparse.Namespace) -> int:
         session_key=args.session_key,
         session_origins=tuple(args.session_origin),
         order_discounts=args.order_discounts,
+        max_body_bytes=args.max_body_bytes,
+        header_timeout=args.header_timeout,
+        body_timeout=args.body_timeout,
     )
     workers = f"{args.workers} workers, " if args.workers > 1 else ""
     print(

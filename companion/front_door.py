@@ -11,9 +11,10 @@ FastAPI.
 
 Anything else is declined before any of it takes effect and goes down the chain as before: a
 request with no key or one not known yet, a miss, a worker with no free slot (it may queue or
-refuse with 503), NUL in the request line. The one wait taken here is a new rate-limit lease (a
-database write, once per lease): the kept answer is checked again after it, and if
-it changed meanwhile the request is read as the chain reads it after its rate limit.
+refuse with 503), NUL in the request line, a body past the limit or of no declared length
+(the chain's body limit decides on it). The one wait taken here is a new rate-limit lease (a
+database write, once per lease): the kept answer is checked again after it, and if it changed
+meanwhile the request is read as the chain reads it after its rate limit.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from companion.admission import AdmissionGate
 from companion.answer_cache.middleware import Answer, AnswerCache, reply
+from companion.body_limit import BodyLimit
 from companion.errors_http import CrashBarrier
 from companion.input_guard import nul_in
 from companion.logging_http import RequestLogMiddleware, new_request_id, request_id_of
@@ -43,6 +45,8 @@ from companion.tenant import Tenant
 _KEY = SERVICE_KEY_HEADER.encode()
 _REQUEST_ID = b"x-request-id"
 _IF_NONE_MATCH = b"if-none-match"
+_CONTENT_LENGTH = b"content-length"
+_TRANSFER_ENCODING = b"transfer-encoding"
 #: Paths whose ``_learn`` answer is kept (all are forgotten past it).
 MAX_PATHS = 20_000
 
@@ -68,6 +72,7 @@ class FrontDoor:
         limit: RateLimitMiddleware,
         cache: AnswerCache,
         app: ASGIApp,
+        max_body: int = 0,
     ) -> None:
         self.log = log
         self.gate = gate
@@ -76,6 +81,7 @@ class FrontDoor:
         self.below_limit = limit.app
         self.cache = cache
         self.app = app  # the application (``scope["app"]``, as Starlette sets it)
+        self.max_body = max_body  # the chain's body limit (bytes): a larger one goes there
         self.served = 0  # requests answered here (tests, reports)
         self.served_at_once = 0  # of them, answered by ``answer_now``
         self._paths: dict[str, bool] = {}  # path -> whether it may be served here (``_learn``)
@@ -97,7 +103,9 @@ class FrontDoor:
         assert isinstance(log, RequestLogMiddleware) and isinstance(gate, AdmissionGate)
         assert isinstance(tenancy, TenancyMiddleware) and isinstance(cache, AnswerCache)
         assert isinstance(limit, RateLimitMiddleware)
-        return cls(log, gate, tenancy, limit, cache, app)
+        body = found.get(BodyLimit)
+        max_body = body.max_bytes if isinstance(body, BodyLimit) else 0
+        return cls(log, gate, tenancy, limit, cache, app, max_body)
 
     def _admit(self, scope: Scope) -> _Admitted | None:
         """The checks before anything takes effect, then an admission slot: None when the
@@ -118,6 +126,10 @@ class FrontDoor:
                 given = value if given is None else given
             elif name == _IF_NONE_MATCH:
                 asked = value if asked is None else asked
+            elif name == _TRANSFER_ENCODING:
+                return None  # a body of no declared length: the chain's body limit reads it
+            elif name == _CONTENT_LENGTH and (not value.isdigit() or int(value) > self.max_body):
+                return None  # a body past the limit: the chain's body limit refuses it
         if key is None or cache.version() is None:  # polls the feed: revocations come too
             return None
         tenant = self.tenancy.known_sent(key)
@@ -238,6 +250,8 @@ class CompanionApp(FastAPI):
 
     #: Off: every request goes down the middleware chain (tests compare the two paths).
     serve_from_memory = True
+    #: Seconds a connection may take to send a request's head (``companion.header_deadline``).
+    header_timeout: float | None = None
     _door: FrontDoor | None = None
     _door_looked = False
 

@@ -14,7 +14,8 @@ Everything else goes to the app as before: another method, a request the front d
 (it then changed nothing), one that must wait for a lease, a connection whose writes are paused,
 and every request when the app has no front door (the load test's bare endpoint is served
 through this class too). Only uvicorn's ``_start_asgi_task``, where a parsed request becomes a
-task, is replaced; an uvicorn without it serves every request the usual way.
+task, is replaced; an uvicorn without it serves every request the usual way. Each request's
+head must come within the app's deadline (``companion.header_deadline``).
 """
 
 from __future__ import annotations
@@ -23,13 +24,10 @@ from typing import Any, cast
 
 from starlette.types import Scope
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
-from uvicorn.protocols.http.httptools_impl import (
-    STATUS_LINE,
-    HttpToolsProtocol,
-    RequestResponseCycle,
-)
+from uvicorn.protocols.http.httptools_impl import STATUS_LINE, RequestResponseCycle
 
 from companion.front_door import CompanionApp, FrontDoor
+from companion.header_deadline import HeaderDeadlineProtocol
 from companion.session_mount import SessionBeside
 
 
@@ -48,7 +46,7 @@ def front_door_of(app: object) -> FrontDoor | None:
             return None
 
 
-class FrontDoorProtocol(HttpToolsProtocol):
+class FrontDoorProtocol(HeaderDeadlineProtocol):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.door = front_door_of(self.app)

@@ -3,7 +3,8 @@
 The id comes from the client or the proxy (``X-Request-Id``, e.g. nginx's ``$request_id``) when
 it is a plain token, and is made here otherwise; it is sent back on every answer, so a customer's
 error report can be matched to the worker's log line. Only the path is logged, never the query
-string (it carries cart tokens) or any header value.
+string (it carries cart tokens) or any header value. A request refused for what it is (a body
+past its limit, ...) carries the reason (``note_refusal``), so an operator can see an attack.
 
 A line costs a worker more than its few microseconds in a loop suggest: between two requests
 of a real load the processor's caches hold other work, so every line of code a request runs is
@@ -89,15 +90,40 @@ def log_line(**fields: object) -> str:
 
 
 def request_line(
-    when: float, request_id: str, method: str, path: str, status: int, duration_ms: float
+    when: float,
+    request_id: str,
+    method: str,
+    path: str,
+    status: int,
+    duration_ms: float,
+    refused: str | None = None,
 ) -> str:
     """``log_line`` of a request's fields, character for character, made without the general
-    encoder (``when``: ``time.time()``)."""
+    encoder (``when``: ``time.time()``); ``refused``, when given, last."""
+    reason = "" if refused is None else f',"refused":{encode_basestring(refused)}'
     return (
         f'{{"time":"{_iso_milliseconds(when)}","request_id":{encode_basestring(request_id)},'
         f'"method":{encode_basestring(method)},"path":{encode_basestring(path)},'
-        f'"status":{int(status)},"duration_ms":{float(duration_ms)!r},"worker":{_pid[0]}}}'
+        f'"status":{int(status)},"duration_ms":{float(duration_ms)!r},"worker":{_pid[0]}'
+        f"{reason}}}"
     )
+
+
+#: Where a request's refusal reason waits for its log line (``scope["state"]``).
+_REFUSED = "refused"
+
+
+def note_refusal(scope: Scope, reason: str) -> None:
+    """Say in the request's log line why it was refused (a short code: ``body_too_large``)."""
+    scope.setdefault("state", {})[_REFUSED] = reason
+
+
+def log_refused_connection(reason: str, status: int) -> None:
+    """A line for a connection ended before it made a request (its head came too slowly):
+    no method, no path, the status it would have had."""
+    logger = logging.getLogger(ACCESS_LOGGER)
+    if logger.isEnabledFor(logging.INFO):
+        _write_line(logger, (time.time(), new_request_id(), "", "", status, 0.0, reason))
 
 
 _pid = [os.getpid()]  # read again in a forked child
@@ -152,6 +178,7 @@ class RequestLogMiddleware:
         logger = self.logger
         if not logger.isEnabledFor(logging.INFO):
             return
+        state = scope.get("state")
         fields: LineFields = (
             time.time(),
             request_id,
@@ -159,12 +186,17 @@ class RequestLogMiddleware:
             scope.get("path", ""),
             status,
             round((time.perf_counter() - started) * 1000, 2),
+            state.get(_REFUSED) if state else None,
         )
-        handler = plain_stream(logger)
-        if handler is not None:
-            pending.add(handler, logger, fields)
-        else:
-            _emit(logger, request_line(*fields))
+        _write_line(logger, fields)
+
+
+def _write_line(logger: logging.Logger, fields: LineFields) -> None:
+    handler = plain_stream(logger)
+    if handler is not None:
+        pending.add(handler, logger, fields)
+    else:
+        _emit(logger, request_line(*fields))
 
 
 def _flushed_before_shutdown(send: Send) -> Send:
@@ -180,7 +212,7 @@ def _flushed_before_shutdown(send: Send) -> Send:
 
 
 #: A request line's fields: ``request_line``'s arguments.
-LineFields = tuple[float, str, str, str, int, float]
+LineFields = tuple[float, str, str, str, int, float, str | None]
 
 
 def _emit(logger: logging.Logger, line: str) -> None:

@@ -2,7 +2,9 @@
 
 The one implementation (``generator.serve.session``) in front of this same app, reached in
 process through ``httpx.ASGITransport`` (no loopback HTTP to itself); a merchant who runs the
-companion routes the site's /session/* here instead of running `storefront session`.
+companion routes the site's /session/* here instead of running `storefront session`. Its
+requests get lines in the request log of their own (the API's calls they make get theirs), and
+bodies are held to the API's limits.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import httpx
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from companion.logging_http import RequestLogMiddleware
 from companion.settings import CompanionSettings
 from generator.serve.session import SESSION_PREFIX, session_app
 from generator.serve.visitor import SessionUpstream, normal_origin
@@ -23,8 +26,13 @@ def with_session(api: ASGIApp, settings: CompanionSettings) -> ASGIApp:
         transport=httpx.ASGITransport(app=api), base_url=base, timeout=_TIMEOUT
     )
     allowed = frozenset(normal_origin(o) for o in settings.session_origins)
-    session = session_app(SessionUpstream(http, settings.session_key), allowed_origins=allowed)
-    return SessionBeside(api, session)
+    session = session_app(
+        SessionUpstream(http, settings.session_key),
+        allowed_origins=allowed,
+        max_body=settings.max_body_bytes,
+        body_timeout=settings.body_timeout,
+    )
+    return SessionBeside(api, RequestLogMiddleware(session))
 
 
 class SessionBeside:

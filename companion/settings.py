@@ -48,6 +48,14 @@ class CompanionSettings:
     admission_queue: int = 50
     #: Seconds a request may wait for a slot before it is answered 503.
     admission_wait: float = 2.0
+    #: Largest request body, in bytes: a larger one is answered 413 while it is read (bodies
+    #: are small JSON; the largest, a full batch of storefront errors, stays well below).
+    max_body_bytes: int = 1024 * 1024
+    #: Seconds a connection may take to send a request's head (line and headers); then it is
+    #: closed (slow clients must not hold connections open).
+    header_timeout: float = 15.0
+    #: Seconds a request body may go without sending anything more; then it is answered 408.
+    body_timeout: float = 30.0
 
 
 def browsable_origin(host: str, port: int) -> str:

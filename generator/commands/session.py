@@ -5,9 +5,10 @@ run beside a static host that routes /session/* to it (deploy/README.md has each
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 from urllib.parse import urlsplit
 
 from generator.config import versioned_api_url
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
 #: Worker processes are independent (no state between requests): a few per core is plenty.
 MAX_WORKERS = 32
 DEFAULT_PORT = 8002
+_Number = TypeVar("_Number", int, float)
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -64,12 +66,35 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="an address or network (10.0.0.0/8) whose X-Forwarded-Proto/-Host/-For headers "
         "are believed; repeat for several [env STOREFRONT_TRUSTED_PROXIES, comma-separated]",
     )
+    parser.add_argument(
+        "--max-body-bytes",
+        type=int,
+        default=None,
+        metavar="N",
+        help="largest request body; a larger one is answered 413 as it is read (default 262144)",
+    )
+    parser.add_argument(
+        "--header-timeout",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="a connection that has not sent a request's line and headers by then is closed "
+        "(default 15)",
+    )
+    parser.add_argument(
+        "--body-timeout",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="a request body that sends nothing more for this long is answered 408 (default 30)",
+    )
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from generator.serve.proxies import ProxyConfigError, parse_networks
-    from generator.serve.service import SessionSettings, serve_session
+    from generator.serve.service import HEADER_TIMEOUT, SessionSettings, serve_session
+    from generator.serve.session import BODY_TIMEOUT, MAX_BODY
 
     settings = SessionSettings(
         api_url=_api_url(args.api_url or os.environ.get("STOREFRONT_API_URL")),
@@ -78,6 +103,12 @@ def run(args: argparse.Namespace) -> int:
             _origin(o) for o in args.allowed_origin or _listed("STOREFRONT_ALLOWED_ORIGINS")
         ),
         trusted_proxies=tuple(args.trusted_proxy or _listed("STOREFRONT_TRUSTED_PROXIES")),
+    )
+    settings = dataclasses.replace(
+        settings,
+        max_body_bytes=_positive("--max-body-bytes", args.max_body_bytes, MAX_BODY),
+        header_timeout=_positive("--header-timeout", args.header_timeout, HEADER_TIMEOUT),
+        body_timeout=_positive("--body-timeout", args.body_timeout, BODY_TIMEOUT),
     )
     if not 0 < args.port < 65536:
         raise ConfigError("--port must be between 1 and 65535")
@@ -108,6 +139,15 @@ def run(args: argparse.Namespace) -> int:
         if exc.code:
             raise ConfigError(f"cannot listen on {args.host}:{args.port} (in use?)") from None
     return 0
+
+
+def _positive(flag: str, given: _Number | None, default: _Number) -> _Number:
+    """A limit from the command line (above 0), or its default."""
+    if given is None:
+        return default
+    if not given > 0:
+        raise ConfigError(f"{flag} must be above 0")
+    return given
 
 
 def _check_api(api_url: str, key: str | None) -> None:

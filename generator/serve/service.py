@@ -5,7 +5,8 @@ implementation of the spec (``api_url``, with its own publishable key), holding 
 requests: the two cookies are the session, so any number of workers (and machines) answer alike.
 Around it, outermost first: the request log (one JSON line per request, ``X-Request-Id``), the
 trusted-proxy reader (``proxies``), security headers, and a 404 problem for every path outside
-/session/.
+/session/. Limits on what a client sends: the body's size and pace (``session_app``), and the
+time its request's head may take (``companion.header_deadline``, uvicorn's protocol).
 """
 
 from __future__ import annotations
@@ -23,7 +24,13 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from generator.serve.app import with_security_headers
 from generator.serve.proxies import TrustedProxies, parse_networks
-from generator.serve.session import SESSION_PREFIX, problem, session_app
+from generator.serve.session import (
+    BODY_TIMEOUT,
+    MAX_BODY,
+    SESSION_PREFIX,
+    problem,
+    session_app,
+)
 from generator.serve.visitor import SessionUpstream, normal_origin
 
 #: Environment variable carrying the settings to worker processes (JSON).
@@ -32,6 +39,8 @@ SETTINGS_VARIABLE = "STOREFRONT_SESSION_SETTINGS"
 #: (longer than the proxy's, so the proxy closes first).
 GRACEFUL_SECONDS = 30
 KEEP_ALIVE_SECONDS = 65
+#: Seconds a connection may take to send a request's head (default of the setting).
+HEADER_TIMEOUT = 15.0
 _TIMEOUT = httpx.Timeout(30.0, connect=10.0)
 
 
@@ -45,6 +54,12 @@ class SessionSettings:
     allowed_origins: tuple[str, ...] = ()
     #: Addresses or networks whose X-Forwarded-* headers are believed.
     trusted_proxies: tuple[str, ...] = ()
+    #: Largest request body, in bytes: a larger one is answered 413 while it is read.
+    max_body_bytes: int = MAX_BODY
+    #: Seconds a connection may take to send a request's head; then it is closed.
+    header_timeout: float = HEADER_TIMEOUT
+    #: Seconds a request body may go without sending anything more; then it is answered 408.
+    body_timeout: float = BODY_TIMEOUT
 
 
 def service_app(
@@ -55,16 +70,23 @@ def service_app(
 
     http = httpx.AsyncClient(base_url=settings.api_url, timeout=_TIMEOUT, transport=transport)
     allowed = frozenset(normal_origin(o) for o in settings.allowed_origins)
-    session = session_app(SessionUpstream(http, settings.key), allowed_origins=allowed)
-    proxied = TrustedProxies(OnlySession(session), parse_networks(settings.trusted_proxies))
+    session = session_app(
+        SessionUpstream(http, settings.key),
+        allowed_origins=allowed,
+        max_body=settings.max_body_bytes,
+        body_timeout=settings.body_timeout,
+    )
+    only = OnlySession(session, header_timeout=settings.header_timeout)
+    proxied = TrustedProxies(only, parse_networks(settings.trusted_proxies))
     return RequestLogMiddleware(proxied)
 
 
 class OnlySession:
     """The session endpoints, and a 404 problem for anything else (this is not a web server)."""
 
-    def __init__(self, session: ASGIApp) -> None:
+    def __init__(self, session: ASGIApp, *, header_timeout: float | None = None) -> None:
         self.session = session
+        self.header_timeout = header_timeout  # read by the HTTP protocol (header_deadline)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":  # nothing to start; the request log flushes as it stops
@@ -99,6 +121,9 @@ def settings_from_env(environ: Mapping[str, str]) -> SessionSettings:
         key=values["key"],
         allowed_origins=tuple(values["allowed_origins"]),
         trusted_proxies=tuple(values["trusted_proxies"]),
+        max_body_bytes=values["max_body_bytes"],
+        header_timeout=values["header_timeout"],
+        body_timeout=values["body_timeout"],
     )
 
 
@@ -109,6 +134,7 @@ def app_from_env() -> ASGIApp:
 
 def serve_session(settings: SessionSettings, *, host: str, port: int, workers: int) -> None:
     """Run until interrupted; ``SystemExit`` with a code when the port cannot be bound."""
+    from companion.header_deadline import HeaderDeadlineProtocol
     from companion.server import log_config
 
     options: dict[str, Any] = {
@@ -119,6 +145,7 @@ def serve_session(settings: SessionSettings, *, host: str, port: int, workers: i
         "access_log": False,  # the request log replaces it
         "server_header": False,
         "proxy_headers": False,  # X-Forwarded-* are read by TrustedProxies, from its list only
+        "http": HeaderDeadlineProtocol,  # a connection's head must come within header_timeout
         "timeout_graceful_shutdown": GRACEFUL_SECONDS,
         "timeout_keep_alive": KEEP_ALIVE_SECONDS,
     }

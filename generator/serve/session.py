@@ -11,8 +11,9 @@
                              visitor is logged in, Authorization: Bearer <JWT from the cookie>
 
 Every request builds its own ``VisitorClient`` from its cookies (``visitor``). Every write
-passes ``visitor.write_refusal`` (an allowed origin, JSON body); a body larger than
-``MAX_BODY`` is refused before it is read. The forwarder decides on the path as
+passes ``visitor.write_refusal`` (an allowed origin, JSON body); a body larger than the limit
+(``MAX_BODY`` by default) is refused as it is read, before it passes it, and one that stops
+arriving is answered 408 (``companion.body_limit``). The forwarder decides on the path as
 the API will read it and forwards only the paths the islands use (``_FORWARDED``): never
 ``/customer/login``, whose answer carries the JWT, which must never reach a script.
 """
@@ -29,7 +30,9 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
+from starlette.types import ASGIApp
 
+from companion.body_limit import BodyLimit
 from generator.serve.visitor import (
     CART_COOKIE,
     CUSTOMER_COOKIE,
@@ -46,7 +49,9 @@ from generator.serve.visitor import (
 SESSION_PREFIX = "/session"
 API_PREFIX = "/session/api"
 PROBLEM_TYPE = "application/problem+json"
+#: Largest body, in bytes, and the seconds a body may go without sending more (defaults).
 MAX_BODY = 256 * 1024
+BODY_TIMEOUT = 30.0
 # Answer headers worth passing back to the islands (rate limits above all).
 _PASSED_BACK = ("content-type", "retry-after", "ratelimit-limit", "ratelimit-remaining",
                 "ratelimit-reset", "etag", "location")  # fmt: skip
@@ -79,10 +84,15 @@ _Handler = Callable[[Request, VisitorClient], Awaitable[Response]]
 
 
 def session_app(
-    upstream: SessionUpstream, *, allowed_origins: frozenset[str] = frozenset()
-) -> Starlette:
+    upstream: SessionUpstream,
+    *,
+    allowed_origins: frozenset[str] = frozenset(),
+    max_body: int = MAX_BODY,
+    body_timeout: float = BODY_TIMEOUT,
+) -> ASGIApp:
     """The endpoints over ``upstream``; writes only from ``allowed_origins`` (normalised,
-    ``visitor.normal_origin``), or from this server's own origin when it is empty."""
+    ``visitor.normal_origin``), or from this server's own origin when it is empty; bodies of
+    at most ``max_body`` bytes, each piece within ``body_timeout`` seconds."""
 
     async def login(request: Request) -> Response:
         return await _guarded(request, upstream, allowed_origins, _login)
@@ -103,7 +113,7 @@ def session_app(
         return _no_store(JSONResponse({"status": "ok"}))
 
     methods = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"]
-    return Starlette(
+    endpoints = Starlette(
         routes=[
             Route(f"{SESSION_PREFIX}/login", login, methods=["POST"]),
             Route(f"{SESSION_PREFIX}/register", register, methods=["POST"]),
@@ -113,6 +123,7 @@ def session_app(
             Route(f"{API_PREFIX}/{{path:path}}", forward, methods=methods),
         ]
     )
+    return BodyLimit(endpoints, max_bytes=max_body, read_timeout=body_timeout, answer=problem)
 
 
 async def _guarded(
@@ -121,8 +132,6 @@ async def _guarded(
     refused = write_refusal(request, allowed)
     if refused is not None:
         return problem(*refused)
-    if _declared_length(request) > MAX_BODY:
-        return problem(413, "body_too_large", f"a body of at most {MAX_BODY} bytes")
     request.state.secure = site_is_https(request, allowed)
     request_id = getattr(request.state, "request_id", None)  # set by the request log, if any
     client = VisitorClient(upstream, VisitorCookies.read(request.cookies), request_id)
@@ -216,9 +225,7 @@ async def _forward(request: Request, client: VisitorClient) -> Response:
         return problem(404, "not_found", "no such API path")
     # The path sent is the one decided on: each decoded segment quoted again.
     path = "/" + "/".join(quote(segment, safe="") for segment in segments)
-    content = await request.body()
-    if len(content) > MAX_BODY:
-        return problem(413, "body_too_large", f"a body of at most {MAX_BODY} bytes")
+    content = await request.body()  # within the limit: BodyLimit ends the request past it
     headers = {k: v for k in _PASSED_ON if (v := request.headers.get(k))}
     answer = await client.send(
         request.method,
@@ -284,9 +291,7 @@ def _no_store(response: Response) -> Response:
 
 
 async def _json_body(request: Request) -> dict[str, object] | Response:
-    content = await request.body()
-    if len(content) > MAX_BODY:
-        return problem(413, "body_too_large", f"a body of at most {MAX_BODY} bytes")
+    content = await request.body()  # within the limit: BodyLimit ends the request past it
     try:
         body = json.loads(content)
     except (ValueError, UnicodeDecodeError, RecursionError):  # nested past the parser's depth
@@ -299,13 +304,6 @@ async def _json_body(request: Request) -> dict[str, object] | Response:
 def _secure(request: Request) -> bool:
     """Whether cookies set on this answer are ``Secure`` (decided once, in ``_guarded``)."""
     return bool(getattr(request.state, "secure", False))
-
-
-def _declared_length(request: Request) -> int:
-    try:
-        return int(request.headers.get("content-length", "0"))
-    except ValueError:
-        return 0
 
 
 def _query(**params: str) -> str:

@@ -13,14 +13,12 @@ import pytest
 
 from companion.http_protocol import FrontDoorProtocol
 from companion.logging_http import ACCESS_LOGGER
+from companion.session_mount import with_session
 from tests.companion.conftest import PREFIX, Api, MakeApi
 from tests.support.bodies import CHUNK, FedBody, call, upload_until_answered
 from tests.support.loopback import loopback_socket, serving_on
 
-pytestmark = [
-    pytest.mark.anyio,
-    pytest.mark.xfail(strict=True, reason="bodies are read in full before any limit"),
-]
+pytestmark = pytest.mark.anyio
 
 LIMIT = 256 * 1024
 HUGE = 200 * 1024 * 1024
@@ -67,6 +65,25 @@ async def test_a_declared_length_over_the_limit_is_refused_before_any_of_it_is_r
     assert answer.status == 413 and json.loads(answer.body)["code"] == "body_too_large"
     assert body.pulled == 0
     assert [line["refused"] for line in refusals(caplog)] == ["body_too_large"]
+
+
+async def test_the_session_endpoints_beside_the_api_hold_its_limit(
+    limited: Api, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger=ACCESS_LOGGER)
+    served = with_session(limited.app, limited.app.state.services.settings)
+    body = FedBody(HUGE)
+    headers = {
+        "host": "test",
+        "origin": "http://test",
+        "content-type": "application/json",
+        "transfer-encoding": "chunked",
+    }
+    answer = await call(served, "POST", "/session/login", headers, body)
+    assert answer.status == 413 and json.loads(answer.body)["code"] == "body_too_large"
+    assert LIMIT < body.pulled <= LIMIT + CHUNK
+    [line] = refusals(caplog)
+    assert (line["path"], line["refused"]) == ("/session/login", "body_too_large")
 
 
 async def test_a_body_at_the_limit_is_read_as_before(limited: Api) -> None:

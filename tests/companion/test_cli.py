@@ -100,21 +100,9 @@ def test_several_stores_need_store_option(
         (("api", "--port", "70000"), "--port"),
         (("api", "--public-url", "api.example.vn"), "--public-url"),
         (("api", "--public-url", "ftp://api.example.vn"), "--public-url"),
-        pytest.param(
-            ("api", "--max-body-bytes", "0"),
-            "--max-body-bytes must be above 0",
-            marks=pytest.mark.xfail(strict=True, reason="the limits are not settings yet"),
-        ),
-        pytest.param(
-            ("api", "--header-timeout", "-1"),
-            "--header-timeout must be above 0",
-            marks=pytest.mark.xfail(strict=True, reason="the limits are not settings yet"),
-        ),
-        pytest.param(
-            ("api", "--body-timeout", "0"),
-            "--body-timeout must be above 0",
-            marks=pytest.mark.xfail(strict=True, reason="the limits are not settings yet"),
-        ),
+        (("api", "--max-body-bytes", "0"), "--max-body-bytes must be above 0"),
+        (("api", "--header-timeout", "-1"), "--header-timeout must be above 0"),
+        (("api", "--body-timeout", "0"), "--body-timeout must be above 0"),
     ],
 )
 def test_user_errors_are_one_line_and_exit_2(
@@ -127,7 +115,6 @@ def test_user_errors_are_one_line_and_exit_2(
     assert "Traceback" not in err
 
 
-@pytest.mark.xfail(strict=True, reason="the limits are not settings yet")
 def test_the_limits_on_what_clients_send_are_flags(
     db: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

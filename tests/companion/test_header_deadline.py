@@ -14,6 +14,7 @@ import anyio
 import httpx
 import pytest
 
+from companion.header_deadline import header_timeout_of
 from companion.http_protocol import FrontDoorProtocol
 from companion.logging_http import ACCESS_LOGGER
 from companion.session_mount import with_session
@@ -22,10 +23,7 @@ from tests.companion.conftest import MakeApi
 from tests.support.bodies import closed_after
 from tests.support.loopback import loopback_socket, serving_on
 
-pytestmark = [
-    pytest.mark.anyio,
-    pytest.mark.xfail(strict=True, reason="no deadline on a request's head"),
-]
+pytestmark = pytest.mark.anyio
 
 DEADLINE = 2.0
 MARGIN = 1.5
@@ -70,8 +68,6 @@ async def test_a_kept_alive_connection_gets_the_deadline_for_its_next_head(
 
 
 def test_the_deadline_is_found_through_the_layers_around_the_app() -> None:
-    from companion.header_deadline import header_timeout_of
-
     settings = replace(CompanionSettings(), header_timeout=DEADLINE)
 
     class Api:

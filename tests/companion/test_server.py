@@ -26,7 +26,6 @@ from tests.companion.test_cli import run
 ROOT = Path(__file__).parents[2]
 
 
-@pytest.mark.xfail(strict=True, reason="the limits are not settings yet")
 def test_settings_reach_the_workers_through_the_environment() -> None:
     settings = replace(
         CompanionSettings(),

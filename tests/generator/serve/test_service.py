@@ -207,7 +207,6 @@ def _refusals(caplog: pytest.LogCaptureFixture) -> list[dict[str, object]]:
     return [line for line in lines if "refused" in line]
 
 
-@pytest.mark.xfail(strict=True, reason="bodies are read in full before any limit")
 @pytest.mark.anyio
 @pytest.mark.parametrize("path", ["/session/api/cart/items", "/session/login"])
 async def test_a_chunked_body_is_refused_as_it_passes_the_limit(
@@ -224,7 +223,6 @@ async def test_a_chunked_body_is_refused_as_it_passes_the_limit(
     assert (line["path"], line["status"], line["refused"]) == (path, 413, "body_too_large")
 
 
-@pytest.mark.xfail(strict=True, reason="bodies are read in full before any limit")
 @pytest.mark.anyio
 async def test_a_declared_length_over_the_limit_is_never_read(
     companion: httpx.ASGITransport, caplog: pytest.LogCaptureFixture
@@ -238,7 +236,6 @@ async def test_a_declared_length_over_the_limit_is_never_read(
     assert [line["refused"] for line in _refusals(caplog)] == ["body_too_large"]
 
 
-@pytest.mark.xfail(strict=True, reason="bodies are read in full before any limit")
 @pytest.mark.anyio
 async def test_a_body_that_stops_coming_is_answered_408(
     companion: httpx.ASGITransport, caplog: pytest.LogCaptureFixture
@@ -253,7 +250,6 @@ async def test_a_body_that_stops_coming_is_answered_408(
     assert [line["refused"] for line in _refusals(caplog)] == ["body_timeout"]
 
 
-@pytest.mark.xfail(strict=True, reason="bodies are read in full before any limit")
 @pytest.mark.anyio
 async def test_over_loopback_a_chunked_upload_is_cut_off_at_the_limit(
     companion: httpx.ASGITransport,
@@ -305,7 +301,6 @@ async def test_the_api_server_serves_the_session_on_its_own_origin(tmp_path: Pat
         ).is_success
 
 
-@pytest.mark.xfail(strict=True, reason="the limits are not settings yet")
 def test_the_limits_reach_the_workers_through_the_environment() -> None:
     settings = SessionSettings(
         api_url="http://api.internal/public/v1",

@@ -29,16 +29,8 @@ ACCOUNT = {"email": "hoa@example.vn", "password": "mat-khau-dai", "full_name": "
         (["--api-url", "http://a/public/v1", "--allowed-origin", "https://a/shop"], "no path"),
         (["--api-url", "http://a/public/v1", "--trusted-proxy", "nginx"], "not an IP address"),
         (["--api-url", "http://a/public/v1", "--workers", "0"], "--workers must be between"),
-        pytest.param(
-            ["--api-url", "http://a/public/v1", "--header-timeout", "0"],
-            "--header-timeout must",
-            marks=pytest.mark.xfail(strict=True, reason="the limits are not settings yet"),
-        ),
-        pytest.param(
-            ["--api-url", "http://a/public/v1", "--max-body-bytes", "-1"],
-            "--max-body-bytes must",
-            marks=pytest.mark.xfail(strict=True, reason="the limits are not settings yet"),
-        ),
+        (["--api-url", "http://a/public/v1", "--header-timeout", "0"], "--header-timeout must"),
+        (["--api-url", "http://a/public/v1", "--max-body-bytes", "-1"], "--max-body-bytes must"),
     ],
 )
 def test_bad_settings_end_in_one_line(
@@ -77,7 +69,6 @@ def test_two_workers_in_front_of_the_companion_keep_no_session_of_their_own(
     assert log.count("Finished server process") == 2
 
 
-@pytest.mark.xfail(strict=True, reason="no deadline on a request's head")
 def test_a_slow_head_is_closed_at_the_header_deadline_while_others_are_served(
     tmp_path: Path,
 ) -> None:

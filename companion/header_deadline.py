@@ -1,0 +1,88 @@
+"""uvicorn's HTTP protocol with a deadline on each request's head (request line and headers).
+
+uvicorn times out only idle keep-alive connections, after an answer: a connection that sends
+half a request line, or headers a byte at a time, is held open for as long as the client likes,
+and enough of them take every connection a worker can hold. Here a connection must send a
+request's whole head within the deadline: counted from when it opened for its first request,
+and from the request's first byte for the next ones on a kept-alive connection (the time it
+waited idle is uvicorn's keep-alive timeout). Past it the connection is closed; when the
+client had started a request, the request log gets a line (408, ``header_timeout``).
+
+The deadline is the served app's: the first layer of it that has a ``header_timeout``
+(``CompanionApp``, the session service's ``OnlySession``), looked for through the layers that
+wrap it (``.app``, and ``.api`` beside the session endpoints). Only parser callbacks and the
+connection's own events are extended, no private method of uvicorn.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+from companion.logging_http import log_refused_connection
+from companion.settings import CompanionSettings
+
+#: The deadline when the app names none.
+DEFAULT_SECONDS = CompanionSettings().header_timeout
+REASON = "header_timeout"
+
+
+def header_timeout_of(app: object) -> float:
+    """The deadline the app (or a layer it wraps) asks for, else ``DEFAULT_SECONDS``."""
+    node: object = app
+    for _ in range(32):  # a chain of layers, never a cycle
+        seconds = getattr(node, "header_timeout", None)
+        if isinstance(seconds, int | float) and seconds > 0:
+            return float(seconds)
+        inner = getattr(node, "app", None) or getattr(node, "api", None)
+        if inner is None:
+            break
+        node = inner
+    return DEFAULT_SECONDS
+
+
+class HeaderDeadlineProtocol(HttpToolsProtocol):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.header_timeout = header_timeout_of(self.app)
+        self._head_timer: asyncio.TimerHandle | None = None
+        self._head_begun = False  # a byte of the awaited request came
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        super().connection_made(transport)  # type: ignore[arg-type]
+        self._await_head()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._stop_head_timer()
+        super().connection_lost(exc)
+
+    def on_message_begin(self) -> None:
+        super().on_message_begin()
+        self._head_begun = True
+        if self._head_timer is None:  # the next request on a kept-alive connection
+            self._await_head()
+
+    def on_headers_complete(self) -> None:
+        self._stop_head_timer()
+        self._head_begun = False
+        super().on_headers_complete()
+
+    def _await_head(self) -> None:
+        self._head_timer = self.loop.call_later(self.header_timeout, self._head_late)
+
+    def _stop_head_timer(self) -> None:
+        if self._head_timer is not None:
+            self._head_timer.cancel()
+            self._head_timer = None
+
+    def _head_late(self) -> None:
+        self._head_timer = None
+        if self._head_begun:
+            log_refused_connection(REASON, 408)
+        cycle = self.cycle
+        if cycle is not None and not cycle.response_complete:
+            cycle.keep_alive = False  # a pipelined head is late: close after the answer under way
+        elif not self.transport.is_closing():
+            self.transport.close()
