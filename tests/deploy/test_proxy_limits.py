@@ -40,7 +40,6 @@ def directives(text: str, scope: str) -> dict[str, float]:
     return found
 
 
-@pytest.mark.xfail(strict=True, reason="the recipes set no header or body timeouts")
 @pytest.mark.parametrize(
     ("recipe", "blocks", "limits"),
     [
