@@ -44,41 +44,46 @@ def header_timeout_of(app: object) -> float:
 
 
 class HeaderDeadlineProtocol(HttpToolsProtocol):
+    """One timer per connection, not one per request: a request's head only notes when it
+    began, and the timer, when it fires, closes the connection or waits again for what is
+    left of the head's time (or a whole deadline, while no head is awaited)."""
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.header_timeout = header_timeout_of(self.app)
-        self._head_timer: asyncio.TimerHandle | None = None
+        self._timer: asyncio.TimerHandle | None = None
+        self._head_since: float | None = None  # loop time the awaited head's wait began
         self._head_begun = False  # a byte of the awaited request came
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         super().connection_made(transport)  # type: ignore[arg-type]
-        self._await_head()
+        self._head_since = self.loop.time()
+        self._timer = self.loop.call_later(self.header_timeout, self._check_head)
 
     def connection_lost(self, exc: Exception | None) -> None:
-        self._stop_head_timer()
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
         super().connection_lost(exc)
 
     def on_message_begin(self) -> None:
         super().on_message_begin()
         self._head_begun = True
-        if self._head_timer is None:  # the next request on a kept-alive connection
-            self._await_head()
+        if self._head_since is None:  # the next request on a kept-alive connection
+            self._head_since = self.loop.time()
 
     def on_headers_complete(self) -> None:
-        self._stop_head_timer()
+        self._head_since = None
         self._head_begun = False
         super().on_headers_complete()
 
-    def _await_head(self) -> None:
-        self._head_timer = self.loop.call_later(self.header_timeout, self._head_late)
-
-    def _stop_head_timer(self) -> None:
-        if self._head_timer is not None:
-            self._head_timer.cancel()
-            self._head_timer = None
-
-    def _head_late(self) -> None:
-        self._head_timer = None
+    def _check_head(self) -> None:
+        since, now = self._head_since, self.loop.time()
+        if since is None or now < since + self.header_timeout:
+            wait = self.header_timeout if since is None else since + self.header_timeout - now
+            self._timer = self.loop.call_later(wait, self._check_head)
+            return
+        self._timer = None
         if self._head_begun:
             log_refused_connection(REASON, 408)
         cycle = self.cycle
