@@ -56,6 +56,16 @@ class CompanionSettings:
     header_timeout: float = 15.0
     #: Seconds a request body may go without sending anything more; then it is answered 408.
     body_timeout: float = 30.0
+    #: Login attempts one client may make at one e-mail in a window; more are refused (429)
+    #: until a window has passed since the last one let through (companion.customers.throttle).
+    login_attempts: int = 5
+    #: Login attempts one client may make in a window, whatever the e-mails.
+    login_client_attempts: int = 30
+    #: Login attempts at one e-mail in a window from every client together: the only count
+    #: that also refuses the owner, so far above ``login_attempts``.
+    login_account_attempts: int = 100
+    #: Seconds of the login throttle's window.
+    login_window_seconds: int = 900
 
 
 def browsable_origin(host: str, port: int) -> str:

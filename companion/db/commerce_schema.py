@@ -173,17 +173,17 @@ customers = Table(
     UniqueConstraint("store_id", "email"),
 )
 
-# Failed logins per (store, email): the throttle's memory. Written outside the request's
-# transaction so that the 401 which follows does not roll the count back.
-login_failures = Table(
-    "login_failures",
+# Login attempts claimed per (store, subject), the throttle's memory (companion.customers.throttle):
+# a subject is a client, a client at one e-mail, or an e-mail. Claimed in their own transaction,
+# before the password is checked, so the 401 which follows does not roll the count back.
+login_attempts = Table(
+    "login_attempts",
     metadata,
     store_fk(),
-    Column("email", String(254), nullable=False),
-    Column("failures", Integer, nullable=False, default=0),
+    Column("subject", String(400), nullable=False),
+    Column("attempts", Integer, nullable=False),
     Column("window_started_at", DateTime, nullable=False),
-    Column("locked_until", DateTime),
-    UniqueConstraint("store_id", "email"),
+    UniqueConstraint("store_id", "subject"),
 )
 
 customer_addresses = Table(

@@ -3,11 +3,13 @@ POST /customer/me/password, GET /customer/me/points."""
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
-from fastapi import APIRouter, Response, status
+from fastapi import APIRouter, Request, Response, status
 from sqlalchemy import Connection, select
 
+from companion.clients import client_address
 from companion.customers.accounts import (
     Customer,
     find_credentials,
@@ -19,14 +21,15 @@ from companion.customers.accounts import (
     update_profile,
 )
 from companion.customers.auth import CustomerId
-from companion.customers.login_failures import clear_failures, failure_state, record_failure
+from companion.customers.login_attempts import claim_attempt, give_back
 from companion.customers.passwords import Hasher, burn_verification, verify_password
 from companion.customers.signing_key import jwt_secret
-from companion.customers.throttle import seconds_locked
+from companion.customers.throttle import LoginLimits, counts_of
 from companion.customers.tokens import issue_token
 from companion.db.commerce_schema import point_entries
 from companion.deps import CurrentTenant, Db, ServicesDep
-from companion.problems import Problem, not_found, too_many_requests, unprocessable
+from companion.logging_http import note_refusal
+from companion.problems import Problem, not_found, unprocessable
 from companion.routes.commerce.pages import newest_first, page_of
 from companion.routes.read.params import Cursor, Limit
 from companion.schemas.commerce_customer import (
@@ -39,6 +42,7 @@ from companion.schemas.commerce_customer import (
     RegisterIn,
 )
 from companion.schemas.envelope import Envelope
+from companion.settings import CompanionSettings
 from companion.wire_values import wire
 
 router = APIRouter(tags=["customer"])
@@ -83,26 +87,54 @@ def post_register(
     return customer_view(customer)
 
 
+def login_limits(settings: CompanionSettings) -> LoginLimits:
+    return LoginLimits(
+        per_client_account=settings.login_attempts,
+        per_client=settings.login_client_attempts,
+        per_account=settings.login_account_attempts,
+        window=timedelta(seconds=settings.login_window_seconds),
+    )
+
+
+def login_throttled(retry_after: int) -> Problem:
+    return Problem(
+        429,
+        "login_throttled",
+        "Too many requests",
+        f"too many login attempts; retry after {retry_after} s",
+        headers={"Retry-After": str(retry_after)},
+        extra={"retry_after": retry_after},
+    )
+
+
 @router.post("/customer/login", response_model=LoginOut, summary="Yields the customer token")
 def post_login(
-    body: LoginIn, db: Db, tenant: CurrentTenant, services: ServicesDep, hasher: Hasher
+    body: LoginIn,
+    request: Request,
+    db: Db,
+    tenant: CurrentTenant,
+    services: ServicesDep,
+    hasher: Hasher,
 ) -> LoginOut:
-    """A JWT valid for ``jwt_lifetime_seconds`` (7 days by default); no refresh token. After 5
-    failures within 15 minutes the e-mail is locked for 15 minutes (429 with Retry-After)."""
+    """A JWT valid for ``jwt_lifetime_seconds`` (7 days by default); no refresh token. Attempts
+    are limited per client at an e-mail (5 in 15 minutes), per client and per e-mail (429
+    ``login_throttled`` with Retry-After; companion.customers.throttle)."""
     store_id, now = tenant.store_id, services.clock.now()
     email = normalize_email(body.email)
-    locked = seconds_locked(failure_state(db, store_id=store_id, email=email), now)
-    if locked:
-        raise too_many_requests(
-            locked, f"too many failed logins for this e-mail; retry after {locked} s"
-        )
+    limits = login_limits(services.settings)
+    counts = counts_of(limits, client_address(request.scope), email)
+    refused = claim_attempt(
+        services.engine, store_id=store_id, counts=counts, window=limits.window, now=now
+    )
+    if refused is not None:
+        note_refusal(request.scope, f"login throttled: {refused.whom}")
+        raise login_throttled(refused.seconds)
     found = find_credentials(db, store_id=store_id, email=email)
     if found is None:
         burn_verification(hasher, body.password)
     if found is None or not verify_password(hasher, found[1], body.password):
-        record_failure(services.engine, store_id=store_id, email=email, now=now)
         raise bad_credentials()
-    clear_failures(db, store_id=store_id, email=email)
+    give_back(db, store_id=store_id, counts=counts)
     customer = found[0]
     lifetime = services.settings.jwt_lifetime_seconds
     issued = issue_token(

@@ -1,48 +1,39 @@
-"""Login throttling policy: the fifth failure within 15 minutes locks the e-mail for 15."""
+"""Login throttling policy: the counts an attempt claims, and how long a full one refuses."""
 
 from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from companion.customers.throttle import (
-    LOCK,
-    MAX_FAILURES,
-    WINDOW,
-    FailureState,
-    after_failure,
-    seconds_locked,
-)
+from companion.customers.throttle import LoginLimits, counts_of, seconds_refused
 
 NOW = datetime(2026, 11, 20, 3, 0, 0)
+WINDOW = timedelta(minutes=15)
+LIMITS = LoginLimits(per_client_account=5, per_client=30, per_account=100, window=WINDOW)
 
 
-def fail(
-    times: int, start: datetime = NOW, step: timedelta = timedelta(seconds=1)
-) -> FailureState | None:
-    state: FailureState | None = None
-    for i in range(times):
-        state = after_failure(state, start + i * step)
-    return state
+def test_up_to_the_limit_attempts_are_evaluated() -> None:
+    assert seconds_refused(5, NOW, 5, WINDOW, NOW + timedelta(seconds=5)) == 0
 
 
-def test_four_failures_do_not_lock() -> None:
-    assert seconds_locked(fail(MAX_FAILURES - 1), NOW + timedelta(seconds=5)) == 0
+def test_past_the_limit_attempts_are_refused_until_the_window_ends() -> None:
+    assert seconds_refused(6, NOW, 5, WINDOW, NOW) == 900
+    assert seconds_refused(6, NOW, 5, WINDOW, NOW + timedelta(seconds=899.5)) == 1
 
 
-def test_fifth_failure_locks_for_fifteen_minutes() -> None:
-    state = fail(MAX_FAILURES)
-    locked_at = NOW + (MAX_FAILURES - 1) * timedelta(seconds=1)
-    assert seconds_locked(state, locked_at) == int(LOCK.total_seconds())
-    assert seconds_locked(state, locked_at + LOCK) == 0
+def test_an_attempt_counts_for_its_client_its_client_at_the_email_and_the_email() -> None:
+    client, pair, account = counts_of(LIMITS, "203.0.113.7", "lan@example.vn")
+    assert (client.subject, client.limit) == ("client:203.0.113.7", 30)
+    assert (pair.subject, pair.limit) == ("pair:203.0.113.7 lan@example.vn", 5)
+    assert (account.subject, account.limit) == ("account:lan@example.vn", 100)
+    assert [c.cleared_by_success for c in (client, pair, account)] == [False, True, False]
 
 
-def test_failures_spread_beyond_the_window_never_lock() -> None:
-    state = fail(3 * MAX_FAILURES, step=WINDOW / 2)
-    assert seconds_locked(state, NOW + 8 * WINDOW) == 0
+def test_another_client_at_the_same_email_has_its_own_pair_count() -> None:
+    one = counts_of(LIMITS, "203.0.113.7", "lan@example.vn")
+    two = counts_of(LIMITS, "198.51.100.20", "lan@example.vn")
+    assert one[1].subject != two[1].subject and one[2].subject == two[2].subject
 
 
-def test_after_a_lock_the_count_starts_again() -> None:
-    state = fail(MAX_FAILURES)
-    assert state is not None and state.locked_until is not None
-    after = after_failure(state, state.locked_until + timedelta(seconds=1))
-    assert after.failures == 1 and seconds_locked(after, state.locked_until) == 0
+def test_a_long_forwarded_address_is_cut_to_fit_its_column() -> None:
+    pair = counts_of(LIMITS, "x" * 500, "a" * 254 + "@example.vn")[1]
+    assert len(pair.subject) <= 400
