@@ -6,8 +6,9 @@ lifespan): the engine is made, and migrations run, before ``create_app`` returns
 In front of everything, the front door (``companion.front_door``) answers the catalogue reads
 the answer cache holds, doing the steps below that apply to them with the same objects.
 Middleware, outermost first: request log (X-Request-Id, one JSON line) -> body limit (413 past a
-size, 408 when it stops coming, refused while it is read) -> admission gate (a few requests in
-flight, reads first, 503 past a bounded queue) -> crash barrier (500 problem)
+size, 408 when it stops coming, refused while it is read) -> hashing lane (a few password hashes
+at once, a bounded wait, a share per client) -> admission gate (a few requests in flight, reads
+first, 503 past a bounded queue) -> crash barrier (500 problem)
 -> input guard (NUL) -> tenancy (key or Host -> store; 401) -> rate limit (429, RateLimit-*
 headers) -> answer cache (catalogue answers served again until what they show changes) ->
 entity tags (ETag, 304 on If-None-Match) -> the routes.
@@ -36,6 +37,7 @@ from companion.deps import Services
 from companion.errors_http import CrashBarrier, install_error_handling, problem_response
 from companion.etag import ETagMiddleware
 from companion.front_door import CompanionApp
+from companion.hashing_lane import HashingLane, Lane, hashing_paths
 from companion.health import migration_heads
 from companion.health import router as health_router
 from companion.input_guard import InputGuard
@@ -145,14 +147,23 @@ def create_app(
     # At most POOL_SIZE requests in flight per worker: no waiting on the pool inside a thread;
     # reads before writes, a bounded wait (503). Liveness answers even when the worker is
     # saturated; the sandbox waits on its own IPN.
+    admitted = max(1, min(settings.admission_limit, POOL_SIZE))
     app.add_middleware(
         AdmissionGate,
-        limit=max(1, min(settings.admission_limit, POOL_SIZE)),
+        limit=admitted,
         queue=settings.admission_queue,
         max_wait=settings.admission_wait,
         exempt_prefixes=("/sandbox/", "/health/live"),
         patient_prefixes=("/payments/",),  # the gateway's IPN: never turned away
     )
+    # In front of the gate: a login waiting for its turn to hash holds no slot. Fewer turns
+    # than slots (but one at least), so hashing never takes every slot.
+    app.state.hashing_lane = lane = Lane(
+        size=max(1, min(settings.hashing_lane, admitted - 1)),
+        wait=settings.hashing_wait,
+        per_client=max(1, settings.hashing_per_client),
+    )
+    app.add_middleware(HashingLane, lane=lane, paths=hashing_paths(API_PREFIX, ALIAS_PREFIX))
     # A body past its limit is refused before it takes a slot, or as it passes it.
     app.add_middleware(
         BodyLimit,

@@ -56,6 +56,15 @@ class CompanionSettings:
     header_timeout: float = 15.0
     #: Seconds a request body may go without sending anything more; then it is answered 408.
     body_timeout: float = 30.0
+    #: Requests that hash a password (register, login, password change) one worker serves at
+    #: once, each in an admission slot: fewer than ``admission_limit``, so the other slots stay
+    #: for carts and checkouts (companion.hashing_lane).
+    hashing_lane: int = 2
+    #: Seconds a hashing request may wait for the lane, outside the admission gate; then 503.
+    hashing_wait: float = 2.0
+    #: Hashing requests one client may have in the lane or waiting for it (per worker); one
+    #: more is answered 429 at once.
+    hashing_per_client: int = 1
     #: Login attempts one client may make at one e-mail in a window; more are refused (429)
     #: until a window has passed since the last one let through (companion.customers.throttle).
     login_attempts: int = 5

@@ -106,7 +106,6 @@ def other_key(store: Store) -> str:
     return key
 
 
-@pytest.mark.xfail(strict=True, reason="hashing holds admission slots: carts wait behind it")
 async def test_while_the_lane_is_full_a_cart_write_on_another_key_is_served_at_once(
     store: Store, worker: Callable[..., tuple[FastAPI, HeldHasher]]
 ) -> None:
@@ -135,7 +134,6 @@ async def test_while_the_lane_is_full_a_cart_write_on_another_key_is_served_at_o
     assert statuses == [201, 201, 201]
 
 
-@pytest.mark.xfail(strict=True, reason="no hashing lane: nothing bounds the hashes or their wait")
 async def test_a_request_past_the_lanes_wait_is_refused_with_503(
     store: Store,
     worker: Callable[..., tuple[FastAPI, HeldHasher]],
@@ -165,7 +163,6 @@ async def test_a_request_past_the_lanes_wait_is_refused_with_503(
     assert line["refused"] == "hashing lane full (no turn within 0.05 s)"
 
 
-@pytest.mark.xfail(strict=True, reason="no hashing lane: every hash starts at once")
 async def test_a_waiting_request_gets_the_lane_once_a_hash_is_done(
     store: Store, worker: Callable[..., tuple[FastAPI, HeldHasher]]
 ) -> None:
@@ -187,7 +184,6 @@ async def test_a_waiting_request_gets_the_lane_once_a_hash_is_done(
     assert lane_waiting(app) == 0
 
 
-@pytest.mark.xfail(strict=True, reason="no per-client limit on hashing requests")
 async def test_one_client_cannot_take_more_of_the_lane_than_its_share(
     store: Store,
     worker: Callable[..., tuple[FastAPI, HeldHasher]],

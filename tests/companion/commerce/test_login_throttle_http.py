@@ -32,7 +32,7 @@ EMAIL = "lan@example.vn"
 ATTACKER = "203.0.113.7"
 OWNER = "198.51.100.20"
 GUESSES = 40
-WORKERS = 4  # each serves at most 10 requests at once (the pool's size): 40 in flight
+WORKERS = 5  # each hashes for at most 8 logins at once (and one client may use them all)
 
 
 class HeldVerifier(PasswordHasher):
@@ -114,7 +114,14 @@ async def test_concurrent_wrong_passwords_get_at_most_the_limit_evaluated(
 ) -> None:
     await register(store)
     held = HeldVerifier(GUESSES)
-    apps = workers(WORKERS, admission_limit=10, admission_wait=60.0)
+    apps = workers(
+        WORKERS,
+        admission_limit=10,
+        admission_wait=60.0,
+        hashing_lane=8,
+        hashing_wait=60.0,
+        hashing_per_client=GUESSES,
+    )
     for app in apps:
         app.state.password_hasher = held
     logins = [login_from(store, app, ATTACKER) for app in apps]
