@@ -16,7 +16,9 @@ from pathlib import Path
 import anyio
 import httpx
 import pytest
+from argon2 import PasswordHasher
 from starlette.types import ASGIApp
+from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from companion.app import create_app
 from companion.seed.demo import DEMO_KEY, seed_demo
@@ -36,6 +38,7 @@ SITE = "https://shop.test"
 SERVICE = "http://session.internal:8002"
 ACCOUNT = {"email": "mai@example.vn", "password": "mat-khau-dai", "full_name": "Mai"}
 PROXY = "10.1.2.3"
+ORIGIN = {"Origin": SITE}
 SHOPPER = "203.0.113.9"
 #: Paths the forwarder never reaches: answers that carry the JWT, what belongs to /session/,
 #: and writes the islands never make (a password change).
@@ -329,3 +332,61 @@ async def test_the_service_starts_and_stops_as_a_lifespan_says() -> None:
 
     await app({"type": "lifespan", "asgi": {"version": "3.0"}}, receive, send)
     assert said == ["lifespan.startup.complete", "lifespan.shutdown.complete"]
+
+
+def as_uvicorn_serves(api: ASGIApp) -> ASGIApp:
+    """The API as uvicorn serves it: X-Forwarded-For believed from loopback (its default
+    FORWARDED_ALLOW_IPS), where the session service runs beside it."""
+    return ProxyHeadersMiddleware(api, trusted_hosts="127.0.0.1")
+
+
+async def guess_then_log_in(attacker: httpx.AsyncClient, owner: httpx.AsyncClient) -> None:
+    """Five wrong passwords from one shopper's address lock that address out, not the owner."""
+    wrong = {"email": ACCOUNT["email"], "password": "not her password"}
+    right = {"email": ACCOUNT["email"], "password": ACCOUNT["password"]}
+    for _ in range(5):
+        assert (
+            await attacker.post("/session/login", json=wrong, headers=ORIGIN)
+        ).status_code == 401
+    assert (await attacker.post("/session/login", json=right, headers=ORIGIN)).status_code == 429
+    answer = await owner.post("/session/login", json=right, headers=ORIGIN)
+    assert answer.status_code == 200, answer.text
+
+
+@pytest.mark.xfail(strict=True, reason="the API sees every shopper at the session's address")
+@pytest.mark.anyio
+async def test_logins_through_the_session_service_are_throttled_by_shopper(
+    tmp_path: Path,
+) -> None:
+    api = create_app(CompanionSettings(database=str(tmp_path / "c.sqlite3"), public_url=SITE))
+    seed_demo(api.state.services.engine, products=4)
+    api.state.password_hasher = PasswordHasher(time_cost=1, memory_cost=8, parallelism=1)
+    companion = httpx.ASGITransport(app=as_uvicorn_serves(api))
+    async with (
+        _service(companion, peer="203.0.113.66") as attacker,
+        _service(companion, peer=SHOPPER) as owner,
+    ):
+        assert (await owner.post("/session/register", json=ACCOUNT, headers=ORIGIN)).is_success
+        await guess_then_log_in(attacker, owner)
+
+
+@pytest.mark.xfail(strict=True, reason="the API sees every shopper at the session's address")
+@pytest.mark.anyio
+async def test_logins_through_the_api_servers_own_session_are_throttled_by_shopper(
+    tmp_path: Path,
+) -> None:
+    settings = CompanionSettings(
+        database=str(tmp_path / "api.sqlite3"), public_url=SITE, session_key=DEMO_KEY
+    )
+    api = create_app(settings)
+    seed_demo(api.state.services.engine, products=4)
+    api.state.password_hasher = PasswordHasher(time_cost=1, memory_cost=8, parallelism=1)
+    served = as_uvicorn_serves(with_session(api, settings))
+
+    def browser(address: str) -> httpx.AsyncClient:
+        transport = httpx.ASGITransport(app=served, client=(address, 40000))
+        return httpx.AsyncClient(transport=transport, base_url=SITE)
+
+    async with browser("203.0.113.66") as attacker, browser(SHOPPER) as owner:
+        assert (await owner.post("/session/register", json=ACCOUNT, headers=ORIGIN)).is_success
+        await guess_then_log_in(attacker, owner)
