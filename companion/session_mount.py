@@ -9,8 +9,11 @@ bodies are held to the API's limits.
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 import httpx
 from starlette.types import ASGIApp, Receive, Scope, Send
+from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from companion.logging_http import RequestLogMiddleware
 from companion.settings import CompanionSettings
@@ -18,13 +21,13 @@ from generator.serve.session import SESSION_PREFIX, session_app
 from generator.serve.visitor import SessionUpstream, normal_origin
 
 _TIMEOUT = httpx.Timeout(30.0, connect=10.0)
+#: The peer address of the session's calls to the API in process (no socket: a placeholder).
+IN_PROCESS_ADDRESS = "127.0.0.1"
 
 
 def with_session(api: ASGIApp, settings: CompanionSettings) -> ASGIApp:
     base = settings.public_url.rstrip("/") + "/public/v1"
-    http = httpx.AsyncClient(
-        transport=httpx.ASGITransport(app=api), base_url=base, timeout=_TIMEOUT
-    )
+    http = httpx.AsyncClient(transport=in_process(api), base_url=base, timeout=_TIMEOUT)
     allowed = frozenset(normal_origin(o) for o in settings.session_origins)
     session = session_app(
         SessionUpstream(http, settings.session_key),
@@ -33,6 +36,15 @@ def with_session(api: ASGIApp, settings: CompanionSettings) -> ASGIApp:
         body_timeout=settings.body_timeout,
     )
     return SessionBeside(api, RequestLogMiddleware(session))
+
+
+def in_process(api: ASGIApp) -> httpx.ASGITransport:
+    """The session's way to ``api`` in process. Its calls say whose they are in
+    X-Forwarded-For (``VisitorClient``), believed as uvicorn believes a trusted proxy's: from
+    this transport's own address alone, so the API's per-client limits see the shopper."""
+    # uvicorn types ASGI apps its own way; the middleware is one all the same.
+    believing = ProxyHeadersMiddleware(cast(Any, api), trusted_hosts=IN_PROCESS_ADDRESS)
+    return httpx.ASGITransport(app=cast(ASGIApp, believing), client=(IN_PROCESS_ADDRESS, 123))
 
 
 class SessionBeside:

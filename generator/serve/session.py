@@ -134,7 +134,8 @@ async def _guarded(
         return problem(*refused)
     request.state.secure = site_is_https(request, allowed)
     request_id = getattr(request.state, "request_id", None)  # set by the request log, if any
-    client = VisitorClient(upstream, VisitorCookies.read(request.cookies), request_id)
+    shopper = request.client.host if request.client else None  # a trusted proxy's, if any
+    client = VisitorClient(upstream, VisitorCookies.read(request.cookies), request_id, shopper)
     try:
         return await handler(request, client)
     except httpx.HTTPError:
@@ -182,7 +183,10 @@ async def _logged_in(
     guest_cart = client.cookies.cart_token
     if guest_cart:
         customer_client = VisitorClient(
-            client.upstream, VisitorCookies(guest_cart, token), client.request_id
+            client.upstream,
+            VisitorCookies(guest_cart, token),
+            client.request_id,
+            client.shopper_address,
         )
         merged = await customer_client.send("POST", "/cart/merge", query=_query(token=guest_cart))
         kept = merged.json().get("token") if merged.status_code == 200 else None

@@ -49,6 +49,7 @@ def embedded_stack(
     from companion.clock import ManualClock
     from companion.payments.ipn_sender import HttpIpnSender
     from companion.seed.demo import DEMO_KEY, seed_demo
+    from companion.session_mount import in_process
     from companion.settings import CompanionSettings
 
     settings = CompanionSettings(database=database, public_url=public_url)
@@ -63,7 +64,7 @@ def embedded_stack(
         key = DEMO_KEY
     companion.state.ipn_sender = HttpIpnSender(httpx.ASGITransport(app=companion))
     http = httpx.AsyncClient(
-        transport=httpx.ASGITransport(app=companion), base_url=EMBEDDED_BASE, timeout=_TIMEOUT
+        transport=in_process(companion), base_url=EMBEDDED_BASE, timeout=_TIMEOUT
     )
     session = session_app(SessionUpstream(http, key))
     return SameOrigin(site_app(root), companion, session)

@@ -94,11 +94,16 @@ class VisitorClient:
     cookies: VisitorCookies
     #: The shopper's request's id, sent on with each API call so both logs name it.
     request_id: str | None = None
+    #: The shopper's address, sent on as ``X-Forwarded-For``: the API keeps its per-client
+    #: limits (login attempts, password hashing) by it, not by this service's own address.
+    shopper_address: str | None = None
 
     def headers(self, extra: dict[str, str] | None = None) -> dict[str, str]:
         headers = {"Accept": "application/json", **(extra or {})}
         if self.request_id:
             headers["X-Request-Id"] = self.request_id
+        if self.shopper_address:
+            headers["X-Forwarded-For"] = self.shopper_address
         if self.upstream.key:
             headers[SERVICE_KEY_HEADER] = self.upstream.key
         if self.cookies.customer_jwt:

@@ -353,7 +353,6 @@ async def guess_then_log_in(attacker: httpx.AsyncClient, owner: httpx.AsyncClien
     assert answer.status_code == 200, answer.text
 
 
-@pytest.mark.xfail(strict=True, reason="the API sees every shopper at the session's address")
 @pytest.mark.anyio
 async def test_logins_through_the_session_service_are_throttled_by_shopper(
     tmp_path: Path,
@@ -370,7 +369,6 @@ async def test_logins_through_the_session_service_are_throttled_by_shopper(
         await guess_then_log_in(attacker, owner)
 
 
-@pytest.mark.xfail(strict=True, reason="the API sees every shopper at the session's address")
 @pytest.mark.anyio
 async def test_logins_through_the_api_servers_own_session_are_throttled_by_shopper(
     tmp_path: Path,
