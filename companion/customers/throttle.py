@@ -51,10 +51,12 @@ class Count:
 
 
 def counts_of(limits: LoginLimits, client: str, email: str) -> tuple[Count, ...]:
-    """The counts an attempt from ``client`` at ``email`` claims, in the order claimed."""
+    """The counts an attempt from ``client`` at ``email`` claims, in the order claimed. An
+    unknown address (no socket to name one) has no count of its own: it would be everyone's."""
     client = client[:ADDRESS_CHARS]
+    by_client = (Count(f"client:{client}", limits.per_client, "this client"),) if client else ()
     return (
-        Count(f"client:{client}", limits.per_client, "this client"),
+        *by_client,
         Count(
             f"pair:{client} {email}",
             limits.per_client_account,

@@ -37,3 +37,8 @@ def test_another_client_at_the_same_email_has_its_own_pair_count() -> None:
 def test_a_long_forwarded_address_is_cut_to_fit_its_column() -> None:
     pair = counts_of(LIMITS, "x" * 500, "a" * 254 + "@example.vn")[1]
     assert len(pair.subject) <= 400
+
+
+def test_an_unknown_address_shares_no_client_count_with_everyone() -> None:
+    pair, account = counts_of(LIMITS, "", "lan@example.vn")
+    assert (pair.subject, account.subject) == ("pair: lan@example.vn", "account:lan@example.vn")
