@@ -171,7 +171,8 @@ export async function api (path, options = {}) {
   const data = status === 204 ? null : await res.json().catch(() => null)
   if (res.ok) return data
   report(status, method, url, data && data.code)
-  if (status === 429) {
+  // A throttled login is about the visitor's own tries, not the store's traffic: its form says so.
+  if (status === 429 && data?.code !== 'login_throttled') {
     // Calm, and never a loop: one retry of a read after Retry-After, then the visitor decides.
     const wait = Math.min(Number(res.headers.get('Retry-After')) || 5, 120)
     notice(`Cửa hàng đang có nhiều lượt truy cập. Vui lòng đợi khoảng ${wait} giây rồi thử lại.`)

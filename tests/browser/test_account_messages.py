@@ -3,7 +3,6 @@ fields by the page's labels; never the API's text."""
 
 from __future__ import annotations
 
-import pytest
 from playwright.sync_api import Page, expect
 
 from tests.browser.shopper import register
@@ -37,7 +36,6 @@ def test_login_and_register_say_what_went_wrong_in_the_pages_words(page: Page, o
     expect(signup.locator("[role=status]")).to_have_text("Vui lòng kiểm tra lại: Mật khẩu.")
 
 
-@pytest.mark.xfail(strict=True, reason="a throttled login is worded as a busy store")
 def test_a_throttled_login_says_so_in_the_pages_words(page: Page, origin: str) -> None:
     register(page, origin, "Phạm Thu Hà", "ha@example.vn", "mat-khau-dai")
     page.get_by_role("button", name="Đăng xuất").click()
