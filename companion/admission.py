@@ -21,6 +21,10 @@ Never refused (``patient_prefixes``): the payment gateway's notifications (IPN).
 a slot like any read, however long the queue: a refused one would leave a paid order unpaid
 until the gateway tries again.
 
+Password hashing (register, login, password change) waits for its own lane in front of this
+gate (``companion.hashing_lane``): a login waiting to hash holds no slot, and those hashing hold
+fewer slots than there are.
+
 Not counted (``exempt_prefixes``, set by ``create_app``): the sandbox gateway's pages, since
 completing a payment waits on the IPN, which must be admitted itself, possibly by this same
 worker; and ``/health/live``, so a busy worker is not mistaken for a dead one.

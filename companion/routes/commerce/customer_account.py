@@ -118,7 +118,9 @@ def post_login(
 ) -> LoginOut:
     """A JWT valid for ``jwt_lifetime_seconds`` (7 days by default); no refresh token. Attempts
     are limited per client at an e-mail (5 in 15 minutes), per client and per e-mail (429
-    ``login_throttled`` with Retry-After; companion.customers.throttle)."""
+    ``login_throttled`` with Retry-After; companion.customers.throttle). Like registering and
+    changing a password, it waits for the worker's hashing lane (503 ``overloaded`` when it
+    stays full; companion.hashing_lane)."""
     store_id, now = tenant.store_id, services.clock.now()
     email = normalize_email(body.email)
     limits = login_limits(services.settings)
