@@ -36,6 +36,13 @@ class CompanionSettings:
     #: Origins (scheme://host[:port]) whose pages may write through /session/*; empty: the
     #: request's own origin.
     session_origins: tuple[str, ...] = ()
+    #: The store's own site origins (scheme://host[:port]), where a payment may send the shopper
+    #: back (``return_url``); besides them only ``public_url``'s origin, ``session_origins`` and
+    #: https on the store's host names. A store published on several domains lists each.
+    site_origins: tuple[str, ...] = ()
+    #: The sandbox gateway (its Pay button marks an order paid, no money moves) serves every
+    #: store, not only the demo store; for a test or staging store, never a real one.
+    sandbox_payments: bool = False
     #: The companion's extension: an order is charged what its quote says, coupon and order
     #: promotions included (declared to clients as ``order_discounts`` in GET /cart/quote).
     #: Off: as the spec says, they are priced in the quote and not written to the order.

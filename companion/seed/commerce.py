@@ -20,8 +20,17 @@ DEMO_HASH_SECRET = "sandbox-demo-hash-secret-not-for-production"
 DAY = timedelta(days=1)
 
 
-def seed_commerce(conn: Connection, *, store_id: int, now: datetime) -> None:
-    """Add the demo store's commerce data. Called by the demo seeder after the catalogue."""
+def seed_commerce(
+    conn: Connection,
+    *,
+    store_id: int,
+    now: datetime,
+    merchant_code: str = DEMO_MERCHANT_CODE,
+    hash_secret: str = DEMO_HASH_SECRET,
+) -> None:
+    """Add the demo store's commerce data. Called by the demo seeder after the catalogue; a
+    store that is not the demo gives its gateway its own ``merchant_code`` and ``hash_secret``
+    (the companion refuses to start with the demo's on another store)."""
     conn.execute(
         insert(c.commerce_settings).values(
             store_id=store_id,
@@ -31,7 +40,7 @@ def seed_commerce(conn: Connection, *, store_id: int, now: datetime) -> None:
             point_value_vnd=100,
         )
     )
-    conn.execute(insert(c.payment_gateways), gateway_rows(store_id))
+    conn.execute(insert(c.payment_gateways), gateway_rows(store_id, merchant_code, hash_secret))
     conn.execute(insert(c.coupons), coupon_rows(store_id, now))
     conn.execute(insert(c.order_promotions), promotion_rows(store_id, now))
     conn.execute(insert(c.shipping_methods), shipping_rows(store_id))
@@ -43,7 +52,7 @@ def seed_commerce(conn: Connection, *, store_id: int, now: datetime) -> None:
     conn.execute(insert(c.pickup_locations), pickup_rows(store_id, warehouse_ids))
 
 
-def gateway_rows(store_id: int) -> list[dict[str, object]]:
+def gateway_rows(store_id: int, merchant_code: str, hash_secret: str) -> list[dict[str, object]]:
     return [
         {
             "store_id": store_id,
@@ -60,8 +69,8 @@ def gateway_rows(store_id: int) -> list[dict[str, object]]:
             "name": "VNPay (sandbox)",
             "enabled": True,
             "position": 1,
-            "merchant_code": DEMO_MERCHANT_CODE,
-            "hash_secret": DEMO_HASH_SECRET,
+            "merchant_code": merchant_code,
+            "hash_secret": hash_secret,
         },
     ]
 

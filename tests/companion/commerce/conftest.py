@@ -4,12 +4,16 @@ test.
 
 ``store.call("PUT", "/cart/items", json=...)`` goes to /public/v1 with the store's key; pass
 ``jwt=`` for customer calls. The sandbox gateway's IPN reaches the same app in-process.
+
+The store is not the demo store: its gateway has its own merchant code and hash secret, and the
+sandbox serves it because ``store`` asks for it by name (``opened_store`` without it does not).
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
-from dataclasses import dataclass
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, replace
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -39,6 +43,11 @@ ADDRESS = {
     "street": "88 Lê Lợi",
 }
 PASSWORD = "mat-khau-du-dai"
+#: The store's own sandbox gateway credentials (the demo's are for the demo store alone).
+MERCHANT_CODE = "CUAHANGMAU"
+HASH_SECRET = "cua-hang-mau-hash-secret-for-tests"
+#: The store's site, where a payment sends the shopper back.
+SITE = "https://shop.example"
 
 
 @dataclass(frozen=True)
@@ -207,25 +216,44 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Template]:
         shop = Shop(engine, START)
         goods = stock_catalogue(shop)
         with engine.begin() as conn:
-            seed_commerce(conn, store_id=shop.store_id, now=START)
+            seed_commerce(
+                conn,
+                store_id=shop.store_id,
+                now=START,
+                merchant_code=MERCHANT_CODE,
+                hash_secret=HASH_SECRET,
+            )
         key = shop.key()
         engine.dispose()  # the last connection closing checkpoints the WAL into the file
         yield Template(database, key, shop.store_id, goods)
 
 
-@pytest.fixture
-async def store(template: Template, tmp_path: Path, clock: ManualClock) -> AsyncIterator[Store]:
+@asynccontextmanager
+async def opened_store(
+    template: Template, folder: Path, clock: ManualClock, **overrides: Any
+) -> AsyncIterator[Store]:
+    """A copy of the template's store served by an app of the given settings ``overrides``."""
     from companion.app import create_app
 
-    with fresh_database(tmp_path, template=template.database) as database:
+    with fresh_database(folder, template=template.database) as database:
         settings = CompanionSettings(
             database=database, rate_per_minute=10**6, rate_per_hour=10**6, migrate=False
         )
-        app = create_app(settings, clock=clock)
+        app = create_app(replace(settings, **overrides), clock=clock)
         app.state.password_hasher = cheap_hasher()
         app.state.ipn_sender = HttpIpnSender(httpx.ASGITransport(app=app))
         engine = app.state.services.engine
         client = httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://test")
-        yield Store(app, client, clock, engine, template.key, template.store_id, template.goods)
-        await client.aclose()
-        engine.dispose()
+        try:
+            yield Store(app, client, clock, engine, template.key, template.store_id, template.goods)
+        finally:
+            await client.aclose()
+            engine.dispose()
+
+
+@pytest.fixture
+async def store(template: Template, tmp_path: Path, clock: ManualClock) -> AsyncIterator[Store]:
+    async with opened_store(
+        template, tmp_path, clock, sandbox_payments=True, site_origins=(SITE,)
+    ) as opened:
+        yield opened

@@ -12,8 +12,7 @@ from sqlalchemy import func, select
 
 from companion.db.commerce_schema import order_status_history, payments
 from companion.payments import vnpay
-from companion.seed.commerce import DEMO_HASH_SECRET
-from tests.companion.commerce.conftest import Store
+from tests.companion.commerce.conftest import HASH_SECRET, Store
 from tests.companion.commerce.test_payments_http import paid_result, placed_vnpay_order, start
 
 pytestmark = pytest.mark.anyio
@@ -30,7 +29,7 @@ async def signed_ipn(store: Store) -> tuple[int, dict[str, str]]:
     result = paid_result(await start(store, token))
     order_id = order["id"]
     assert isinstance(order_id, int)
-    return order_id, dict(parse_qsl(vnpay.signed_query(result, DEMO_HASH_SECRET)))
+    return order_id, dict(parse_qsl(vnpay.signed_query(result, HASH_SECRET)))
 
 
 async def send_all(store: Store, params: dict[str, str]) -> list[str]:

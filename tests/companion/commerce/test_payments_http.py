@@ -11,12 +11,11 @@ from sqlalchemy import update
 
 from companion.db.commerce_schema import payment_gateways
 from companion.payments import vnpay
-from companion.seed.commerce import DEMO_HASH_SECRET
-from tests.companion.commerce.conftest import Store
+from tests.companion.commerce.conftest import HASH_SECRET, MERCHANT_CODE, SITE, Store
 
 pytestmark = pytest.mark.anyio
 
-RETURN_URL = "https://shop.example/thanh-toan/ket-qua?from=sandbox"
+RETURN_URL = f"{SITE}/thanh-toan/ket-qua?from=sandbox"
 
 
 async def placed_vnpay_order(store: Store) -> tuple[str, dict[str, object]]:
@@ -58,8 +57,8 @@ async def test_pay_starts_a_signed_request_for_the_order_total(store: Store) -> 
     request = await start(store, token)
     assert request["vnp_Amount"] == str(int(str(order["total"])) * 100)
     assert request["vnp_ReturnUrl"] == RETURN_URL
-    assert request["vnp_TmnCode"] == "DEMOSHOP" and request["vnp_Version"] == "2.1.0"
-    assert vnpay.is_genuine(request, DEMO_HASH_SECRET)
+    assert request["vnp_TmnCode"] == MERCHANT_CODE and request["vnp_Version"] == "2.1.0"
+    assert vnpay.is_genuine(request, HASH_SECRET)
     page = await store.client.get("/sandbox/vnpay/pay", params=request)
     assert page.status_code == 200 and "Pay (success)" in page.text
     assert "230,000 VND" in page.text
@@ -100,7 +99,7 @@ def paid_result(request: dict[str, str]) -> dict[str, str]:
         "vnp_Amount": request["vnp_Amount"],
         "vnp_ResponseCode": "00",
         "vnp_TransactionStatus": "00",
-        "vnp_TmnCode": "DEMOSHOP",
+        "vnp_TmnCode": MERCHANT_CODE,
         "vnp_TxnRef": request["vnp_TxnRef"],
         "vnp_TransactionNo": "1234",
     }
@@ -118,7 +117,7 @@ async def test_ipn_answers_in_the_gateway_convention(store: Store) -> None:
     token, _ = await placed_vnpay_order(store)
     result = paid_result(await start(store, token))
 
-    async def ipn(params: dict[str, str], secret: str = DEMO_HASH_SECRET) -> str:
+    async def ipn(params: dict[str, str], secret: str = HASH_SECRET) -> str:
         signed = dict(parse_qsl(vnpay.signed_query(params, secret)))
         response = await store.client.get("/payments/vnpay/ipn", params=signed)
         assert response.status_code == 200
@@ -126,7 +125,7 @@ async def test_ipn_answers_in_the_gateway_convention(store: Store) -> None:
         return code
 
     assert await ipn(result, secret="wrong-secret") == "97"
-    tampered = dict(parse_qsl(vnpay.signed_query(result, DEMO_HASH_SECRET)))
+    tampered = dict(parse_qsl(vnpay.signed_query(result, HASH_SECRET)))
     tampered["vnp_Amount"] = "100"
     response = await store.client.get("/payments/vnpay/ipn", params=tampered)
     assert response.json()["RspCode"] == "97"
@@ -148,10 +147,10 @@ async def test_payment_return_is_read_only(store: Store) -> None:
         "vnp_Amount": request["vnp_Amount"],
         "vnp_ResponseCode": "00",
         "vnp_TransactionStatus": "00",
-        "vnp_TmnCode": "DEMOSHOP",
+        "vnp_TmnCode": MERCHANT_CODE,
         "vnp_TxnRef": request["vnp_TxnRef"],
     }
-    query = vnpay.signed_query(claim, DEMO_HASH_SECRET)
+    query = vnpay.signed_query(claim, HASH_SECRET)
     verdict = await store.ok("POST", "/checkout/payment-return", json={"query_string": query})
     assert verdict["valid"] and verdict["success"]
     assert verdict["order"]["current_status"] == "pending"
@@ -160,7 +159,8 @@ async def test_payment_return_is_read_only(store: Store) -> None:
 
 async def test_payment_return_detects_tampering_and_bad_input(store: Store) -> None:
     query = vnpay.signed_query(
-        {"vnp_TmnCode": "DEMOSHOP", "vnp_TxnRef": "X", "vnp_ResponseCode": "00"}, "not-the-secret"
+        {"vnp_TmnCode": MERCHANT_CODE, "vnp_TxnRef": "X", "vnp_ResponseCode": "00"},
+        "not-the-secret",
     )
     verdict = await store.ok("POST", "/checkout/payment-return", json={"query_string": query})
     assert verdict["valid"] is False and verdict["success"] is False
