@@ -4,7 +4,8 @@ The id comes from the client or the proxy (``X-Request-Id``, e.g. nginx's ``$req
 it is a plain token, and is made here otherwise; it is sent back on every answer, so a customer's
 error report can be matched to the worker's log line. Only the path is logged, never the query
 string (it carries cart tokens) or any header value. A request refused for what it is (a body
-past its limit, ...) carries the reason (``note_refusal``), so an operator can see an attack.
+past its limit, a throttled login, a bad signature, an address that is not the store's) carries
+the reason (``note_refusal``), so an operator can see an attack.
 
 A line costs a worker more than its few microseconds in a loop suggest: between two requests
 of a real load the processor's caches hold other work, so every line of code a request runs is
@@ -111,11 +112,14 @@ def request_line(
 
 #: Where a request's refusal reason waits for its log line (``scope["state"]``).
 _REFUSED = "refused"
+#: Longest reason written: a reason may quote what the client sent.
+MAX_REASON = 200
 
 
 def note_refusal(scope: Scope, reason: str) -> None:
-    """Say in the request's log line why it was refused (a short code: ``body_too_large``)."""
-    scope.setdefault("state", {})[_REFUSED] = reason
+    """Say in the request's log line why it was refused (``body_too_large``, a bad signature,
+    an address that is not the store's), so that an operator can see an attack."""
+    scope.setdefault("state", {})[_REFUSED] = reason[:MAX_REASON]
 
 
 def log_refused_connection(reason: str, status: int) -> None:

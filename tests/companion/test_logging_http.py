@@ -109,6 +109,21 @@ def test_the_request_line_is_the_json_of_its_fields(
     )
 
 
+def test_a_refused_request_line_ends_with_its_reason() -> None:
+    reason = 'return_url: holds a backslash "\\" \n'
+    line = request_line(1_795_000_000.0, "r1", "POST", "/public/v1/checkout/pay", 422, 1.5, reason)
+    assert line == log_line(
+        time="2026-11-18T11:06:40.000+00:00",
+        request_id="r1",
+        method="POST",
+        path="/public/v1/checkout/pay",
+        status=422,
+        duration_ms=1.5,
+        worker=os.getpid(),
+        refused=reason,
+    )
+
+
 def test_made_request_ids_are_distinct_random_uuids() -> None:
     # Past two batches of 256, from both ways of asking for one.
     made = [request_id_from(Headers({})) for _ in range(300)]
