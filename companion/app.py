@@ -116,6 +116,8 @@ def create_app(
         [
             *built_routes(health_router),  # /health/live, /health/ready: for the load balancer
             # The sandbox gateway's pages and IPN endpoint: the gateway's side, not the public API.
+            # Mounted always; the pages answer only for the stores the sandbox serves (the demo
+            # store, or every store with sandbox_payments), 404 for any other.
             *built_routes(gateway_router, include_in_schema=False),
             *built_routes(read_router, prefix=API_PREFIX),
             *built_routes(commerce_router, prefix=API_PREFIX),

@@ -3,7 +3,8 @@ packages (``keys.cli``, ``webhooks.cli``).
 
     storefront api [--db PATH_OR_URL] [--seed demo [--products N]] [--host H] [--port P]
                    [--public-url URL] [--workers N] [--session-key KEY]
-                   [--session-origin ORIGIN ...] [--max-body-bytes N]
+                   [--session-origin ORIGIN ...] [--site-origin ORIGIN ...]
+                   [--sandbox-payments] [--max-body-bytes N]
                    [--header-timeout SECONDS] [--body-timeout SECONDS]
     storefront api keys ...
     storefront api webhooks ...
@@ -74,6 +75,23 @@ def add_parser(subparsers: Any) -> None:
         "repeat for several (default: the request's own origin)",
     )
     api.add_argument(
+        "--site-origin",
+        action="append",
+        default=None,
+        metavar="ORIGIN",
+        help="an origin of the store's own site (https://shop.example.vn), where a payment may "
+        "send the shopper back; repeat for each domain the store is published on (env "
+        "STOREFRONT_SITE_ORIGINS, comma-separated). The public url, the session origins and "
+        "https on the store's host names are its sites too; any other return_url is refused",
+    )
+    api.add_argument(
+        "--sandbox-payments",
+        action="store_true",
+        help="let the sandbox gateway take every store's online payments (its Pay button marks "
+        "an order paid; no money moves): for a test or staging store. Without it, only the "
+        "demo store has the sandbox, and the others are offered no online gateway",
+    )
+    api.add_argument(
         "--no-order-discounts",
         dest="order_discounts",
         action="store_false",
@@ -124,6 +142,35 @@ def _public_url(given: str | None, host: str, port: int) -> str:
     return browsable_origin(host, port)
 
 
+def _site_origins(given: list[str] | None) -> tuple[str, ...]:
+    """--site-origin values, else STOREFRONT_SITE_ORIGINS (comma-separated); each checked."""
+    from companion.payments.return_origins import NotPlain, read_origin
+
+    if given is None:
+        named = os.environ.get("STOREFRONT_SITE_ORIGINS", "")
+        given = [part.strip() for part in named.split(",") if part.strip()]
+    for origin in given:
+        try:
+            read_origin(origin)
+        except NotPlain as exc:
+            raise CommandError(
+                f"--site-origin must be an origin such as https://shop.example.vn: {origin!r} {exc}"
+            ) from None
+    return tuple(given)
+
+
+def refuse_demo_secrets(engine: Engine) -> None:
+    """Stop before serving when a store other than the demo holds the demo's credentials."""
+    from companion.payments.demo_secrets import DemoSecretsInUse
+    from companion.payments.demo_secrets import refuse_demo_secrets as refuse
+
+    try:
+        with engine.connect() as conn:
+            refuse(conn)
+    except DemoSecretsInUse as exc:
+        raise CommandError(str(exc)) from None
+
+
 def seed(engine: Engine, products: int) -> None:
     """Seed the demo store (idempotent: an existing demo store is left as it is)."""
     try:
@@ -153,26 +200,33 @@ def run_api(args: argparse.Namespace) -> int:
         if not value > 0:
             raise CommandError(f"{flag} must be above 0")
     public_url = _public_url(args.public_url, args.host, args.port)
+    site_origins = _site_origins(args.site_origin)
     engine = open_database(args.db)
-    if args.seed == "demo":
-        seed(engine, args.products)
-    engine.dispose()
+    try:
+        if args.seed == "demo":
+            seed(engine, args.products)
+        refuse_demo_secrets(engine)
+    finally:
+        engine.dispose()
     settings = CompanionSettings(
         database=args.db,
         public_url=public_url,
         workers=args.workers,
         session_key=args.session_key,
         session_origins=tuple(args.session_origin),
+        site_origins=site_origins,
+        sandbox_payments=args.sandbox_payments,
         order_discounts=args.order_discounts,
         max_body_bytes=args.max_body_bytes,
         header_timeout=args.header_timeout,
         body_timeout=args.body_timeout,
     )
     workers = f"{args.workers} workers, " if args.workers > 1 else ""
+    sandbox = "every store" if args.sandbox_payments else "the demo store only"
     print(
         f"storefront api: http://{args.host}:{args.port}/public/v1 ({workers}database "
         f"{shown_database(args.db)}; docs at /public/v1/docs; shoppers reach it at "
-        f"{public_url})",
+        f"{public_url}; sandbox payments: {sandbox})",
         file=sys.stderr,
     )
     try:

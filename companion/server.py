@@ -69,7 +69,8 @@ def settings_from_env(environ: Mapping[str, str]) -> CompanionSettings:
         raise ServeError(f"{SETTINGS_VARIABLE} is not set: start workers with `storefront api`")
     fields = {f.name for f in dataclasses.fields(CompanionSettings)}
     values = json.loads(raw)
-    values["session_origins"] = tuple(values.get("session_origins") or ())
+    # JSON has no tuples: the origin lists come back as lists.
+    values = {k: tuple(v) if isinstance(v, list) else v for k, v in values.items()}
     return CompanionSettings(**{k: v for k, v in values.items() if k in fields})
 
 

@@ -32,10 +32,9 @@ RequiredPhone = Annotated[
 Note = Annotated[
     str | None, StringConstraints(strip_whitespace=True, max_length=1000, pattern=r"^[^\x00]*$")
 ]
-ReturnUrl = Annotated[
-    str | None,
-    StringConstraints(max_length=2000, pattern=r"^https?://[^\s\x00]+$"),
-]
+#: Checked by ``payments.return_origins`` (a plain http(s) address on one of the store's own
+#: site origins), so that every refusal is logged with its reason.
+ReturnUrl = str | None
 
 
 class AddressIn(BaseModel):
@@ -206,7 +205,11 @@ class PaymentMethodOut(BaseModel):
 
 class PayIn(BaseModel):
     provider: OptionalCode = Field(None, description="Default: the order's payment_method")
-    return_url: ReturnUrl = Field(None, description="Where the gateway sends the customer back")
+    return_url: ReturnUrl = Field(
+        None,
+        description="Where the gateway sends the customer back: a plain http(s) address of "
+        "at most 2000 characters on one of the store's own site origins",
+    )
 
 
 class PayOut(BaseModel):

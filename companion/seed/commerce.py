@@ -3,8 +3,9 @@ pickup locations and loyalty rules.
 
 The coupons cover every verdict a quote can give: a valid one (GIAM10), one with a minimum
 order (GIAM50K), an expired one (HETHAN), one not started yet (SAPTOI) and an exhausted one
-(HETLUOT). The sandbox gateway's merchant code and hash secret are fixed demo values: the
-sandbox moves no money, and a deterministic seed keeps signed test fixtures stable.
+(HETLUOT). The sandbox gateway's merchant code and hash secret are the fixed values the source
+publishes (``companion.demo_published``): the demo store's alone, the companion refuses to start
+when another store holds them.
 """
 
 from __future__ import annotations
@@ -14,9 +15,9 @@ from datetime import datetime, timedelta
 from sqlalchemy import Connection, insert
 
 from companion.db import commerce_schema as c
+from companion.demo_published import DEMO_HASH_SECRET as DEMO_HASH_SECRET
+from companion.demo_published import DEMO_MERCHANT_CODE as DEMO_MERCHANT_CODE
 
-DEMO_MERCHANT_CODE = "DEMOSHOP"
-DEMO_HASH_SECRET = "sandbox-demo-hash-secret-not-for-production"
 DAY = timedelta(days=1)
 
 

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from companion.demo_published import DEMO_KEY as DEMO_KEY  # seeded with the store
 from companion.seed.images import LOGO_URL
 from companion.seed.paths import SUMMER_SALE_PATH, page_url
 from companion.seed.timeline import BASE, HISTORY
 
 STORE_NAME = "Thời Trang Sài Gòn"
-#: The demo's publishable key. Public by design (it opens only public data), so it is fixed.
-DEMO_KEY = "pk_live_demo"
 #: Host names that select the demo store for requests without a key.
 DEMO_HOSTS = ("localhost", "127.0.0.1", "demo.localhost")
 

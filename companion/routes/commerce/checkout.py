@@ -23,7 +23,7 @@ from companion.commerce.shipping import find_method, pickup_location_exists
 from companion.commerce_states import CartStatus, CheckoutStatus, ShippingKind
 from companion.customers.auth import OptionalCustomerId
 from companion.deps import CurrentTenant, Db, ServicesDep
-from companion.payments.gateways import connected_gateways
+from companion.payments.sandbox_access import accepted_gateways, sandbox_serves
 from companion.problems import conflict, not_found, unprocessable
 from companion.routes.commerce.wire import RequiredCartToken, money
 from companion.schemas.commerce_checkout import (
@@ -197,7 +197,8 @@ def post_checkout_payment(
     """Choose one of GET /checkout/payment-methods for this checkout."""
     store_id = tenant.store_id
     checkout = _open_checkout(db, store_id=store_id, checkout_id=checkout_id)
-    codes = [g.code for g in connected_gateways(db, store_id=store_id)]
+    sandbox = sandbox_serves(db, store_id=store_id, asked=services.settings.sandbox_payments)
+    codes = [g.code for g in accepted_gateways(db, store_id=store_id, sandbox=sandbox)]
     if body.payment_method not in codes:
         raise unprocessable(
             "payment_method", f"not accepted by this store; choose one of: {', '.join(codes)}"

@@ -2,7 +2,9 @@
 
 ``router`` is mounted by ``create_app`` at the root (not under /public): the gateway and the
 customer's browser reach these paths without a publishable key; the store is the one whose
-merchant code (``vnp_TmnCode``) the signed message carries.
+merchant code (``vnp_TmnCode``) the signed message carries. The sandbox's pages answer only for
+a store it serves (``payments.sandbox_access``): for any other message they answer 404 as an
+unknown path does. Its refusals are written to the request log with their reason.
 
     GET  /sandbox/vnpay/pay       the tester's page (pay or cancel)
     POST /sandbox/vnpay/complete  sends the IPN, then redirects to the merchant's return URL
@@ -13,6 +15,7 @@ merchant code (``vnp_TmnCode``) the signed message carries.
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from datetime import datetime
 from urllib.parse import parse_qsl
 
@@ -21,11 +24,15 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 
 from companion.deps import Db, Services, ServicesDep
+from companion.errors_http import http_problem, problem_response
+from companion.logging_http import note_refusal
 from companion.payments import sandbox, vnpay
 from companion.payments.gateways import Gateway, gateway_for_merchant
-from companion.payments.ipn import OTHER, PROVIDER, handle_ipn
+from companion.payments.ipn import BAD_SIGNATURE, OTHER, PROVIDER, handle_ipn
 from companion.payments.ipn_sender import ipn_sender_of
 from companion.payments.payment_store import find_payment, order_status
+from companion.payments.return_origins import SiteOrigins, return_url_refusal, store_origins
+from companion.payments.sandbox_access import sandbox_serves
 from companion.payments.starting import (
     IPN_PATH,
     SANDBOX_COMPLETE_PATH,
@@ -44,6 +51,7 @@ def vnpay_ipn(request: Request, db: Db, services: ServicesDep) -> JSONResponse:
     try:
         params = vnpay.parse_query(request.url.query)
     except vnpay.MalformedQuery:
+        note_refusal(request.scope, "ipn: malformed query")
         return JSONResponse(OTHER.body())
     try:
         with db.begin_nested():
@@ -51,25 +59,57 @@ def vnpay_ipn(request: Request, db: Db, services: ServicesDep) -> JSONResponse:
     except Exception:  # the gateway must get an RspCode, never a 500; it will retry
         LOG.exception("IPN %s failed", params.get("vnp_TxnRef", "?"))
         answer = OTHER
+    if answer is BAD_SIGNATURE:
+        note_refusal(request.scope, "ipn: unknown merchant or invalid signature")
     return JSONResponse(answer.body())
 
 
-def _signed_request(services: Services, params: dict[str, str]) -> tuple[Gateway | None, str]:
-    """The merchant's gateway settings if the message is genuine, else (None, why)."""
+@dataclass(frozen=True, slots=True)
+class _Served:
+    """The merchant's gateway, for a store the sandbox serves, and that store's own origins."""
+
+    gateway: Gateway
+    origins: SiteOrigins
+
+
+def _served(services: Services, params: dict[str, str]) -> _Served | None:
+    """The gateway of the merchant the message names, when the sandbox serves its store."""
     with services.engine.connect() as conn:
         gateway = gateway_for_merchant(
             conn, code=PROVIDER, merchant_code=params.get("vnp_TmnCode", "")
         )
-    if gateway is None:
-        return None, "Unknown merchant (vnp_TmnCode)."
-    if not vnpay.is_genuine(params, gateway.hash_secret or ""):
-        return None, "Invalid signature: the request was not signed by the merchant."
+        if gateway is None or not sandbox_serves(
+            conn, store_id=gateway.store_id, asked=services.settings.sandbox_payments
+        ):
+            return None
+        origins = store_origins(conn, services.settings, store_id=gateway.store_id)
+    return _Served(gateway, origins)
+
+
+def _off(request: Request, why: str) -> Response:
+    """The answer where the sandbox does not serve: an unknown path's 404, its reason logged."""
+    note_refusal(request.scope, f"sandbox: {why}")
+    return problem_response(http_problem(404, request.method, request.url.path, None))
+
+
+def _refused(request: Request, why: str) -> HTMLResponse:
+    note_refusal(request.scope, f"sandbox: {why}")
+    return HTMLResponse(sandbox.error_page(why), status_code=400)
+
+
+def _signed_request(served: _Served, params: dict[str, str]) -> str:
+    """Why the pay request is not to be served ("" when it is: signed by the merchant, and
+    sending the shopper back to one of the store's own sites)."""
+    if not vnpay.is_genuine(params, served.gateway.hash_secret or ""):
+        return "Invalid signature: the request was not signed by the merchant."
     for field in ("vnp_Amount", "vnp_TxnRef", "vnp_ReturnUrl"):
         if not params.get(field):
-            return None, f"Missing {field}."
+            return f"Missing {field}."
     if not params["vnp_Amount"].isdigit() or len(params["vnp_Amount"]) > 18:
-        return None, "Invalid vnp_Amount."
-    return gateway, ""
+        return "Invalid vnp_Amount."
+    if return_url_refusal(params["vnp_ReturnUrl"], served.origins) is not None:
+        return "vnp_ReturnUrl is not one of the merchant's own sites."
+    return ""
 
 
 def _expired(params: dict[str, str], now: datetime) -> bool:
@@ -78,16 +118,19 @@ def _expired(params: dict[str, str], now: datetime) -> bool:
 
 
 @router.get(SANDBOX_PAY_PATH, response_class=HTMLResponse)
-async def sandbox_pay_page(request: Request, services: ServicesDep) -> HTMLResponse:
+async def sandbox_pay_page(request: Request, services: ServicesDep) -> Response:
     try:
         params = vnpay.parse_query(request.url.query)
-    except vnpay.MalformedQuery as exc:
-        return HTMLResponse(sandbox.error_page(str(exc)), status_code=400)
-    gateway, why = await anyio.to_thread.run_sync(_signed_request, services, params)
-    if gateway is None:
-        return HTMLResponse(sandbox.error_page(why), status_code=400)
+    except vnpay.MalformedQuery:
+        return _off(request, "a query no merchant signed")
+    served = await anyio.to_thread.run_sync(_served, services, params)
+    if served is None:
+        return _off(request, "off for this merchant")
+    why = _signed_request(served, params)
+    if why:
+        return _refused(request, why)
     if _expired(params, services.clock.now()):
-        return HTMLResponse(sandbox.error_page("This payment request has expired."), 400)
+        return _refused(request, "This payment request has expired.")
     return HTMLResponse(sandbox.pay_page(params, complete_url=SANDBOX_COMPLETE_PATH))
 
 
@@ -96,16 +139,20 @@ async def sandbox_complete(request: Request, services: ServicesDep) -> Response:
     """Pay or cancel: notify the merchant server to server, then send the browser back."""
     body = await request.body()
     if len(body) > MAX_FORM:
-        return HTMLResponse(sandbox.error_page("The form is too large."), status_code=400)
+        return _off(request, "a form too large for a pay request")
     form = dict(parse_qsl(body.decode("utf-8", "replace"), keep_blank_values=True))
     outcome = form.pop("outcome", "")
+    served = await anyio.to_thread.run_sync(_served, services, form)
+    if served is None:
+        return _off(request, "off for this merchant")
     if outcome not in sandbox.OUTCOMES:
-        return HTMLResponse(sandbox.error_page("Choose pay or cancel."), status_code=400)
-    gateway, why = await anyio.to_thread.run_sync(_signed_request, services, form)
-    if gateway is None or gateway.hash_secret is None:
-        return HTMLResponse(sandbox.error_page(why), status_code=400)
+        return _refused(request, "Choose pay or cancel.")
+    why = _signed_request(served, form)
+    secret = served.gateway.hash_secret
+    if why or secret is None:
+        return _refused(request, why or "The merchant has no hash secret.")
     result = sandbox.result_params(form, outcome=outcome, now=services.clock.now())
-    signed = vnpay.signed_query(result, gateway.hash_secret)
+    signed = vnpay.signed_query(result, secret)
     ipn_url = f"{services.settings.public_url.rstrip('/')}{IPN_PATH}?{signed}"
     answer = await ipn_sender_of(request)(ipn_url)
     if answer not in {vnpay.RSP_OK, vnpay.RSP_ALREADY_CONFIRMED}:
@@ -115,23 +162,23 @@ async def sandbox_complete(request: Request, services: ServicesDep) -> Response:
 
 
 @router.get(SANDBOX_RESULT_PATH, response_class=HTMLResponse)
-async def sandbox_result(request: Request, services: ServicesDep) -> HTMLResponse:
+async def sandbox_result(request: Request, services: ServicesDep) -> Response:
     """What a storefront's return page would show: the gateway's claim and the order's state."""
     try:
         params = vnpay.parse_query(request.url.query)
-    except vnpay.MalformedQuery as exc:
-        return HTMLResponse(sandbox.error_page(str(exc)), status_code=400)
-    summary = await anyio.to_thread.run_sync(_result_summary, services, params)
+    except vnpay.MalformedQuery:
+        return _off(request, "a query no gateway signed")
+    served = await anyio.to_thread.run_sync(_served, services, params)
+    if served is None:
+        return _off(request, "off for this merchant")
+    summary = await anyio.to_thread.run_sync(_result_summary, services, served.gateway, params)
     return HTMLResponse(sandbox.result_page(summary))
 
 
-def _result_summary(services: Services, params: dict[str, str]) -> str:
+def _result_summary(services: Services, gateway: Gateway, params: dict[str, str]) -> str:
+    if not vnpay.is_genuine(params, gateway.hash_secret or ""):
+        return "This result is not signed by the gateway."
     with services.engine.connect() as conn:
-        gateway = gateway_for_merchant(
-            conn, code=PROVIDER, merchant_code=params.get("vnp_TmnCode", "")
-        )
-        if gateway is None or not vnpay.is_genuine(params, gateway.hash_secret or ""):
-            return "This result is not signed by the gateway."
         payment = find_payment(
             conn,
             store_id=gateway.store_id,

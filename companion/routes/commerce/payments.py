@@ -10,10 +10,12 @@ from sqlalchemy import select
 from companion.commerce.carts import find_cart
 from companion.db.commerce_schema import orders
 from companion.deps import CurrentTenant, Db, ServicesDep
-from companion.payments.gateways import connected_gateways
+from companion.logging_http import note_refusal
+from companion.payments.return_origins import return_url_refusal, store_origins
 from companion.payments.returns import verify_return
+from companion.payments.sandbox_access import accepted_gateways, sandbox_serves
 from companion.payments.starting import start_payment
-from companion.problems import not_found
+from companion.problems import not_found, unprocessable
 from companion.routes.commerce.pages import whole
 from companion.routes.commerce.wire import RequiredCartToken, money
 from companion.schemas.commerce_checkout import (
@@ -30,12 +32,15 @@ router = APIRouter(tags=["payments"])
 
 
 @router.get("/checkout/payment-methods", response_model=Envelope[PaymentMethodOut])
-def get_payment_methods(db: Db, tenant: CurrentTenant) -> Envelope[Any]:
-    """The gateways the store has connected, cash on delivery (``cod``) always first."""
+def get_payment_methods(db: Db, tenant: CurrentTenant, services: ServicesDep) -> Envelope[Any]:
+    """The gateways the store has connected, cash on delivery (``cod``) always first; online
+    gateways only where the sandbox gateway takes the store's payments."""
+    store_id = tenant.store_id
+    sandbox = sandbox_serves(db, store_id=store_id, asked=services.settings.sandbox_payments)
     return whole(
         [
             PaymentMethodOut(code=g.code, name=g.name, online=g.online)
-            for g in connected_gateways(db, store_id=tenant.store_id)
+            for g in accepted_gateways(db, store_id=store_id, sandbox=sandbox)
         ]
     )
 
@@ -51,8 +56,16 @@ def post_pay(
 ) -> PayOut:
     """For the cart's placed order: redirect the customer to ``payment_url``. The gateway's
     server-to-server notification, not the customer's return, settles the order. A failed
-    payment can be started again."""
+    payment can be started again. ``return_url`` must be on one of the store's own site
+    origins (``site_origins``, the session origins, the public url, its host names)."""
     store_id = tenant.store_id
+    settings = services.settings
+    return_url = body.return_url if body else None
+    if return_url is not None:
+        why = return_url_refusal(return_url, store_origins(db, settings, store_id=store_id))
+        if why is not None:
+            note_refusal(request.scope, f"return_url: {why}")
+            raise unprocessable("return_url", why)
     cart = find_cart(db, store_id=store_id, token=cart_token)
     if cart is None:
         raise not_found("cart")
@@ -68,9 +81,10 @@ def post_pay(
         store_id=store_id,
         order_id=order.id,
         provider=body.provider if body else None,
-        return_url=body.return_url if body else None,
+        return_url=return_url,
         client_ip=request.client.host if request.client else "127.0.0.1",
-        public_url=services.settings.public_url,
+        public_url=settings.public_url,
+        sandbox=sandbox_serves(db, store_id=store_id, asked=settings.sandbox_payments),
         now=services.clock.now(),
     )
     return PayOut(

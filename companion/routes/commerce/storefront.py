@@ -8,8 +8,8 @@ from fastapi import APIRouter, Query
 from sqlalchemy import select
 
 from companion.db.schema import stores
-from companion.deps import CurrentTenant, Db
-from companion.payments.gateways import connected_gateways
+from companion.deps import CurrentTenant, Db, ServicesDep
+from companion.payments.sandbox_access import accepted_gateways, sandbox_serves
 from companion.schemas.commerce_activity import StorefrontSettingsOut
 
 router = APIRouter(tags=["storefront"])
@@ -22,12 +22,14 @@ CUSTOMER_COOKIE = "service_customer"
 def get_storefront_settings(
     db: Db,
     tenant: CurrentTenant,
+    services: ServicesDep,
     tenant_id: Annotated[
         str | None,
         Query(max_length=100, description="Legacy and optional: the key identifies the store"),
     ] = None,
 ) -> StorefrontSettingsOut:
     """``tenant_id`` is accepted for a legacy host and ignored: the key decides the store."""
+    sandbox = sandbox_serves(db, store_id=tenant.store_id, asked=services.settings.sandbox_payments)
     store = db.execute(
         select(stores.c.id, stores.c.name, stores.c.currency_code, stores.c.locale).where(
             stores.c.id == tenant.store_id
@@ -40,7 +42,9 @@ def get_storefront_settings(
         locale=store.locale,
         cart_cookie=CART_COOKIE,
         customer_cookie=CUSTOMER_COOKIE,
-        payment_methods=[g.code for g in connected_gateways(db, store_id=tenant.store_id)],
+        payment_methods=[
+            g.code for g in accepted_gateways(db, store_id=tenant.store_id, sandbox=sandbox)
+        ],
         reviews_enabled=True,
         points_enabled=True,
     )

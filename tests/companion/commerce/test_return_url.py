@@ -117,7 +117,6 @@ def refusals(caplog: pytest.LogCaptureFixture, path: str) -> list[str]:
     return [str(line.get("refused")) for line in lines if line["path"] == path]
 
 
-@pytest.mark.xfail(strict=True, reason="any http(s) return_url is accepted")
 async def test_each_hostile_return_url_is_refused_and_logged(
     shop: Store, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -136,7 +135,6 @@ async def test_each_hostile_return_url_is_refused_and_logged(
     assert payment_count(shop) == 0  # nothing started for a refused address
 
 
-@pytest.mark.xfail(strict=True, reason="any http(s) return_url is accepted")
 async def test_each_of_the_store_origins_is_a_return_the_sandbox_sends_back_to(
     shop: Store,
 ) -> None:
@@ -156,7 +154,6 @@ async def test_each_of_the_store_origins_is_a_return_the_sandbox_sends_back_to(
         assert "vnp_SecureHash=" in location
 
 
-@pytest.mark.xfail(strict=True, reason="any http(s) return_url is accepted")
 async def test_the_sandbox_sends_no_browser_to_an_address_the_store_does_not_own(
     shop: Store, caplog: pytest.LogCaptureFixture
 ) -> None:
