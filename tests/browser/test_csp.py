@@ -5,13 +5,17 @@ page script gathers them. A control page first shows that a refusal is seen at a
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import urlsplit
 
+import pytest
 from lxml import etree
-from playwright.sync_api import Page
+from playwright.sync_api import Page, Route
 
+from generator.serve.static import serving
 from generator.write.host_files import read_policy
+from tests.generator.write.test_csp_pages import EVIL, IN_SVG, INLINE, build
 
 SITEMAP_NS = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
 GATHER = """
@@ -64,3 +68,41 @@ def test_demo_pages_load_with_no_policy_violation(
         if found:
             seen[path] = found
     assert seen == {}
+
+
+INJECT = """([inline, inSvg, evil]) => {
+  for (const text of [inline, inSvg]) {
+    const s = document.createElement('script'); s.textContent = text; document.head.append(s);
+  }
+  for (const src of [evil, '/probe.js']) {
+    const s = document.createElement('script'); s.src = src; document.head.append(s);
+  }
+}"""
+
+
+@pytest.mark.xfail(strict=True, reason="content scripts are in the site-wide policy")
+def test_a_product_descriptions_scripts_do_not_run_on_checkout(page: Page, tmp_path: Path) -> None:
+    """The description's three scripts, put into the checkout page as an injection would:
+    none runs, while a script of the site's own origin put there the same way does."""
+    out, product = build(tmp_path)
+
+    def script(body: str) -> Callable[[Route], None]:
+        return lambda route: route.fulfill(body=body, content_type="text/javascript")
+
+    page.route(f"{EVIL}/x.js", script("window.ranEvil = 1"))
+    page.route("**/probe.js", script("window.ranProbe = 1"))
+    page.add_init_script(GATHER)
+    with serving(out) as base:
+        page.goto(f"{base}/{product.removesuffix('.html')}", wait_until="networkidle")
+        # The description's own scripts: not allowed on its page either (no theme setting).
+        assert page.evaluate("[window.ranInline, window.ranSvg, window.ranEvil]") == [None] * 3
+        page.goto(f"{base}/thanh-toan", wait_until="networkidle")
+        page.evaluate(INJECT, [INLINE, IN_SVG, f"{EVIL}/x.js"])
+        page.wait_for_function("window.ranProbe === 1")
+        page.wait_for_function("window.__violations.length >= 3")
+        ran = page.evaluate("[window.ranInline, window.ranSvg, window.ranEvil]")
+        violations = page.evaluate("window.__violations")
+    assert ran == [None, None, None]
+    assert sorted(violations) == sorted(
+        ["script-src-elem inline", "script-src-elem inline", f"script-src-elem {EVIL}/x.js"]
+    )
