@@ -174,6 +174,7 @@ async def build_site(
         rendered=counts.rendered,
         kept=counts.reused,
         deleted=counts.removed,
+        warnings=result.warnings,
         phases=(
             ("crawl", crawled_at - started),
             ("plan", rendering - planning),

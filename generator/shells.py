@@ -34,3 +34,7 @@ SHELLS: tuple[Shell, ...] = (
 )
 
 SHELL_PATHS: frozenset[str] = frozenset(shell.path for shell in SHELLS)
+
+#: The shells that take payment or personal data. Their security policy is one the store's
+#: content cannot widen: it shows there only through the islands (a cart line's image).
+SENSITIVE_KINDS: frozenset[ShellKind] = frozenset({"cart", "checkout", "payment_return", "account"})

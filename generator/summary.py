@@ -1,4 +1,5 @@
-"""The summary a build prints at its end: pages by type, requests, waits, what was skipped."""
+"""The summary a build prints at its end: pages by type, requests, waits, what was skipped,
+and warnings (what the store's content holds that its pages' security policies refuse)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from pathlib import Path
 from generator.console import Printer
 from generator.model import Skip
 
-#: How many skipped items the summary lists one by one before it only counts the rest.
+#: How many skipped items (and warnings) the summary lists one by one before it only counts
+#: the rest.
 SKIPS_LISTED = 20
 
 
@@ -44,6 +46,8 @@ class BuildSummary:
     rendered: int = 0
     kept: int = 0
     deleted: int = 0
+    #: One line each: a script, frame or other load in the content that no policy allows.
+    warnings: tuple[str, ...] = ()
 
     @property
     def pages(self) -> int:
@@ -99,6 +103,20 @@ def print_summary(summary: BuildSummary, console: Printer) -> None:
     hidden = len(summary.skipped) - SKIPS_LISTED
     if hidden > 0:
         console.print(f"  … and {hidden} more skipped")
+    for warning in summary.warnings[:SKIPS_LISTED]:
+        console.print(f"  warning: {_plain(warning, console)}")
+    hidden = len(summary.warnings) - SKIPS_LISTED
+    if hidden > 0:
+        console.print(f"  … and {hidden} more warnings (`storefront audit` lists them by page)")
+
+
+def _plain(text: str, console: Printer) -> str:
+    """``text`` shown as it is: a terminal's console would read ``[embeds]`` as markup."""
+    if not console.is_terminal:
+        return text
+    from rich.markup import escape
+
+    return escape(text)
 
 
 def _print_table(console: Printer, title: str, rows: list[tuple[str, str]]) -> None:

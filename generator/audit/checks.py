@@ -33,6 +33,7 @@ CHECKS: Mapping[str, str] = {
     "page-description": "one non-empty meta description on indexable pages",
     "page-canonical": "exactly one absolute canonical, on the site, to a written page",
     "page-img-alt": "every <img> has an alt attribute (empty for decoration)",
+    "page-csp-refused": "nothing in a page (a content script, frame, ...) is refused by its policy",
     "duplicate-title": "indexable, self-canonical pages have distinct titles",
     "duplicate-description": "indexable, self-canonical pages have distinct descriptions",
     # structured data

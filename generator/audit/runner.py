@@ -13,6 +13,7 @@ from pathlib import Path
 
 from generator.audit.api_sections import ApiSection
 from generator.audit.canonical_links import check_canonical_links
+from generator.audit.csp_checks import check_policy
 from generator.audit.findings import AuditReport, Finding
 from generator.audit.jsonld_checks import check_jsonld
 from generator.audit.link_checks import check_links
@@ -71,6 +72,7 @@ def audit_site(
     served = _served(file_at)
     for page in pages:
         findings += check_page(page, by_path, origin)
+        findings += check_policy(page, origin)
         findings += check_jsonld(page)
         findings += check_links(page, served, origin)
     findings += check_stylesheets(pages, served, file_at, origin)

@@ -15,6 +15,7 @@ from urllib.parse import unquote, urlsplit
 import lxml.html
 from lxml import etree
 
+from generator.loads import Load, html_loads
 from generator.serve.static import ASSET_PREFIX, NOT_FOUND_PAGE
 
 _ASSET_DIR = ASSET_PREFIX.strip("/")
@@ -63,6 +64,10 @@ class Page:
     resources: tuple[Resource, ...]
     jsonld: tuple[JsonLd, ...]
     parse_error: str | None = None
+    #: The page's <meta> Content-Security-Policy, and what its markup loads from elsewhere
+    #: (``generator.loads``: hosts by directive, inline scripts by hash).
+    policy: str | None = None
+    loads: frozenset[Load] = frozenset()
 
     @property
     def noindex(self) -> bool:
@@ -140,6 +145,15 @@ def parse_page(relative: PurePosixPath, html: bytes, base: str = "") -> Page:
             for s in doc.iter("script")
             if (s.get("type") or "").strip().lower() == "application/ld+json"
         ),
+        policy=next(
+            (
+                (m.get("content") or "").strip()
+                for m in doc.iter("meta")
+                if (m.get("http-equiv") or "").lower() == "content-security-policy"
+            ),
+            None,
+        ),
+        loads=frozenset(html_loads(html.decode("utf-8", errors="replace"))),
     )
 
 

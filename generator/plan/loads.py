@@ -1,4 +1,5 @@
-"""What the pages of a plan make a browser load from elsewhere: ``site_loads(plan)``.
+"""What the pages of a plan make a browser load from elsewhere: ``site_loads(plan)``; which
+pages carry some given loads: ``pages_loading(plan, loads)``.
 
 The loads (``generator.loads``) of every image url and merchant ``*_html`` field the pages
 show: a walk over the site context and each page's subject, down through their records. A
@@ -9,6 +10,7 @@ record shared by many pages (a card, a category) is walked once.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Set
 
 from generator.loads import Load, html_loads, url_source
 from generator.model import Image, PackedProduct, ProductCard
@@ -34,6 +36,24 @@ def site_loads(plan: SitePlan) -> frozenset[Load]:
         else:
             walk.visit(subject)
     return frozenset(walk.loads)
+
+
+def pages_loading(plan: SitePlan, wanted: Set[Load]) -> dict[Load, list[str]]:
+    """For each of ``wanted``, the paths of the pages whose own content carries it, in the
+    plan's order; one found in no page's own content is the site's (``[]``): every page
+    shows it. A walk per page: for the build's warnings, when some load was refused."""
+    found: dict[Load, list[str]] = {load: [] for load in wanted}
+    for page in plan.pages:
+        subject = page.subject
+        if type(subject) is PackedProduct:
+            loads: set[Load] = set(subject.head.loads)
+        else:
+            walk = _Walk()
+            walk.visit(subject)
+            loads = walk.loads
+        for load in loads & found.keys():
+            found[load].append(page.path)
+    return found
 
 
 class _Walk:

@@ -1,31 +1,37 @@
-"""The site's Content-Security-Policy, written by the build from what its pages load.
+"""The site's Content-Security-Policies, written by the build from what its pages load.
 
-    policy = site_policy(plan, env)
-    policy.header()   # for the response header: nginx, _headers, `storefront serve`
-    policy.meta()     # for <meta http-equiv>: the same but for frame-ancestors
+    policies = page_policies(plan, env)
+    policies.site.header()        # every page's but the sensitive ones: nginx, _headers, serve
+    policies.sensitive.meta()     # cart, checkout, payment return, account: for <meta>
+    policies.warnings             # what the store's content holds that no policy allows
 
 Everything comes from the site's own origin (``'self'``: pages, assets, the session and the
-API under it) but what the pages name elsewhere (``plan.loads.site_loads``: image hosts,
-what merchant ``*_html`` fetches) and the theme's inline scripts, allowed by their sha256 hash,
-never by ``'unsafe-inline'``. The inline scripts are those of ``partials/islands.html`` (the
-import map), rendered here as every page renders it: one fragment, the same on every page.
-A theme's ``theme.toml`` snippets add the origins each declares and their inline scripts'
-hashes (``theme_settings_loads``).
+API under it) but the image hosts the pages name (``plan.loads.site_loads``) and the theme's
+own: its inline scripts, allowed by their sha256 hash, never by ``'unsafe-inline'`` (those of
+``partials/islands.html``, rendered here as every page renders it), and what its
+``theme.toml`` snippets declare (``theme_settings_loads``).
+
+The store's content (merchant ``*_html``) never widens the policy by what it holds, only by
+what the theme declares for it (``[embeds]``: frame and script hosts, inline scripts on or
+off) and by its styles; it loads nothing else, and each thing it holds that is not allowed is
+a warning of the build. The pages that take payment or personal data
+(``shells.SENSITIVE_KINDS``) get none of that: the theme's own scripts and the images.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Set
 from dataclasses import dataclass
 
 import jinja2
 
 from generator.errors import TemplateError
 from generator.loads import Load, html_loads
-from generator.plan.loads import site_loads
+from generator.plan.loads import pages_loading, site_loads
 from generator.plan.site_plan import SitePlan
-from generator.render.theme_settings import ThemeSettings
+from generator.render.theme_settings import Embeds, ThemeSettings
+from generator.shells import SENSITIVE_KINDS
 
 #: The theme partial whose inline scripts (the islands' import map) every page carries.
 INLINE_SCRIPTS_PARTIAL = "partials/islands.html"
@@ -90,9 +96,69 @@ class ContentSecurityPolicy:
         )
 
 
-def site_policy(plan: SitePlan, env: jinja2.Environment) -> ContentSecurityPolicy:
-    return ContentSecurityPolicy.of(
-        site_loads(plan) | theme_script_loads(env) | theme_settings_loads(env)
+@dataclass(frozen=True, slots=True)
+class PagePolicies:
+    site: ContentSecurityPolicy  # every page but the sensitive ones
+    sensitive: ContentSecurityPolicy  # the pages of ``SENSITIVE_KINDS``
+    sensitive_paths: tuple[str, ...]  # their paths in the plan (public spelling)
+    #: One line per page (or the whole site) and thing its content holds that is not allowed.
+    warnings: tuple[str, ...]
+
+
+def page_policies(plan: SitePlan, env: jinja2.Environment) -> PagePolicies:
+    theme = theme_script_loads(env) | theme_settings_loads(env)
+    settings = env.globals.get("theme")
+    embeds = settings.embeds if isinstance(settings, ThemeSettings) else Embeds()
+    content = site_loads(plan)
+    images = {load for load in content if load[0] == "img-src"}
+    allowed = {load for load in content if allowed_from_content(load, embeds)}
+    refused = content - allowed
+    return PagePolicies(
+        site=ContentSecurityPolicy.of(allowed | set(embeds.origins) | theme),
+        sensitive=ContentSecurityPolicy.of(images | theme),
+        sensitive_paths=tuple(p.path for p in plan.pages if p.kind in SENSITIVE_KINDS),
+        warnings=_warnings(plan, refused - theme),
+    )
+
+
+def allowed_from_content(load: Load, embeds: Embeds) -> bool:
+    """Whether content holding ``load`` gets it allowed (off the sensitive pages): its images
+    and styles always, its inline scripts when the theme turns them on, an origin when the
+    theme declares it for that directive."""
+    directive, source = load
+    if directive == "img-src" or (directive == "style-src" and source == "'unsafe-inline'"):
+        return True
+    if source.startswith("'sha256-"):
+        return directive == "script-src" and embeds.inline_scripts
+    return embeds.declares(load)
+
+
+def _warnings(plan: SitePlan, refused: Set[Load]) -> tuple[str, ...]:
+    if not refused:
+        return ()
+    lines: list[str] = []
+    by_page = pages_loading(plan, refused)
+    for load in sorted(refused, key=lambda load: (load[0], load[1])):
+        where = ", ".join(by_page[load][:3]) or "every page"
+        if len(by_page[load]) > 3:
+            where += f" and {len(by_page[load]) - 3} more"
+        lines.append(f"{where}: {refusal(load)}")
+    return tuple(lines)
+
+
+def refusal(load: Load) -> str:
+    """What a refused load of the store's content means, and how a merchant allows it."""
+    directive, source = load
+    if source.startswith("'sha256-"):
+        return (
+            f"an inline script in the content does not run ({source}); theme.toml "
+            "[embeds] inline_scripts = true allows it, never on cart, checkout or account pages"
+        )
+    if directive in ("object-src", "form-action"):
+        return f"the content's {directive} {source} is not allowed (no setting allows it)"
+    return (
+        f"the content loads {source} ({directive}), which theme.toml [embeds] {directive} "
+        "does not declare: it is blocked"
     )
 
 

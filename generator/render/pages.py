@@ -266,7 +266,7 @@ def page_context(plan: SitePlan, page: Page) -> dict[str, object]:
         "canonical_url": plan.absolute(page.canonical_path) if page.canonical_path else None,
         "structured_data": structured_data(plan, page),
         "vars": dict(site.custom_variables),
-        "content_security_policy": _policy_attribute(plan.content_security_policy),
+        "content_security_policy": _policy_attribute(plan.policy_of(page)),
     }
 
 

@@ -1,5 +1,6 @@
 """A theme's settings file, ``theme.toml``: colours, fonts, logo, radius, layout, contact
-details, analytics and head/body snippets, each checked with a one-line error naming its key.
+details, analytics, head/body snippets and what the store's content may embed (``[embeds]``),
+each checked with a one-line error naming its key.
 
     settings = ThemeSettings.load(theme_folder)   # ThemeSettings() when there is no file
     settings.css()                                # ':root{--accent:#c00}...' or ''
@@ -93,6 +94,24 @@ class Snippet:
 
 
 @dataclass(frozen=True, slots=True)
+class Embeds:
+    """What merchant HTML in the store's content (descriptions, articles, pages) may load
+    beyond its images, which are always allowed: the origins declared per directive (a
+    YouTube frame, a widget's script), and whether its inline scripts run. Never on the pages
+    that take payment or personal data (``shells.SENSITIVE_KINDS``)."""
+
+    origins: tuple[Load, ...] = ()
+    #: Off: an inline script in content does not run (the build warns of each). On: those
+    #: the build finds are allowed by hash, on every page but the sensitive ones.
+    inline_scripts: bool = False
+
+    def declares(self, load: Load) -> bool:
+        """Whether an origin declared for the load's directive covers its source."""
+        directive, source = load
+        return any(d == directive and _covers(o, source) for d, o in self.origins)
+
+
+@dataclass(frozen=True, slots=True)
 class ThemeSettings:
     colors: Mapping[str, str] = field(default_factory=dict)
     fonts: Mapping[str, str] = field(default_factory=dict)
@@ -108,6 +127,7 @@ class ThemeSettings:
     #: Push GA4-style ecommerce events to ``window.dataLayer`` (the islands' analytics module).
     ecommerce_events: bool = False
     snippets: tuple[Snippet, ...] = ()
+    embeds: Embeds = Embeds()
 
     @staticmethod
     def load(folder: Path) -> ThemeSettings:
@@ -170,6 +190,7 @@ _TOP = (
     "bo_cong_thuong",
     "analytics",
     "snippets",
+    "embeds",
 )
 
 
@@ -210,7 +231,15 @@ def parse(data: Mapping[str, Any]) -> ThemeSettings:
         bo_cong_thuong=_bo_cong_thuong(_table(data, "bo_cong_thuong", ("show", "url"))),
         ecommerce_events=events,
         snippets=_snippets(data.get("snippets", [])),
+        embeds=_embeds(_table(data, "embeds", (*SNIPPET_DIRECTIVES, "inline_scripts"))),
     )
+
+
+def _embeds(table: Mapping[str, Any]) -> Embeds:
+    inline = table.get("inline_scripts", False)
+    if type(inline) is not bool:
+        raise _error("embeds.inline_scripts", "true or false", inline)
+    return Embeds(origins=_origins(table, "embeds"), inline_scripts=inline)
 
 
 def _bo_cong_thuong(table: Mapping[str, Any]) -> str | None:
@@ -258,23 +287,26 @@ def _snippets(value: object) -> tuple[Snippet, ...]:
         html = item.get("html")
         if not isinstance(html, str) or not html.strip():
             raise _error(f"{key}.html", "the snippet's HTML", html)
-        origins: list[Load] = []
-        for directive in SNIPPET_DIRECTIVES:
-            listed = item.get(directive, [])
-            if not isinstance(listed, list):
-                raise _error(f"{key}.{directive}", "a list of origins", listed)
-            for origin in listed:
-                if not isinstance(origin, str) or not _ORIGIN.match(origin):
-                    raise _error(
-                        f"{key}.{directive}",
-                        "origins such as https://www.googletagmanager.com",
-                        origin,
-                    )
-                origins.append((directive, origin))
-        snippet = Snippet(place=place, html=html.strip(), origins=tuple(origins))
+        snippet = Snippet(place=place, html=html.strip(), origins=_origins(item, key))
         _check_declared(key, snippet)
         snippets.append(snippet)
     return tuple(snippets)
+
+
+def _origins(table: Mapping[str, Any], key: str) -> tuple[Load, ...]:
+    """The origins ``table`` declares per directive (``script-src = [...]``), each checked."""
+    origins: list[Load] = []
+    for directive in SNIPPET_DIRECTIVES:
+        listed = table.get(directive, [])
+        if not isinstance(listed, list):
+            raise _error(f"{key}.{directive}", "a list of origins", listed)
+        for origin in listed:
+            if not isinstance(origin, str) or not _ORIGIN.match(origin):
+                raise _error(
+                    f"{key}.{directive}", "origins such as https://www.googletagmanager.com", origin
+                )
+            origins.append((directive, origin))
+    return tuple(origins)
 
 
 def _check_declared(key: str, snippet: Snippet) -> None:

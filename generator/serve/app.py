@@ -33,7 +33,7 @@ from generator.serve.static import (
     content_type,
     resolve_request_path,
 )
-from generator.write.host_files import read_policy
+from generator.write.host_files import read_policies
 
 #: Paths the API answers: the public API, and the sandbox gateway's pages and IPN endpoint.
 API_PREFIXES = ("/public/", "/sandbox/", "/payments/")
@@ -48,12 +48,14 @@ _HOP_BY_HOP = frozenset(
 
 def site_app(root: Path) -> Starlette:
     """The output folder by the layout rules, with the Content-Security-Policy its build wrote
-    (as the shipped nginx config sends it); GET and HEAD only."""
+    for each page (as the shipped nginx config sends it); GET and HEAD only."""
 
     async def page(request: Request) -> Response:
         # Read at each answer: a rebuild (watch) may have written another policy.
-        policy = read_policy(root)
-        headers = {} if policy is None else {"Content-Security-Policy": policy}
+        policies = read_policies(root)
+        headers = {}
+        if policies is not None:
+            headers["Content-Security-Policy"] = policies.for_path(request.url.path)
         file = resolve_request_path(root, request.url.path)
         if file is not None:
             asset = request.url.path.startswith(ASSET_PREFIX)

@@ -24,7 +24,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from generator.write.host_files import read_policy
+from generator.write.host_files import read_policies
 
 ASSET_PREFIX = "/_assets/"
 NOT_FOUND_PAGE = "404.html"
@@ -112,9 +112,10 @@ class _LayoutHandler(BaseHTTPRequestHandler):
         cache = LONG_CACHE if url_path.startswith(ASSET_PREFIX) and status == 200 else "no-cache"
         self.send_header("Cache-Control", cache)
         self.send_header("X-Content-Type-Options", "nosniff")
-        policy = read_policy(self.root)
-        if policy is not None:
-            self.send_header("Content-Security-Policy", policy)
+        policies = read_policies(self.root)
+        if policies is not None:
+            # The page's: the payment and account pages have their own (as nginx sends them).
+            self.send_header("Content-Security-Policy", policies.for_path(unquote(url_path)))
         self.end_headers()
         if include_body:
             self.wfile.write(body)

@@ -21,6 +21,7 @@ that serve a build with a real nginx.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -52,7 +53,47 @@ NGINX_CSP = """\
 set $storefront_csp "{policy}";
 """
 _NGINX_CSP_LINE = re.compile(r'^set \$storefront_csp "([^"\n]*)";$', re.MULTILINE)
+#: The pages that take payment or personal data: their policy replaces the site's for the
+#: paths the pattern matches (nginx's ``$uri``: decoded, under the site's path prefix).
+NGINX_SENSITIVE_CSP = """\
+# The pages that take payment or personal data: a policy the store's content cannot widen.
+if ($uri ~ "{pattern}") {{
+    set $storefront_csp "{policy}";
+}}
+"""
+_NGINX_SENSITIVE_LINES = re.compile(
+    r'^if \(\$uri ~ "([^"\n]*)"\) \{\n    set \$storefront_csp "([^"\n]*)";\n\}$', re.MULTILINE
+)
+#: The paths a sensitive page may have (the shells' fixed ones): nothing nginx misreads.
+_PLAIN_PATH = re.compile(r"^/[A-Za-z0-9._~/-]+$")
+HEADERS_SENSITIVE = """\
+# The pages that take payment or personal data: their own policy. Netlify sends the last rule's
+# that matches; Cloudflare Pages sends both, and a browser enforces each (the stricter wins).
+"""
 TEMPLATE_CSP_INCLUDE = "include /var/www/storefront/_csp.conf;"
+
+
+@dataclass(frozen=True, slots=True)
+class SensitivePolicy:
+    """The policy of the pages that take payment or personal data, and their paths."""
+
+    policy: str
+    paths: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ServedPolicies:
+    """The policies a build wrote (``read_policies``), as a server sends them."""
+
+    site: str
+    sensitive: str | None = None
+    pattern: re.Pattern[str] | None = None
+
+    def for_path(self, path: str) -> str:
+        """The policy of the page at ``path`` (decoded, under the site's path prefix)."""
+        if self.sensitive is not None and self.pattern is not None and self.pattern.match(path):
+            return self.sensitive
+        return self.site
 
 
 def deploy_dir_for(out: Path) -> Path:
@@ -61,43 +102,82 @@ def deploy_dir_for(out: Path) -> Path:
 
 
 def host_files(
-    policy: str | None = None, *, session_url: str | None = None, site_url: str | None = None
+    policy: str | None = None,
+    *,
+    sensitive: SensitivePolicy | None = None,
+    session_url: str | None = None,
+    site_url: str | None = None,
 ) -> tuple[tuple[str, bytes], ...]:
     """The files static hosts read from the published folder: (name, content) pairs; with
     the site's Content-Security-Policy, ``_headers`` sends it and ``_csp.conf`` holds it for
-    the shipped nginx config (and ``storefront serve``); with ``session_url`` also Netlify's
-    ``_redirects``, proxying the site's /session/* there.
+    the shipped nginx config (and ``storefront serve``), and ``sensitive``'s for its pages in
+    both; with ``session_url`` also Netlify's ``_redirects``, proxying the site's /session/*
+    there.
 
     ``write.output.finish_output`` stages them with the pages, so they arrive together.
     """
     headers = NETLIFY_CLOUDFLARE_HEADERS
     files = [(".nojekyll", b"")]
     if policy is not None:
-        # Never so: the policy is built from checked sources. A guard for nginx's quoting.
-        if any(c in policy for c in '"\\$\n\r'):
-            raise WriteError(f"the security policy has a character nginx misreads: {policy}")
+        for checked in (policy, sensitive.policy if sensitive else ""):
+            # Never so: the policy is built from checked sources. A guard for nginx's quoting.
+            if any(c in checked for c in '"\\$\n\r'):
+                raise WriteError(f"the security policy has a character nginx misreads: {checked}")
         headers += f"  Content-Security-Policy: {policy}\n"
-        files.append((CSP_FILE, NGINX_CSP.format(policy=policy).encode("utf-8")))
+        nginx = NGINX_CSP.format(policy=policy)
+        if sensitive is not None and sensitive.paths:
+            headers += HEADERS_SENSITIVE
+            for path in sensitive.paths:
+                for served in (path, path + ".html"):
+                    headers += f"{served}\n  Content-Security-Policy: {sensitive.policy}\n"
+            pattern = sensitive_pattern(sensitive.paths, _base(site_url))
+            nginx += NGINX_SENSITIVE_CSP.format(pattern=pattern, policy=sensitive.policy)
+        files.append((CSP_FILE, nginx.encode("utf-8")))
     files.append(("_headers", headers.encode("utf-8")))
     if session_url is not None:
         files.append(("_redirects", netlify_redirects(session_url, site_url).encode("utf-8")))
     return tuple(files)
 
 
+def sensitive_pattern(paths: tuple[str, ...], base: str) -> str:
+    """The regular expression (nginx's and Python's alike) of ``paths`` under ``base``, each
+    with or without ``.html``."""
+    for path in (*paths, base or "/x"):
+        if not _PLAIN_PATH.match(path):
+            raise WriteError(f"a page path nginx could misread in a pattern: {path!r}")
+    alternatives = "|".join(re.escape(path) for path in sorted(paths))
+    return f"^{re.escape(base)}(?:{alternatives})(?:\\.html)?$"
+
+
+def _base(site_url: str | None) -> str:
+    return urlsplit(site_url).path.rstrip("/") if site_url else ""
+
+
 def read_policy(root: Path) -> str | None:
-    """The policy the build wrote into the output at ``root`` (``_csp.conf``), or None."""
+    """The site's policy the build wrote into the output at ``root`` (``_csp.conf``), or None."""
+    found = read_policies(root)
+    return found.site if found else None
+
+
+def read_policies(root: Path) -> ServedPolicies | None:
+    """The policies the build wrote into the output at ``root`` (``_csp.conf``), or None."""
     try:
         text = (root / CSP_FILE).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return None
     found = _NGINX_CSP_LINE.search(text)
-    return found.group(1) if found else None
+    if found is None:
+        return None
+    sensitive = _NGINX_SENSITIVE_LINES.search(text)
+    if sensitive is None:
+        return ServedPolicies(found.group(1))
+    return ServedPolicies(found.group(1), sensitive.group(2), re.compile(sensitive.group(1)))
 
 
 def netlify_redirects(session_url: str, site_url: str | None) -> str:
     """The proxy rule (status 200: Netlify fetches and passes the answer on, cookies too) from
     the site's session path, under its path prefix, to the session service's /session/."""
-    prefix = urlsplit(site_url).path.rstrip("/") if site_url else ""
+    prefix = _base(site_url)
     return (
         "# Read by Netlify (never served). Written by `storefront build --session-url`: the\n"
         "# islands' /session/* endpoints, proxied to the session service on the same site.\n"

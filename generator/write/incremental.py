@@ -228,6 +228,7 @@ class RenderInputs:
         shared = _sha1()
         shared.update(plan.site_url.encode("utf-8"))
         shared.update((plan.content_security_policy or "").encode("utf-8"))
+        shared.update((plan.sensitive_content_security_policy or "-").encode("utf-8"))
         shared.update(model_bytes(plan.site))
         shared.update(code_digest().encode())
         shared.update(assets_digest(theme).encode())

@@ -36,7 +36,7 @@ from typing import NamedTuple
 from generator.errors import PathCollision, UnsafePath, WriteError
 from generator.render.pages import RenderedPage
 from generator.render.theme import ASSETS_OUTPUT_FOLDER, Theme, asset_files
-from generator.write.host_files import host_files
+from generator.write.host_files import SensitivePolicy, host_files
 from generator.write.lock import held
 from generator.write.mount_point import FILE_SYSTEM_ENTRIES, is_mount_point, replace_contents
 from generator.write.sitemap import SitemapLimits, sitemap_files
@@ -78,6 +78,7 @@ def finish_output(
     site_url: str | None,
     sitemap_limits: SitemapLimits | None,
     policy: str | None = None,
+    sensitive: SensitivePolicy | None = None,
     session_url: str | None = None,
 ) -> WriteReport:
     """Everything besides the pages: assets, ``public_dir``, sitemap, host files, marker.
@@ -94,7 +95,9 @@ def finish_output(
         for name, content in sitemap_files(written, site_url, sitemap_limits):
             sizes.append(_write_new(staging, name, content))
             sitemap_names.append(name)
-    for name, content in host_files(policy, session_url=session_url, site_url=site_url):
+    for name, content in host_files(
+        policy, sensitive=sensitive, session_url=session_url, site_url=site_url
+    ):
         sizes.append(_write_new(staging, name, content))
         extras.append(name)
     sizes.append(len(MARKER_TEXT))  # written with the staging folder (``staging_folder``)

@@ -32,8 +32,9 @@ import jinja2
 
 from generator.plan.paths import output_name
 from generator.plan.site_plan import SitePlan
-from generator.render.csp import site_policy
+from generator.render.csp import page_policies
 from generator.render.theme import Theme
+from generator.write.host_files import SensitivePolicy
 from generator.write.in_place import commit_in_place, fits
 from generator.write.incremental import (
     BuildState,
@@ -71,6 +72,8 @@ class IncrementalResult:
     report: WriteReport
     state: BuildState
     counts: RenderCounts
+    #: What the store's content holds that its pages' policies do not allow, one per line.
+    warnings: tuple[str, ...] = ()
 
 
 def write_incremental(
@@ -94,8 +97,12 @@ def write_incremental(
     the templates name as found before, for a build without ``previous`` records."""
     started = time.perf_counter()
     theme_dir = Theme.of(theme_dir)  # its settings read once
-    policy = site_policy(plan, env)
-    plan = dataclasses.replace(plan, content_security_policy=policy.meta())
+    policies = page_policies(plan, env)
+    plan = dataclasses.replace(
+        plan,
+        content_security_policy=policies.site.meta(),
+        sensitive_content_security_policy=policies.sensitive.meta(),
+    )
     # What the theme's templates name: the last build's findings hold for unedited ones.
     references = TemplateReferences(
         env, previous.template_references if previous else known_references
@@ -167,7 +174,8 @@ def write_incremental(
             public_dir=public_dir,
             site_url=plan.site_url,
             sitemap_limits=sitemap_limits,
-            policy=policy.header(),
+            policy=policies.site.header(),
+            sensitive=SensitivePolicy(policies.sensitive.header(), policies.sensitive_paths),
             session_url=session_url,
         )
         # Staged: the pages rendered now and the files besides pages. They replace their old
@@ -202,7 +210,9 @@ def write_incremental(
         removed=removed,
         seconds=time.perf_counter() - started,
     )
-    return IncrementalResult(report=report, state=new_state, counts=counts)
+    return IncrementalResult(
+        report=report, state=new_state, counts=counts, warnings=policies.warnings
+    )
 
 
 def _gone(
