@@ -49,6 +49,12 @@ SETTINGS_EXAMPLE = """\
 # [analytics]
 # ecommerce_events = true   # view_item, add_to_cart, begin_checkout, purchase -> window.dataLayer
 
+# [embeds]                  # what the store's content (descriptions, articles) may load besides
+#                           # images; never on the cart, checkout and account pages
+# frame-src = ["https://www.youtube.com", "https://www.youtube-nocookie.com"]
+# script-src = ["https://widget.example.vn"]
+# inline_scripts = false    # true: inline <script> in the content runs (allowed by hash)
+
 # Snippets: HTML put as it is at the end of <head> or <body> of every page (analytics, chat,
 # verification tags). List the origins each loads from, by directive: the site's security
 # policy allows exactly those, and its inline scripts by their hash.

@@ -9,7 +9,7 @@ instead of printing nothing. Merchant ``*_html`` fields are the only strings mar
 Every page template receives the same context (see ``page_context``): ``page``, ``store``,
 ``site``, ``menus`` (by code), ``href`` (the Links rule: a url -> an href or None for plain text),
 ``canonical_url``, ``site_url``, ``absolute_url``, ``structured_data``, ``vars`` (custom
-variables) and ``content_security_policy`` (for a <meta>, or None); the environment adds
+variables) and ``content_security_policy`` (the page's, for a <meta>, or None); the environment adds
 filters (``vnd``, ``date_vi``, ``isoformat``, ``jsonld``) and globals (``theme``: the
 theme's settings, ``asset_url``,
 ``image_src``, ``price_of``, ``tel_href``, ``mailto_href``), and the ``{% fragment %}`` tag
