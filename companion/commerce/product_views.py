@@ -7,6 +7,11 @@ from datetime import datetime
 from sqlalchemy import Connection, func, insert, select
 
 from companion.db.commerce_schema import product_views
+from companion.db.schema import products
+from companion.product_cards import PUBLISHED
+
+#: The products a view may name in a recommendation: published ones.
+_SHOWN = (products.c.id == product_views.c.product_id) & PUBLISHED
 
 
 def record_product_view(
@@ -39,7 +44,8 @@ def recently_viewed_ids(
     session_token: str | None,
     limit: int,
 ) -> list[int]:
-    """Distinct products, most recently viewed first, by the customer or else the session."""
+    """Distinct published products, most recently viewed first, by the customer or else the
+    session."""
     viewer = (
         product_views.c.customer_id == customer_id
         if customer_id is not None
@@ -48,6 +54,7 @@ def recently_viewed_ids(
     last_seen = func.max(product_views.c.viewed_at)
     rows = conn.execute(
         select(product_views.c.product_id, last_seen)
+        .join(products, _SHOWN)
         .where(product_views.c.store_id == store_id, viewer)
         .group_by(product_views.c.product_id)
         .order_by(last_seen.desc(), product_views.c.product_id.desc())
@@ -57,7 +64,8 @@ def recently_viewed_ids(
 
 
 def also_viewed_ids(conn: Connection, *, store_id: int, product_id: int, limit: int) -> list[int]:
-    """Products most often viewed by the viewers (customers or sessions) of ``product_id``."""
+    """Published products most often viewed by the viewers (customers or sessions) of
+    ``product_id``."""
     seen = product_views.alias("seen")
     other = product_views.alias("other")
     same_viewer = (
@@ -67,6 +75,7 @@ def also_viewed_ids(conn: Connection, *, store_id: int, product_id: int, limit: 
     rows = conn.execute(
         select(other.c.product_id, hits)
         .join(seen, same_viewer)
+        .join(products, (products.c.id == other.c.product_id) & PUBLISHED)
         .where(
             seen.c.store_id == store_id,
             seen.c.product_id == product_id,

@@ -21,7 +21,8 @@ from companion.db.schema import products
 from companion.deps import CurrentTenant, Db, ServicesDep
 from companion.problems import forbidden, not_found, unprocessable
 from companion.product_cards import CARD_COLUMNS, PUBLISHED, build_cards
-from companion.routes.commerce.pages import whole
+from companion.routes.commerce.pages import page_of, whole
+from companion.routes.read.paging import first_page
 from companion.routes.read.params import EntityId, Limit
 from companion.schemas.commerce_activity import RecommendationViewIn
 from companion.schemas.commerce_fields import MAX_ID
@@ -50,7 +51,8 @@ def get_product_recommendations(
     rule_type: RuleType = RuleType.SAME_CATEGORY,
     limit: Limit = None,
 ) -> Envelope[ProductCard]:
-    """One page; the product itself is never suggested."""
+    """One page; the product itself is never suggested. No cursor: ``has_more`` says whether a
+    larger ``limit`` would have suggested more."""
     store_id, now = tenant.store_id, services.clock.now()
     size = clamp_limit(limit, default=8, maximum=services.settings.max_limit)
     product = db.execute(
@@ -61,8 +63,12 @@ def get_product_recommendations(
     if product is None:
         raise not_found(f"product {product_id}")
     if rule_type is RuleType.ALSO_VIEWED:
-        ids = also_viewed_ids(db, store_id=store_id, product_id=product_id, limit=size)
-        return whole(cards_in_order(db, store_id=store_id, product_ids=ids, now=now))
+        ids, has_more = first_page(
+            also_viewed_ids(db, store_id=store_id, product_id=product_id, limit=size + 1), size
+        )
+        return page_of(
+            cards_in_order(db, store_id=store_id, product_ids=ids, now=now), None, has_more
+        )
     column = products.c.category_id if rule_type is RuleType.SAME_CATEGORY else products.c.brand_id
     value = product.category_id if rule_type is RuleType.SAME_CATEGORY else product.brand_id
     if value is None:
@@ -72,9 +78,10 @@ def get_product_recommendations(
         .where(products.c.store_id == store_id, PUBLISHED, column == value)
         .where(products.c.id != product_id)
         .order_by(products.c.created_at.desc(), products.c.id.desc())
-        .limit(size)
+        .limit(size + 1)
     ).all()
-    return whole(build_cards(db, store_id, rows, now))
+    page, has_more = first_page(rows, size)
+    return page_of(build_cards(db, store_id, page, now), None, has_more)
 
 
 @router.get("/recommendations/recently-viewed", response_model=Envelope[ProductCard])
@@ -92,7 +99,8 @@ def get_recently_viewed(
     limit: Limit = None,
 ) -> Envelope[ProductCard]:
     """Distinct products, latest view first: the customer's (with their JWT), else the
-    session's. A customer's history is private: ``customer_id`` needs that customer's JWT."""
+    session's; ``has_more`` as above. A customer's history is private: ``customer_id`` needs
+    that customer's JWT."""
     if customer_id is not None:
         if viewer_id is None:
             raise token_problem("login_required", "customer_id needs the customer's JWT")
@@ -101,16 +109,16 @@ def get_recently_viewed(
     if viewer_id is None and not session_token:
         raise unprocessable("session_token", "send session_token, or the customer's JWT")
     size = clamp_limit(limit, default=8, maximum=services.settings.max_limit)
-    ids = recently_viewed_ids(
+    viewed = recently_viewed_ids(
         db,
         store_id=tenant.store_id,
         customer_id=viewer_id,
         session_token=session_token,
-        limit=size,
+        limit=size + 1,
     )
-    return whole(
-        cards_in_order(db, store_id=tenant.store_id, product_ids=ids, now=services.clock.now())
-    )
+    ids, has_more = first_page(viewed, size)
+    cards = cards_in_order(db, store_id=tenant.store_id, product_ids=ids, now=services.clock.now())
+    return page_of(cards, None, has_more)
 
 
 @router.post(

@@ -136,7 +136,6 @@ async def page(store: Store, path: str, **params: object) -> tuple[int, bool, ob
     return len(body["items"]), body["has_more"], body["next_cursor"]
 
 
-@pytest.mark.xfail(strict=True, reason="has_more is always false on recommendations")
 async def test_has_more_says_whether_more_products_exist(store: Store) -> None:
     g = store.goods
     add_products(store, 11, category_id=g.category, brand_id=g.brand)  # 12 beside the shirt
@@ -148,7 +147,6 @@ async def test_has_more_says_whether_more_products_exist(store: Store) -> None:
     assert await page(store, path, rule_type="same_brand", limit=11) == (11, False, None)
 
 
-@pytest.mark.xfail(strict=True, reason="has_more is always false on recommendations")
 async def test_has_more_of_viewed_products_counts_only_published_ones(store: Store) -> None:
     g = store.goods
     seen = add_products(store, 3)
