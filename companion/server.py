@@ -38,7 +38,6 @@ from companion.answer_cache.shared import DIRECTORY_VARIABLE, SharedAnswers
 from companion.app import create_app
 from companion.clock import Clock, SystemClock
 from companion.db.engine import make_engine
-from companion.http_protocol import FrontDoorProtocol
 from companion.logging_http import ACCESS_LOGGER
 from companion.session_mount import with_session
 from companion.settings import CompanionSettings
@@ -99,6 +98,10 @@ def log_config() -> dict[str, Any]:
     return config
 
 
+#: The HTTP protocol of the companion's workers (``companion.http_protocol``).
+PROTOCOL = "companion.http_protocol:FrontDoorProtocol"
+
+
 def uvicorn_options(host: str, port: int) -> dict[str, Any]:
     """How uvicorn serves the companion; the load test serves its bare baseline the same way."""
     return {
@@ -108,7 +111,10 @@ def uvicorn_options(host: str, port: int) -> dict[str, Any]:
         "log_config": log_config(),
         "access_log": False,  # the request log (companion.logging_http) replaces it
         "server_header": False,
-        "http": FrontDoorProtocol,  # kept catalogue reads answered without an ASGI task
+        # Kept catalogue reads answered without an ASGI task. Named, not given as the class: a
+        # worker imports it after it starts answering uvicorn's health check, which kills a
+        # worker that does not answer in 5 s (importing the companion can take longer).
+        "http": PROTOCOL,
         "timeout_graceful_shutdown": GRACEFUL_SECONDS,
         "timeout_keep_alive": KEEP_ALIVE_SECONDS,
     }
