@@ -42,6 +42,7 @@ from companion.health import migration_heads
 from companion.health import router as health_router
 from companion.input_guard import InputGuard
 from companion.keys.cache import KeyCache
+from companion.keys.listener import listener_for
 from companion.logging_http import RequestLogMiddleware, flush_request_log
 from companion.openapi import DOCS_PATH, OPENAPI_PATH, description, install_openapi
 from companion.problems import Problem
@@ -82,6 +83,8 @@ def create_app(
     services = Services(settings=settings, engine=engine, clock=clock, limiter=limiter)
     watch_writes()
     feed = feed_for(engine)
+    listener = listener_for(engine)  # PostgreSQL: revocations by other processes
+    trusted = (lambda: listener.connected) if listener else (lambda: feed.delivers_revocations)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -89,6 +92,8 @@ def create_app(
         yield
         flush_request_log()
         feed.close()
+        if listener is not None:
+            listener.close()
         engine.dispose()  # a server shutting down releases its connections
 
     app = CompanionApp(
@@ -139,7 +144,7 @@ def create_app(
     app.add_middleware(
         TenancyMiddleware,
         engine=engine,
-        keys=KeyCache(notified=lambda: feed.delivers_revocations),
+        keys=KeyCache(trusted=trusted),
         poll=feed.poll,
         prefixes=(f"{ALIAS_PREFIX}/",),
         open_paths={OPENAPI_PATH, DOCS_PATH, f"{DOCS_PATH}/oauth2-redirect"},

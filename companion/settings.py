@@ -82,6 +82,9 @@ class CompanionSettings:
     login_account_attempts: int = 100
     #: Seconds of the login throttle's window.
     login_window_seconds: int = 900
+    #: Seconds `keys revoke` and `keys rotate` wait for every worker (PostgreSQL) to confirm
+    #: that it refuses the old key; past them, the command names the workers that did not.
+    key_revoke_wait: float = 10.0
 
 
 def browsable_origin(host: str, port: int) -> str:

@@ -2,9 +2,9 @@
 
 Rules, in order:
 1. ``X-Service-Key: pk_live_...`` present: the key's store. An unknown or revoked key is a 401
-   at once. A worker keeps the store of a key it has seen for a few seconds
-   (``companion.keys.cache``, which says how fast a revocation takes effect); unknown keys are
-   looked up every time.
+   at once (the same answer for both; the request log says which). A worker keeps
+   the store of a key it has seen (``companion.keys.cache``, which says how a revocation reaches
+   it); unknown keys are looked up every time.
 2. No key: the store linked to the Host header in ``store_hosts`` (lower case, port stripped).
 3. No key and an unknown host: if the database holds exactly one store, that store (so a local
    companion answers unkeyed calls from any host name); otherwise a 401 asking for a key.
@@ -26,6 +26,7 @@ from companion.db.schema import api_keys, store_hosts, stores
 from companion.errors_http import problem_response
 from companion.keys.cache import KeyCache
 from companion.keys.material import PUBLISHABLE_PREFIX, hash_key
+from companion.logging_http import note_refusal
 from companion.problems import Problem, unauthorized
 from companion.tenant import Tenant
 
@@ -42,6 +43,19 @@ def host_name(host_header: str) -> str:
         end = host.find("]")
         return host[: end + 1] if end != -1 else host
     return host.rsplit(":", 1)[0].rstrip(".") if ":" in host else host.rstrip(".")
+
+
+#: Why a key was refused, as the request log says it (``logging_http.note_refusal``).
+MALFORMED_KEY, UNKNOWN_KEY, REVOKED_KEY = "malformed_key", "unknown_key", "revoked_key"
+
+
+class KeyRefused(Exception):
+    """A key that opens no store: ``problem`` is the answer, ``reason`` what the log says."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.problem = invalid_key()
 
 
 def invalid_key() -> Problem:
@@ -64,14 +78,16 @@ def well_formed(key: str) -> bool:
 
 
 def tenant_for_digest(engine: Engine, digest: str) -> Tenant:
-    """The tenant of the active key with this digest; a 401 ``Problem`` if there is none."""
-    query = select(api_keys.c.id, api_keys.c.store_id).where(
-        api_keys.c.key_hash == digest, api_keys.c.revoked_at.is_(None)
+    """The tenant of the active key with this digest; ``KeyRefused`` if there is none."""
+    query = select(api_keys.c.id, api_keys.c.store_id, api_keys.c.revoked_at).where(
+        api_keys.c.key_hash == digest
     )
     with engine.connect() as conn:
         row = conn.execute(query).first()
     if row is None:
-        raise invalid_key()
+        raise KeyRefused(UNKNOWN_KEY)
+    if row.revoked_at is not None:
+        raise KeyRefused(REVOKED_KEY)
     return Tenant(store_id=row.store_id, key_id=row.id)
 
 
@@ -123,6 +139,10 @@ class TenancyMiddleware:
         host = headers.get("host", "")
         try:
             tenant = await self.tenant(key, host)
+        except KeyRefused as refused:
+            note_refusal(scope, refused.reason)
+            await problem_response(refused.problem)(scope, receive, send)
+            return
         except Problem as problem:
             await problem_response(problem)(scope, receive, send)
             return
@@ -134,7 +154,7 @@ class TenancyMiddleware:
             return await anyio.to_thread.run_sync(tenant_for_host, self.engine, host_name(host))
         digest = self.digest(key)
         if digest is None:
-            raise invalid_key()
+            raise KeyRefused(MALFORMED_KEY)
         tenant = self.known(digest)
         if tenant is None:
             generation = self.keys.generation()

@@ -3,7 +3,9 @@
 A feed is polled at the start of a request, on the event loop, and costs no round trip:
 - SQLite (``SqliteFeed``): ``PRAGMA data_version`` on a connection of its own moves when any
   other connection, in any process, has committed to the file (any table: coarse, but
-  strict: a write committed before the request started is always seen).
+  strict: a write committed before the request started is always seen). When it moved, the
+  feed also reads a summary of the keys' rows and moves ``revocations`` if it changed: a key
+  revoked anywhere is refused from the first request after its commit.
 - PostgreSQL (``PostgresFeed``): the triggers of migration 0003 send a notification on channel
   ``storefront_changes`` when a transaction that wrote to a catalogue table or to ``api_keys``
   commits (the table's name; ``stock:<product id>`` or ``in-stock:<product id>`` for a change
@@ -30,6 +32,9 @@ from companion.answer_cache.changes import catalogue, stock
 from companion.keys.lifecycle import revocations
 
 CHANNEL = "storefront_changes"
+#: The keys' rows summed up: a revocation, a deletion or a revoked key made active again moves
+#: it (the companion only revokes; the rest is done by hand).
+KEYS_SUMMARY = "SELECT count(*), count(revoked_at), total(id), max(created_at) FROM api_keys"
 #: Seconds between two attempts to make a lost PostgreSQL feed connection again.
 RECONNECT_SECONDS = 2.0
 
@@ -43,7 +48,8 @@ class Feed(Protocol):
 
     @property
     def delivers_revocations(self) -> bool:
-        """Whether key revocations by other processes arrive through ``poll``."""
+        """Whether every key revocation committed by another process is taken in by ``poll``
+        (on PostgreSQL, ``companion.keys.listener`` does that, not the feed)."""
 
     def close(self) -> None: ...
 
@@ -56,6 +62,7 @@ class SqliteFeed:
         self._path = path
         self._conn: sqlite3.Connection | None = None
         self._seen: int | None = None
+        self._keys: object = None  # the keys' summary when last read
 
     def poll(self) -> None:
         if self._conn is None:
@@ -64,13 +71,26 @@ class SqliteFeed:
         if now != self._seen:
             self._seen = now
             catalogue.bump()
+            keys = self._keys_summary(self._conn)
+            if keys != self._keys or keys is None:
+                self._keys = keys
+                revocations.bump()
+
+    @staticmethod
+    def _keys_summary(conn: sqlite3.Connection) -> object:
+        """What moves when a key is revoked (or its row deleted or edited back); None when the
+        keys cannot be read (no table yet)."""
+        try:
+            return conn.execute(KEYS_SUMMARY).fetchone()
+        except sqlite3.Error:
+            return None
 
     def version(self) -> int | None:
         return catalogue.value if self._conn is not None else None
 
     @property
     def delivers_revocations(self) -> bool:
-        return False
+        return self._conn is not None
 
     def close(self) -> None:
         conn, self._conn = self._conn, None
@@ -152,7 +172,7 @@ class PostgresFeed:
 
     @property
     def delivers_revocations(self) -> bool:
-        return self._conn is not None
+        return False  # a notification may arrive after the next request: keys.listener
 
     def close(self) -> None:
         conn, self._conn = self._conn, None

@@ -1,9 +1,8 @@
-"""Publishable keys of a store: create (the full key is returned once), list, revoke.
+"""Publishable keys of a store: create (the full key is returned once), list, revoke, rotate.
 
-Only a digest is stored (``material.hash_key``); revocation is a timestamp. Workers cache a
-key's store for a few seconds (``keys.cache``): a revocation in this process moves
-``revocations``, which empties those caches at once; one made by another process takes effect
-when the cached entry expires.
+Only a digest is stored (``material.hash_key``); revocation is a timestamp. Workers keep a key's
+store (``keys.cache``): a revocation in this process moves ``revocations``, which empties those
+caches at once; for one made by another process, see ``keys.everywhere``.
 """
 
 from __future__ import annotations
@@ -84,3 +83,22 @@ def revoke_key(
         revocations.bump()  # caches drop the key now, and again once the revocation is visible
         event.listen(conn, "commit", revocations.bump, once=True)
     return True
+
+
+def rotate_key(
+    conn: Connection, key_id: int, *, now: datetime, store_id: int | None = None
+) -> tuple[KeyInfo, str] | None:
+    """Replace active key ``key_id`` (in that store) by a new one of the same store and name,
+    and revoke it: the new key's record and its full text (shown once). None when there is no
+    such active key."""
+    query = select(api_keys.c.store_id, api_keys.c.name).where(
+        api_keys.c.id == key_id, api_keys.c.revoked_at.is_(None)
+    )
+    if store_id is not None:
+        query = query.where(api_keys.c.store_id == store_id)
+    row = conn.execute(query.with_for_update()).first()
+    if row is None:
+        return None
+    created = create_key(conn, row.store_id, now=now, name=row.name)
+    revoke_key(conn, key_id, now=now)
+    return created
