@@ -130,7 +130,7 @@ class FrontDoor:
                 return None  # a body of no declared length: the chain's body limit reads it
             elif name == _CONTENT_LENGTH and (not value.isdigit() or int(value) > self.max_body):
                 return None  # a body past the limit: the chain's body limit refuses it
-        if key is None or cache.version() is None:  # polls the feed: revocations come too
+        if key is None or cache.version() is None:  # polls the feed (SQLite: revocations too)
             return None
         tenant = self.tenancy.known_sent(key)
         if tenant is None or not self.gate.enter_now():

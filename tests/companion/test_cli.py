@@ -1,4 +1,4 @@
-"""`storefront api keys create|list|revoke`, and one-line errors for user mistakes."""
+"""`storefront api keys create|list|revoke|rotate`, and one-line errors for user mistakes."""
 
 from __future__ import annotations
 
