@@ -249,3 +249,28 @@ async def test_a_filter_on_the_server_log_still_applies(
     await api.client.get("/health/live", headers={"X-Request-Id": "open"})
     flush_request_log()
     assert [json.loads(line)["request_id"] for line in stream.getvalue().splitlines()] == ["open"]
+
+
+def test_a_refused_requests_line_says_why() -> None:
+    line = request_line(1_795_000_000.0, "r-1", "GET", "/public/v1/store", 401, 0.5, 'bad"key')
+    assert json.loads(line)["reason"] == 'bad"key'
+    assert json.loads(line)["worker"] == os.getpid()
+
+
+async def test_refused_keys_are_logged_with_their_reason(
+    api: Api, served_log: tuple[logging.Logger, io.StringIO]
+) -> None:
+    logger, stream = served_log
+    server_handler_only(logger)
+    sent = {"k-unknown": "pk_live_" + "x" * 32, "k-malformed": "sk_live_1", "k-good": api.key}
+    for request_id, key in sent.items():
+        headers = {"X-Request-Id": request_id, "X-Service-Key": key}
+        await api.client.get("/public/v1/store", headers=headers)
+    flush_request_log()
+    lines = {line["request_id"]: line for line in map(json.loads, stream.getvalue().splitlines())}
+    assert (lines["k-unknown"]["status"], lines["k-unknown"]["reason"]) == (401, "unknown_key")
+    assert (lines["k-malformed"]["status"], lines["k-malformed"]["reason"]) == (
+        401,
+        "malformed_key",
+    )
+    assert lines["k-good"]["status"] == 200 and "reason" not in lines["k-good"]
