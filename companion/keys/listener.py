@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import select
 import threading
+import weakref
 
 import psycopg
 from sqlalchemy import Engine, event
@@ -52,6 +53,7 @@ class RevocationListener:
         self._connect()  # at once: keys are kept from the first request
         self._thread = threading.Thread(target=self._run, name="key-revocations", daemon=True)
         self._thread.start()
+        _listeners.add(self)
 
     @property
     def connected(self) -> bool:
@@ -125,6 +127,20 @@ class RevocationListener:
         with self._closing:
             os.close(self._wake_read)
             os.close(self._wake_write)
+
+
+_listeners: weakref.WeakSet[RevocationListener] = weakref.WeakSet()
+
+
+def _forked() -> None:
+    """A forked child has the connection but not the thread that reads it: it trusts no kept
+    key (the parent's listener is the parent's)."""
+    for listener in list(_listeners):
+        listener._conn = None
+        listener._closed.set()
+
+
+os.register_at_fork(after_in_child=_forked)
 
 
 def listener_for(engine: Engine) -> RevocationListener | None:
