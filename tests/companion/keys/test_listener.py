@@ -16,7 +16,7 @@ from companion.db.engine import make_engine
 from companion.db.migrate import upgrade
 from companion.keys.cache import KeyCache
 from companion.keys.everywhere import Confirmation, end_everywhere
-from companion.keys.lifecycle import Generation, create_key, revoke_key
+from companion.keys.lifecycle import Generation, create_key, list_keys, revoke_key, rotate_key
 from companion.keys.listener import RevocationListener
 from companion.tenant import Tenant
 from tests.companion.conftest import START
@@ -120,3 +120,29 @@ def test_kept_keys_are_not_trusted_once_the_listener_is_closed(engine: Engine) -
     assert listener.connected
     listener.close()  # returns once its thread has ended
     assert not listener.connected
+
+
+def test_rotation_ends_the_old_key_for_every_listener(engine: Engine) -> None:
+    shop = Shop(engine, START)
+    with engine.begin() as conn:
+        old, _ = create_key(conn, shop.store_id, now=START, name="web")
+    generation = Generation()
+    listener = RevocationListener(conninfo(engine), generation=generation)
+    try:
+        before = generation.value
+        rotated, said = end_everywhere(
+            engine, lambda conn: rotate_key(conn, old.id, now=START), wait=30
+        )
+        assert rotated is not None and said == Confirmation(1, 1, 0)
+        assert generation.value > before
+        info, key = rotated
+        with engine.connect() as conn:
+            keys = {k.id: k for k in list_keys(conn)}
+        assert keys[old.id].revoked_at is not None and keys[info.id].revoked_at is None
+        assert (info.store_id, info.name, key[:12]) == (shop.store_id, "web", info.prefix[:12])
+        again, said = end_everywhere(
+            engine, lambda conn: rotate_key(conn, old.id, now=START), wait=30
+        )
+        assert again is None and said == Confirmation(0, 0, 0)  # nothing ended, no one waited
+    finally:
+        listener.close()
