@@ -15,6 +15,7 @@ from companion.settings import browsable_origin
 from generator.config import output_folder, versioned_api_url
 from generator.errors import ConfigError, UnsafePath
 from generator.plan.paths import base_path
+from generator.serve.api_proxy import serve_log_config
 from generator.serve.app import mounted
 from generator.serve.stack import embedded_stack, proxy_stack
 
@@ -74,7 +75,9 @@ def run(args: argparse.Namespace) -> int:
     base = _base_path(site_url) if site_url else _built_base(out)
     app = mounted(_stack(args, out.resolve(), base), base)
     print(f"Serving {out} and the API at http://{args.host}:{args.port}{base}/ (Ctrl+C stops)")
-    config = uvicorn.Config(app, host=args.host, port=args.port, log_level="info")
+    config = uvicorn.Config(
+        app, host=args.host, port=args.port, log_level="info", log_config=serve_log_config()
+    )
     try:
         uvicorn.Server(config).run()
     except KeyboardInterrupt:

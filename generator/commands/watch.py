@@ -38,6 +38,7 @@ from generator.config import (
 from generator.errors import ConfigError
 from generator.pipeline import UNLIMITED, ApiAccess, Connect
 from generator.plan.paths import base_path
+from generator.serve.api_proxy import serve_log_config
 from generator.serve.app import SameOrigin, mounted
 from generator.serve.stack import embedded_stack, proxy_stack
 from generator.watch.loop import Rebuilder, run_rebuilds, trigger_sender, watch_files
@@ -157,7 +158,12 @@ async def _watch(
     app = watch_app(site, rebuilder.broadcaster, webhook)
     server = uvicorn.Server(
         uvicorn.Config(
-            app, host=args.host, port=args.port, log_level="warning", timeout_graceful_shutdown=1
+            app,
+            host=args.host,
+            port=args.port,
+            log_level="warning",
+            log_config=serve_log_config(),  # the API proxy's refusals are warnings too
+            timeout_graceful_shutdown=1,
         )
     )
     poll = 0.0 if webhook is not None else args.poll

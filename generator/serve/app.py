@@ -1,27 +1,24 @@
 """The ASGI app of `storefront serve`: the built site, the API and the session on one origin.
 
 Requests under /public/ (and the sandbox gateway's /sandbox/ and /payments/) go to the API: the
-embedded companion app, or a proxy to the configured API. Requests under /session/ go to the
-customer-session endpoints (``session_app``), which the islands call. Everything else is a
-file of the output, served by the layout rules of ``static.resolve_request_path``:
-200 and no redirect for /a/b from a/b.html, 404.html with status 404.
+embedded companion app, or a proxy to the configured API (``api_proxy``). Requests under
+/session/ go to the customer-session endpoints (``session_app``), which the islands call.
+Everything else is a file of the output, served by the layout rules of
+``static.resolve_request_path``: 200 and no redirect for /a/b from a/b.html, 404.html with
+status 404.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from urllib.parse import urlsplit
 
-import httpx
 from starlette.applications import Starlette
-from starlette.background import BackgroundTask
 from starlette.requests import Request
 from starlette.responses import (
     FileResponse,
     PlainTextResponse,
     RedirectResponse,
     Response,
-    StreamingResponse,
 )
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -39,11 +36,6 @@ from generator.write.host_files import read_policies
 API_PREFIXES = ("/public/", "/sandbox/", "/payments/")
 #: Paths of the customer session (login, logout, the forwarder the islands call).
 SESSION_PREFIXES = ("/session/",)
-# Hop-by-hop headers (RFC 9110 7.6.1) are never forwarded by a proxy.
-_HOP_BY_HOP = frozenset(
-    {"connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer",
-     "transfer-encoding", "upgrade", "host", "content-length"}
-)  # fmt: skip
 
 
 def site_app(root: Path) -> Starlette:
@@ -69,38 +61,6 @@ def site_app(root: Path) -> Starlette:
         return PlainTextResponse("Not found\n", status_code=404, headers=headers)
 
     return Starlette(routes=[Route("/{path:path}", page, methods=["GET", "HEAD"])])
-
-
-class ApiProxy:
-    """Forwards /public/... to the API's origin with the same path and query."""
-
-    def __init__(self, api_url: str, client: httpx.AsyncClient) -> None:
-        parts = urlsplit(api_url)
-        self.origin = f"{parts.scheme}://{parts.netloc}"
-        self.client = client
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        request = Request(scope, receive)
-        headers = {k: v for k, v in request.headers.items() if k.lower() not in _HOP_BY_HOP}
-        upstream = self.client.build_request(
-            request.method,
-            self.origin + request.url.path,
-            params=request.url.query or None,
-            headers=headers,
-            content=await request.body(),
-        )
-        try:
-            answer = await self.client.send(upstream, stream=True)
-        except httpx.HTTPError:
-            response: Response = PlainTextResponse("API unreachable\n", status_code=502)
-        else:
-            response = StreamingResponse(
-                answer.aiter_raw(),
-                status_code=answer.status_code,
-                headers={k: v for k, v in answer.headers.items() if k.lower() not in _HOP_BY_HOP},
-                background=BackgroundTask(answer.aclose),
-            )
-        await response(scope, receive, send)
 
 
 class SameOrigin:

@@ -22,7 +22,8 @@ import httpx
 import uvicorn
 from starlette.types import ASGIApp
 
-from generator.serve.app import ApiProxy, SameOrigin, mounted, site_app
+from generator.serve.api_proxy import ApiProxy
+from generator.serve.app import SameOrigin, mounted, site_app
 from generator.serve.session import session_app
 from generator.serve.visitor import SessionUpstream
 
@@ -71,7 +72,9 @@ def embedded_stack(
 
 
 def proxy_stack(root: Path, *, api_url: str, key: str | None) -> ASGIApp:
-    """The output at ``root``; /public/ proxied to ``api_url``'s origin, sessions to its base."""
+    """The output at ``root``; /public/ (/sandbox/, /payments/) proxied to ``api_url``'s origin
+    (``api_proxy``: plain paths under those prefixes, the headers the API reads), sessions to
+    its base."""
     http = httpx.AsyncClient(base_url=api_url, timeout=_TIMEOUT)
     proxy = ApiProxy(api_url, httpx.AsyncClient(timeout=_TIMEOUT))
     return SameOrigin(site_app(root), proxy, session_app(SessionUpstream(http, key)))
