@@ -5,7 +5,8 @@ a naive timestamp, an empty-string url or a missing optional field. Conventions:
 
 - money is ``int`` VND or ``None`` (no price: show nothing, never 0);
 - timestamps are aware UTC ``datetime`` or ``None``;
-- ``url`` is a usable path or ``None`` (no link, no page, no sitemap entry);
+- ``url`` is a usable path or ``None`` (no link, no page, no sitemap entry): as the API gave
+  it from the crawl, and one the site cannot use made ``None`` by the plan (``plan.usable``);
 - tuples, not lists, so every value is hashable and immutable.
 """
 
@@ -340,6 +341,17 @@ class Skip:
 
 
 @dataclass(frozen=True, slots=True)
+class UnusableUrl:
+    """A url from the API the site cannot use: for a record's own url, not a path a page can be
+    written at; for a link (menus, banners, promotions), neither such a path nor an http(s)
+    link. The build treats it as null (plain text, no page), lists it in its summary and
+    leaves it in the output for the audit."""
+
+    what: str  # the record: "product 1", "menu main: item 'Áo'", "a path of the sitemap"
+    url: str
+
+
+@dataclass(frozen=True, slots=True)
 class Catalog:
     """Everything a build renders, gathered before anything is written.
 
@@ -360,3 +372,6 @@ class Catalog:
     custom_paths: tuple[tuple[str, EntityType, int], ...] = ()
     dead_paths: frozenset[str] = field(default_factory=frozenset)
     skipped: tuple[Skip, ...] = ()
+    #: Sitemap paths the crawl could not follow (another scheme or host); the plan adds the
+    #: records' own.
+    unusable_urls: tuple[UnusableUrl, ...] = ()

@@ -168,6 +168,7 @@ async def build_site(
         rate_limited=stats.rate_limited,
         waited_seconds=stats.limiter_wait_seconds + stats.retry_after_wait_seconds,
         skipped=plan.skipped,
+        unusable_urls=plan.unusable_urls,
         seconds=time.perf_counter() - started,
         source=_source(config),
         budget=crawled.budget,

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from generator.console import Printer
-from generator.model import Skip
+from generator.model import Skip, UnusableUrl
 
 #: How many skipped items (and warnings) the summary lists one by one before it only counts
 #: the rest.
@@ -48,6 +48,8 @@ class BuildSummary:
     deleted: int = 0
     #: One line each: a script, frame or other load in the content that no policy allows.
     warnings: tuple[str, ...] = ()
+    #: Urls of the API the site cannot use, treated as null: a warning each.
+    unusable_urls: tuple[UnusableUrl, ...] = ()
 
     @property
     def pages(self) -> int:
@@ -92,6 +94,7 @@ def print_summary(summary: BuildSummary, console: Printer) -> None:
     rows.append(("429 answers", str(summary.rate_limited)))
     rows.append(("seconds waited for rate limits", f"{summary.waited_seconds:.1f}"))
     rows.append(("items skipped", str(len(summary.skipped))))
+    rows.append(("unusable urls (treated as null)", str(len(summary.unusable_urls))))
     total = f"{summary.seconds:.1f}"
     if summary.phases:
         spent = ", ".join(f"{name} {_short(phase)}" for name, phase in summary.phases)
@@ -99,7 +102,7 @@ def print_summary(summary: BuildSummary, console: Printer) -> None:
     rows.append(("seconds", total))
     _print_table(console, title, rows)
     for skip in summary.skipped[:SKIPS_LISTED]:
-        console.print(f"  skipped {skip.what}: {skip.reason}")
+        console.print(_plain(f"  skipped {skip.what}: {skip.reason}", console))
     hidden = len(summary.skipped) - SKIPS_LISTED
     if hidden > 0:
         console.print(f"  … and {hidden} more skipped")
@@ -108,10 +111,21 @@ def print_summary(summary: BuildSummary, console: Printer) -> None:
     hidden = len(summary.warnings) - SKIPS_LISTED
     if hidden > 0:
         console.print(f"  … and {hidden} more warnings (`storefront audit` lists them by page)")
+    # Every one: each is a record the merchant must mend (the audit fails on them).
+    for unusable in summary.unusable_urls:
+        console.print(_plain(unusable_warning(unusable), console))
+
+
+def unusable_warning(unusable: UnusableUrl) -> str:
+    # repr: whatever the url holds (a line break, an escape sequence) stays on one line.
+    return (
+        f"  warning: {unusable.what}: url {unusable.url!r} is not usable; "
+        "shown as plain text, no page"
+    )
 
 
 def _plain(text: str, console: Printer) -> str:
-    """``text`` shown as it is: a terminal's console would read ``[embeds]`` as markup."""
+    """``text`` as it is, also on a terminal (where rich would read "[...]" as markup)."""
     if not console.is_terminal:
         return text
     from rich.markup import escape

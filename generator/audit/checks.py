@@ -47,6 +47,7 @@ CHECKS: Mapping[str, str] = {
     "link-broken": "every internal link leads to a page the output serves",
     "link-html": "internal links carry paths without .html",
     "link-to-duplicate": "internal links lead to the canonical page, not a duplicate naming it",
+    "url-unusable": "every url of the API is a usable path or link (the build treated it as null)",
     "asset-missing": (
         "every stylesheet, script, icon and image under the site exists, and every file a "
         "stylesheet loads"

@@ -12,6 +12,7 @@ from datetime import datetime
 from pathlib import Path
 
 from generator.audit.api_sections import ApiSection
+from generator.audit.build_checks import check_build_warnings
 from generator.audit.canonical_links import check_canonical_links
 from generator.audit.csp_checks import check_policy
 from generator.audit.findings import AuditReport, Finding
@@ -81,6 +82,7 @@ def audit_site(
     findings += check_reachability(
         by_path, listed, home=base + "/", origin=origin, max_depth=max_depth
     )
+    findings += check_build_warnings(out)
     if api_sections is not None:
         unprefixed = frozenset(p[len(base) :] for p in listed if p.startswith(base + "/"))
         findings += check_sections(api_sections, unprefixed if base else listed)

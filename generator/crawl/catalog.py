@@ -76,6 +76,7 @@ from generator.model import (
     PackedProduct,
     ProductCard,
     SiteContext,
+    UnusableUrl,
 )
 
 if TYPE_CHECKING:  # the client brings httpx, which a crawl from the cache alone never needs
@@ -317,6 +318,13 @@ async def _gather(
         custom_paths=tuple(custom),
         dead_paths=_dead_links(dead, links),
         skipped=skips.all(),
+        # A sitemap path that is not one of the site's (a CMS page's javascript: url, say)
+        # leads the crawl nowhere: its record is never read, so it is named here.
+        unusable_urls=tuple(
+            UnusableUrl("a path of the sitemap", path)
+            for path in dict.fromkeys(sitemap_paths_found)
+            if internal_path(path) is None
+        ),
     )
 
 

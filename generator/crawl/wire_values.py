@@ -90,7 +90,8 @@ def url(value: object, field: str = "url") -> str | None:
     """A usable path (or absolute link) or None: null, empty and blank strings are None.
 
     Kept as the API gave it apart from surrounding blanks and Unicode NFC, so two spellings of
-    one Vietnamese path compare equal. Never built from a slug.
+    one Vietnamese path compare equal. Never built from a slug. Whether the site can use it is
+    the plan's to decide (``plan.usable``), which sees every record at each build.
     """
     if value is None:
         return None

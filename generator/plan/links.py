@@ -10,7 +10,8 @@ Every link of the theme (menus, breadcrumbs, lists, cards, banners, promotions) 
   merchant's custom path to a product, say) is linked at that canonical: search engines ask
   sites to link the url they index. A ``#fragment`` is kept;
 - an absolute ``http``/``https`` url with a host -> a link, as given;
-- anything else (``javascript:``, ``//host``, relative paths, ``mailto:`` from data) -> text.
+- anything else (``javascript:``, ``//host``, relative paths, ``mailto:`` from data, a
+  backslash anywhere) -> text.
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ class Links:
         if url.startswith("/") and not url.startswith("//"):
             found = self._internal(url)
         else:
-            found = _external(url)
+            found = external_link(url)
         self._hrefs[url] = found
         return found
 
@@ -81,8 +82,10 @@ class Links:
         return target + "#" + quote(fragment, safe=_FRAGMENT_SAFE)
 
 
-def _external(url: str) -> str | None:
-    if any(ch.isspace() or ord(ch) < 0x20 for ch in url):
+def external_link(url: str) -> str | None:
+    """``url`` when it is an http(s) link with a host, as it may be written in an href."""
+    # A backslash is a slash to browsers, not to urlsplit: the host they see is another.
+    if "\\" in url or any(ch.isspace() or ord(ch) < 0x20 or ord(ch) == 0x7F for ch in url):
         return None
     try:
         parts = urlsplit(url)

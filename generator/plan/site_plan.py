@@ -5,7 +5,8 @@ and whether it belongs in the sitemap, so rendering, writing and the sitemap onl
 
 Pages, in this order:
 - ``/`` home;
-- each product, category and CMS page at its own ``url`` (null url: no page);
+- each product, category and CMS page at its own ``url`` (null url: no page; so is a url the
+  site cannot use, see ``usable``);
 - each collection at ``CollectionPage.path`` (collections have no url column);
 - each article at ``/bai-viet/<slug>``, and the article list at ``/bai-viet`` with further pages
   at ``/bai-viet/trang/<n>``;
@@ -49,12 +50,14 @@ from generator.model import (
     Promotion,
     SiteContext,
     Skip,
+    UnusableUrl,
 )
 from generator.plain_text import META_DESCRIPTION_LENGTH, html_to_text, shorten
 from generator.plan.distinct import distinct_texts
 from generator.plan.links import Links
 from generator.plan.pagination import chunks, page_path, pager
 from generator.plan.paths import base_path, output_file, output_name, page_key, public_path
+from generator.plan.usable import set_aside, usable_page_path
 from generator.shells import SENSITIVE_KINDS, SHELLS, Shell
 
 PageKind = Literal[
@@ -217,6 +220,8 @@ class SitePlan:
     pages: tuple[Page, ...]
     links: Links = field(repr=False, compare=False)
     skipped: tuple[Skip, ...] = ()
+    #: Urls of the API the site cannot use, treated as null (``usable``).
+    unusable_urls: tuple[UnusableUrl, ...] = ()
     #: The site's policy as pages carry it in <meta> (set by the write stage, which works it
     #: out with the theme: ``render.csp``); None: no <meta> policy.
     content_security_policy: str | None = None
@@ -258,8 +263,10 @@ def plan_site(
     articles_per_page: int = ARTICLES_PER_PAGE,
     products_per_page: int = PRODUCTS_PER_PAGE,
 ) -> SitePlan:
-    """Every page of the site, complete, checked for unsafe paths and collisions."""
+    """Every page of the site, complete, checked for unsafe paths and collisions. A url the
+    site cannot use is null from here on (``usable.set_aside``)."""
     origin = site_url.rstrip("/")
+    catalog, unusable = set_aside(catalog)
     drafts = _Drafts(catalog, products_per_page)
     pages: list[Page] = [drafts.home()]
     pages += [drafts.product(p, p.card.url) for p in catalog.products if p.card.url]
@@ -268,7 +275,11 @@ def plan_site(
             pages += drafts.category_pages(category, category.category.url)
     for collection in catalog.collections:
         pages += drafts.collection_pages(collection, collection.path)
-    pages += [drafts.article(a, a.summary.path) for a in catalog.articles]
+    pages += [
+        drafts.article(a, a.summary.path)
+        for a in catalog.articles
+        if usable_page_path(a.summary.path)
+    ]
     pages += drafts.article_lists(articles_per_page)
     pages += [drafts.cms_page(p, p.url) for p in catalog.pages if p.url]
     taken = {page_key(p.path) for p in pages}  # each page's key, worked out once
@@ -301,6 +312,7 @@ def plan_site(
         # Every page but the not-found one, which is never linked.
         links=Links.of_keys(taken, _aliases(pages)),
         skipped=catalog.skipped + tuple(skipped),
+        unusable_urls=unusable,
     )
 
 
@@ -743,7 +755,8 @@ def _own_path(
         return collection.path if collection else None
     if entity_type == "article":
         article = next((a for a in catalog.articles if a.summary.id == entity_id), None)
-        return article.summary.path if article else None
+        # An article whose slug makes no usable path has no page of its own.
+        return article.summary.path if article and usable_page_path(article.summary.path) else None
     cms = next((p for p in catalog.pages if p.id == entity_id), None)
     return cms.url if cms else None
 

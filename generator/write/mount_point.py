@@ -26,6 +26,7 @@ import shutil
 from pathlib import Path
 
 from generator.errors import WriteError
+from generator.write.build_warnings import WARNINGS_FILE
 
 #: What a volume's root holds for its file system, not for the output: never the build's.
 FILE_SYSTEM_ENTRIES = frozenset({"lost+found"})
@@ -90,6 +91,8 @@ def _move_in(new: Path, old: Path, aside: Path) -> None:
 
 def _written_by_builds(name: str) -> bool:
     """Whether a build wrote this top-level entry, so the next one may remove it."""
+    if name == WARNINGS_FILE:  # hidden, yet the last build's own
+        return True
     return not name.startswith(".") and name not in FILE_SYSTEM_ENTRIES
 
 

@@ -34,8 +34,10 @@ from pathlib import Path, PurePosixPath
 from typing import NamedTuple
 
 from generator.errors import PathCollision, UnsafePath, WriteError
+from generator.model import UnusableUrl
 from generator.render.pages import RenderedPage
 from generator.render.theme import ASSETS_OUTPUT_FOLDER, Theme, asset_files
+from generator.write.build_warnings import WARNINGS_FILE, warnings_file
 from generator.write.host_files import SensitivePolicy, host_files
 from generator.write.lock import held
 from generator.write.mount_point import FILE_SYSTEM_ENTRIES, is_mount_point, replace_contents
@@ -80,8 +82,10 @@ def finish_output(
     policy: str | None = None,
     sensitive: SensitivePolicy | None = None,
     session_url: str | None = None,
+    unusable_urls: tuple[UnusableUrl, ...] = (),
 ) -> WriteReport:
-    """Everything besides the pages: assets, ``public_dir``, sitemap, host files, marker.
+    """Everything besides the pages: assets, ``public_dir``, sitemap, host files, marker, and
+    the build's warnings when it has some (``build_warnings``).
 
     A rebuild writes them all again (they are cheap), so its files are a whole build's."""
     sizes = [p.bytes for p in written]
@@ -100,6 +104,10 @@ def finish_output(
     ):
         sizes.append(_write_new(staging, name, content))
         extras.append(name)
+    warned = warnings_file(unusable_urls)
+    if warned is not None:
+        sizes.append(_write_new(staging, WARNINGS_FILE, warned))
+        extras.append(WARNINGS_FILE)
     sizes.append(len(MARKER_TEXT))  # written with the staging folder (``staging_folder``)
     extras += [*sitemap_names, MARKER_FILE]
     return WriteReport(
@@ -287,6 +295,8 @@ def _carry_over_hidden(previous: Path, staging: Path) -> None:
         return
     for entry in previous.iterdir():
         if not entry.name.startswith(".") or (staging / entry.name).exists():
+            continue
+        if entry.name == WARNINGS_FILE:  # the last build's: this one had nothing to say
             continue
         if entry.is_dir() and not entry.is_symlink():
             shutil.copytree(entry, staging / entry.name, symlinks=True)

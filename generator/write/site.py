@@ -177,6 +177,7 @@ def write_incremental(
             policy=policies.site.header(),
             sensitive=SensitivePolicy(policies.sensitive.header(), policies.sensitive_paths),
             session_url=session_url,
+            unusable_urls=plan.unusable_urls,
         )
         # Staged: the pages rendered now and the files besides pages. They replace their old
         # versions in place when the last build's output is there (``in_place``); else the

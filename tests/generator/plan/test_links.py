@@ -3,6 +3,7 @@ from __future__ import annotations
 import pytest
 
 from generator.plan.links import Links
+from generator.plan.usable import usable_link
 
 
 @pytest.fixture
@@ -52,6 +53,7 @@ def test_internal_link_with_a_query_is_plain_text(links: Links) -> None:
 @pytest.mark.parametrize("url", ["https://facebook.com/shop", "http://example.vn/a?b=1"])
 def test_external_http_urls_are_links(links: Links, url: str) -> None:
     assert links.href(url) == url
+    assert usable_link(url)
 
 
 @pytest.mark.parametrize(
@@ -67,7 +69,11 @@ def test_external_http_urls_are_links(links: Links, url: str) -> None:
         "https://exa mple.vn/",
         "/../etc/passwd",
         "/%2e%2e/x",
+        "https://evil.test\\@shop.example.vn/",  # browsers go to evil.test
+        "https://shop.example.vn/a\x7f",
+        "/\\evil.test/x",
     ],
 )
 def test_other_urls_are_plain_text(links: Links, url: str) -> None:
     assert links.href(url) is None
+    assert not usable_link(url)

@@ -5,9 +5,9 @@ from dataclasses import replace
 import pytest
 
 from generator.crawl.pack import pack, unpack
-from generator.errors import PathCollision, UnsafePath
-from generator.model import Catalog, CmsPage, CollectionPage, PackedProduct
-from generator.plan.site_plan import ArticleListing, Page, SitePlan, plan_site
+from generator.errors import PathCollision
+from generator.model import Catalog, CmsPage, CollectionPage, PackedProduct, UnusableUrl
+from generator.plan.site_plan import ArticleListing, Home, Page, SitePlan, plan_site
 from tests.support.fixture_site import fixture_plan
 from tests.support.fixture_store import SITE_URL, small_catalog, with_product
 
@@ -183,9 +183,22 @@ def test_a_product_page_describes_it_by_its_meta_description_then_its_text(
     assert planned.description == expected.format(name=name, store=store)
 
 
-def test_unsafe_product_url_is_refused_naming_the_product() -> None:
-    with pytest.raises(UnsafePath, match=r"^product 1: .*\.\."):
-        plan_site(with_product_url(small_catalog(), 0, "/../../etc/passwd"), SITE_URL)
+@pytest.mark.parametrize(
+    "bad", ["/../../etc/passwd", "javascript:alert(document.domain)//", "https://evil.test/x"]
+)
+def test_an_unusable_product_url_is_null_noted_and_gets_no_page(bad: str) -> None:
+    catalog = with_product_url(small_catalog(), 0, bad)
+    card = catalog.products[0].card
+    catalog = replace(catalog, featured=(card, *catalog.featured))  # a listing shows it too
+    plan = plan_site(catalog, SITE_URL)
+    fixtures_own = plan_site(small_catalog(), SITE_URL).unusable_urls
+    assert sorted(plan.unusable_urls, key=repr) == sorted(
+        (UnusableUrl(f"product {card.id}", bad), *fixtures_own), key=repr
+    )
+    assert not [p for p in plan.pages if p.kind == "product" and p.name == card.name]
+    home = page(plan, "/").subject
+    assert isinstance(home, Home) and home.featured[0].id == card.id
+    assert home.featured[0].url is None  # shown as plain text
 
 
 def test_two_products_of_one_name_get_distinct_titles_and_descriptions() -> None:

@@ -6,6 +6,7 @@ capability to mount) and are skipped where mounting is not permitted."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shutil
 import subprocess
@@ -15,14 +16,17 @@ from pathlib import Path
 
 import pytest
 
+from generator.model import UnusableUrl
 from generator.render.pages import build_environment
 from generator.write import output as write_module
+from generator.write.build_warnings import WARNINGS_FILE, read_warnings
 from generator.write.site import IncrementalResult, write_incremental
 from generator.write.target import MARKER_FILE
 from tests.support.fixture_site import THEME, cms_plan
 
 BESIDES_PAGES = {".nojekyll", "_headers", "_csp.conf", MARKER_FILE, "sitemap.xml", "robots.txt"}
 SECONDS = 30
+UNUSABLE = UnusableUrl("product 1", "javascript:alert(document.domain)//")
 
 
 def _run(*command: str) -> subprocess.CompletedProcess[str]:
@@ -109,6 +113,14 @@ def test_builds_update_a_mounted_output_by_its_contents(mounted: Path) -> None:
     _wait_for_deleters()
     assert [p.name for p in mounted.iterdir() if p.name.startswith(".storefront.")] == []
     assert {p.name for p in mounted.parent.iterdir()} <= {"out", "volume"}
+
+
+def test_the_warnings_of_a_build_go_with_the_next_build_that_has_none(mounted: Path) -> None:
+    warned = dataclasses.replace(cms_plan("/", text="one"), unusable_urls=(UNUSABLE,))
+    write_incremental(warned, build_environment(THEME), mounted, theme_dir=THEME, previous=None)
+    assert read_warnings(mounted) == (UNUSABLE,)
+    build(mounted, "/", text="two")
+    assert not (mounted / WARNINGS_FILE).exists()
 
 
 def test_a_volumes_lost_and_found_is_neither_refused_nor_removed(mounted: Path) -> None:
