@@ -65,7 +65,7 @@ def set_aside(catalog: Catalog) -> tuple[Catalog, tuple[UnusableUrl, ...]]:
         found.links(_menu_links(menu.code, menu.items))
     found.links((f"banner {b.id}", b.link_url) for b in site.banners)
     found.links((f"promotion {p.id}", p.link_url) for p in site.promotions)
-    found.links((f"store: {network} link", url) for network, url in site.store.social)
+    found.links((f"store: social link {network!r}", url) for network, url in site.store.social)
     collections = []
     for collection in catalog.collections:
         if found.page(f"collection {collection.collection.id}", collection.path) is None:
@@ -205,8 +205,10 @@ def _sale(sale: FlashSale, cards: _Cards) -> FlashSale:
 
 
 def _same_or_new(items: tuple[T, ...], fix: Callable[[T], T]) -> tuple[T, ...]:
-    """``items`` with ``fix`` applied; the very tuple when it changed none of them."""
-    fixed = tuple(fix(item) for item in items)
-    if all(new is old for new, old in zip(fixed, items, strict=True)):
-        return items
-    return fixed
+    """``items`` with ``fix`` applied; the very tuple when it changed none of them (nearly
+    always: no new tuple is made for a listing whose urls are all usable)."""
+    for index, item in enumerate(items):
+        new = fix(item)
+        if new is not item:
+            return (*items[:index], new, *(fix(rest) for rest in items[index + 1 :]))
+    return items
