@@ -38,10 +38,9 @@ const label = (field) => document.getElementsByName(field)[0]?.labels?.[0]?.text
 const GENERIC = 'Đã có lỗi, vui lòng thử lại.'
 
 function messageFor (status, body) {
-  const code = body && typeof body.code === 'string' ? body.code : ''
-  if (BY_CODE[code]) return BY_CODE[code]
-  if (status === 422 && body && Array.isArray(body.errors)) {
-    const names = [...new Set(body.errors.map((e) => label(String(e && e.field).split('.').pop())).filter(Boolean))]
+  if (BY_CODE[body?.code]) return BY_CODE[body.code]
+  if (status === 422 && Array.isArray(body?.errors)) {
+    const names = [...new Set(body.errors.map((e) => label(String(e?.field).split('.').pop())).filter(Boolean))]
     if (names.length) return 'Vui lòng kiểm tra lại: ' + names.join(', ') + '.'
   }
   return BY_STATUS[status] || GENERIC
@@ -167,10 +166,10 @@ export async function api (path, options = {}) {
     throw unavailable(0, method, url)
   }
   const { status } = res
-  if ((status !== 204 && !/json/.test(res.headers.get('Content-Type'))) || [502, 503, 504].includes(status)) throw unavailable(status, method, url)
+  if ((status !== 204 && !/json/.test(res.headers.get('Content-Type'))) || (status > 501 && status < 505)) throw unavailable(status, method, url)
   const data = status === 204 ? null : await res.json().catch(() => null)
   if (res.ok) return data
-  report(status, method, url, data && data.code)
+  report(status, method, url, data?.code)
   // A throttled login is about the visitor's own tries, not the store's traffic: its form says so.
   if (status === 429 && data?.code !== 'login_throttled') {
     // Calm, and never a loop: one retry of a read after Retry-After, then the visitor decides.
