@@ -33,6 +33,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp
 
 from companion.body_limit import BodyLimit
+from companion.logging_http import note_refusal
 from generator.serve.visitor import (
     CART_COOKIE,
     CUSTOMER_COOKIE,
@@ -131,6 +132,7 @@ async def _guarded(
 ) -> Response:
     refused = write_refusal(request, allowed)
     if refused is not None:
+        note_refusal(request.scope, refused[1])  # a forged page's write is an attack to see
         return problem(*refused)
     request.state.secure = site_is_https(request, allowed)
     request_id = getattr(request.state, "request_id", None)  # set by the request log, if any

@@ -124,7 +124,6 @@ async def test_a_write_from_an_origin_of_another_scheme_is_refused(
 
 
 @pytest.mark.anyio
-@pytest.mark.xfail(strict=True, reason="origin refusals are not in the request log yet")
 async def test_a_refused_origin_or_body_type_is_logged_with_its_reason(
     companion: httpx.ASGITransport, caplog: pytest.LogCaptureFixture
 ) -> None:
