@@ -21,7 +21,7 @@ from generator.xstore import Descriptor, load_descriptor
 DEFAULT_SITE_URL = "http://127.0.0.1:8000"
 #: Where the public API lives under its host (the spec: the base address ends in it).
 API_PATH = "/public/v1"
-#: The default theme, shipped beside the package (every theme folder is layered over it).
+#: The default theme, shipped in the package (every theme folder is layered over it).
 BUNDLED_THEME = DEFAULT_THEME
 
 
@@ -463,7 +463,7 @@ def _workers(value: str | None) -> int:
 
 def _theme_dir(value: str | None) -> Path:
     """The theme folder, its settings, logo and stylesheets checked now (before any request);
-    the default theme ships beside the package when none is given."""
+    the default theme shipped in the package when none is given."""
     path = Path(value or "site-templates")
     if not path.is_dir() and value in (None, "site-templates") and BUNDLED_THEME.is_dir():
         path = BUNDLED_THEME

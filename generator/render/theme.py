@@ -37,13 +37,14 @@ import rjsmin
 from generator.css_urls import CSS_URL, split_url, url_in
 from generator.errors import ConfigError
 from generator.render.theme_settings import ThemeSettings
+from generator.shipped import THEME_DIR
 
 ASSETS_URL_PREFIX = "/_assets/"
 ASSETS_OUTPUT_FOLDER = "_assets"
 # theme sub-folder -> folder under /_assets/
 ASSET_FOLDERS: tuple[tuple[str, str], ...] = (("assets", ""), ("islands", "islands"))
-#: The default theme, shipped beside the package.
-DEFAULT_THEME = Path(__file__).resolve().parents[2] / "site-templates"
+#: The default theme, shipped in the package.
+DEFAULT_THEME = THEME_DIR
 #: The published stylesheet the settings' CSS and the overrides are appended to.
 STYLESHEET = PurePosixPath("style.css")
 #: A merchant's CSS appended to the stylesheet (not published on its own).

@@ -26,8 +26,9 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from generator.errors import ConfigError, WriteError
+from generator.shipped import DEPLOY_DIR
 
-SHIPPED_DEPLOY_DIR = Path(__file__).resolve().parents[2] / "deploy"
+SHIPPED_DEPLOY_DIR = DEPLOY_DIR
 DEPLOY_FILES = ("nginx.conf", "README.md")
 TEMPLATE_ROOT = "root /var/www/storefront;"
 TEMPLATE_LISTEN = "listen 80;\n    listen [::]:80;"
@@ -274,7 +275,7 @@ def _shipped(name: str) -> Path:
     path = SHIPPED_DEPLOY_DIR / name
     if not path.is_file():
         raise ConfigError(
-            f"deploy/{name} is not beside the generator package ({SHIPPED_DEPLOY_DIR}); "
-            "install from a source checkout"
+            f"deploy/{name} is missing from the installed package ({SHIPPED_DEPLOY_DIR}); "
+            "reinstall storefront"
         )
     return path

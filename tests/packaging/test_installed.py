@@ -95,7 +95,6 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     return wheel, sdist
 
 
-@pytest.mark.xfail(strict=True, reason="the theme and deploy recipes are not package data yet")
 def test_the_wheel_holds_what_commands_read_and_no_tests(built: tuple[Path, Path]) -> None:
     wheel, _sdist = built
     names = set(zipfile.ZipFile(wheel).namelist())
