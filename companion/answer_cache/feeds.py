@@ -6,7 +6,7 @@ A feed is polled at the start of a request, on the event loop, and costs no roun
   strict: a write committed before the request started is always seen). When it moved, the
   feed also reads a summary of the keys' rows and moves ``revocations`` if it changed: a key
   revoked anywhere is refused from the first request after its commit.
-- PostgreSQL (``PostgresFeed``): the triggers of migration 0003 send a notification on channel
+- PostgreSQL (``postgres_feed.PostgresFeed``): the triggers of migration 0003 notify channel
   ``storefront_changes`` when a transaction that wrote to a catalogue table or to ``api_keys``
   commits (the table's name; ``stock:<product id>`` or ``in-stock:<product id>`` for a change
   of a variant's stock alone, the second when it ran out or came back);
@@ -21,22 +21,16 @@ Writes made by this process mark themselves (``changes``), before they answer.
 from __future__ import annotations
 
 import sqlite3
-import threading
-import time
 from typing import Protocol
 
-import psycopg
 from sqlalchemy import Engine, event
 
-from companion.answer_cache.changes import catalogue, stock
+from companion.answer_cache.changes import catalogue
 from companion.keys.lifecycle import revocations
 
-CHANNEL = "storefront_changes"
 #: The keys' rows summed up: a revocation, a deletion or a revoked key made active again moves
 #: it (the companion only revokes; the rest is done by hand).
 KEYS_SUMMARY = "SELECT count(*), count(revoked_at), total(id), max(created_at) FROM api_keys"
-#: Seconds between two attempts to make a lost PostgreSQL feed connection again.
-RECONNECT_SECONDS = 2.0
 
 
 class Feed(Protocol):
@@ -98,88 +92,6 @@ class SqliteFeed:
             conn.close()
 
 
-class PostgresFeed:
-    def __init__(self, conninfo: str, *, reconnect_seconds: float = RECONNECT_SECONDS) -> None:
-        self._conninfo = conninfo
-        self._reconnect_seconds = reconnect_seconds
-        self._conn: psycopg.Connection[tuple[object, ...]] | None = None
-        self._next_attempt = 0.0
-        self._connecting = threading.Lock()
-        self._connect()
-
-    def _connect(self) -> None:
-        """Open the connection and LISTEN; then forget everything cached (changes made while
-        nobody listened were missed)."""
-        try:
-            conn = psycopg.connect(self._conninfo, autocommit=True, connect_timeout=5)
-            conn.execute(f"LISTEN {CHANNEL}")
-        except psycopg.Error:
-            self._next_attempt = time.monotonic() + self._reconnect_seconds
-            return
-        self._conn = conn
-        catalogue.bump()
-        revocations.bump()
-
-    def _reconnect_in_background(self) -> None:
-        if time.monotonic() < self._next_attempt or not self._connecting.acquire(blocking=False):
-            return
-        self._next_attempt = time.monotonic() + self._reconnect_seconds
-
-        def attempt() -> None:
-            try:
-                self._connect()
-            finally:
-                self._connecting.release()
-
-        threading.Thread(target=attempt, name="answer-cache-feed", daemon=True).start()
-
-    def poll(self) -> None:
-        conn = self._conn
-        if conn is None:
-            self._reconnect_in_background()
-            return
-        pgconn = conn.pgconn
-        try:
-            pgconn.consume_input()  # the socket is non-blocking: reads what has arrived only
-            while (note := pgconn.notifies()) is not None:
-                self._apply(note.extra.decode())
-        except psycopg.Error:
-            self._lost()
-
-    def _apply(self, payload: str) -> None:
-        """``stock:<product id>``: that product's stock counts alone changed; ``in-stock:...``:
-        and a variant of it ran out or came back; else a table's name."""
-        kind, _, product = payload.partition(":")
-        if kind == "stock" and product.isdigit():
-            stock.mark((int(product),))
-        elif kind == "in-stock" and product.isdigit():
-            stock.mark((int(product),), (int(product),))
-        elif payload == "api_keys":
-            revocations.bump()
-        else:
-            catalogue.bump()
-
-    def _lost(self) -> None:
-        conn, self._conn = self._conn, None
-        catalogue.bump()
-        revocations.bump()
-        if conn is not None:
-            conn.close()
-        self._reconnect_in_background()
-
-    def version(self) -> int | None:
-        return catalogue.value if self._conn is not None else None
-
-    @property
-    def delivers_revocations(self) -> bool:
-        return False  # a notification may arrive after the next request: keys.listener
-
-    def close(self) -> None:
-        conn, self._conn = self._conn, None
-        if conn is not None:
-            conn.close()
-
-
 def feed_for(engine: Engine) -> Feed:
     """The feed of ``engine``'s database, closed when the engine is disposed of."""
     url = engine.url
@@ -187,6 +99,9 @@ def feed_for(engine: Engine) -> Feed:
     if url.get_backend_name() == "sqlite":
         feed = SqliteFeed(url.database or ":memory:")
     else:
+        # psycopg is the optional ``postgres`` extra: loaded only for a PostgreSQL database
+        from companion.answer_cache.postgres_feed import PostgresFeed
+
         feed = PostgresFeed(url.set(drivername="postgresql").render_as_string(hide_password=False))
     event.listen(engine, "engine_disposed", lambda _engine: feed.close())
     return feed

@@ -14,7 +14,7 @@ from typing import Any, cast
 
 from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.exc import NoSuchModuleError, SQLAlchemyError
 from sqlalchemy.pool import NullPool, QueuePool
 
 #: Connections a worker keeps open: about one per request thread that is busy at once.
@@ -58,13 +58,19 @@ def make_engine(
             if pooled
             else {}
         )
-        return create_engine(
-            url,
-            pool_pre_ping=True,  # a server restart or an idle timeout must not fail a request
-            future=True,
-            **sizes,
-            **pool,
-        )
+        try:
+            return create_engine(
+                url,
+                pool_pre_ping=True,  # a server restart or an idle timeout must not fail a request
+                future=True,
+                **sizes,
+                **pool,
+            )
+        except ModuleNotFoundError as exc:  # the driver is the optional postgres extra
+            raise NoSuchModuleError(
+                f"no driver for {url.get_backend_name()} ({exc.name} is not installed): "
+                "pip install 'storefront[postgres]'"
+            ) from None
     engine = create_engine(
         url, connect_args={"check_same_thread": False, "timeout": 30}, future=True, **pool
     )

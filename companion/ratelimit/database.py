@@ -31,14 +31,13 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Coroutine, Iterable, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import anyio.to_thread
 from sqlalchemy import Connection, Engine, event
 
 from companion.clock import Clock, SystemClock, seconds_reader
-from companion.ratelimit.lease_link import LeaseLink, Rows
 from companion.ratelimit.leases import LeaseBook, lease_size
 from companion.ratelimit.memory import InMemoryRateLimiter
 from companion.ratelimit.statements import (
@@ -48,6 +47,9 @@ from companion.ratelimit.statements import (
 )
 from companion.ratelimit.windows import RateDecision, RateLimiter, Window, decide
 from companion.settings import CompanionSettings
+
+if TYPE_CHECKING:  # psycopg (the optional postgres extra) is loaded only for PostgreSQL
+    from companion.ratelimit.lease_link import LeaseLink, Rows
 
 #: Seconds after a window's start when the leases of its first minute are taken together: the
 #: timer is the event loop's, the windows the system clock's.
@@ -342,6 +344,8 @@ def link_for(engine: Engine, windows: Sequence[Window]) -> LeaseLink | None:
     disposed of."""
     if engine.dialect.name != "postgresql":
         return None
+    from companion.ratelimit.lease_link import LeaseLink
+
     url = engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
     statements = (lease_statement, give_back_statement, lease_each_statement)
     link = LeaseLink(url, *(str(s(windows).compile(dialect=engine.dialect)) for s in statements))
