@@ -1,4 +1,4 @@
-"""The `storefront` command: build | serve | watch | audit | api | session | theme.
+"""The `storefront` command: init | build | serve | watch | audit | api | session | theme.
 
 Every failure ends with one clear line and a non-zero exit, never a traceback for a user error.
 """
@@ -16,7 +16,7 @@ from generator.errors import StorefrontError
 from generator.memory import ending_soon
 
 #: The subcommands, each in its own module (imported only when it is the one asked for).
-COMMANDS = ("build", "serve", "watch", "audit", "api", "session", "theme")
+COMMANDS = ("init", "build", "serve", "watch", "audit", "api", "session", "theme")
 #: Commands that own nothing once they return (no server, no thread, no child to wait for).
 QUICK_EXIT = frozenset({"build"})
 

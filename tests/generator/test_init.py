@@ -12,7 +12,6 @@ from generator.config import SETTINGS
 from tests.deploy.recipes import load_yaml
 
 
-@pytest.mark.xfail(strict=True, reason="no storefront init yet")
 def test_init_writes_a_project_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     shop = tmp_path / "shop"
     assert main(["init", str(shop)]) == 0
@@ -38,7 +37,6 @@ def test_init_writes_a_project_folder(tmp_path: Path, capsys: pytest.CaptureFixt
     assert "STOREFRONT_API_KEY" in (shop / "README.md").read_text(encoding="utf-8")
 
 
-@pytest.mark.xfail(strict=True, reason="no storefront init yet")
 def test_init_workflow_installs_the_tool_not_a_checkout(tmp_path: Path) -> None:
     shop = tmp_path / "shop"
     assert main(["init", str(shop)]) == 0
@@ -52,7 +50,6 @@ def test_init_workflow_installs_the_tool_not_a_checkout(tmp_path: Path) -> None:
     assert python["with"]["cache-dependency-path"] == ".github/workflows/storefront.yml"
 
 
-@pytest.mark.xfail(strict=True, reason="no storefront init yet")
 def test_init_refuses_a_folder_that_is_not_empty(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -1,0 +1,185 @@
+"""`storefront init DIR`: a store's own project, for a merchant who installs storefront rather
+than cloning it.
+
+The folder gets ``xstore.json``, an empty theme layer (``site-templates/``, which a build finds
+by itself and layers over the default theme), a ``storefront.toml`` with every setting commented,
+a ``.gitignore``, the CI workflow of docs/ci.md and a short README. With no variables set,
+``storefront build`` there builds the demo store.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import textwrap
+from pathlib import Path
+
+from generator.config import SETTINGS, Setting
+from generator.errors import ConfigError
+from generator.render.theme_settings import SETTINGS_FILE
+from generator.shipped import DEPLOY_DIR
+
+#: Where the build looks for a theme layer when none is named.
+THEME_LAYER = "site-templates"
+#: Settings that never go in storefront.toml (a committed file): the key.
+SECRET_SETTINGS = frozenset({"api_key"})
+#: Example values shown for the settings without a default.
+EXAMPLES = {
+    "api_url": "https://api.example.vn/public/v1",
+    "site_url": "https://shop.example.vn",
+    "session_url": "https://session.example.vn",
+    "event": "event.json",
+    "max_requests": "5000",
+    "deadline": "45m",
+}
+WORKFLOW = Path(".github") / "workflows" / "storefront.yml"
+#: The CI recipe's steps that assume a checkout of storefront itself, and what a store's own
+#: project runs instead.
+WORKFLOW_EDITS = (
+    ("cache-dependency-path: pyproject.toml", f"cache-dependency-path: {WORKFLOW.as_posix()}"),
+    (
+        "        run: pip install .\n",
+        '        run: pip install "storefront=={version}"\n',
+    ),
+)
+
+GITIGNORE = """\
+# What a build writes (output, build state) and secrets kept for local builds
+/output/
+/.storefront-cache/
+.env
+*.db
+"""
+
+THEME_TOML = """\
+# The theme layer of this store: a file here replaces the default theme's file at the same path
+# (templates, partials/, assets/, islands/); everything else comes from the default theme.
+# `storefront theme new DIR` writes a starter with examples of every setting.
+"""
+
+README = """\
+# {name}
+
+The storefront of a store, built with storefront {version}.
+
+1. Set where the store's API lives (a key never goes in a file: keep it in the environment or
+   the CI's secrets):
+
+   ```sh
+   export STOREFRONT_API_URL=https://api.example.vn/public/v1
+   export STOREFRONT_API_KEY=pk_live_...
+   export STOREFRONT_SITE_URL=https://shop.example.vn
+   ```
+
+   Without them, `storefront build` builds the demo store. Other settings: `storefront.toml`.
+2. Build and check: `storefront build`, then `storefront audit --strict`; `storefront serve`
+   shows the site at http://127.0.0.1:8000.
+3. Deploy: push this folder to GitHub; `.github/workflows/storefront.yml` rebuilds and publishes
+   the site (set the three settings above in the repository's Actions settings). The output
+   folder is a static site any host serves.
+
+Your theme layer is `site-templates/`: a file there replaces the default theme's file at the
+same path.
+"""
+
+
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "init",
+        help="start a store's own project folder",
+        description="Write DIR/xstore.json, an empty theme layer (DIR/site-templates), "
+        "DIR/storefront.toml (every setting, commented), DIR/.gitignore, the CI workflow "
+        "(DIR/.github/workflows/storefront.yml) and DIR/README.md. DIR must not exist or be "
+        "empty.",
+    )
+    parser.add_argument("dir", type=Path, help="the folder to create (must not exist or be empty)")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    folder: Path = args.dir
+    for path in init_project(folder, _version()):
+        print(f"wrote {path}", file=sys.stdout)
+    print(f"then: cd {folder} && storefront build", file=sys.stdout)
+    return 0
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("storefront")
+    except PackageNotFoundError:  # a source tree that was never installed
+        return "0"
+
+
+def init_project(folder: Path, version: str) -> list[Path]:
+    """The project's files written into ``folder``."""
+    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
+        raise ConfigError(f"{folder} already exists and is not an empty folder")
+    files = {
+        folder / "xstore.json": _descriptor(version),
+        folder / THEME_LAYER / SETTINGS_FILE: THEME_TOML,
+        folder / "storefront.toml": settings_example(),
+        folder / ".gitignore": GITIGNORE,
+        folder / WORKFLOW: _workflow(version),
+        folder / "README.md": README.format(name=folder.resolve().name, version=version),
+    }
+    try:
+        for path, text in files.items():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"cannot write the project into {folder}: {exc.strerror}") from None
+    return list(files)
+
+
+def _descriptor(version: str) -> str:
+    data = {
+        "engine": "storefront",
+        "engineVersion": version,
+        "entrypoint": "storefront build",
+        "requiredEnv": [],
+        "staticDir": "output",
+    }
+    return json.dumps(data, indent=2) + "\n"
+
+
+def _workflow(version: str) -> str:
+    text = (DEPLOY_DIR / "ci" / "github-actions.yml").read_text(encoding="utf-8")
+    for old, new in WORKFLOW_EDITS:
+        if text.count(old) != 1:
+            raise ConfigError(f"deploy/ci/github-actions.yml no longer has one {old.strip()!r}")
+        text = text.replace(old, new.format(version=version))
+    return text
+
+
+def settings_example() -> str:
+    """storefront.toml as ``init`` writes it: each setting a flag holds, commented, with its
+    default; never the key."""
+    lines = [
+        "# Settings of this store's builds: a flag of `storefront build` by the same name wins,",
+        "# then its environment variable, then this file, then xstore.json (staticDir), then the",
+        "# default. Remove the leading '#' of those you set. The API key is never kept here:",
+        "# set STOREFRONT_API_KEY in the environment (or the CI's secrets).",
+        "",
+    ]
+    for setting in SETTINGS:
+        if setting.name not in SECRET_SETTINGS:
+            lines += [f"# {line}" for line in _wrapped(setting.help)]
+            lines.append(f"# {_toml_line(setting)}")
+            lines.append("")
+    return "\n".join(lines)
+
+
+def _toml_line(setting: Setting) -> str:
+    key = setting.flag.removeprefix("--")
+    if setting.switch:
+        return f"{key} = true"
+    value = setting.default or EXAMPLES.get(setting.name, "")
+    return f"{key} = {value}" if value.isdigit() else f'{key} = "{value}"'
+
+
+def _wrapped(text: str, width: int = 96) -> list[str]:
+    return textwrap.wrap(text, width)
