@@ -1,6 +1,7 @@
 """Build settings: each declared once, with its flag, environment variable, default and help.
 
-Precedence: command-line flag, then environment variable, then xstore.json (``staticDir`` is the
+Precedence: command-line flag, then environment variable, then storefront.toml (the project's
+settings, keyed by the flags' names; never the key), then xstore.json (``staticDir`` is the
 default output folder), then the default below.
 """
 
@@ -15,6 +16,7 @@ from urllib.parse import urlsplit
 
 from generator.errors import ConfigError, UnsafePath
 from generator.plan.paths import base_path
+from generator.project_file import PROJECT_FILE, load_project_settings
 from generator.render.theme import DEFAULT_THEME, check_theme
 from generator.xstore import Descriptor, load_descriptor
 
@@ -77,7 +79,7 @@ SETTINGS: tuple[Setting, ...] = (
         "--out",
         "STOREFRONT_OUT",
         "output",
-        "Output folder (default: xstore.json staticDir, else output).",
+        "Output folder (default: storefront.toml out, else xstore.json staticDir, else output).",
     ),
     Setting(
         "cache_dir",
@@ -268,27 +270,53 @@ def add_setting_flags(
             )
 
 
+def project_keys() -> dict[str, str]:
+    """storefront.toml's keys (the flags' names, old ones too) -> the settings they set."""
+    keys: dict[str, str] = {}
+    for s in SETTINGS:
+        if s.name != "api_key":  # a key is never kept in a committed file
+            for flag in (s.flag, *s.old_flags):
+                keys[flag.removeprefix("--")] = s.name
+    return keys
+
+
+def project_settings(path: Path | None = None) -> dict[str, str]:
+    """The settings of storefront.toml (of the folder the command runs in by default)."""
+    return load_project_settings(path or Path(PROJECT_FILE), project_keys())
+
+
 def output_folder(flag: str | None, environ: Mapping[str, str]) -> Path:
     """The output folder a command reads (``serve``, ``audit``), found as a build finds the one
-    it writes: ``--out``, else STOREFRONT_OUT, else xstore.json ``staticDir``, else output."""
+    it writes: ``--out``, else STOREFRONT_OUT, else storefront.toml's ``out``, else xstore.json
+    ``staticDir``, else output."""
     return Path(
         flag
         or environ.get("STOREFRONT_OUT")
+        or project_settings().get("out")
         or load_descriptor(Path("xstore.json")).static_dir
         or "output"
     )
 
 
 def resolve(
-    args: argparse.Namespace, *, environ: Mapping[str, str], descriptor: Descriptor
+    args: argparse.Namespace,
+    *,
+    environ: Mapping[str, str],
+    descriptor: Descriptor,
+    project: Mapping[str, str] | None = None,
 ) -> BuildConfig:
-    """Merge flags, environment and the descriptor into one checked BuildConfig."""
+    """Merge flags, environment, the project's storefront.toml (read from the folder the
+    command runs in unless given) and the descriptor into one checked BuildConfig."""
+    if project is None:
+        project = project_settings()
     raw: dict[str, str | None] = {}
     for s in SETTINGS:
         value = getattr(args, s.name, None)
         for name in (s.env, *s.old_env) if s.env else ():
             if value is None:
                 value = environ.get(name) or None
+        if value is None:
+            value = project.get(s.name)
         if value is None and s.name == "out" and descriptor.static_dir:
             value = descriptor.static_dir
         raw[s.name] = value if value is not None else s.default

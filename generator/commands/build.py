@@ -19,7 +19,10 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "build",
         help="build the static storefront",
         description="Crawl the store's public API and write the static storefront. "
-        "With no API url the embedded companion serves the demo store.",
+        "With no API url the embedded companion serves the demo store. Each setting comes "
+        "from its flag, else its environment variable, else storefront.toml in this folder "
+        "(keyed by the flag's name; never the key), else xstore.json (staticDir, the output "
+        "folder), else its default.",
     )
     add_setting_flags(parser)
     parser.add_argument(

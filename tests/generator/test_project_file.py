@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from generator.cli import main
-from generator.config import add_setting_flags, output_folder, resolve
+from generator.config import add_setting_flags, output_folder, project_settings, resolve
 from generator.errors import ConfigError
 from generator.xstore import Descriptor
 
@@ -21,14 +21,11 @@ def _args(*argv: str) -> argparse.Namespace:
 
 
 def _project(tmp_path: Path, text: str) -> dict[str, str]:
-    from generator.project_file import load_project_settings
-
     path = tmp_path / "storefront.toml"
     path.write_text(text, encoding="utf-8")
-    return load_project_settings(path)
+    return project_settings(path)
 
 
-@pytest.mark.xfail(strict=True, reason="no storefront.toml yet")
 def test_flag_beats_environment_beats_the_project_file_beats_the_descriptor(
     tmp_path: Path,
 ) -> None:
@@ -54,14 +51,12 @@ def test_flag_beats_environment_beats_the_project_file_beats_the_descriptor(
 
 
 @pytest.mark.parametrize("key", ["key", "api-key", "api_key", "webhook-secret"])
-@pytest.mark.xfail(strict=True, reason="no storefront.toml yet")
 def test_a_key_in_the_file_is_refused(tmp_path: Path, key: str) -> None:
     with pytest.raises(ConfigError, match="STOREFRONT_") as err:
         _project(tmp_path, f'{key} = "pk_live_secret"\n')
     assert "pk_live_secret" not in str(err.value)
 
 
-@pytest.mark.xfail(strict=True, reason="no storefront.toml yet")
 def test_unknown_settings_and_wrong_values_are_one_line(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="unknown setting 'colour'"):
         _project(tmp_path, 'colour = "red"\n')
@@ -71,7 +66,6 @@ def test_unknown_settings_and_wrong_values_are_one_line(tmp_path: Path) -> None:
         _project(tmp_path, "out = \n")
 
 
-@pytest.mark.xfail(strict=True, reason="no storefront.toml yet")
 def test_serve_and_audit_find_the_output_folder_the_same_way(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -81,7 +75,6 @@ def test_serve_and_audit_find_the_output_folder_the_same_way(
     assert output_folder(None, {"STOREFRONT_OUT": "env"}) == Path("env")
 
 
-@pytest.mark.xfail(strict=True, reason="no storefront.toml yet")
 def test_build_reads_the_project_file_of_its_folder(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -92,7 +85,6 @@ def test_build_reads_the_project_file_of_its_folder(
     assert len(err) == 1 and "STOREFRONT_API_KEY" in err[0]
 
 
-@pytest.mark.xfail(strict=True, reason="no storefront.toml yet")
 def test_help_says_the_order() -> None:
     from generator.commands import build
 
