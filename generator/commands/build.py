@@ -10,6 +10,7 @@ import anyio
 from generator.config import add_setting_flags, environment, resolve
 from generator.console import console_for
 from generator.pipeline import build_site
+from generator.render.theme import interface_warning
 from generator.summary import print_summary
 from generator.xstore import load_descriptor
 
@@ -40,6 +41,9 @@ def run(args: argparse.Namespace) -> int:
     for warning in descriptor.warnings:
         console.print(f"{label} {warning}")
     config = resolve(args, environ=environment(), descriptor=descriptor)
+    moved = interface_warning(config.templates)
+    if moved:
+        console.print(f"{label} {moved}")
     summary = anyio.run(build_site, config, console)
     print_summary(summary, console_for(stderr=False))
     return 0

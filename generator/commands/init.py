@@ -17,6 +17,7 @@ from pathlib import Path
 
 from generator.config import SETTINGS, Setting
 from generator.errors import ConfigError
+from generator.render.theme import THEME_INTERFACE
 from generator.render.theme_settings import SETTINGS_FILE
 from generator.shipped import DEPLOY_DIR
 
@@ -56,6 +57,10 @@ THEME_TOML = """\
 # The theme layer of this store: a file here replaces the default theme's file at the same path
 # (templates, partials/, assets/, islands/); everything else comes from the default theme.
 # `storefront theme new DIR` writes a starter with examples of every setting.
+
+# The theme interface this layer was made for: a build warns when the default theme's has moved
+# past it (CHANGELOG.md, "Theme interface", says what to change; then raise this number).
+interface = {interface}
 """
 
 README = """\
@@ -120,7 +125,7 @@ def init_project(folder: Path, version: str) -> list[Path]:
         raise ConfigError(f"{folder} already exists and is not an empty folder")
     files = {
         folder / "xstore.json": _descriptor(version),
-        folder / THEME_LAYER / SETTINGS_FILE: THEME_TOML,
+        folder / THEME_LAYER / SETTINGS_FILE: THEME_TOML.format(interface=THEME_INTERFACE),
         folder / "storefront.toml": settings_example(),
         folder / ".gitignore": GITIGNORE,
         folder / WORKFLOW: _workflow(version),

@@ -13,13 +13,17 @@ import sys
 from pathlib import Path
 
 from generator.errors import ConfigError
-from generator.render.theme import DEFAULT_THEME, OVERRIDES
+from generator.render.theme import DEFAULT_THEME, OVERRIDES, THEME_INTERFACE
 from generator.render.theme_settings import SETTINGS_FILE
 
-SETTINGS_EXAMPLE = """\
+_SETTINGS_TEMPLATE = """\
 # Theme settings, read by `storefront build --theme DIR`. Every key is optional: remove the
 # leading '#' of those you want. A wrong value stops the build with one line naming the key.
-# (TOML: the two plain keys come first, before any [table].)
+# (TOML: the plain keys come first, before any [table].)
+
+# The theme interface this theme was made for: a build warns when the default theme's has moved
+# past it (CHANGELOG.md, "Theme interface", says what to change; then raise this number).
+interface = {interface}
 
 # radius = "6px"            # corners of cards, buttons and fields
 # logo = "logo.svg"         # assets/logo.svg of this folder, or an https url; else the store's
@@ -70,6 +74,8 @@ SETTINGS_EXAMPLE = """\
 # connect-src = ["https://*.google-analytics.com", "https://*.analytics.google.com"]
 # img-src = ["https://*.google-analytics.com"]
 """
+
+SETTINGS_EXAMPLE = _SETTINGS_TEMPLATE.replace("{interface}", str(THEME_INTERFACE))
 
 OVERRIDES_EXAMPLE = """\
 /* Appended to the default theme's stylesheet (one file, no extra request): change its CSS

@@ -45,6 +45,10 @@ ASSETS_OUTPUT_FOLDER = "_assets"
 ASSET_FOLDERS: tuple[tuple[str, str], ...] = (("assets", ""), ("islands", "islands"))
 #: The default theme, shipped in the package.
 DEFAULT_THEME = THEME_DIR
+#: The default theme's interface: what its templates are given and what its islands expect of
+#: the markup. It moves when a theme layer must change to keep working (CHANGELOG.md, "Theme
+#: interface", lists what each version asks of theme authors).
+THEME_INTERFACE = 1
 #: The published stylesheet the settings' CSS and the overrides are appended to.
 STYLESHEET = PurePosixPath("style.css")
 #: A merchant's CSS appended to the stylesheet (not published on its own).
@@ -128,6 +132,19 @@ def asset_files(theme: Theme | Path) -> Iterator[tuple[PurePosixPath, Asset]]:
             yield published, Asset(source, appended, content=own + appended)
         else:
             yield published, Asset(source, appended, _is_island(published))
+
+
+def interface_warning(folder: Path, *, current: int | None = None) -> str | None:
+    """A warning when the theme layer ``folder`` was made for an older theme interface than
+    the default theme's (``current``); None when it is current or names none."""
+    current = THEME_INTERFACE if current is None else current
+    made_for = ThemeSettings.load(folder).interface
+    if made_for is None or made_for >= current or folder.resolve() == DEFAULT_THEME:
+        return None
+    return (
+        f"{folder}/theme.toml: made for theme interface {made_for}; the default theme is at "
+        f'{current}: see CHANGELOG.md, "Theme interface", then set interface = {current}'
+    )
 
 
 def check_theme(theme: Theme | Path) -> None:

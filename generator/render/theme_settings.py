@@ -128,6 +128,8 @@ class ThemeSettings:
     ecommerce_events: bool = False
     snippets: tuple[Snippet, ...] = ()
     embeds: Embeds = Embeds()
+    #: The theme interface version the theme was made for (``interface``; None: not named).
+    interface: int | None = None
 
     @staticmethod
     def load(folder: Path) -> ThemeSettings:
@@ -181,6 +183,7 @@ class ThemeSettings:
 
 
 _TOP = (
+    "interface",
     "colors",
     "fonts",
     "radius",
@@ -197,6 +200,9 @@ _TOP = (
 def parse(data: Mapping[str, Any]) -> ThemeSettings:
     """Checked settings from the parsed file; a ConfigError names the first bad key."""
     _known(data, _TOP, "")
+    interface = data.get("interface")
+    if interface is not None and (type(interface) is not int or interface < 1):
+        raise _error("interface", "the theme interface version, a whole number from 1", interface)
     colors = _table(data, "colors", tuple(COLORS))
     fonts = _table(data, "fonts", FONTS)
     for name, value in colors.items():
@@ -230,6 +236,7 @@ def parse(data: Mapping[str, Any]) -> ThemeSettings:
         contact=Contact(**contact_data),
         bo_cong_thuong=_bo_cong_thuong(_table(data, "bo_cong_thuong", ("show", "url"))),
         ecommerce_events=events,
+        interface=interface,
         snippets=_snippets(data.get("snippets", [])),
         embeds=_embeds(_table(data, "embeds", (*SNIPPET_DIRECTIVES, "inline_scripts"))),
     )

@@ -18,7 +18,6 @@ def _layer(folder: Path, toml: str) -> Path:
     return folder
 
 
-@pytest.mark.xfail(strict=True, reason="no theme interface version yet")
 def test_a_layer_made_for_an_older_interface_is_named(tmp_path: Path) -> None:
     from generator.render.theme import interface_warning
 
@@ -39,7 +38,6 @@ def test_the_interface_is_a_whole_number(tmp_path: Path, value: str) -> None:
         ThemeSettings.load(_layer(tmp_path, f"interface = {value}\n"))
 
 
-@pytest.mark.xfail(strict=True, reason="no theme interface version yet")
 def test_new_layers_name_the_current_interface(tmp_path: Path) -> None:
     from generator.render.theme import THEME_INTERFACE
 
@@ -49,7 +47,6 @@ def test_new_layers_name_the_current_interface(tmp_path: Path) -> None:
         assert tomllib.loads(toml.read_text(encoding="utf-8")) == {"interface": THEME_INTERFACE}
 
 
-@pytest.mark.xfail(strict=True, reason="no theme interface version yet")
 def test_build_warns_of_a_layer_the_interface_moved_past(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
