@@ -29,7 +29,6 @@ from companion.answer_cache.changes import watch_writes
 from companion.answer_cache.feeds import feed_for
 from companion.answer_cache.middleware import AnswerCache
 from companion.answer_cache.shared import SharedAnswers
-from companion.body_limit import BodyLimit
 from companion.clock import Clock, SystemClock
 from companion.db.engine import POOL_SIZE, make_engine, open_pool
 from companion.db.migrate import upgrade
@@ -52,6 +51,7 @@ from companion.ratelimit.windows import Window
 from companion.routes.merge import built_routes
 from companion.settings import CompanionSettings
 from companion.tenancy import TenancyMiddleware
+from session_service.body_limit import BodyLimit
 
 API_PREFIX = "/public/v1"
 ALIAS_PREFIX = "/public"  # the spec's /public/* forms of the commerce routes
@@ -186,5 +186,5 @@ _REFUSAL_TITLES = {413: "Content too large", 408: "Request timeout"}
 
 
 def body_refusal(status: int, code: str, detail: str) -> ASGIApp:
-    """The problem answer to a body refused while it was read (``companion.body_limit``)."""
+    """The problem answer to a body refused as it was read (``session_service.body_limit``)."""
     return problem_response(Problem(status, code, _REFUSAL_TITLES[status], detail))

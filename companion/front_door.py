@@ -27,7 +27,6 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from companion.admission import AdmissionGate
 from companion.answer_cache.middleware import Answer, AnswerCache, reply
-from companion.body_limit import BodyLimit
 from companion.errors_http import CrashBarrier
 from companion.input_guard import nul_in
 from companion.logging_http import RequestLogMiddleware, new_request_id, request_id_of
@@ -41,6 +40,7 @@ from companion.ratelimit.middleware import (
 from companion.ratelimit.windows import RateDecision
 from companion.tenancy import SERVICE_KEY_HEADER, TenancyMiddleware
 from companion.tenant import Tenant
+from session_service.body_limit import BodyLimit
 
 _KEY = SERVICE_KEY_HEADER.encode()
 _REQUEST_ID = b"x-request-id"

@@ -33,6 +33,9 @@ from typing import Any
 from starlette.datastructures import Headers, MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from session_service.refusals import REFUSED
+from session_service.refusals import note_refusal as note_refusal  # the companion's modules' way
+
 REQUEST_ID_HEADER = "X-Request-Id"
 #: Logger of the request lines; servers send it to stderr (``companion.server``).
 ACCESS_LOGGER = "companion.access"
@@ -110,18 +113,6 @@ def request_line(
     )
 
 
-#: Where a request's refusal reason waits for its log line (``scope["state"]``).
-_REFUSED = "refused"
-#: Longest reason written: a reason may quote what the client sent.
-MAX_REASON = 200
-
-
-def note_refusal(scope: Scope, reason: str) -> None:
-    """Say in the request's log line why it was refused (``body_too_large``, a bad signature,
-    an address that is not the store's), so that an operator can see an attack."""
-    scope.setdefault("state", {})[_REFUSED] = reason[:MAX_REASON]
-
-
 def log_refused_connection(reason: str, status: int) -> None:
     """A line for a connection ended before it made a request (its head came too slowly):
     no method, no path, the status it would have had."""
@@ -190,7 +181,7 @@ class RequestLogMiddleware:
             scope.get("path", ""),
             status,
             round((time.perf_counter() - started) * 1000, 2),
-            state.get(_REFUSED) if state else None,
+            state.get(REFUSED) if state else None,
         )
         _write_line(logger, fields)
 

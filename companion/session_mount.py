@@ -1,6 +1,6 @@
 """`storefront api` also serves the islands' /session/* endpoints, on the API's own origin.
 
-The one implementation (``generator.serve.session``) in front of this same app, reached in
+The one implementation (``session_service.session``) in front of this same app, reached in
 process through ``httpx.ASGITransport`` (no loopback HTTP to itself); a merchant who runs the
 companion routes the site's /session/* here instead of running `storefront session`. Its
 requests get lines in the request log of their own (the API's calls they make get theirs), and
@@ -17,8 +17,8 @@ from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from companion.logging_http import RequestLogMiddleware
 from companion.settings import CompanionSettings
-from generator.serve.session import SESSION_PREFIX, session_app
-from generator.serve.visitor import SessionUpstream, normal_origin
+from session_service.session import SESSION_PREFIX, session_app
+from session_service.visitor import SessionUpstream, normal_origin
 
 _TIMEOUT = httpx.Timeout(30.0, connect=10.0)
 #: The peer address of the session's calls to the API in process (no socket: a placeholder).

@@ -94,7 +94,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 def run(args: argparse.Namespace) -> int:
     from generator.serve.proxies import ProxyConfigError, parse_networks
     from generator.serve.service import HEADER_TIMEOUT, SessionSettings, serve_session
-    from generator.serve.session import BODY_TIMEOUT, MAX_BODY
+    from session_service.session import BODY_TIMEOUT, MAX_BODY
 
     settings = SessionSettings(
         api_url=_api_url(args.api_url or os.environ.get("STOREFRONT_API_URL")),
@@ -156,7 +156,7 @@ def _check_api(api_url: str, key: str | None) -> None:
     yet only warns: the service may start before it."""
     import httpx
 
-    from generator.serve.visitor import SERVICE_KEY_HEADER
+    from session_service.visitor import SERVICE_KEY_HEADER
 
     headers = {SERVICE_KEY_HEADER: key} if key else {}
     try:

@@ -25,7 +25,7 @@ from starlette.types import Receive, Scope, Send
 
 from generator.serve.api_path import Refusal, accepted_path
 from generator.serve.app import API_PREFIXES
-from generator.serve.session import problem
+from session_service.session import problem
 
 #: Logger of the refused requests; `storefront serve` writes it beside its request lines.
 PROXY_LOGGER = "storefront.serve.proxy"

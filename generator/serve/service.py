@@ -24,14 +24,14 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from generator.serve.app import with_security_headers
 from generator.serve.proxies import TrustedProxies, parse_networks
-from generator.serve.session import (
+from session_service.session import (
     BODY_TIMEOUT,
     MAX_BODY,
     SESSION_PREFIX,
     problem,
     session_app,
 )
-from generator.serve.visitor import SessionUpstream, normal_origin
+from session_service.visitor import SessionUpstream, normal_origin
 
 #: Environment variable carrying the settings to worker processes (JSON).
 SETTINGS_VARIABLE = "STOREFRONT_SESSION_SETTINGS"

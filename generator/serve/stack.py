@@ -24,8 +24,8 @@ from starlette.types import ASGIApp
 
 from generator.serve.api_proxy import ApiProxy
 from generator.serve.app import SameOrigin, mounted, site_app
-from generator.serve.session import session_app
-from generator.serve.visitor import SessionUpstream
+from session_service.session import session_app
+from session_service.visitor import SessionUpstream
 
 #: Host name of the in-process companion's base url; nothing resolves it.
 EMBEDDED_BASE = "http://companion.internal/public/v1"

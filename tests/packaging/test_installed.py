@@ -27,7 +27,15 @@ pytestmark = pytest.mark.slow
 
 REPO = Path(__file__).resolve().parents[2]
 #: What a build of the project reads (the rest of the checkout stays out of the copy).
-SOURCES = ("pyproject.toml", "README.md", "generator", "companion", "site-templates", "deploy")
+SOURCES = (
+    "pyproject.toml",
+    "README.md",
+    "generator",
+    "companion",
+    "session_service",
+    "site-templates",
+    "deploy",
+)
 BUILD_BACKEND = "setuptools>=77"
 
 
@@ -99,7 +107,7 @@ def test_the_wheel_holds_what_commands_read_and_no_tests(built: tuple[Path, Path
     wheel, _sdist = built
     names = set(zipfile.ZipFile(wheel).namelist())
     tops = {name.split("/")[0] for name in names if not name.endswith(".dist-info/RECORD")}
-    assert tops <= {"generator", "companion", "storefront-0.1.0.dist-info"}, tops
+    assert tops <= {"generator", "companion", "session_service", "storefront-0.1.0.dist-info"}, tops
     assert not any(name.startswith("tests/") or "/tests/" in name for name in names)
     theme = {n for n in names if n.startswith("generator/shipped/site-templates/")}
     deploy = {n for n in names if n.startswith("generator/shipped/deploy/")}

@@ -29,9 +29,9 @@ def _without_psycopg(code: str, *args: str, cwd: Path = REPO) -> subprocess.Comp
 
 def test_every_module_but_the_postgres_ones_imports_without_psycopg() -> None:
     code = (
-        "import importlib, pkgutil, generator, companion\n"
+        "import importlib, pkgutil, generator, companion, session_service\n"
         "skip = set(sys.argv[1:])\n"
-        "for package in (generator, companion):\n"
+        "for package in (generator, companion, session_service):\n"
         "    for info in pkgutil.walk_packages(package.__path__, package.__name__ + '.'):\n"
         "        if info.name not in skip and not info.name.endswith('__main__'):\n"
         "            importlib.import_module(info.name)\n"

@@ -13,8 +13,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from generator.serve.session import forwarded, forwarded_segments
 from generator.serve.stack import embedded_stack
+from session_service.session import forwarded, forwarded_segments
 
 ORIGIN = "http://shop.test"
 SAME_ORIGIN = {"Origin": ORIGIN}

@@ -13,7 +13,7 @@
 Every request builds its own ``VisitorClient`` from its cookies (``visitor``). Every write
 passes ``visitor.write_refusal`` (an allowed origin, JSON body); a body larger than the limit
 (``MAX_BODY`` by default) is refused as it is read, before it passes it, and one that stops
-arriving is answered 408 (``companion.body_limit``). The forwarder decides on the path as
+arriving is answered 408 (``session_service.body_limit``). The forwarder decides on the path as
 the API will read it and forwards only the paths the islands use (``_FORWARDED``): never
 ``/customer/login``, whose answer carries the JWT, which must never reach a script.
 """
@@ -32,9 +32,9 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp
 
-from companion.body_limit import BodyLimit
-from companion.logging_http import note_refusal
-from generator.serve.visitor import (
+from session_service.body_limit import BodyLimit
+from session_service.refusals import note_refusal
+from session_service.visitor import (
     CART_COOKIE,
     CUSTOMER_COOKIE,
     SessionUpstream,

@@ -16,7 +16,7 @@ import anyio
 import anyio.lowlevel
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from companion.logging_http import note_refusal
+from session_service.refusals import note_refusal
 
 #: The answer to a refusal: (status, code, detail) -> an ASGI response (problem JSON).
 Answer = Callable[[int, str, str], ASGIApp]
