@@ -9,9 +9,7 @@ from pathlib import Path
 
 from fastapi import FastAPI
 
-from companion.seed.demo import DEMO_KEY
-from companion.seed.demo_app import demo_companion
-from companion.settings import CompanionSettings
+from companion.embedding import DEMO_KEY, CompanionSettings, demo_companion
 
 # The embedded companion serves one build in this process: its rate limit must not pace it.
 _NO_LIMIT = 10_000_000

@@ -11,7 +11,7 @@ from pathlib import Path
 import uvicorn
 from starlette.types import ASGIApp
 
-from companion.settings import browsable_origin
+from companion.embedding import browsable_origin
 from generator.config import output_folder, versioned_api_url
 from generator.errors import ConfigError, UnsafePath
 from generator.plan.paths import base_path

@@ -23,7 +23,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream
 from rich.console import Console
 from starlette.types import ASGIApp
 
-from companion.settings import browsable_origin
+from companion.embedding import browsable_origin
 from generator.client import ClientSettings
 from generator.client.api import ApiClient
 from generator.config import (
@@ -231,7 +231,7 @@ def _stack(args: argparse.Namespace, config: BuildConfig) -> tuple[ASGIApp, Conn
 
 @asynccontextmanager
 async def _companion(companion: ASGIApp, config: BuildConfig) -> AsyncIterator[ApiAccess]:
-    from companion.seed.demo import DEMO_KEY
+    from companion.embedding import DEMO_KEY
 
     async with httpx.AsyncClient(
         transport=httpx.ASGITransport(app=companion),

@@ -66,7 +66,7 @@ def service_app(
     settings: SessionSettings, *, transport: httpx.AsyncBaseTransport | None = None
 ) -> ASGIApp:
     """``transport``: how the API is reached (tests: the companion in process); default HTTP."""
-    from companion.logging_http import RequestLogMiddleware
+    from companion.embedding import request_log
 
     http = httpx.AsyncClient(base_url=settings.api_url, timeout=_TIMEOUT, transport=transport)
     allowed = frozenset(normal_origin(o) for o in settings.allowed_origins)
@@ -78,7 +78,7 @@ def service_app(
     )
     only = OnlySession(session, header_timeout=settings.header_timeout)
     proxied = TrustedProxies(only, parse_networks(settings.trusted_proxies))
-    return RequestLogMiddleware(proxied)
+    return request_log(proxied)
 
 
 class OnlySession:
@@ -134,8 +134,7 @@ def app_from_env() -> ASGIApp:
 
 def serve_session(settings: SessionSettings, *, host: str, port: int, workers: int) -> None:
     """Run until interrupted; ``SystemExit`` with a code when the port cannot be bound."""
-    from companion.header_deadline import HeaderDeadlineProtocol
-    from companion.server import log_config
+    from companion.embedding import HeaderDeadlineProtocol, log_config
 
     options: dict[str, Any] = {
         "host": host,

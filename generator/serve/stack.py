@@ -46,12 +46,15 @@ def embedded_stack(
     of ``seed_products`` products when given), as served at ``public_url``. With ``now`` (naive
     UTC) the store is seeded at that instant and the companion's clock stays there, as in the
     demo a build starts: pages that show dates look the same on every run."""
-    from companion.app import create_app
-    from companion.clock import ManualClock
-    from companion.payments.ipn_sender import HttpIpnSender
-    from companion.seed.demo import DEMO_KEY, seed_demo
-    from companion.session_mount import in_process
-    from companion.settings import CompanionSettings
+    from companion.embedding import (
+        DEMO_KEY,
+        CompanionSettings,
+        HttpIpnSender,
+        ManualClock,
+        create_app,
+        in_process,
+        seed_demo,
+    )
 
     settings = CompanionSettings(database=database, public_url=public_url)
     if rate_per_minute is not None:  # a tiny limit lets a test see the 429 path for real
