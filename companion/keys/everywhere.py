@@ -19,13 +19,15 @@ import select
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
-import psycopg
 from sqlalchemy import Connection, Engine, func, text
 from sqlalchemy import select as sql_select
 
 from companion.keys.listener import APPLICATION_NAME, CHANNEL, DONE_CHANNEL
+
+if TYPE_CHECKING:
+    import psycopg
 
 T = TypeVar("T")
 #: Seconds between two looks at which listeners are still connected, while waiting.
@@ -51,6 +53,8 @@ def end_everywhere(
     if engine.url.get_backend_name() == "sqlite":
         with engine.begin() as conn:
             return end(conn), Confirmation(0, 0, 0)
+    import psycopg  # the optional ``postgres`` extra: a PostgreSQL database has it
+
     conninfo = engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
     token = secrets.token_hex(16)
     answers: set[int] = set()

@@ -18,11 +18,14 @@ import os
 import select
 import threading
 import weakref
+from typing import TYPE_CHECKING
 
-import psycopg
 from sqlalchemy import Engine, event
 
 from companion.keys.lifecycle import Generation, revocations
+
+if TYPE_CHECKING:  # psycopg is the optional ``postgres`` extra: loaded when a listener starts
+    import psycopg
 
 CHANNEL = "storefront_keys"
 DONE_CHANNEL = "storefront_keys_done"
@@ -61,6 +64,8 @@ class RevocationListener:
         return self._conn is not None
 
     def _connect(self) -> None:
+        import psycopg
+
         try:
             conn = psycopg.connect(
                 self._conninfo,
@@ -76,6 +81,8 @@ class RevocationListener:
         self._conn = conn
 
     def _run(self) -> None:
+        import psycopg
+
         while not self._closed.is_set():
             conn = self._conn
             if conn is None:
