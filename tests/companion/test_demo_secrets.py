@@ -42,6 +42,9 @@ class Started:
 
         monkeypatch.setattr(uvicorn.Server, "run", server_run)
         monkeypatch.setattr(uvicorn, "run", workers_run)
+        # Nor does it set logging up: that would leave the request log writing to this test's
+        # captured stderr, closed once it ends, for the tests after it in the process.
+        monkeypatch.setattr(uvicorn.Config, "configure_logging", lambda config: None)
 
 
 async def start_and_stop(app: Any) -> None:
