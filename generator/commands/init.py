@@ -15,6 +15,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+from generator.commands.new_folder import refuse_non_empty, write_files
 from generator.config import SETTINGS, Setting
 from generator.errors import ConfigError
 from generator.render.theme import THEME_INTERFACE
@@ -121,8 +122,7 @@ def _version() -> str:
 
 def init_project(folder: Path, version: str) -> list[Path]:
     """The project's files written into ``folder``."""
-    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
-        raise ConfigError(f"{folder} already exists and is not an empty folder")
+    refuse_non_empty(folder)
     files = {
         folder / "xstore.json": _descriptor(version),
         folder / THEME_LAYER / SETTINGS_FILE: THEME_TOML.format(interface=THEME_INTERFACE),
@@ -131,13 +131,7 @@ def init_project(folder: Path, version: str) -> list[Path]:
         folder / WORKFLOW: _workflow(version),
         folder / "README.md": README.format(name=folder.resolve().name, version=version),
     }
-    try:
-        for path, text in files.items():
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"cannot write the project into {folder}: {exc.strerror}") from None
-    return list(files)
+    return write_files(files, what="project", folder=folder)
 
 
 def _descriptor(version: str) -> str:

@@ -12,7 +12,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from generator.errors import ConfigError
+from generator.commands.new_folder import refuse_non_empty, write_files
 from generator.render.theme import DEFAULT_THEME, OVERRIDES, THEME_INTERFACE
 from generator.render.theme_settings import SETTINGS_FILE
 
@@ -123,18 +123,11 @@ def run(args: argparse.Namespace) -> int:
 
 def new_theme(folder: Path) -> list[Path]:
     """The starter files written into ``folder``."""
-    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
-        raise ConfigError(f"{folder} already exists and is not an empty folder")
+    refuse_non_empty(folder)
     footer = (DEFAULT_THEME / "partials" / "footer.html").read_text(encoding="utf-8")
     files = {
         folder / SETTINGS_FILE: SETTINGS_EXAMPLE,
         folder / "partials" / "footer.html": FOOTER_NOTE + footer,
         folder / "assets" / OVERRIDES.name: OVERRIDES_EXAMPLE,
     }
-    try:
-        for path, text in files.items():
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"cannot write the theme into {folder}: {exc.strerror}") from None
-    return list(files)
+    return write_files(files, what="theme", folder=folder)
