@@ -182,10 +182,12 @@ async def test_writes_behind_a_configured_proxy_succeed_and_forged_headers_do_no
         assert forged.status_code == 403
 
 
+@pytest.mark.xfail(strict=True, reason="health does not show the budget yet")
 @pytest.mark.anyio
 async def test_health_and_nothing_outside_session(service: httpx.AsyncClient) -> None:
     health = await service.get("/session/health")
-    assert health.status_code == 200 and health.json() == {"status": "ok"}
+    assert health.status_code == 200 and health.json()["status"] == "ok"
+    assert set(health.json()) == {"status", "budget"}
     for path in ("/", "/public/v1/store", "/sessionx", "/index.html"):
         answer = await service.get(path)
         assert answer.status_code == 404, path

@@ -31,6 +31,21 @@ ACCOUNT = {"email": "hoa@example.vn", "password": "mat-khau-dai", "full_name": "
         (["--api-url", "http://a/public/v1", "--workers", "0"], "--workers must be between"),
         (["--api-url", "http://a/public/v1", "--header-timeout", "0"], "--header-timeout must"),
         (["--api-url", "http://a/public/v1", "--max-body-bytes", "-1"], "--max-body-bytes must"),
+        pytest.param(
+            ["--api-url", "http://a/public/v1", "--key-share", "2"],
+            "--key-share must",
+            marks=pytest.mark.xfail(strict=True, reason="no budget flags yet"),
+        ),
+        pytest.param(
+            ["--api-url", "http://a/public/v1", "--buying-reserve", "0.5"],
+            "--buying-reserve must",
+            marks=pytest.mark.xfail(strict=True, reason="no budget flags yet"),
+        ),
+        pytest.param(
+            ["--api-url", "http://a/public/v1", "--rate-per-minute", "0"],
+            "--rate-per-minute must",
+            marks=pytest.mark.xfail(strict=True, reason="no budget flags yet"),
+        ),
     ],
 )
 def test_bad_settings_end_in_one_line(
@@ -46,6 +61,7 @@ def test_bad_settings_end_in_one_line(
     assert message in err
 
 
+@pytest.mark.xfail(strict=True, reason="no budget flags yet")
 def test_two_workers_in_front_of_the_companion_keep_no_session_of_their_own(
     tmp_path: Path,
 ) -> None:
@@ -60,13 +76,18 @@ def test_two_workers_in_front_of_the_companion_keep_no_session_of_their_own(
             names = {browser.get("/session/me").json()["customer"]["full_name"] for _ in range(8)}
             assert names == {"Hoa"}
             assert browser.get("/session/api/store").status_code == 200
+            # Each worker spends its half of the key's 600 a minute.
+            budget = browser.get("/session/health").json()["budget"]
+            assert budget["share"] == 0.5 and budget["minute"]["limit"] == 300
             assert browser.get("/public/v1/store").status_code == 404
         process.send_signal(signal.SIGTERM)
         assert process.wait(timeout=45) == 0
     log = next(tmp_path.glob("session-*.log")).read_text()
     lines = [json.loads(x) for x in log.splitlines() if x.startswith("{")]
-    assert any(line["path"] == "/session/me" and line["status"] == 200 for line in lines)
+    assert any(line.get("path") == "/session/me" and line["status"] == 200 for line in lines)
     assert log.count("Finished server process") == 2
+    # Each worker writes its activity counts as it stops.
+    assert sum(line.get("event") == "session_activity" for line in lines) == 2
 
 
 def test_a_slow_head_is_closed_at_the_header_deadline_while_others_are_served(
