@@ -9,6 +9,7 @@ What only one command needs (the request log, uvicorn's log set-up) is imported 
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from starlette.types import ASGIApp
@@ -34,6 +35,7 @@ __all__ = [
     "in_process",
     "log_config",
     "request_log",
+    "request_logger",
     "seed_demo",
 ]
 
@@ -43,6 +45,13 @@ def request_log(app: ASGIApp) -> ASGIApp:
     from companion.logging_http import RequestLogMiddleware
 
     return RequestLogMiddleware(app)
+
+
+def request_logger() -> logging.Logger:
+    """The request log's logger, for a service's own lines (the session's activity counts)."""
+    from companion.logging_http import ACCESS_LOGGER
+
+    return logging.getLogger(ACCESS_LOGGER)
 
 
 def log_config() -> dict[str, Any]:

@@ -4,20 +4,24 @@ The one implementation (``session_service.session``) in front of this same app, 
 process through ``httpx.ASGITransport`` (no loopback HTTP to itself); a merchant who runs the
 companion routes the site's /session/* here instead of running `storefront session`. Its
 requests get lines in the request log of their own (the API's calls they make get theirs), and
-bodies are held to the API's limits.
+bodies are held to the API's limits, and the key's budget to the API's own rate settings
+(each worker process its part).
 """
 
 from __future__ import annotations
 
+import logging
 from typing import Any, cast
 
 import httpx
 from starlette.types import ASGIApp, Receive, Scope, Send
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
-from companion.logging_http import RequestLogMiddleware
+from companion.logging_http import ACCESS_LOGGER, RequestLogMiddleware
 from companion.settings import CompanionSettings
+from session_service.budget import BudgetLimits
 from session_service.session import SESSION_PREFIX, session_app
+from session_service.traffic import Traffic, TrafficSettings
 from session_service.visitor import SessionUpstream, normal_origin
 
 _TIMEOUT = httpx.Timeout(30.0, connect=10.0)
@@ -34,8 +38,22 @@ def with_session(api: ASGIApp, settings: CompanionSettings) -> ASGIApp:
         allowed_origins=allowed,
         max_body=settings.max_body_bytes,
         body_timeout=settings.body_timeout,
+        traffic=Traffic(TrafficSettings(budget=_budget(settings)), logger=_activity_logger()),
     )
     return SessionBeside(api, RequestLogMiddleware(session))
+
+
+def _budget(settings: CompanionSettings) -> BudgetLimits:
+    """The API's own limits on a key, this worker's part of them."""
+    return BudgetLimits(
+        per_minute=settings.rate_per_minute,
+        per_hour=settings.rate_per_hour,
+        share=1 / max(1, settings.workers),
+    )
+
+
+def _activity_logger() -> logging.Logger:
+    return logging.getLogger(ACCESS_LOGGER)
 
 
 def in_process(api: ASGIApp) -> httpx.ASGITransport:

@@ -6,7 +6,8 @@
     POST /session/register   {email, password, full_name, phone?}: registers, then logs in
     POST /session/logout     clears both cookies
     GET  /session/me         {customer} or {customer: null}; never a 401 for a guest
-    GET  /session/health     {"status": "ok"}: the service answers (it never asks the API)
+    GET  /session/health     {"status": "ok", "budget": ...}: the service answers, with the
+                             key's budget left (``traffic``); it never asks the API
     *    /session/api/<path> forwards to <API base>/<path> with X-Service-Key and, when the
                              visitor is logged in, Authorization: Bearer <JWT from the cookie>
 
@@ -16,6 +17,11 @@ passes ``visitor.write_refusal`` (an allowed origin, JSON body); a body larger t
 arriving is answered 408 (``session_service.body_limit``). The forwarder decides on the path as
 the API will read it and forwards only the paths the islands use (``_FORWARDED``): never
 ``/customer/login``, whose answer carries the JWT, which must never reach a script.
+
+Every call spends the key's budget in its lane (``lanes``, ``budget``), after the visitor's own
+share (``visitor_share``); one that cannot be sent is answered 429 here, with ``Retry-After``,
+spending nothing of the key. Reads without visitor state are shared (``shared_reads``);
+activity is answered 202 at once and forwarded from a queue (``activity``).
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Awaitable, Callable
+from typing import Any
 from urllib.parse import quote, unquote
 
 import httpx
@@ -32,8 +39,13 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp
 
+from session_service.activity import Activity
 from session_service.body_limit import BodyLimit
+from session_service.budget import Refusal
+from session_service.lanes import Lane, lane_of
 from session_service.refusals import note_refusal
+from session_service.shared_reads import SharedAnswer, share_key
+from session_service.traffic import Traffic
 from session_service.visitor import (
     CART_COOKIE,
     CUSTOMER_COOKIE,
@@ -46,6 +58,7 @@ from session_service.visitor import (
     site_is_https,
     write_refusal,
 )
+from session_service.visitor_share import SPENT
 
 SESSION_PREFIX = "/session"
 API_PREFIX = "/session/api"
@@ -56,6 +69,7 @@ BODY_TIMEOUT = 30.0
 # Answer headers worth passing back to the islands (rate limits above all).
 _PASSED_BACK = ("content-type", "retry-after", "ratelimit-limit", "ratelimit-remaining",
                 "ratelimit-reset", "etag", "location")  # fmt: skip
+_SHARED_BACK = tuple(h for h in _PASSED_BACK if not h.startswith("ratelimit-"))
 # Request headers the islands may send on to the API.
 _PASSED_ON = ("content-type", "idempotency-key", "if-none-match")
 # Only what a raw API path can hold: no backslash, no control characters.
@@ -75,13 +89,16 @@ _FORWARDED = frozenset(
         "products", "products/*", "products/*/variants", "search", "store",
         "recommendations/product/*", "recommendations/recently-viewed", "recommendations/view",
         "storefront-errors", "analytics/entity-view", "banners/*/click",
+        "customer/product-views",
     }
 )  # fmt: skip
 _FORWARDED_PARTS = tuple(tuple(path.split("/")) for path in sorted(_FORWARDED))
 #: Paths the session endpoints own: the forwarder points there instead.
 _SESSION_OWNED = frozenset({"customer/login", "customer/register"})
+#: Paths the islands only ever send to (a logged-in customer's views, kept by the account).
+_POST_ONLY = frozenset({"customer/product-views"})
 
-_Handler = Callable[[Request, VisitorClient], Awaitable[Response]]
+_Handler = Callable[[Request, VisitorClient, Traffic], Awaitable[Response]]
 
 
 def session_app(
@@ -90,28 +107,32 @@ def session_app(
     allowed_origins: frozenset[str] = frozenset(),
     max_body: int = MAX_BODY,
     body_timeout: float = BODY_TIMEOUT,
+    traffic: Traffic | None = None,
 ) -> ASGIApp:
     """The endpoints over ``upstream``; writes only from ``allowed_origins`` (normalised,
     ``visitor.normal_origin``), or from this server's own origin when it is empty; bodies of
-    at most ``max_body`` bytes, each piece within ``body_timeout`` seconds."""
+    at most ``max_body`` bytes, each piece within ``body_timeout`` seconds; the key's budget,
+    visitors' shares, shared reads and activity queue in ``traffic`` (default: the spec's
+    limits, this process alone on the key)."""
+    kept = traffic or Traffic()
 
     async def login(request: Request) -> Response:
-        return await _guarded(request, upstream, allowed_origins, _login)
+        return await _guarded(request, upstream, allowed_origins, kept, _login)
 
     async def register(request: Request) -> Response:
-        return await _guarded(request, upstream, allowed_origins, _register)
+        return await _guarded(request, upstream, allowed_origins, kept, _register)
 
     async def logout(request: Request) -> Response:
-        return await _guarded(request, upstream, allowed_origins, _logout)
+        return await _guarded(request, upstream, allowed_origins, kept, _logout)
 
     async def me(request: Request) -> Response:
-        return await _guarded(request, upstream, allowed_origins, _me)
+        return await _guarded(request, upstream, allowed_origins, kept, _me)
 
     async def forward(request: Request) -> Response:
-        return await _guarded(request, upstream, allowed_origins, _forward)
+        return await _guarded(request, upstream, allowed_origins, kept, _forward)
 
     async def health(request: Request) -> Response:
-        return _no_store(JSONResponse({"status": "ok"}))
+        return _no_store(JSONResponse({"status": "ok", "budget": kept.figures()}))
 
     methods = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"]
     endpoints = Starlette(
@@ -128,7 +149,11 @@ def session_app(
 
 
 async def _guarded(
-    request: Request, upstream: SessionUpstream, allowed: frozenset[str], handler: _Handler
+    request: Request,
+    upstream: SessionUpstream,
+    allowed: frozenset[str],
+    traffic: Traffic,
+    handler: _Handler,
 ) -> Response:
     refused = write_refusal(request, allowed)
     if refused is not None:
@@ -137,39 +162,61 @@ async def _guarded(
     request.state.secure = site_is_https(request, allowed)
     request_id = getattr(request.state, "request_id", None)  # set by the request log, if any
     shopper = request.client.host if request.client else None  # a trusted proxy's, if any
+    wait = traffic.visitors.take(shopper)
+    if wait is not None:  # one client must not spend the store's key
+        note_refusal(request.scope, SPENT)
+        detail = f"too many requests from this visitor; retry after {wait} s"
+        return refusal_answer(Refusal(SPENT, wait, detail))
     client = VisitorClient(upstream, VisitorCookies.read(request.cookies), request_id, shopper)
     try:
-        return await handler(request, client)
+        return await handler(request, client, traffic)
     except httpx.HTTPError:
         return problem(502, "api_unreachable", "the store's API cannot be reached; try again")
 
 
-async def _login(request: Request, client: VisitorClient) -> Response:
+async def _login(request: Request, client: VisitorClient, traffic: Traffic) -> Response:
     body = await _json_body(request)
     if isinstance(body, Response):
         return body
-    answer = await client.send("POST", "/customer/login", json=body)
+    answer = await _sent(
+        request, traffic, Lane.BUYING, client, "POST", "/customer/login", json=body
+    )
+    if isinstance(answer, Response):
+        return answer
     if answer.status_code != 200:
         return _passed_back(answer)
-    return await _logged_in(request, client, answer, status=200)
+    return await _logged_in(request, client, traffic, answer, status=200)
 
 
-async def _register(request: Request, client: VisitorClient) -> Response:
+async def _register(request: Request, client: VisitorClient, traffic: Traffic) -> Response:
     body = await _json_body(request)
     if isinstance(body, Response):
         return body
-    answer = await client.send("POST", "/customer/register", json=body)
+    answer = await _sent(
+        request, traffic, Lane.BUYING, client, "POST", "/customer/register", json=body
+    )
+    if isinstance(answer, Response):
+        return answer
     if answer.status_code != 201:
         return _passed_back(answer)
     credentials = {"email": body.get("email"), "password": body.get("password")}
-    login = await client.send("POST", "/customer/login", json=credentials)
+    login = await _sent(
+        request, traffic, Lane.BUYING, client, "POST", "/customer/login", json=credentials
+    )
+    if isinstance(login, Response):
+        return login
     if login.status_code != 200:
         return _passed_back(login)
-    return await _logged_in(request, client, login, status=201)
+    return await _logged_in(request, client, traffic, login, status=201)
 
 
 async def _logged_in(
-    request: Request, client: VisitorClient, login: httpx.Response, *, status: int
+    request: Request,
+    client: VisitorClient,
+    traffic: Traffic,
+    login: httpx.Response,
+    *,
+    status: int,
 ) -> Response:
     """The JWT into the httpOnly cookie, the guest cart merged into the customer's."""
     data = login.json()
@@ -190,14 +237,24 @@ async def _logged_in(
             client.request_id,
             client.shopper_address,
         )
-        merged = await customer_client.send("POST", "/cart/merge", query=_query(token=guest_cart))
+        merged = await _sent(
+            request,
+            traffic,
+            Lane.BUYING,
+            customer_client,
+            "POST",
+            "/cart/merge",
+            query=_query(token=guest_cart),
+        )
+        if isinstance(merged, Response):  # no budget left: the guest cart stays as it is
+            return response
         kept = merged.json().get("token") if merged.status_code == 200 else None
         if isinstance(kept, str) and kept:
             response.headers.append("set-cookie", cart_cookie(kept, secure=secure))
     return response
 
 
-async def _logout(request: Request, client: VisitorClient) -> Response:
+async def _logout(request: Request, client: VisitorClient, traffic: Traffic) -> Response:
     secure = _secure(request)
     response = Response(status_code=204)
     response.headers.append("set-cookie", cleared_cookie(CUSTOMER_COOKIE, secure=secure))
@@ -206,10 +263,12 @@ async def _logout(request: Request, client: VisitorClient) -> Response:
     return response
 
 
-async def _me(request: Request, client: VisitorClient) -> Response:
+async def _me(request: Request, client: VisitorClient, traffic: Traffic) -> Response:
     if not client.cookies.customer_jwt:
         return _no_store(JSONResponse({"customer": None}))
-    answer = await client.send("GET", "/customer/me")
+    answer = await _sent(request, traffic, Lane.BUYING, client, "GET", "/customer/me")
+    if isinstance(answer, Response):
+        return answer
     if answer.status_code == 401:
         response = _no_store(JSONResponse({"customer": None}))
         secure = _secure(request)
@@ -220,26 +279,46 @@ async def _me(request: Request, client: VisitorClient) -> Response:
     return _no_store(JSONResponse({"customer": answer.json()}))
 
 
-async def _forward(request: Request, client: VisitorClient) -> Response:
+async def _forward(request: Request, client: VisitorClient, traffic: Traffic) -> Response:
     raw = request.scope.get("raw_path") or request.url.path.encode()
     segments = forwarded_segments(raw.decode("ascii", "replace").split("?", 1)[0])
     if segments is None:
         return problem(404, "not_found", "no such API path")
     if "/".join(segments) in _SESSION_OWNED:
         return problem(404, "use_session_login", "log in through /session/login")
-    if not forwarded(segments):
+    joined = "/".join(segments)
+    if not forwarded(segments) or (joined in _POST_ONLY and request.method != "POST"):
         return problem(404, "not_found", "no such API path")
     # The path sent is the one decided on: each decoded segment quoted again.
     path = "/" + "/".join(quote(segment, safe="") for segment in segments)
     content = await request.body()  # within the limit: BodyLimit ends the request past it
     headers = {k: v for k in _PASSED_ON if (v := request.headers.get(k))}
-    answer = await client.send(
-        request.method,
+    method, query, lane = request.method, request.url.query, lane_of(request.method, segments)
+    if lane is Lane.ACTIVITY:
+        return _queued(traffic, client, path, query, content, headers)
+    key = None
+    if lane in (Lane.SHARED, Lane.BROWSING) and not content:
+        # A shared read goes without the visitor's login: its answer is everyone's.
+        logged_in = lane is Lane.BROWSING and client.cookies.customer_jwt is not None
+        params = dict(request.query_params)
+        key = share_key(
+            method, path, params, logged_in=logged_in, validator=headers.get("if-none-match")
+        )
+    if key is not None:
+        return await _shared(request, traffic, lane, client, key, path, headers)
+    answer = await _sent(
+        request,
+        traffic,
+        lane,
+        client,
+        method,
         path,
-        query=request.url.query,
+        query=query,
         content=content or None,
         headers=headers,
     )
+    if isinstance(answer, Response):
+        return answer
     response = _passed_back(answer)
     if answer.status_code == 401 and client.cookies.customer_jwt:
         secure = _secure(request)
@@ -277,6 +356,86 @@ def forwarded(segments: tuple[str, ...]) -> bool:
         and all(part in ("*", segment) for part, segment in zip(parts, segments, strict=True))
         for parts in _FORWARDED_PARTS
     )
+
+
+async def _sent(
+    request: Request,
+    traffic: Traffic,
+    lane: Lane,
+    client: VisitorClient,
+    method: str,
+    path: str,
+    **sent: Any,
+) -> httpx.Response | Response:
+    """``client.send`` when the key's budget has room for ``lane``; else the 429 answered
+    here (nothing of the key spent), its reason noted for the request log."""
+    refusal = traffic.budget.take(lane)
+    if refusal is not None:
+        note_refusal(request.scope, refusal.code)
+        return refusal_answer(refusal)
+    answer = await client.send(method, path, **sent)
+    traffic.budget.note_answer(answer.status_code, answer.headers)
+    return answer
+
+
+async def _shared(
+    request: Request,
+    traffic: Traffic,
+    lane: Lane,
+    client: VisitorClient,
+    key: str,
+    path: str,
+    headers: dict[str, str],
+) -> Response:
+    """A read without visitor state: sent once for all who ask alike, without any visitor's
+    cookies, address or login; kept a while when it is a shared read."""
+    anyone = VisitorClient(client.upstream, VisitorCookies(None, None), client.request_id)
+    query = request.url.query
+
+    async def fetch() -> SharedAnswer | Response:
+        answer = await _sent(
+            request, traffic, lane, anyone, request.method, path, query=query, headers=headers
+        )
+        if isinstance(answer, Response):
+            return answer
+        return SharedAnswer(answer.status_code, answer.content, tuple(answer.headers.multi_items()))
+
+    result = await traffic.shared.read(key, fetch, keep=lane is Lane.SHARED)
+    if isinstance(result, Response):
+        return result
+    # A 200 is everyone's: the rate-limit figures of the moment it was asked are not.
+    passed = _PASSED_BACK if result.status != 200 else _SHARED_BACK
+    kept = {k: v for k, v in result.headers if k.lower() in passed}
+    kept["cache-control"] = "no-store"
+    return Response(result.content, status_code=result.status, headers=kept)
+
+
+def _queued(
+    traffic: Traffic,
+    client: VisitorClient,
+    path: str,
+    query: str,
+    content: bytes,
+    headers: dict[str, str],
+) -> Response:
+    """Activity, answered at once: sent later as this request would have been, with this
+    request's own cookies and headers (``client``) and nobody else's."""
+
+    async def send() -> tuple[int, dict[str, str]]:
+        answer = await client.send(
+            "POST", path, query=query, content=content or None, headers=headers
+        )
+        return answer.status_code, dict(answer.headers)
+
+    traffic.activity.put(Activity(send))
+    return _no_store(JSONResponse({}, status_code=202))
+
+
+def refusal_answer(refusal: Refusal) -> Response:
+    """429 from the session service itself: the key was not asked."""
+    response = problem(429, refusal.code, refusal.detail)
+    response.headers["retry-after"] = str(refusal.retry_after)
+    return _no_store(response)
 
 
 def problem(status: int, code: str, detail: str) -> JSONResponse:

@@ -17,6 +17,8 @@ from generator.errors import ConfigError
 if TYPE_CHECKING:
     import httpx
 
+    from generator.serve.service import SessionSettings
+
 #: Worker processes are independent (no state between requests): a few per core is plenty.
 MAX_WORKERS = 32
 DEFAULT_PORT = 8002
@@ -88,7 +90,95 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         metavar="SECONDS",
         help="a request body that sends nothing more for this long is answered 408 (default 30)",
     )
+    _add_budget(parser)
     parser.set_defaults(func=run)
+
+
+def _add_budget(parser: argparse.ArgumentParser) -> None:
+    """What the service may spend of the key: the API counts per key, not per visitor."""
+    budget = parser.add_argument_group(
+        "the key's budget",
+        "The key's limits are the store's whole selling capacity. Each process spends its part "
+        "(--key-share, default 1/--workers); several instances on one key must each be given "
+        "theirs (two instances of 4 workers: --key-share 0.125). Buying (cart, checkout, "
+        "account) keeps a reserve browsing never spends; activity (views, clicks, error "
+        "reports) is answered at once and forwarded when there is room, or dropped (counts in "
+        "the log and /session/health). A call that cannot be sent is answered 429 with "
+        "Retry-After by this service, spending nothing of the key.",
+    )
+    budget.add_argument(
+        "--rate-per-minute",
+        type=int,
+        default=None,
+        metavar="N",
+        help="the key's requests a minute at the API (default 600, the spec's)",
+    )
+    budget.add_argument(
+        "--rate-per-hour",
+        type=int,
+        default=None,
+        metavar="N",
+        help="the key's requests an hour at the API (default 20000, the spec's)",
+    )
+    budget.add_argument(
+        "--key-share",
+        type=float,
+        default=None,
+        metavar="FRACTION",
+        help="this instance's part of the key's limits, split among its workers "
+        "(default 1: the only instance on the key)",
+    )
+    budget.add_argument(
+        "--buying-reserve",
+        type=float,
+        default=None,
+        metavar="FRACTION",
+        help="fraction of each window only buying may spend (default 0.25)",
+    )
+    budget.add_argument(
+        "--visitor-per-minute",
+        type=int,
+        default=None,
+        metavar="N",
+        help="requests one visitor (client address, behind --trusted-proxy) may send a minute; "
+        "past it, 429 with Retry-After; 0: no share per visitor (default 60)",
+    )
+    budget.add_argument(
+        "--max-visitors",
+        type=int,
+        default=None,
+        metavar="N",
+        help="visitors whose share is tracked at once, the least recent forgotten (default 10000)",
+    )
+    budget.add_argument(
+        "--shared-seconds",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="how long provinces, wards and payment methods are kept for every visitor; "
+        "0: not kept, only coalesced (default 300)",
+    )
+    budget.add_argument(
+        "--activity-queue",
+        type=int,
+        default=None,
+        metavar="N",
+        help="activity calls waiting at most; past it the oldest is dropped (default 1000)",
+    )
+    budget.add_argument(
+        "--activity-max-age",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="an activity call not forwarded by then is dropped (default 60)",
+    )
+    budget.add_argument(
+        "--activity-log-every",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="at most one log line with the activity counts this often (default 60)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -110,6 +200,7 @@ def run(args: argparse.Namespace) -> int:
         header_timeout=_positive("--header-timeout", args.header_timeout, HEADER_TIMEOUT),
         body_timeout=_positive("--body-timeout", args.body_timeout, BODY_TIMEOUT),
     )
+    settings = _with_budget(settings, args)
     if not 0 < args.port < 65536:
         raise ConfigError("--port must be between 1 and 65535")
     if not 1 <= args.workers <= MAX_WORKERS:
@@ -139,6 +230,39 @@ def run(args: argparse.Namespace) -> int:
         if exc.code:
             raise ConfigError(f"cannot listen on {args.host}:{args.port} (in use?)") from None
     return 0
+
+
+def _with_budget(settings: SessionSettings, args: argparse.Namespace) -> SessionSettings:
+    """The budget's settings from the flags; the key's share split among the workers."""
+    share = _positive("--key-share", args.key_share, 1.0)
+    reserve = settings.buying_reserve if args.buying_reserve is None else args.buying_reserve
+    if share > 1:
+        raise ConfigError("--key-share must be above 0 and at most 1")
+    if not 0 <= reserve < 0.5:
+        raise ConfigError("--buying-reserve must be at least 0 and below 0.5")
+    visitors = args.visitor_per_minute
+    if visitors is not None and visitors < 0:
+        raise ConfigError("--visitor-per-minute must be 0 (no share) or above")
+    shared = settings.shared_seconds if args.shared_seconds is None else args.shared_seconds
+    if shared < 0:
+        raise ConfigError("--shared-seconds must be 0 or above")
+    return dataclasses.replace(
+        settings,
+        rate_per_minute=_positive("--rate-per-minute", args.rate_per_minute, 600),
+        rate_per_hour=_positive("--rate-per-hour", args.rate_per_hour, 20_000),
+        key_share=share / max(1, args.workers),
+        buying_reserve=reserve,
+        visitor_per_minute=settings.visitor_per_minute if visitors is None else visitors or None,
+        max_visitors=_positive("--max-visitors", args.max_visitors, settings.max_visitors),
+        shared_seconds=shared,
+        activity_queue=_positive("--activity-queue", args.activity_queue, settings.activity_queue),
+        activity_max_age=_positive(
+            "--activity-max-age", args.activity_max_age, settings.activity_max_age
+        ),
+        activity_log_every=_positive(
+            "--activity-log-every", args.activity_log_every, settings.activity_log_every
+        ),
+    )
 
 
 def _positive(flag: str, given: _Number | None, default: _Number) -> _Number:

@@ -7,6 +7,10 @@ Around it, outermost first: the request log (one JSON line per request, ``X-Requ
 trusted-proxy reader (``proxies``), security headers, and a 404 problem for every path outside
 /session/. Limits on what a client sends: the body's size and pace (``session_app``), and the
 time its request's head may take (``companion.header_deadline``, uvicorn's protocol).
+
+What it may spend of the key (``session_service.traffic``): the key's limits times this
+process's share (each worker, each instance on the key, is given its part), a reserve for
+buying, a share per visitor, shared reads and an activity queue, all from ``SessionSettings``.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,6 +28,8 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from generator.serve.app import with_security_headers
 from generator.serve.proxies import TrustedProxies, parse_networks
+from session_service.activity import LOG_EVERY, MAX_AGE, MAX_ITEMS, ActivityLimits
+from session_service.budget import PER_HOUR, PER_MINUTE, RESERVE, BudgetLimits, Clock
 from session_service.session import (
     BODY_TIMEOUT,
     MAX_BODY,
@@ -31,7 +37,11 @@ from session_service.session import (
     problem,
     session_app,
 )
+from session_service.shared_reads import SECONDS
+from session_service.traffic import Traffic, TrafficSettings
 from session_service.visitor import SessionUpstream, normal_origin
+from session_service.visitor_share import MAX_VISITORS
+from session_service.visitor_share import PER_MINUTE as VISITOR_PER_MINUTE
 
 #: Environment variable carrying the settings to worker processes (JSON).
 SETTINGS_VARIABLE = "STOREFRONT_SESSION_SETTINGS"
@@ -60,13 +70,57 @@ class SessionSettings:
     header_timeout: float = HEADER_TIMEOUT
     #: Seconds a request body may go without sending anything more; then it is answered 408.
     body_timeout: float = BODY_TIMEOUT
+    #: The key's requests a minute and an hour (the spec's); None: not limited here.
+    rate_per_minute: int | None = PER_MINUTE
+    rate_per_hour: int | None = PER_HOUR
+    #: This process's part of the key's limits (1 / workers; several instances on one key:
+    #: each is given its part, adding up to 1 at most).
+    key_share: float = 1.0
+    #: Fraction of each window kept for buying: browsing never spends it.
+    buying_reserve: float = RESERVE
+    #: Requests one visitor (client address) may send a minute; None: no share per visitor.
+    visitor_per_minute: int | None = VISITOR_PER_MINUTE
+    #: Visitors whose share is tracked at most (the least recently seen are forgotten).
+    max_visitors: int = MAX_VISITORS
+    #: Seconds provinces, wards and payment methods are kept for everyone.
+    shared_seconds: float = SECONDS
+    #: Activity calls queued at most, seconds one may wait, seconds between the counts' lines.
+    activity_queue: int = MAX_ITEMS
+    activity_max_age: float = MAX_AGE
+    activity_log_every: float = LOG_EVERY
+
+
+def traffic_settings(settings: SessionSettings) -> TrafficSettings:
+    """What the session app may spend of the key, from the service's settings."""
+    return TrafficSettings(
+        budget=BudgetLimits(
+            per_minute=settings.rate_per_minute,
+            per_hour=settings.rate_per_hour,
+            share=settings.key_share,
+            reserve=settings.buying_reserve,
+        ),
+        visitor_per_minute=settings.visitor_per_minute,
+        max_visitors=settings.max_visitors,
+        shared_seconds=settings.shared_seconds,
+        activity=ActivityLimits(
+            max_items=settings.activity_queue,
+            max_age=settings.activity_max_age,
+            log_every=settings.activity_log_every,
+        ),
+    )
 
 
 def service_app(
-    settings: SessionSettings, *, transport: httpx.AsyncBaseTransport | None = None
+    settings: SessionSettings,
+    *,
+    transport: httpx.AsyncBaseTransport | None = None,
+    clock: Clock | None = None,
 ) -> ASGIApp:
-    """``transport``: how the API is reached (tests: the companion in process); default HTTP."""
-    from companion.embedding import request_log
+    """``transport``: how the API is reached (tests: the companion in process); default HTTP.
+    ``clock``: the budget's monotonic clock (tests: a fake one)."""
+    from companion.embedding import request_log, request_logger
+
+    traffic = Traffic(traffic_settings(settings), logger=request_logger(), clock=clock)
 
     http = httpx.AsyncClient(base_url=settings.api_url, timeout=_TIMEOUT, transport=transport)
     allowed = frozenset(normal_origin(o) for o in settings.allowed_origins)
@@ -75,8 +129,13 @@ def service_app(
         allowed_origins=allowed,
         max_body=settings.max_body_bytes,
         body_timeout=settings.body_timeout,
+        traffic=traffic,
     )
-    only = OnlySession(session, header_timeout=settings.header_timeout)
+    only = OnlySession(
+        session,
+        header_timeout=settings.header_timeout,
+        stopping=lambda: traffic.activity.log_counts(final=True),
+    )
     proxied = TrustedProxies(only, parse_networks(settings.trusted_proxies))
     return request_log(proxied)
 
@@ -84,14 +143,23 @@ def service_app(
 class OnlySession:
     """The session endpoints, and a 404 problem for anything else (this is not a web server)."""
 
-    def __init__(self, session: ASGIApp, *, header_timeout: float | None = None) -> None:
+    def __init__(
+        self,
+        session: ASGIApp,
+        *,
+        header_timeout: float | None = None,
+        stopping: Callable[[], None] | None = None,
+    ) -> None:
         self.session = session
         self.header_timeout = header_timeout  # read by the HTTP protocol (header_deadline)
+        self.stopping = stopping  # as the service stops (the activity counts' last line)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":  # nothing to start; the request log flushes as it stops
             while (await receive())["type"] != "lifespan.shutdown":
                 await send({"type": "lifespan.startup.complete"})
+            if self.stopping is not None:
+                self.stopping()
             await send({"type": "lifespan.shutdown.complete"})
             return
         if scope["type"] != "http":  # no websockets
@@ -124,6 +192,16 @@ def settings_from_env(environ: Mapping[str, str]) -> SessionSettings:
         max_body_bytes=values["max_body_bytes"],
         header_timeout=values["header_timeout"],
         body_timeout=values["body_timeout"],
+        rate_per_minute=values["rate_per_minute"],
+        rate_per_hour=values["rate_per_hour"],
+        key_share=values["key_share"],
+        buying_reserve=values["buying_reserve"],
+        visitor_per_minute=values["visitor_per_minute"],
+        max_visitors=values["max_visitors"],
+        shared_seconds=values["shared_seconds"],
+        activity_queue=values["activity_queue"],
+        activity_max_age=values["activity_max_age"],
+        activity_log_every=values["activity_log_every"],
     )
 
 

@@ -4,6 +4,8 @@
 gateway's IPN reach it through ``httpx.ASGITransport`` (no loopback HTTP to itself), and its
 ``public_url`` is the served origin, so the sandbox's pay page and redirects stay on it.
 ``proxy_stack`` forwards /public/ to a configured API and sends session calls there with the key.
+The embedded session spends the key as the companion beside it limits it (its own rate
+settings), with no share per visitor: a preview's visitors are all one address.
 Browser tests use ``embedded_stack`` under uvicorn exactly as the command does.
 """
 
@@ -24,7 +26,9 @@ from starlette.types import ASGIApp
 
 from generator.serve.api_proxy import ApiProxy
 from generator.serve.app import SameOrigin, mounted, site_app
+from session_service.budget import BudgetLimits
 from session_service.session import session_app
+from session_service.traffic import Traffic, TrafficSettings
 from session_service.visitor import SessionUpstream
 
 #: Host name of the in-process companion's base url; nothing resolves it.
@@ -70,7 +74,9 @@ def embedded_stack(
     http = httpx.AsyncClient(
         transport=in_process(companion), base_url=EMBEDDED_BASE, timeout=_TIMEOUT
     )
-    session = session_app(SessionUpstream(http, key))
+    limits = BudgetLimits(per_minute=settings.rate_per_minute, per_hour=settings.rate_per_hour)
+    traffic = Traffic(TrafficSettings(budget=limits, visitor_per_minute=None))
+    session = session_app(SessionUpstream(http, key), traffic=traffic)
     return SameOrigin(site_app(root), companion, session)
 
 

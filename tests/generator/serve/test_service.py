@@ -182,7 +182,6 @@ async def test_writes_behind_a_configured_proxy_succeed_and_forged_headers_do_no
         assert forged.status_code == 403
 
 
-@pytest.mark.xfail(strict=True, reason="health does not show the budget yet")
 @pytest.mark.anyio
 async def test_health_and_nothing_outside_session(service: httpx.AsyncClient) -> None:
     health = await service.get("/session/health")

@@ -31,21 +31,9 @@ ACCOUNT = {"email": "hoa@example.vn", "password": "mat-khau-dai", "full_name": "
         (["--api-url", "http://a/public/v1", "--workers", "0"], "--workers must be between"),
         (["--api-url", "http://a/public/v1", "--header-timeout", "0"], "--header-timeout must"),
         (["--api-url", "http://a/public/v1", "--max-body-bytes", "-1"], "--max-body-bytes must"),
-        pytest.param(
-            ["--api-url", "http://a/public/v1", "--key-share", "2"],
-            "--key-share must",
-            marks=pytest.mark.xfail(strict=True, reason="no budget flags yet"),
-        ),
-        pytest.param(
-            ["--api-url", "http://a/public/v1", "--buying-reserve", "0.5"],
-            "--buying-reserve must",
-            marks=pytest.mark.xfail(strict=True, reason="no budget flags yet"),
-        ),
-        pytest.param(
-            ["--api-url", "http://a/public/v1", "--rate-per-minute", "0"],
-            "--rate-per-minute must",
-            marks=pytest.mark.xfail(strict=True, reason="no budget flags yet"),
-        ),
+        (["--api-url", "http://a/public/v1", "--key-share", "2"], "--key-share must"),
+        (["--api-url", "http://a/public/v1", "--buying-reserve", "0.5"], "--buying-reserve must"),
+        (["--api-url", "http://a/public/v1", "--rate-per-minute", "0"], "--rate-per-minute must"),
     ],
 )
 def test_bad_settings_end_in_one_line(
@@ -61,7 +49,6 @@ def test_bad_settings_end_in_one_line(
     assert message in err
 
 
-@pytest.mark.xfail(strict=True, reason="no budget flags yet")
 def test_two_workers_in_front_of_the_companion_keep_no_session_of_their_own(
     tmp_path: Path,
 ) -> None:
