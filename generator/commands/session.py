@@ -99,8 +99,9 @@ def _add_budget(parser: argparse.ArgumentParser) -> None:
     budget = parser.add_argument_group(
         "the key's budget",
         "The key's limits are the store's whole selling capacity. Each process spends its part "
-        "(--key-share, default 1/--workers); several instances on one key must each be given "
-        "theirs (two instances of 4 workers: --key-share 0.125). Buying (cart, checkout, "
+        "(--key-share, split among --workers); several instances on one key must each be "
+        "given theirs (two instances: --key-share 0.5 each; with --workers 4, each worker "
+        "spends an eighth). Buying (cart, checkout, "
         "account) keeps a reserve browsing never spends; activity (views, clicks, error "
         "reports) is answered at once and forwarded when there is room, or dropped (counts in "
         "the log and /session/health). A call that cannot be sent is answered 429 with "
@@ -219,7 +220,8 @@ def run(args: argparse.Namespace) -> int:
     origins = ", ".join(settings.allowed_origins) or "the request's own origin"
     print(
         f"storefront session: http://{args.host}:{args.port}/session/ -> {settings.api_url} "
-        f"({args.workers} worker{'s' if args.workers > 1 else ''}; writes from {origins})",
+        f"({args.workers} worker{'s' if args.workers > 1 else ''}; writes from {origins}; "
+        f"each worker spends {settings.key_share:g} of the key's limits)",
         file=sys.stderr,
     )
     try:
