@@ -57,6 +57,7 @@ def embedded_stack(
         ManualClock,
         create_app,
         in_process,
+        request_logger,
         seed_demo,
     )
 
@@ -75,7 +76,8 @@ def embedded_stack(
         transport=in_process(companion), base_url=EMBEDDED_BASE, timeout=_TIMEOUT
     )
     limits = BudgetLimits(per_minute=settings.rate_per_minute, per_hour=settings.rate_per_hour)
-    traffic = Traffic(TrafficSettings(budget=limits, visitor_per_minute=None))
+    settings_of_traffic = TrafficSettings(budget=limits, visitor_per_minute=None)
+    traffic = Traffic(settings_of_traffic, logger=request_logger())
     session = session_app(SessionUpstream(http, key), traffic=traffic)
     return SameOrigin(site_app(root), companion, session)
 
