@@ -81,6 +81,10 @@ class ActivityQueue:
             self.counts.dropped_full += 1
         self._draining()
 
+    def draining(self) -> bool:
+        """Whether the queue's task is running (it ends when the queue is empty)."""
+        return self._task is not None and not self._task.done()
+
     def _draining(self) -> None:
         loop = asyncio.get_running_loop()
         task = self._task

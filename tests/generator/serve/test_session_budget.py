@@ -444,6 +444,8 @@ async def test_a_full_activity_queue_drops_its_oldest_and_old_items_go_too() -> 
         while queue.items:
             await anyio.wait_all_tasks_blocked()
     assert sent == [1, 2] and queue.counts.dropped_old == 1
+    await anyio.wait_all_tasks_blocked()
+    assert not queue.draining()  # its task ended with the queue: nothing left for another loop
 
 
 @pytest.mark.anyio
