@@ -70,9 +70,6 @@ export default function (root) {
     await send('/customer/addresses', body)
     addresses()
   })
-  logout.onclick = () => session('/logout', {}).then(() => {
-    sessionStorage.removeItem('sf_count')
-    render(null)
-  }).catch(failed(root))
+  logout.onclick = () => session('/logout', {}).then(() => render(null)).catch(failed(root))
   session('/me').then(({ customer }) => render(customer), failed(root))
 }

@@ -1,6 +1,6 @@
 // The buying path: cart, checkout and payment return. Their forms and sections are the pages'
 // own markup, kept in <template data-part> until the data is in; this fills them in.
-import { api, enc, failed, fill, h, link, part, readCart, said, saveItems, send, session, setCartToken, showCount, sitePath, sleep, src, track, vnd } from './main.js'
+import { api, enc, failed, fill, h, keep, link, part, readCart, said, saveItems, send, session, sitePath, sleep, src, track, vnd } from './main.js'
 
 const COUPON = 'sf_coupon'
 // The order being paid online and its cart token ("code token"): a failed payment is tried
@@ -45,10 +45,13 @@ function cart (root) {
   const [coupon, dl, leftOut, pay] = summary.children
   const says = coupon.dataset
   const render = async () => {
-    const cart = await readCart()
-    showCount(cart ? cart.item_count : 0)
-    if (!cart || !cart.items.length) return root.replaceChildren(empty)
+    let cart = await readCart()
+    if (!cart?.items.length) return root.replaceChildren(empty)
     const quote = await quoted(cart.token, sessionStorage.getItem(COUPON))
+    // The quote prices the API's cart: lines of a copy it disagrees with (changed on another
+    // device, prices changed since) are read again, once.
+    if (+quote.subtotal !== cart.items.reduce((sum, i) => sum + i.unit_price * i.quantity, 0)) cart = await readCart(1)
+    if (!cart?.items.length) return root.replaceChildren(empty)
     const code = quote.coupon
     if (code && !code.valid) sessionStorage.removeItem(COUPON)
     const change = (index, quantity) =>
@@ -133,7 +136,7 @@ async function checkout (root) {
   const place = button.textContent // "Đặt hàng", then "Đặt hàng · 250.000 ₫"
   try {
     const cart = await readCart()
-    if (!cart || !cart.items.length) return root.replaceChildren(empty)
+    if (!cart?.items.length) return root.replaceChildren(empty)
     const token = cart.token
     track('begin_checkout', cart.items)
     const coupon = sessionStorage.getItem(COUPON) || ''
@@ -199,11 +202,9 @@ async function checkout (root) {
         for (const name of ['full_name', 'phone', 'email', 'ward', 'street']) address[name] = f[name].value.trim() || null
         const order = await send(`/checkout/place-order?cart_token=${enc(token)}`,
           { address, payment: { payment_method: f.payment.value }, note: f.note.value || null }, 'POST', { headers: { 'Idempotency-Key': key } })
-        setCartToken('')
-        showCount(0)
+        keep(null)
         sessionStorage.removeItem(COUPON)
-        const method = payments.items.find((p) => p.code === f.payment.value)
-        const online = method && method.online
+        const online = payments.items.find((p) => p.code === f.payment.value)?.online
         // Counted once paid: an online payment's on the return page.
         track(online ? 'pending' : 'purchase', cart.items, { transaction_id: order.code, value: Number(order.total) })
         if (!online) return done(root, placed, order)
@@ -233,7 +234,7 @@ async function paymentReturn (root) {
   if (!query) return say(says.noQuery)
   say(says.checking)
   try {
-    for (let attempt = 0; attempt < 10; attempt++) {
+    for (let n = 10; n--;) {
       const answer = await send('/checkout/payment-return', { query_string: query })
       if (!answer.valid) return say(says.invalid)
       const order = answer.order

@@ -8,7 +8,6 @@ export const SESSION = new URL(import.meta.url).pathname.split('/_assets/')[0] +
 const ROOT = document.documentElement.dataset.base || ''
 export const sitePath = (path) => ROOT + path
 const BASE = SESSION + '/api'
-const CART = 'service_cart'
 const queue = []
 let timer = 0
 
@@ -127,11 +126,6 @@ export const card = (p) => h('li', { class: 'card' },
 
 export const cartToken = () => decodeURIComponent(document.cookie.match(/(?:^|; )service_cart=([^;]*)/)?.[1] || '')
 
-export function setCartToken (token) {
-  const secure = location.protocol === 'https:' ? '; secure' : ''
-  document.cookie = `${CART}=${enc(token)}; path=/; max-age=${token ? 2592000 : 0}; samesite=lax${secure}`
-}
-
 // An anonymous visitor id for recently viewed and beacons; not a credential.
 export function visitor () {
   let id = localStorage.getItem('sf_visitor')
@@ -200,20 +194,41 @@ export function flush () {
   }
 }
 
-export function showCount (count) {
-  sessionStorage.setItem('sf_count', String(count))
+function showCount (count) {
   for (const el of document.querySelectorAll('.cart-count')) el.textContent = count ? `(${count})` : ''
 }
 
-export async function readCart () {
+// The last cart the API answered, shared by the tabs (docs/islands.md): the header's count and
+// the cart's lines without asking. Trusted for a write while recent: a change made on another
+// device (one customer's cart) is in any answer read after it.
+const RECENT = 3e5
+const kept = () => {
+  try {
+    return JSON.parse(localStorage.sf_cart) // none (undefined), or unreadable: no copy
+  } catch {}
+}
+
+// A cart answer (or none) kept, its token in the cookie (shared with the template engine),
+// its count shown.
+export function keep (cart) {
+  const secure = location.protocol === 'https:' ? '; secure' : ''
+  document.cookie = `service_cart=${enc(cart?.token || '')}; path=/; max-age=${cart ? 2592000 : 0}; samesite=lax${secure}`
+  localStorage.sf_cart = JSON.stringify(cart && { ...cart, at: Date.now() })
+  showCount(cart?.item_count)
+  return cart
+}
+
+// The cookie's cart: the copy while it is that cart's and recent, else (and when `fresh`) the API's.
+export async function readCart (fresh) {
   const token = cartToken()
   if (!token) return null
+  const copy = kept()
+  if (!fresh && copy?.token === token && Date.now() - copy.at < RECENT) return copy
   try {
-    return await api('/cart?token=' + enc(token))
+    return keep(await api('/cart?token=' + enc(token)))
   } catch (error) {
     if (error.status !== 404) throw error
-    setCartToken('')
-    return null
+    return keep(null)
   }
 }
 
@@ -229,9 +244,7 @@ export async function saveItems (lines, fresh) {
     if (!token || ![404, 409].includes(error.status)) throw error
     return saveItems(lines, true)
   }
-  setCartToken(cart.token)
-  showCount(cart.item_count)
-  return cart
+  return keep(cart)
 }
 
 // A script error, reported (as a 500) with its own text, which is never shown.
@@ -255,10 +268,9 @@ addEventListener('error', scriptError)
 addEventListener('unhandledrejection', (e) => scriptError(e.reason))
 addEventListener('pagehide', flush)
 
-const known = sessionStorage.getItem('sf_count')
-if (!cartToken()) showCount(0)
-else if (known !== null) showCount(Number(known))
-else readCart().then((cart) => showCount(cart ? cart.item_count : 0), () => {})
+// The count of the copy of the cookie's cart; none known (a cart another engine made), none shown.
+const known = kept()
+showCount(known?.token === cartToken() && known.item_count)
 
 // Island name -> module; a module serving several islands exports {name: function}.
 const MODULES = { search: 'listing', 'load-more': 'listing', recommendations: 'listing', cart: 'checkout', 'payment-return': 'checkout' }
