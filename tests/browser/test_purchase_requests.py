@@ -122,11 +122,6 @@ def test_a_purchase_costs_at_most_nine_requests_of_the_key(first: Cost) -> None:
     assert len(first.shared) <= len(SHARED), str(first)
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="the session service's shared cache of provinces, wards and payment methods "
-    "(short-lived, coalesced) serves a second shopper without the key",
-)
 def test_a_second_shoppers_purchase_costs_at_most_nine_with_the_shared_reads(
     browser: Browser, stack: Stack, demo_output: Path, first: Cost
 ) -> None:
