@@ -42,9 +42,10 @@ def shell_lines(script: str) -> list[str]:
 
 
 def storefront_commands(scripts: list[str]) -> list[str]:
-    """Every line of the scripts that runs `storefront`, in order."""
+    """Every line of the scripts that runs `storefront`, in order (without what its output is
+    piped to)."""
     return [
-        " ".join(line.split())
+        " ".join(line.split(" | ", 1)[0].split())
         for script in scripts
         for line in shell_lines(script)
         if line.split()[0] == "storefront"
