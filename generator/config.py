@@ -146,6 +146,21 @@ SETTINGS: tuple[Setting, ...] = (
         "a product update then asks only the pages it can move (see docs/webhooks.md).",
     ),
     Setting(
+        "schedule_horizon",
+        "--schedule-horizon",
+        "STOREFRONT_SCHEDULE_HORIZON",
+        "31d",
+        "How far ahead the build records the moments its pages change by time alone (a flash "
+        "sale's start or end, a banner's end), for `watch` and `build --if-due` (45m, 12h, 7d).",
+    ),
+    Setting(
+        "schedule_limit",
+        "--schedule-limit",
+        "STOREFRONT_SCHEDULE_LIMIT",
+        "20",
+        "Most moments the build records (the earliest ones).",
+    ),
+    Setting(
         "max_requests",
         "--max-requests",
         "STOREFRONT_MAX_REQUESTS",
@@ -203,12 +218,21 @@ WATCH_SETTINGS: tuple[Setting, ...] = (
         "Signing secret (whsec_...) of the companion's content-change webhook subscribed to "
         "watch's /_storefront/webhook; with it, watch rebuilds on the webhook instead of polling.",
     ),
+    Setting(
+        "schedule_delay",
+        "--schedule-delay",
+        "STOREFRONT_SCHEDULE_DELAY",
+        "30",
+        "Seconds after a recorded moment (a flash sale's start or end) at which watch "
+        "rebuilds, so that the API has switched.",
+    ),
 )
 
 
 @dataclass(frozen=True, slots=True)
 class WatchConfig:
     webhook_secret: str | None = None
+    schedule_delay: float = 30.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,6 +260,10 @@ class BuildConfig:
     session_url: str | None = None
     #: The webhook payload(s) that started this build (``--event``); None: walk every list.
     event: Path | None = None
+    #: Seconds ahead within which the build records its rebuild moments (``plan.moments``).
+    schedule_horizon: float = 31 * 86400.0
+    #: Most rebuild moments recorded.
+    schedule_limit: int = 20
 
     @property
     def embedded(self) -> bool:
@@ -344,11 +372,13 @@ def resolve(
         concurrency=_positive_int(raw["concurrency"], "--concurrency"),
         demo_products=_positive_int(raw["demo_products"], "--demo-products"),
         descriptor=descriptor,
-        full=_switch(raw["full"]),
-        from_cache=_switch(raw["from_cache"]),
+        full=switch_on(raw["full"]),
+        from_cache=switch_on(raw["from_cache"]),
         workers=_workers(raw["workers"]),
         max_requests=_optional(raw["max_requests"], "--max-requests"),
         deadline=_duration(raw["deadline"]),
+        schedule_horizon=_duration(raw["schedule_horizon"], "--schedule-horizon") or 0.0,
+        schedule_limit=_count(raw["schedule_limit"], "--schedule-limit"),
         max_answer_bytes=int(_positive(raw["max_answer_mb"], "--max-answer-mb") * 1024 * 1024),
         request_deadline=_positive(raw["request_deadline"], "--request-deadline"),
         max_retry_after=_positive(raw["max_retry_after"], "--max-retry-after"),
@@ -369,7 +399,14 @@ def resolve_watch(args: argparse.Namespace, *, environ: Mapping[str, str]) -> Wa
     secret = raw["webhook_secret"]
     if secret is not None and not secret.strip():
         raise ConfigError("--webhook-secret must not be blank")
-    return WatchConfig(webhook_secret=secret)
+    delay = raw["schedule_delay"] or "30"
+    try:
+        schedule_delay = float(delay)
+    except ValueError:
+        schedule_delay = -1.0
+    if not 0 <= schedule_delay <= 86400:
+        raise ConfigError(f"--schedule-delay: expected seconds from 0 to 86400, got {delay!r}")
+    return WatchConfig(webhook_secret=secret, schedule_delay=schedule_delay)
 
 
 def _api_url(value: str | None) -> str | None:
@@ -397,11 +434,11 @@ def _optional(value: str | None, flag: str) -> int | None:
     return None if value is None else _positive_int(value, flag)
 
 
-_UNITS = {"s": 1, "m": 60, "h": 3600}
+_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
 
-def _duration(value: str | None) -> float | None:
-    """``90``, ``90s``, ``45m``, ``5h`` or ``1.5h`` as seconds; None when not set."""
+def _duration(value: str | None, flag: str = "--deadline") -> float | None:
+    """``90``, ``90s``, ``45m``, ``5h``, ``1.5h`` or ``7d`` as seconds; None when not set."""
     if value is None:
         return None
     text = value.strip().lower()
@@ -412,7 +449,7 @@ def _duration(value: str | None) -> float | None:
     except ValueError:
         seconds = -1.0
     if not seconds > 0 or seconds == float("inf"):
-        raise ConfigError(f"--deadline must be a duration such as 90s, 45m or 5h, got {value!r}")
+        raise ConfigError(f"{flag} must be a duration such as 90s, 45m or 5h, got {value!r}")
     return seconds
 
 
@@ -479,7 +516,8 @@ def _positive(value: str | None, flag: str) -> float:
     return number
 
 
-def _switch(value: str | None) -> bool:
+def switch_on(value: str | None) -> bool:
+    """A switch's environment variable (or storefront.toml value) turned on."""
     return (value or "").strip().lower() in ("1", "true", "yes", "on")
 
 

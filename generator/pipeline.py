@@ -20,6 +20,7 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import AbstractAsyncContextManager, asynccontextmanager, contextmanager
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -43,8 +44,10 @@ from generator.errors import ConfigError, CrawlStopped, WriteError
 from generator.interrupt import interrupt_flag
 from generator.memory import leave_to_exit, release_memory
 from generator.model import Catalog
+from generator.plan.moments import catalog_moments
 from generator.progress import BuildProgress
 from generator.summary import Budget, BuildSummary
+from generator.write.schedule_file import Schedule, forget_schedule, save_schedule
 from generator.write.target import check_output
 
 if TYPE_CHECKING:
@@ -65,13 +68,20 @@ Connect = Callable[[BuildConfig], AbstractAsyncContextManager[ApiAccess]]
 
 
 async def build_site(
-    config: BuildConfig, console: Printer, *, connect: Connect | None = None
+    config: BuildConfig,
+    console: Printer,
+    *,
+    connect: Connect | None = None,
+    clock: Callable[[], datetime] | None = None,
 ) -> BuildSummary:
     """The whole build; raises a StorefrontError (previous output intact) when anything fails.
 
-    ``connect`` opens the API (default: the configured one, or the embedded demo companion).
+    ``connect`` opens the API (default: the configured one, or the embedded demo companion);
+    ``clock`` is the wall clock (aware UTC) the rebuild moments are found against.
     """
     started = time.perf_counter()
+    # The crawl's start: a moment after it may not be in what the API answered.
+    begun = (clock or _utc_now)()
     check_output(config.out)  # before the crawl: a wrong --out costs no requests
     with (
         _collecting_less(),
@@ -108,7 +118,7 @@ async def build_site(
             # The catalog lives to the end of the build: the collector need not scan it again.
             gc.freeze()
             from generator.plan.site_plan import plan_site
-            from generator.write.incremental import BuildState, save_references
+            from generator.write.incremental import save_references
             from generator.write.site import write_incremental
 
             planning = time.perf_counter()
@@ -133,15 +143,22 @@ async def build_site(
                     workers=config.workers,
                     public_dir=_public_dir(config),
                     on_page=rendered,
-                    before_commit=lambda: BuildState.forget(config.cache_dir),
+                    before_commit=lambda: _forget_state(config.cache_dir),
                     session_url=config.session_url,
                     known_references=ready.known_references,
                 )
             )
             written_at = time.perf_counter()
         # Saved only once the new output is in place: state always describes what is there.
+        moments = catalog_moments(
+            crawled.catalog,
+            begun,
+            horizon=config.schedule_horizon,
+            limit=config.schedule_limit,
+        )
         with _cache_errors(config.cache_dir, _IN_PLACE):
             result.state.save(config.cache_dir)
+            save_schedule(config.cache_dir, Schedule(begun, moments))
             save_references(ready.compiled, result.state.template_references)
             if crawled.cache is not None:
                 forget_snapshot(config.cache_dir)  # it was replayed from the crawl replaced now
@@ -176,12 +193,25 @@ async def build_site(
         kept=counts.reused,
         deleted=counts.removed,
         warnings=result.warnings,
+        moments=moments,
         phases=(
             ("crawl", crawled_at - started),
             ("plan", rendering - planning),
             ("render and write", written_at - rendering),
         ),
     )
+
+
+def _utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _forget_state(cache_dir: Path) -> None:
+    """The records of the output about to be replaced: none must describe the new one."""
+    from generator.write.incremental import BuildState
+
+    BuildState.forget(cache_dir)
+    forget_schedule(cache_dir)
 
 
 _UNCHANGED = "the previous output is unchanged: free some space and build again"

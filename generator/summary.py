@@ -9,6 +9,7 @@ from pathlib import Path
 
 from generator.console import Printer
 from generator.model import Skip, UnusableUrl
+from generator.plan.moments import Moment, shown
 
 #: How many skipped items (and warnings) the summary lists one by one before it only counts
 #: the rest.
@@ -50,6 +51,8 @@ class BuildSummary:
     warnings: tuple[str, ...] = ()
     #: Urls of the API the site cannot use, treated as null: a warning each.
     unusable_urls: tuple[UnusableUrl, ...] = ()
+    #: When the pages change by time alone (a sale's start or end): rebuild then, earliest first.
+    moments: tuple[Moment, ...] = ()
 
     @property
     def pages(self) -> int:
@@ -101,19 +104,21 @@ def print_summary(summary: BuildSummary, console: Printer) -> None:
         total += f" ({spent})"
     rows.append(("seconds", total))
     _print_table(console, title, rows)
+    upcoming = shown(summary.moments[0]) if summary.moments else "none"
+    console.print(plain(f"next scheduled rebuild: {upcoming}", console))
     for skip in summary.skipped[:SKIPS_LISTED]:
-        console.print(_plain(f"  skipped {skip.what}: {skip.reason}", console))
+        console.print(plain(f"  skipped {skip.what}: {skip.reason}", console))
     hidden = len(summary.skipped) - SKIPS_LISTED
     if hidden > 0:
         console.print(f"  … and {hidden} more skipped")
     for warning in summary.warnings[:SKIPS_LISTED]:
-        console.print(f"  warning: {_plain(warning, console)}")
+        console.print(f"  warning: {plain(warning, console)}")
     hidden = len(summary.warnings) - SKIPS_LISTED
     if hidden > 0:
         console.print(f"  … and {hidden} more warnings (`storefront audit` lists them by page)")
     # Every one: each is a record the merchant must mend (the audit fails on them).
     for unusable in summary.unusable_urls:
-        console.print(_plain(unusable_warning(unusable), console))
+        console.print(plain(unusable_warning(unusable), console))
 
 
 def unusable_warning(unusable: UnusableUrl) -> str:
@@ -124,7 +129,7 @@ def unusable_warning(unusable: UnusableUrl) -> str:
     )
 
 
-def _plain(text: str, console: Printer) -> str:
+def plain(text: str, console: Printer) -> str:
     """``text`` as it is, also on a terminal (where rich would read "[...]" as markup)."""
     if not console.is_terminal:
         return text

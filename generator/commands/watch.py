@@ -3,7 +3,8 @@
 Changes are the theme folder and xstore.json (watchfiles) and the store's content: with a
 webhook secret, the companion's signed content-change webhook at ``/_storefront/webhook`` on the
 served port (see ``watch.webhook``); without one, a digest of the first list pages polled every
-``--poll`` seconds. Every trigger goes into one queue, so a burst is one rebuild. Open tabs
+``--poll`` seconds; and the clock, at the moments each build recorded (``watch.schedule``).
+Every trigger goes into one queue, so a burst is one rebuild. Open tabs
 reload after each good build and show the error of a failed one; the watcher keeps running
 either way.
 """
@@ -44,6 +45,7 @@ from generator.serve.stack import embedded_stack, proxy_stack
 from generator.watch.loop import Rebuilder, run_rebuilds, trigger_sender, watch_files
 from generator.watch.poll import content_digest, poll_content
 from generator.watch.reload import LiveReload, ReloadBroadcaster, ReloadEndpoint
+from generator.watch.schedule import ScheduledRebuilds
 from generator.watch.webhook import WEBHOOK_PATH, WebhookReceiver, WithWebhook
 from generator.xstore import load_descriptor
 
@@ -59,8 +61,10 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "serve` does) and rebuild incrementally when the theme folder or xstore.json changes "
         "or the store's content changes: on the companion's signed webhook at "
         f"{WEBHOOK_PATH} when --webhook-secret is set, otherwise by polling the first list "
-        "pages every --poll seconds. Open pages reload after a good build and show the error "
-        "of a failed one.",
+        "pages every --poll seconds. Each build records when its pages change by time alone "
+        "(a flash sale's start or end, a banner's end, within --schedule-horizon) and watch "
+        "rebuilds then, --schedule-delay seconds later. Open pages reload after a good build "
+        "and show the error of a failed one.",
     )
     add_setting_flags(parser)
     add_setting_flags(parser, WATCH_SETTINGS)
@@ -146,12 +150,14 @@ async def _watch(
     send, receive = anyio.create_memory_object_stream[str](1)
     trigger = trigger_sender(send)
     trigger("first build")
+
+    def report(line: str) -> None:
+        rebuilder.console.print(line, markup=False)
+
+    scheduled = ScheduledRebuilds(trigger, report, delay=watch_config.schedule_delay)
+    rebuilder.on_moments = scheduled.plan
     webhook = None
     if watch_config.webhook_secret:
-
-        def report(line: str) -> None:
-            rebuilder.console.print(line, markup=False)
-
         webhook = WebhookReceiver(
             watch_config.webhook_secret, trigger, report, collect=rebuilder.received
         )
@@ -168,7 +174,9 @@ async def _watch(
     )
     poll = 0.0 if webhook is not None else args.poll
     with send, receive:
-        await _serve_and_watch(server, rebuilder, config, watched, poll, receive, trigger)
+        await _serve_and_watch(
+            server, rebuilder, config, watched, poll, receive, trigger, scheduled
+        )
     if not server.started:
         raise ConfigError(f"cannot listen on {args.host}:{args.port} (in use?)")
 
@@ -181,9 +189,11 @@ async def _serve_and_watch(
     poll: float,
     receive: MemoryObjectReceiveStream[str],
     trigger: Callable[[str], None],
+    scheduled: ScheduledRebuilds,
 ) -> None:
     async with anyio.create_task_group() as tg:
         tg.start_soon(run_rebuilds, rebuilder, receive)
+        tg.start_soon(scheduled.run)
         tg.start_soon(watch_files, watched, trigger)
         if poll > 0:
             tg.start_soon(_poll, config, rebuilder, poll, trigger)

@@ -8,7 +8,8 @@ previous output stays in place and the loop keeps going. The next good build cle
 
 A burst of webhook triggers alone hands the build their events (``--event``), so it asks only
 what they can move; the first build, a burst with any other trigger and the build after a
-failed one walk every list (the crawl cache may not hold what those events assume).
+failed one walk every list (the crawl cache may not hold what those events assume). Each good
+build hands the moments it recorded to the clock's rebuilds (``watch.schedule``).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from rich.markup import escape
 from generator.config import BuildConfig
 from generator.errors import StorefrontError
 from generator.pipeline import Connect, build_site
+from generator.plan.moments import Moment
 from generator.watch.reload import ReloadBroadcaster
 
 
@@ -42,6 +44,8 @@ class Rebuilder:
     events: list[object] = field(default_factory=list)
     #: The next rebuild walks every list (none succeeded yet, or the last one failed).
     walk_next: bool = True
+    #: Handed the rebuild moments of each good build (``watch.schedule``).
+    on_moments: Callable[[tuple[Moment, ...]], None] | None = None
 
     def received(self, payload: object) -> None:
         self.events.append(payload)
@@ -56,13 +60,15 @@ class Rebuilder:
             config = self.load_config()
             if scoped:
                 config = replace(config, event=_kept_events(config.cache_dir, events))
-            await build_site(config, self.console, connect=self.connect)
+            summary = await build_site(config, self.console, connect=self.connect)
             self.walk_next = False
         except StorefrontError as exc:
             message = " ".join(str(exc).split())
             self.console.print(f"[red]error:[/red] {escape(message)}")
             self.broadcaster.publish_error(message)
             return False
+        if self.on_moments is not None:
+            self.on_moments(summary.moments)
         self.broadcaster.publish_reload()
         return True
 

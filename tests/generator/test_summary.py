@@ -58,8 +58,9 @@ def test_without_a_terminal_the_summary_is_plain_aligned_lines() -> None:
     assert lines[3].startswith("  pages in all ") and lines[3].endswith(" 15")
     # The output's files, whether this build wrote them or kept them from the last.
     assert lines[5].startswith("  files in the output ")
-    # One column of labels, one of right-aligned counts.
-    assert len({len(line) for line in lines[1:]}) == 1
+    # One column of labels, one of right-aligned counts; then when the pages change by time.
+    assert len({len(line) for line in lines[1:-1]}) == 1
+    assert lines[-1] == "next scheduled rebuild: none"
     assert not any("─" in line or "│" in line for line in lines)
 
 

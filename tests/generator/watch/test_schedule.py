@@ -22,8 +22,6 @@ from tests.support.incremental_store import DemoStore, config_for
 
 START = datetime(2026, 12, 2, 12, 0, tzinfo=UTC)
 
-pytestmark = pytest.mark.xfail(strict=True, reason="watch does not schedule rebuilds yet")
-
 
 class FakeClock:
     """Wall time that moves only when the scheduler sleeps (by exactly what it asks)."""
