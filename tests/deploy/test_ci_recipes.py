@@ -249,7 +249,6 @@ def test_recipes_refuse_to_build_without_the_store_settings(path: Path) -> None:
 DUE_HEADING = "## Rebuilding when a sale starts or ends"
 
 
-@pytest.mark.xfail(strict=True, reason="no scheduled check of the recorded moments yet")
 def test_github_checks_often_and_publishes_only_what_was_due(github: dict[str, Any]) -> None:
     crons = [entry["cron"] for entry in triggers(github)["schedule"]]
     often = [c for c in crons if re.fullmatch(r"\*/(\d+) \* \* \* \*", c)]
@@ -269,7 +268,6 @@ def test_github_checks_often_and_publishes_only_what_was_due(github: dict[str, A
     assert github["jobs"]["deploy"]["if"] == "needs.build.outputs.built == 'yes'"
 
 
-@pytest.mark.xfail(strict=True, reason="no scheduled check of the recorded moments yet")
 def test_guide_explains_the_due_check() -> None:
     section = guide_section(DUE_HEADING)
     for needed in ("--if-due", "STOREFRONT_IF_DUE", "nothing due", "--schedule-horizon"):
