@@ -9,7 +9,7 @@ import pytest
 
 from generator.cli import main
 from generator.config import SETTINGS
-from tests.deploy.recipes import load_yaml
+from tests.deploy.recipes import load_yaml, storefront_commands
 
 
 def test_init_writes_a_project_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -45,7 +45,10 @@ def test_init_workflow_installs_the_tool_not_a_checkout(tmp_path: Path) -> None:
     runs = [step.get("run", "") for step in steps]
     assert any(run.startswith('pip install "storefront==') for run in runs)
     assert "pip install .\n" not in text
-    assert "storefront build" in runs and "storefront audit --out output --strict" in runs
+    assert storefront_commands(runs) == [
+        "storefront build",
+        "storefront audit --out output --strict",
+    ]
     python = next(step for step in steps if step.get("uses", "").startswith("actions/setup-py"))
     assert python["with"]["cache-dependency-path"] == ".github/workflows/storefront.yml"
 
