@@ -50,6 +50,17 @@ class ProductCard:
     updated_at: datetime | None
 
 
+#: At or under this many units left, an item is "few left" (the island uses the same number).
+LOW_STOCK = 5
+
+
+def shown_stock(stock: int | None) -> int | None:
+    """A variant's stock as a page may show it: the count up to ``LOW_STOCK``, any more as
+    ``LOW_STOCK + 1``. A page says in stock, few left or out of stock, never the count (the
+    cart has the truth), so a sale taking one unit of fifty changes no page."""
+    return stock if stock is None or stock <= LOW_STOCK else LOW_STOCK + 1
+
+
 @dataclass(frozen=True, slots=True)
 class Variant:
     id: int
@@ -61,7 +72,7 @@ class Variant:
     effective_price: int | None
     compare_at_price: int | None
     in_stock: bool
-    stock: int | None
+    stock: int | None  # ``shown_stock`` of the API's: capped just above LOW_STOCK
     image_url: str | None
 
 

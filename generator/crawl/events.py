@@ -8,7 +8,9 @@ answers such a rebuild replays as they are: the pages of the walked lists (``/pr
 listings (``/products?category=``, newest first: an update moves no product within them) that
 do not hold a named product. Everything else is asked as without events, and the answers
 derived from the lists keep their versions (``versions``), so the named products' details, the
-newest products and the collections that held them are asked again.
+newest products and the collections that held them are asked again. The named products' detail
+and variants are asked again in any case (with their ETags): a stock change may leave the card
+as it was while a variant ran out or ran low.
 
 Any other event (a product created, deleted, moved to another category, unpublished; any
 category, collection, article, page or menu event) cannot say which pages moved: the rebuild
@@ -18,6 +20,7 @@ walks every list, as a rebuild without events does. docs/webhooks.md lists what 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,8 +42,16 @@ UNMOVING_COLUMNS = frozenset(
         "meta_title",
         "meta_description",
         "updated_at",
+        # Stock moves no list (no list of the spec hides or sorts by it). A product whose
+        # stock moved is asked again (``EventScope.asks``): its card may say the same while
+        # a variant ran out or ran low.
+        "stock",
+        "in_stock",
     }
 )
+
+#: A product's own answers: its detail and its variants' pages.
+_PRODUCT_ANSWER = re.compile(r"/products/(\d+)(?:/variants)?")
 
 #: The walked lists an event-driven rebuild replays, by path prefix (a path alone, or with
 #: nothing but these query parameters).
@@ -53,6 +64,12 @@ class EventScope:
     """The products the events name (all of them updates that move no list)."""
 
     products: frozenset[int]
+
+    def asks(self, key: str) -> bool:
+        """True when ``key`` is the detail or a variants page of a named product: asked again
+        whatever its version says."""
+        found = _PRODUCT_ANSWER.fullmatch(urlsplit(key.removeprefix("GET ")).path)
+        return found is not None and int(found.group(1)) in self.products
 
     def replays(self, key: str, body: Callable[[], object]) -> bool:
         """True when the cached answer of ``key`` (``body()`` decodes it, read only for a

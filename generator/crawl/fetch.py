@@ -154,12 +154,17 @@ class Fetcher:
             self.client is None
             or (self.replay_kept and known is not None)
             or (
-                version is not None
-                and known is not None
-                and known.version == version
-                and known.status == 200
+                not self._asked_anew(key)
+                and (
+                    (
+                        version is not None
+                        and known is not None
+                        and known.version == version
+                        and known.status == 200
+                    )
+                    or self._unmoved(key, version, known)
+                )
             )
-            or self._unmoved(key, version, known)
         ):
             if known is None:
                 raise CacheMiss(
@@ -188,6 +193,11 @@ class Fetcher:
             cached = CachedAnswer(answer.status, version, answer.etag, body, decoded=answer.data)
         self.cache.store(key, cached)
         return key, self._remember(key, version, cached)
+
+    def _asked_anew(self, key: str) -> bool:
+        """An answer the rebuild's events name (a product whose stock moved): asked again, with
+        its ETag, whatever its version says (its list entry may not have moved)."""
+        return self.client is not None and self.scope is not None and self.scope.asks(key)
 
     def _unmoved(self, key: str, version: str | None, known: CachedAnswer | None) -> bool:
         """A list page the rebuild's events cannot have moved (see ``events``), whatever its
@@ -442,7 +452,7 @@ class Fetcher:
         known = self.cache.lookup(key)
         if known is None or known.status != 200:
             return None
-        moved = version is None or known.version != version
+        moved = version is None or known.version != version or self._asked_anew(key)
         if self.client is not None and moved and not self.replay_kept:
             return None
         self.cache.carry_over(key, known)

@@ -60,6 +60,7 @@ from generator.model import (
     Store,
     Tag,
     Variant,
+    shown_stock,
 )
 from generator.plain_text import visible_text
 
@@ -200,7 +201,7 @@ def variant(data: object) -> Variant:
         effective_price=money(record.get("effective_price"), f"{what}: effective_price"),
         compare_at_price=money(record.get("compare_at_price"), f"{what}: compare_at_price"),
         in_stock=flag(record, "in_stock", what, default=True),
-        stock=opt_int(record, "stock", what),
+        stock=shown_stock(opt_int(record, "stock", what)),
         image_url=url(record.get("image_url"), f"{what}: image_url"),
     )
 

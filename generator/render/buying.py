@@ -10,10 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from generator.crawl.normalize import format_vnd
-from generator.model import Variant
-
-#: At or under this many units left, an item is "Sắp hết" (the island uses the same number).
-LOW_STOCK = 5
+from generator.model import LOW_STOCK, Variant
 
 
 @dataclass(frozen=True, slots=True)

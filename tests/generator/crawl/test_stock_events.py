@@ -70,7 +70,6 @@ def stock_event(store: DemoStore, folder: Path, product: int, n: int) -> Path:
     return path
 
 
-@pytest.mark.xfail(strict=True, reason="a stock event walks every list and misses low stock")
 def test_stock_events_rewrite_only_what_the_page_shows_moving(
     store: DemoStore, tmp_path: Path
 ) -> None:
