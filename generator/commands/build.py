@@ -26,7 +26,9 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "With no API url the embedded companion serves the demo store. Each setting comes "
         "from its flag, else its environment variable, else storefront.toml in this folder "
         "(keyed by the flag's name; never the key), else xstore.json (staticDir, the output "
-        "folder), else its default.",
+        "folder), else its default. The summary ends with the next scheduled rebuild: when "
+        "the pages change by time alone (a flash sale's start or end), recorded in --cache-dir "
+        "for `storefront watch` and --if-due.",
     )
     add_setting_flags(parser)
     parser.add_argument(
@@ -39,9 +41,10 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         action="store_true",
         default=None,
         help="build only when due: when a moment the last build recorded (a flash sale's "
-        "start or end, a banner's end) has passed, or no build is recorded, or --event or "
-        "--full is given; otherwise print one line, 'nothing due: ...', and exit 0, for a CI "
-        "schedule every few minutes [env STOREFRONT_IF_DUE]",
+        "start or end, a banner's end) has passed, no build is recorded in --cache-dir, --out "
+        "holds no site, or --event or --full is given; otherwise print one line, 'nothing "
+        "due: ...', and exit 0, asking no API: for a CI schedule every few minutes "
+        "[env STOREFRONT_IF_DUE]",
     )
     parser.set_defaults(func=run)
 

@@ -58,6 +58,9 @@ def test_missing_required_env_names_every_variable() -> None:
         ("--templates", "no-such-theme", "no theme folder"),
         ("--related-products", "-1", "0 or more"),
         ("--related-products", "some", "whole number"),
+        ("--schedule-horizon", "0", "--schedule-horizon must be a duration"),
+        ("--schedule-horizon", "soon", "--schedule-horizon must be a duration"),
+        ("--schedule-limit", "-1", "0 or more"),
     ],
 )
 def test_bad_values_are_one_line_errors(flag: str, value: str, needle: str) -> None:
@@ -134,3 +137,16 @@ def test_help_names_each_value_after_its_flag_and_shows_its_default() -> None:
         if setting.default is not None and "default" not in setting.help:
             assert f"(default {setting.default}) [env {setting.env}]" in text, setting.flag
     assert "(default 8) [env STOREFRONT_CONCURRENCY]" in text
+
+
+def test_schedule_settings_read_durations_and_seconds() -> None:
+    config = resolve(_args(), environ={}, descriptor=Descriptor())
+    assert (config.schedule_horizon, config.schedule_limit) == (31 * 86400, 20)
+    env = {"STOREFRONT_SCHEDULE_HORIZON": "12h", "STOREFRONT_SCHEDULE_LIMIT": "3"}
+    config = resolve(_args(), environ=env, descriptor=Descriptor())
+    assert (config.schedule_horizon, config.schedule_limit) == (12 * 3600, 3)
+    assert resolve_watch(_watch_args(), environ={}).schedule_delay == 30
+    delayed = {"STOREFRONT_SCHEDULE_DELAY": "5"}
+    assert resolve_watch(_watch_args(), environ=delayed).schedule_delay == 5
+    with pytest.raises(ConfigError, match="--schedule-delay"):
+        resolve_watch(_watch_args("--schedule-delay", "-1"), environ={})
