@@ -110,9 +110,9 @@ SETTINGS: tuple[Setting, ...] = (
         "related_products",
         "--related-products",
         "STOREFRONT_RELATED_PRODUCTS",
-        "0",
+        "4",
         "Related products written into each product page's HTML, chosen from its category "
-        "(default 0: the product page's recommendations island shows them).",
+        "(0: none; the page asks the API for none either).",
     ),
     Setting(
         "demo_products",
@@ -254,8 +254,8 @@ class BuildConfig:
     max_answer_bytes: int = 32 * 1024 * 1024
     request_deadline: float = 60.0
     max_retry_after: float = 900.0
-    #: Related products rendered into each product page (0: only the recommendations island).
-    related_products: int = 0
+    #: Related products rendered into each product page (0: none).
+    related_products: int = 4
     #: Where the session service lives (its /session/ beneath); None: not proxied by the build.
     session_url: str | None = None
     #: The webhook payload(s) that started this build (``--event``); None: walk every list.

@@ -56,7 +56,7 @@ class RelatedProducts:
         self._shared: dict[tuple[int, ...], tuple[ProductCard, ...]] = {}
 
     def of(self, product: PackedProduct | ProductHead) -> tuple[ProductCard, ...]:
-        if not self._count:  # none shown (the default): nothing to choose
+        if not self._count:  # none shown (--related-products 0): nothing to choose
             return ()
         categories = tuple(
             dict.fromkeys(

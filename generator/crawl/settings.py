@@ -21,8 +21,8 @@ class CrawlSettings:
     #: Newest products shown on the home page (first page of /products?sort=newest).
     featured_limit: int = 12
     #: Related products rendered into each product page, chosen locally from the same category
-    #: (--related-products). None by default: the recommendations island shows them.
-    related_products: int = 0
+    #: (--related-products); the page asks the API for none.
+    related_products: int = 4
     #: Related articles per article page, chosen locally from the same article category.
     related_articles: int = 3
     #: How many 429 answers one request may wait out before the build gives up.

@@ -1,7 +1,7 @@
 """What a product page shows a buyer: its options as radio groups, a stock state, a saving.
 
-The product island (``islands/add-to-cart.js``) applies the same rules to the live variants,
-so the static page and the page after the island's refresh say the same thing.
+The product island (``islands/add-to-cart.js``) applies the same rules to the variants the
+page carries (``variants_data``), so the static page and the island say the same thing.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from generator.crawl.normalize import format_vnd
-from generator.model import LOW_STOCK, Variant
+from generator.model import LOW_STOCK, ProductCard, Variant
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,3 +68,37 @@ def saving(now: int, was: int) -> str:
     if percent >= 1:
         return f"Tiết kiệm {percent}%"
     return "Tiết kiệm " + format_vnd(was - now)
+
+
+def variants_data(variants: Sequence[Variant]) -> list[dict[str, object]]:
+    """The variants as the product island reads them from the page (no request to show it):
+    its stock number only where the page would say "Sắp hết", so a rebuild is not owed for
+    every sale of an item with plenty left."""
+    return [
+        {
+            "id": v.id,
+            "name": v.name,
+            "options": dict(v.options),
+            "price": v.price,
+            "compare_at_price": v.compare_at_price,
+            "effective_price": v.effective_price,
+            "in_stock": v.in_stock,
+            "stock": v.stock if stock_state(v.in_stock, v.stock)[0] == "stock-low" else None,
+        }
+        for v in variants
+    ]
+
+
+def card_data(card: ProductCard) -> dict[str, object]:
+    """What a product card shows (``partials/product_card.html``), for the islands to draw it
+    again elsewhere: the product page keeps its own in the browser's recently viewed."""
+    return {
+        "id": card.id,
+        "name": card.name,
+        "url": card.url,
+        "image_url": card.image_url,
+        "price": card.price,
+        "compare_at_price": card.compare_at_price,
+        "effective_price": card.effective_price,
+        "in_stock": card.in_stock,
+    }

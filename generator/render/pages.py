@@ -151,6 +151,8 @@ def build_environment(
     env.globals["stock_state"] = buying.stock_state
     env.globals["first_choice"] = buying.first_choice
     env.globals["option_groups"] = buying.option_groups
+    env.globals["variants_data"] = buying.variants_data
+    env.globals["card_data"] = buying.card_data
     env.globals["tel_href"] = tel_href
     env.globals["mailto_href"] = mailto_href
     env.globals["site_path"] = site_path
@@ -294,7 +296,8 @@ def isoformat(moment: datetime | None) -> str:
 
 
 def jsonld(data: object) -> Markup:
-    """JSON for a <script type="application/ld+json"> element, safe against </script>."""
+    """JSON for a <script type="application/ld+json"> element (or an island's data block,
+    type="application/json"), safe against </script>."""
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), sort_keys=False)
     # str.replace is many times faster than str.translate on non-ASCII text.
     for raw, escaped in _SCRIPT_ESCAPES:

@@ -1,5 +1,6 @@
-// Product page: the options pick a variant, whose live price, saving and stock replace the
-// static page's (which may be stale); add to cart, save for later. Without JS the form only
+// Product page: the options pick a variant, whose price, saving and stock the page carries
+// from its build (#product-data: showing the page asks nothing); add to cart, which has the
+// live truth (the API refuses what is sold out), save for later. Without JS the form only
 // reloads the page. Stock words and the low-stock number as generator/render/buying.py.
 import { UNAVAILABLE, api, h, link, price, priceOf, readCart, said, saveItems, send, track } from './main.js'
 
@@ -64,8 +65,9 @@ export default async function (form) {
       track('add_to_cart', asLine(quantity))
       status.replaceChildren('Đã thêm vào giỏ hàng. ', link('/gio-hang', 'Xem giỏ hàng'))
     } catch (error) {
+      // The cart refuses a line sold out since the build (422): in the form's words for it.
       if (error.unavailable) closed()
-      else status.textContent = said(error)
+      else status.textContent = said(error, form)
     }
   })
   save.addEventListener('click', async () => {
@@ -77,9 +79,11 @@ export default async function (form) {
       else status.textContent = said(error)
     }
   })
-  // Listeners first (a click must never fall through to a native submit), then live prices.
+  // Listeners first (a click must never fall through to a native submit), then the variants:
+  // the page's own; asked only of a theme whose product page carries none.
   try {
-    variants = (await api(`/products/${productId}/variants`)).items
+    const data = document.getElementById('product-data')
+    variants = data ? JSON.parse(data.textContent).variants : (await api(`/products/${productId}/variants`)).items
     for (const r of form.querySelectorAll('[name=variant_id][type=radio]')) {
       const v = variants.find((x) => x.id === Number(r.value))
       r.disabled = !(v && v.in_stock)

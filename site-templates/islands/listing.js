@@ -1,6 +1,6 @@
 // Listings: the search page, sort and "load more" on category and collection pages, and the
-// product page's recommendations and recently viewed (an anonymous visitor id, no login).
-import { api, card, enc, failed, h, send, visitor } from './main.js'
+// product page's recently viewed (kept in this browser).
+import { api, card, enc, failed, h, part } from './main.js'
 
 function search (form) {
   const out = form.nextElementSibling
@@ -79,20 +79,20 @@ function loadMore (el) {
   if (sort) sorted()
 }
 
-async function recommendations (el) {
-  const id = Number(document.body.dataset.entityId)
-  const token = visitor()
-  const block = (title, items) => items.length ? h('section', null, h('h2', null, title), h('ul', { class: 'grid' }, items.slice(0, 4).map(card))) : null
-  const other = (p) => p.id !== id
+// Recently viewed: this browser's own list (the last 12 products' cards, newest first, from
+// each product page's #product-data), under the words of the island's <template data-part>.
+// Nothing is asked: the related products are the page's own, from the build.
+function recommendations (el) {
   try {
-    // The page's own "Sản phẩm liên quan" (a build with --related-products) is not asked again.
-    const [liked, seen] = await Promise.all([
-      document.getElementById('related') ? { items: [] } : api(`/recommendations/product/${id}?limit=5`),
-      api(`/recommendations/recently-viewed?session_token=${token}&limit=5`),
-    ])
-    el.replaceChildren(...[block('Sản phẩm liên quan', liked.items.filter(other)), block('Sản phẩm đã xem', seen.items.filter(other))].filter(Boolean))
-  } catch {} // recommendations are extra: the page is complete without them
-  send('/recommendations/view', { product_id: id, session_token: token }).catch(() => {})
+    const mine = JSON.parse(document.getElementById('product-data').textContent).card
+    const seen = (JSON.parse(localStorage.getItem('sf_seen')) || []).filter((p) => p.id !== mine.id)
+    if (seen.length) {
+      const block = part(el, 'seen')
+      block.querySelector('ul').append(...seen.slice(0, 4).map(card))
+      el.append(block)
+    }
+    localStorage.setItem('sf_seen', JSON.stringify([mine, ...seen].slice(0, 12)))
+  } catch {} // recently viewed is extra: the page is complete without it
 }
 
 export default { search, 'load-more': loadMore, recommendations }

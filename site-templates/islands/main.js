@@ -126,7 +126,7 @@ export const card = (p) => h('li', { class: 'card' },
 
 export const cartToken = () => decodeURIComponent(document.cookie.match(/(?:^|; )service_cart=([^;]*)/)?.[1] || '')
 
-// An anonymous visitor id for recently viewed and beacons; not a credential.
+// An anonymous visitor id for the analytics beacons; not a credential.
 export function visitor () {
   let id = localStorage.getItem('sf_visitor')
   if (!id) localStorage.setItem('sf_visitor', (id = crypto.randomUUID()))
@@ -143,7 +143,9 @@ function notice (text) {
 export const send = (path, body, method = 'POST', options) => api(path, { ...options, method, body })
 
 // The session endpoints themselves (login, register, logout, me): a body makes it a POST.
-export const session = (path, body) => api(path, { base: SESSION, method: body ? 'POST' : 'GET', body })
+// Whether their answer names a customer is kept (sf_in, not a credential: the token stays in
+// the httpOnly cookie), for a product view to go to the customer's account.
+export const session = (path, body) => api(path, { base: SESSION, method: body ? 'POST' : 'GET', body }).then((d) => (d?.customer ? localStorage.sf_in = 1 : delete localStorage.sf_in, d))
 
 // A part of an island's markup the page keeps in a <template data-part> until it is shown.
 export const part = (root, name) => root.querySelector(`template[data-part=${name}]`).content.firstElementChild
@@ -163,6 +165,7 @@ export async function api (path, options = {}) {
   if ((status !== 204 && !/json/.test(res.headers.get('Content-Type'))) || (status > 501 && status < 505)) throw unavailable(status, method, url)
   const data = status === 204 ? null : await res.json().catch(() => null)
   if (res.ok) return data
+  if (status === 401) delete localStorage.sf_in
   report(status, method, url, data?.code)
   // A throttled login is about the visitor's own tries, not the store's traffic: its form says so.
   if (status === 429 && data?.code !== 'login_throttled') {
@@ -282,8 +285,12 @@ for (const el of document.querySelectorAll('[data-island]')) {
 
 const page = document.body.dataset
 const beacon = (path, body) => send(path, body, 'POST', { keepalive: true }).catch(() => {})
-if (page.entityId) {
-  beacon('/analytics/entity-view', { entity_type: page.entityType, entity_id: Number(page.entityId), session_token: visitor() })
+// One activity call a view: a logged-in customer's product view goes to their account (the
+// session service sends it on as activity), any other view to the store's analytics.
+const id = Number(page.entityId)
+if (id) {
+  if (page.entityType === 'product' && localStorage.sf_in) beacon('/customer/product-views', { product_id: id })
+  else beacon('/analytics/entity-view', { entity_type: page.entityType, entity_id: id, session_token: visitor() })
 }
 document.addEventListener('click', (e) => {
   const banner = e.target.closest('[data-banner-id]')

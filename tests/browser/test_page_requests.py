@@ -91,16 +91,13 @@ def shown(page: Page, origin: str, path: str) -> None:
     page.wait_for_load_state("networkidle")
 
 
-PENDING = pytest.mark.xfail(strict=True, reason="the product page still asks the API")
-
-
 @pytest.mark.parametrize(
     "kind",
     [
         "home",
         "category",
         "collection",
-        pytest.param("product", marks=PENDING),
+        "product",
         "article",
         "cms_page",
     ],
@@ -123,7 +120,6 @@ def test_showing_a_page_asks_the_api_nothing_and_sends_one_activity_call_at_most
         assert activity == ["/analytics/entity-view"]
 
 
-@PENDING
 def test_a_visitor_with_a_cart_is_shown_a_product_page_without_asking(
     browser: Browser, origin: str, demo_output: Path
 ) -> None:
@@ -148,7 +144,6 @@ def test_a_visitor_with_a_cart_is_shown_a_product_page_without_asking(
     assert activity == ["/analytics/entity-view"]
 
 
-@PENDING
 def test_a_customers_product_view_goes_to_their_account_as_the_one_activity_call(
     browser: Browser, origin: str, demo_output: Path
 ) -> None:
@@ -171,7 +166,6 @@ def test_a_customers_product_view_goes_to_their_account_as_the_one_activity_call
     assert statuses["/customer/product-views"] == 201  # the account keeps it
 
 
-@PENDING
 def test_recently_viewed_is_kept_in_the_browser_and_shown_without_asking(
     page: Page, origin: str, demo_output: Path
 ) -> None:

@@ -201,49 +201,51 @@ def related_headings(page: Page) -> Locator:
     return page.get_by_role("heading", name="Sản phẩm liên quan", exact=True)
 
 
-def test_the_recommendations_island_is_the_related_products_section(
+def test_the_related_products_are_the_pages_own_and_nothing_is_asked_for_them(
     page: Page, origin: str, demo_output: Path
 ) -> None:
     path = product_pages(demo_output, 2)[0]
     html = (demo_output / (path.lstrip("/") + ".html")).read_text(encoding="utf-8")
-    assert not re.search(r'id="?related\b', html)  # a default build writes none into the page
-    page.goto(origin + path)
-    page.wait_for_load_state("networkidle")
-    island = page.locator("[data-island=recommendations]")
-    expect(related_headings(page)).to_have_count(1)
-    expect(island.get_by_role("heading", name="Sản phẩm liên quan", exact=True)).to_be_visible()
-    suggested = island.locator("section").first.locator(".card h3 a")
-    paths = suggested.evaluate_all("as => as.map((a) => a.pathname)")
-    assert paths and path not in paths
-    assert len(paths) <= 4
-
-
-def test_a_page_with_its_own_related_products_gets_no_second_section(
-    page: Page, origin: str, demo_output: Path
-) -> None:
-    """A build with --related-products writes the section into the page (the golden output
-    shows its markup); the island then asks nothing more and adds no second heading."""
-    path = product_pages(demo_output, 2)[0]
-    html = (demo_output / (path.lstrip("/") + ".html")).read_text(encoding="utf-8")
-    other = product_pages(demo_output, 2)[1]
-    section = (
-        '<section aria-labelledby="related"><h2 id="related">Sản phẩm liên quan</h2>'
-        f'<ul class="grid"><li class="card"><h3><a href="{other}">Khác</a></h3></li></ul></section>'
-    )
-    island = "<div data-island=recommendations></div>"
-    assert island in html
-    page.route(
-        origin + path,
-        lambda route: route.fulfill(
-            status=200, content_type="text/html", body=html.replace(island, section + island)
-        ),
-    )
+    assert re.search(r'id="?related\b', html)  # a default build writes them into the page
     asked: list[str] = []
     page.on("request", lambda request: asked.append(request.url))
     page.goto(origin + path)
     page.wait_for_load_state("networkidle")
     expect(related_headings(page)).to_have_count(1)
-    assert not [url for url in asked if "/recommendations/product/" in url]
+    paths = page.locator("#related + .grid .card h3 a").evaluate_all(
+        "as => as.map((a) => a.pathname)"
+    )
+    assert paths and path not in paths and len(paths) <= 4
+    assert not [url for url in asked if "/recommendations/" in url or "/variants" in url]
+
+
+def test_a_variant_sold_out_since_the_build_is_refused_in_the_pages_words(
+    page: Page, origin: str, demo_output: Path
+) -> None:
+    """The page says in stock (its build was before the last one sold); the cart refuses it."""
+    for path in product_pages(demo_output, 1):
+        html = (demo_output / (path.lstrip("/") + ".html")).read_text(encoding="utf-8")
+        if '"in_stock":false' in html:
+            break
+    else:
+        pytest.fail("no product with a sold-out variant")
+    stale = html.replace('"in_stock":false', '"in_stock":true')
+    page.route(
+        origin + path,
+        lambda route: route.fulfill(status=200, content_type="text/html", body=stale),
+    )
+    form = open_product(page, origin, path)
+    data = form.evaluate("() => JSON.parse(document.getElementById('product-data').textContent)")
+    live = {v["id"]: v for v in live_variants(page, origin, form)}
+    [gone] = [v for v in data["variants"] if not live[v["id"]]["in_stock"]][:1]
+    [name] = gone["options"]
+    form.locator(f"fieldset input[value='{gone['options'][name]}']").check()
+    assert chosen_variant(form) == str(gone["id"])
+    form.locator("[type=submit]").click()
+    expect(form.locator(".cart-status")).to_have_text(
+        str(form.get_attribute("data-validation_error"))
+    )
+    assert "hết hàng" in str(form.get_attribute("data-validation_error"))
 
 
 def test_cart_lines_show_thumbnails_line_totals_and_steppers(

@@ -68,7 +68,6 @@ def test_bad_values_are_one_line_errors(flag: str, value: str, needle: str) -> N
         resolve(_args(flag, value), environ={}, descriptor=Descriptor())
 
 
-@pytest.mark.xfail(strict=True, reason="related products are off by default")
 def test_four_related_products_by_default_as_the_island_showed() -> None:
     assert resolve(_args(), environ={}, descriptor=Descriptor()).related_products == 4
     env = {"STOREFRONT_RELATED_PRODUCTS": "0"}

@@ -23,6 +23,7 @@ SHELLS = (
     "account.html",
     "partials/cart_empty.html",
     "partials/order_statuses.html",
+    "product.html",
 )
 #: Letters only Vietnamese (of the languages a shop might mix in) writes.
 VIETNAMESE = re.compile(
