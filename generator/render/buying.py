@@ -73,18 +73,19 @@ def saving(now: int, was: int) -> str:
 def variants_data(variants: Sequence[Variant]) -> list[dict[str, object]]:
     """The variants as the product island reads them from the page (no request to show it):
     its stock number only where the page would say "Sắp hết", so a rebuild is not owed for
-    every sale of an item with plenty left."""
+    every sale of an item with plenty left. A field without a value is left out (the island
+    reads it as none): every product page carries these bytes."""
     return [
-        {
-            "id": v.id,
-            "name": v.name,
-            "options": dict(v.options),
-            "price": v.price,
-            "compare_at_price": v.compare_at_price,
-            "effective_price": v.effective_price,
-            "in_stock": v.in_stock,
-            "stock": v.stock if stock_state(v.in_stock, v.stock)[0] == "stock-low" else None,
-        }
+        _present(
+            id=v.id,
+            name=v.name,
+            options=dict(v.options),
+            price=v.price,
+            compare_at_price=v.compare_at_price,
+            effective_price=v.effective_price,
+            in_stock=v.in_stock,
+            stock=v.stock if stock_state(v.in_stock, v.stock)[0] == "stock-low" else None,
+        )
         for v in variants
     ]
 
@@ -92,13 +93,17 @@ def variants_data(variants: Sequence[Variant]) -> list[dict[str, object]]:
 def card_data(card: ProductCard) -> dict[str, object]:
     """What a product card shows (``partials/product_card.html``), for the islands to draw it
     again elsewhere: the product page keeps its own in the browser's recently viewed."""
-    return {
-        "id": card.id,
-        "name": card.name,
-        "url": card.url,
-        "image_url": card.image_url,
-        "price": card.price,
-        "compare_at_price": card.compare_at_price,
-        "effective_price": card.effective_price,
-        "in_stock": card.in_stock,
-    }
+    return _present(
+        id=card.id,
+        name=card.name,
+        url=card.url,
+        image_url=card.image_url,
+        price=card.price,
+        compare_at_price=card.compare_at_price,
+        effective_price=card.effective_price,
+        in_stock=card.in_stock,
+    )
+
+
+def _present(**fields: object) -> dict[str, object]:
+    return {name: value for name, value in fields.items() if value is not None}
