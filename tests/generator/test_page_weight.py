@@ -10,8 +10,10 @@ import pytest
 
 from tests.support.demo_build import build_demo_site
 
-#: The most the median product page may weigh: 8 KB (8,157 B at the last measurement).
-TARGET = 8 * 1024
+#: The most the median product page may weigh: 11 KB (10,613 B at the last measurement: the
+#: 4 related products, 1.3 KB, and the data its islands read instead of asking the API, about
+#: 0.9 KB, are in the page since showing it asks nothing).
+TARGET = 11 * 1024
 
 
 @pytest.fixture(scope="session")
@@ -25,5 +27,5 @@ def median_product_page(site: Path) -> float:
     return statistics.median(sizes)
 
 
-def test_the_median_product_page_is_at_most_8_kb(demo_site: Path) -> None:
+def test_the_median_product_page_is_at_most_11_kb(demo_site: Path) -> None:
     assert median_product_page(demo_site) <= TARGET

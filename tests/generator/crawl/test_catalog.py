@@ -79,10 +79,9 @@ async def test_related_products_are_chosen_locally_from_the_same_category() -> N
     assert not fake.requests_to("/products/{id}/related")
 
 
-async def test_no_related_products_are_chosen_by_default(
-    crawled: tuple[Catalog, FakeApi],
-) -> None:
-    catalog, _ = crawled
+async def test_no_related_products_are_chosen_when_none_are_asked_for() -> None:
+    fake = FakeApi(small_store(), Quirks(max_limit=5))
+    catalog, _ = await crawl_fake(fake, settings=CrawlSettings(related_products=0))
     assert catalog.products and all(not unpack(p).related for p in catalog.products)
 
 
