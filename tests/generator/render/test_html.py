@@ -172,8 +172,13 @@ def test_images_are_lazy_except_the_logo_one_main_image_and_the_thumbnails(
 
 def test_no_render_blocking_script_and_one_stylesheet(page: RenderedPage) -> None:
     doc = doc_of(page)
-    for script in doc.iter("script"):
-        assert script.get("type") in ("application/ld+json", "importmap", "module")
+    for script in doc.iter("script"):  # data blocks (JSON-LD, the product's data) run nothing
+        assert script.get("type") in (
+            "application/ld+json",
+            "application/json",
+            "importmap",
+            "module",
+        )
     sheets = doc.xpath("//link[@rel='stylesheet']/@href")
     assert len(sheets) == 1 and sheets[0].startswith("/_assets/style.css?v=")
 
