@@ -24,6 +24,9 @@ timing transport), so the times are the generator's alone, from process start to
   `--from-cache --full` timed alternately on tmpfs, the ratio of their pages per second;
   with --peer, only that (and the full build that fills the crawl cache), --keep DIR keeping
   each size's store and crawl cache for the next run;
+- with --sale, only a sale on one key: page views replayed at 600 and 3,000 product views a
+  minute, a greedy client and purchases meanwhile, against the companion at the real limits
+  (``bench_sale.py``), written to a section of its own;
 - with --hostile, only builds against hostile answers (an oversize list, an endless body, a
   gzip bomb) and their peak memory (``bench_hostile.py``), written to a section of its own.
 
@@ -51,6 +54,9 @@ from bench_procs import Run, companion_server, measured_run, settle_inodes
 from bench_report import machine, report, write_doc
 from bench_resume import SECTION as RESUME_SECTION
 from bench_resume import measure_resume, resume_report
+from bench_sale import RATES as SALE_RATES
+from bench_sale import SECTION as SALE_SECTION
+from bench_sale import measure_sale, sale_report
 
 REPO = Path(__file__).resolve().parents[1]
 BUILD_SCRIPT = Path(__file__).resolve().with_name("bench_build.py")
@@ -100,6 +106,20 @@ def main() -> int:
     )
     parser.add_argument("--resume-products", type=int, default=10_000, help="its store's size")
     parser.add_argument(
+        "--sale",
+        action="store_true",
+        help="only a sale on one key: recorded page views, a greedy client and purchases "
+        "(scripts/bench_sale.py)",
+    )
+    parser.add_argument(
+        "--sale-seconds", type=float, default=90.0, help="each rate's replay (past a minute)"
+    )
+    parser.add_argument(
+        "--sale-rates",
+        default=",".join(str(r) for r in SALE_RATES),
+        help="product views a minute, comma-separated",
+    )
+    parser.add_argument(
         "--peer", action="store_true", help="only the comparison with Hugo (scripts/bench_peer.py)"
     )
     parser.add_argument("--no-peer", action="store_true", help="skip the comparison with Hugo")
@@ -112,6 +132,9 @@ def main() -> int:
         return bench_hostile_answers(write=not args.no_write)
     if args.resume:
         return bench_resumed_build(args.resume_products, write=not args.no_write)
+    if args.sale:
+        rates = tuple(int(r) for r in args.sale_rates.split(","))
+        return bench_sale(rates, args.sale_seconds, write=not args.no_write)
     sizes = [int(s) for s in args.sizes.split(",")] if args.sizes else list(SIZES)
     if args.quick and not args.sizes:
         sizes = list(QUICK)
@@ -177,6 +200,17 @@ def bench_resumed_build(products: int, *, write: bool) -> int:
     print(text)
     if write:
         write_section(REPO / "docs" / "benchmarks.md", text, RESUME_SECTION)
+    return 0
+
+
+def bench_sale(rates: tuple[int, ...], seconds: float, *, write: bool) -> int:
+    compile_bytecode()
+    with tempfile.TemporaryDirectory(prefix="storefront-bench-sale-") as folder:
+        result = measure_sale(Path(folder) / "sale", rates=rates, seconds=seconds)
+    text = sale_report(result, machine())
+    print(text)
+    if write:
+        write_section(REPO / "docs" / "benchmarks.md", text, SALE_SECTION)
     return 0
 
 
