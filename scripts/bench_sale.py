@@ -197,6 +197,7 @@ def figures(
         "purchase_429": sum(p.refused for p in replay.purchases),
         "greedy_requests": replay.greedy.units,
         "greedy_429": replay.greedy.refused,
+        "greedy_statuses": dict(sorted(replay.greedy.calls.items())),
         "view_calls": sum(t.calls.total() for t in replay.views.values()),
         "view_429": sum(t.refused for t in replay.views.values()),
         "api_requests": sum(c["showing"] + c["activity"] for c in api.values()),
@@ -259,6 +260,7 @@ def sale_report(result: dict[str, Any], machine: str) -> str:
         lines.append(f"| {label} | {target} | " + " | ".join(shown(r) for r in rows) + " |")
 
     row("product views a minute, as sent", "", lambda r: f"{r['product_views_per_minute']:,}")
+    row("views that left more than a second late", "", lambda r: f"{r['late_views']:,}")
     for kind in [*PAGE_TYPES, "purchase"]:
         if not all(kind in r["per_view"] for r in rows):
             continue
@@ -286,6 +288,8 @@ def sale_report(result: dict[str, Any], machine: str) -> str:
         lambda r: f"{r['greedy_429']:,} of {r['greedy_requests']:,}")  # fmt: skip
     row("429 answers seen by page views (of their calls)", "",
         lambda r: f"{r['view_429']:,} of {r['view_calls']:,}")  # fmt: skip
+    row("the greedy client's answers by status", "", lambda r: ", ".join(
+        f"{status}: {n:,}" for status, n in r["greedy_statuses"].items()))  # fmt: skip
     row("the greedy client's requests reaching the API", "",
         lambda r: f"{r['greedy_api']:,}")  # fmt: skip
     row("requests reaching the API (of them answered 429 by it)", "",

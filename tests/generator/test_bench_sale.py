@@ -173,6 +173,7 @@ def test_a_rows_figures_per_view_per_purchase_and_per_sender() -> None:
     assert row["purchase_p95_seconds"] == 4.0
     assert row["purchase_failures"] == [("PUT /session/api/cart/items 429", 1)]
     assert (row["greedy_requests"], row["greedy_429"], row["greedy_api"]) == (100, 90, 100)
+    assert row["greedy_statuses"] == {200: 10, 429: 90}
     assert (row["view_calls"], row["view_429"]) == (300, 20)
     assert (row["api_requests"], row["api_429"]) == (586, 114)
     # The service's own counts when its health shows them.
@@ -206,6 +207,7 @@ def test_the_report_puts_each_figure_beside_its_target() -> None:
     assert text.startswith(scripts.bench_sale.SECTION + " (run of ")
     assert "| figure | target | 3,000 product views/min |" in text
     assert "| purchases complete | 20/20 | 3/4 |" in text
+    assert "| the greedy client's answers by status |  | 200: 10, 429: 90 |" in text
     assert "| 429 answers seen by purchases | 0 | 4 |" in text
     assert "| 429 answers seen by the greedy client (of its requests) |  | 90 of 100 |" in text
     assert "| API requests per purchase (showing + activity) | at most 9 | 0 + 0 (4) |" in text
