@@ -229,7 +229,7 @@ def sale_report(result: dict[str, Any], machine: str) -> str:
         "each replaying its recorded calls from its own visitor address (five views a visitor); "
         f"one greedy client reading `{GREEDY_PATH}` from one address as fast as it is answered; "
         f"{PURCHASES} purchases spread over the run, each replaying the recorded purchase with "
-        "its own cart (a 429 is tried again after its Retry-After, three times at most). "
+        "its own cart (a 429 or 503 tried again after its Retry-After, three times at most). "
         f"Machine: {machine}; load average (1 min) when the run ended: "
         f"{os.getloadavg()[0]:.1f}. The whole run took {result['run_minutes']:g} minutes.",
         "",
