@@ -115,6 +115,12 @@ def main() -> int:
         "--sale-seconds", type=float, default=90.0, help="each rate's replay (past a minute)"
     )
     parser.add_argument(
+        "--sale-grace",
+        type=float,
+        default=60.0,
+        help="seconds after the last view for the answers still to come",
+    )
+    parser.add_argument(
         "--sale-rates",
         default=",".join(str(r) for r in SALE_RATES),
         help="product views a minute, comma-separated",
@@ -134,7 +140,7 @@ def main() -> int:
         return bench_resumed_build(args.resume_products, write=not args.no_write)
     if args.sale:
         rates = tuple(int(r) for r in args.sale_rates.split(","))
-        return bench_sale(rates, args.sale_seconds, write=not args.no_write)
+        return bench_sale(rates, args.sale_seconds, args.sale_grace, write=not args.no_write)
     sizes = [int(s) for s in args.sizes.split(",")] if args.sizes else list(SIZES)
     if args.quick and not args.sizes:
         sizes = list(QUICK)
@@ -203,10 +209,10 @@ def bench_resumed_build(products: int, *, write: bool) -> int:
     return 0
 
 
-def bench_sale(rates: tuple[int, ...], seconds: float, *, write: bool) -> int:
+def bench_sale(rates: tuple[int, ...], seconds: float, grace: float, *, write: bool) -> int:
     compile_bytecode()
     with tempfile.TemporaryDirectory(prefix="storefront-bench-sale-") as folder:
-        result = measure_sale(Path(folder) / "sale", rates=rates, seconds=seconds)
+        result = measure_sale(Path(folder) / "sale", rates=rates, seconds=seconds, grace=grace)
     text = sale_report(result, machine())
     print(text)
     if write:

@@ -27,7 +27,16 @@ from typing import Any
 
 import httpx
 from bench_sale_record import PAGE_TYPES, page_of_each_type, record, settle
-from bench_sale_replay import GREEDY_PATH, MIX, PURCHASES, Replay, attribute, replay_sale, shape
+from bench_sale_replay import (
+    GRACE_SECONDS,
+    GREEDY_PATH,
+    MIX,
+    PURCHASES,
+    Replay,
+    attribute,
+    replay_sale,
+    shape,
+)
 from bench_sale_stack import api_lines, build_site, nginx, stack
 
 SECTION = "## A sale on one key"
@@ -36,7 +45,11 @@ SECONDS = 90.0
 
 
 def measure_sale(
-    folder: Path, *, rates: tuple[int, ...] = RATES, seconds: float = SECONDS
+    folder: Path,
+    *,
+    rates: tuple[int, ...] = RATES,
+    seconds: float = SECONDS,
+    grace: float = GRACE_SECONDS,
 ) -> dict[str, Any]:
     """The recording, then one replay per rate, each on a fresh store; their figures."""
     from companion.seed.demo import DEMO_KEY
@@ -63,6 +76,7 @@ def measure_sale(
                     seconds=seconds,
                     product_ids=products,
                     variants=variants,
+                    grace=grace,
                 )
             )
             settle(running.api_log, 0)  # the queue's last activity calls, the log's last lines
@@ -74,6 +88,7 @@ def measure_sale(
         "recorded": recorded_counts(recording),
         "rows": rows,
         "seconds": seconds,
+        "grace": grace,
         "run_minutes": round((time.monotonic() - started) / 60, 1),
     }
 
@@ -200,6 +215,7 @@ def figures(
         "greedy_statuses": dict(sorted(replay.greedy.calls.items())),
         "view_calls": sum(t.calls.total() for t in replay.views.values()),
         "view_429": sum(t.refused for t in replay.views.values()),
+        "view_unanswered": sum(t.unanswered for t in replay.views.values()),
         "api_requests": sum(c["showing"] + c["activity"] for c in api.values()),
         "api_429": sum(c["429"] for c in api.values()),
         "greedy_api": greedy["showing"] + greedy["activity"],
@@ -229,7 +245,9 @@ def sale_report(result: dict[str, Any], machine: str) -> str:
         "each replaying its recorded calls from its own visitor address (five views a visitor); "
         f"one greedy client reading `{GREEDY_PATH}` from one address as fast as it is answered; "
         f"{PURCHASES} purchases spread over the run, each replaying the recorded purchase with "
-        "its own cart (a 429 or 503 tried again after its Retry-After, three times at most). "
+        "its own cart (a 429 or 503 tried again after its Retry-After, three times at most); "
+        f"{result.get('grace', GRACE_SECONDS):g} s after the last view left, what still waited "
+        "for an answer was given up. "
         f"Machine: {machine}; load average (1 min) when the run ended: "
         f"{os.getloadavg()[0]:.1f}. The whole run took {result['run_minutes']:g} minutes.",
         "",
@@ -288,6 +306,8 @@ def sale_report(result: dict[str, Any], machine: str) -> str:
         lambda r: f"{r['greedy_429']:,} of {r['greedy_requests']:,}")  # fmt: skip
     row("429 answers seen by page views (of their calls)", "",
         lambda r: f"{r['view_429']:,} of {r['view_calls']:,}")  # fmt: skip
+    row("calls of page views unanswered when the run ended", "",
+        lambda r: f"{r['view_unanswered']:,}")  # fmt: skip
     row("the greedy client's answers by status", "", lambda r: ", ".join(
         f"{status}: {n:,}" for status, n in r["greedy_statuses"].items()))  # fmt: skip
     row("the greedy client's requests reaching the API", "",

@@ -17,9 +17,11 @@ forwarded later under an id of its own) is counted by its path.
 - Purchases, spread over the run: each sends the recorded purchase's calls in order with its
   own cart: the cart token, checkout id and other tokens the recording's answers held are
   replaced by those of its own answers, the recorded variant by one of its own, a new
-  Idempotency-Key wherever one was sent. A call answered 429 is tried again after its
-  Retry-After (as the shopper would press again), ``PURCHASE_TRIES`` times at most; the
+  Idempotency-Key wherever one was sent. A call answered 429 or 503 is tried again after
+  its Retry-After (as the shopper would press again), ``PURCHASE_TRIES`` times at most; the
   purchase is complete when its every buying call succeeded.
+- ``GRACE_SECONDS`` after the last view left, whatever still waits for an answer is given up
+  (counted as unanswered), so a machine that cannot keep up still ends the run.
 """
 
 from __future__ import annotations
@@ -46,8 +48,12 @@ GREEDY_PATH = "/session/api/products/{id}/variants"
 GREEDY_CONCURRENCY = 16
 PURCHASES = 20
 PURCHASE_TRIES = 3
+#: Answers a shopper meets by trying again: the key's limit, a server too busy for now.
+TRIED_AGAIN = frozenset({429, 503})
 #: The longest Retry-After a purchase waits before trying again, in seconds.
 RETRY_CAP = 30.0
+#: Seconds after the last view left that the replay waits for answers still to come.
+GRACE_SECONDS = 60.0
 SITE_HOST = "shop.bench"
 GOLDEN = 0.6180339887498949
 ORIGIN = f"http://{SITE_HOST}"
@@ -64,6 +70,7 @@ class Tally:
     calls: Counter[int] = field(default_factory=Counter)
     activity_calls: int = 0
     units: int = 0  # views, or purchases
+    unanswered: int = 0  # calls still waiting for an answer when the run ended
 
     @property
     def refused(self) -> int:
@@ -72,9 +79,9 @@ class Tally:
 
 @dataclass
 class PurchaseResult:
-    complete: bool
-    seconds: float
-    refused: int  # 429 answers seen
+    complete: bool = False
+    seconds: float = 0.0
+    refused: int = 0  # 429 answers seen
     failed_at: str = ""  # method and path of the call that failed, with its status
 
 
@@ -232,21 +239,28 @@ async def view(
 
     async def one(index: int, call: Call) -> None:
         path, body = substitute(call, tokens, ids)
-        status, _, _ = await sender.send(call["method"], path, body, f"v.{kind}.{number}.{index}")
-        tally.calls[status] += 1
         tally.activity_calls += bool(call["activity"])
+        try:
+            status, _, _ = await sender.send(
+                call["method"], path, body, f"v.{kind}.{number}.{index}"
+            )
+        except asyncio.CancelledError:
+            tally.unanswered += 1
+            raise
+        tally.calls[status] += 1
 
     tally.units += 1
     await asyncio.gather(*(one(n, call) for n, call in enumerate(calls)))
 
 
 async def purchase(sender: Sender, number: int, recording: dict[str, Any], variant: str,
-                   tally: Tally) -> PurchaseResult:  # fmt: skip
+                   tally: Tally, result: PurchaseResult) -> PurchaseResult:  # fmt: skip
+    """The recorded purchase with its own cart; ``result`` holds how far it got, when the run
+    ends before it does."""
     calls: list[Call] = recording["calls"]
     tokens = fresh_visitor_tokens(calls)
     ids = {str(recording["variant_id"]): variant}
     pending: list[asyncio.Task[Any]] = []
-    refused = 0
     started = time.monotonic()
     tally.units += 1
     for index, call in enumerate(calls):
@@ -259,25 +273,29 @@ async def purchase(sender: Sender, number: int, recording: dict[str, Any], varia
             pending.append(asyncio.create_task(_counted(sender, call, path, body, request_id,
                                                         tally)))  # fmt: skip
             continue
+        result.failed_at = f"{call['method']} {shape(path)} unanswered when the run ended"
+        result.seconds = time.monotonic() - started
         for attempt in range(PURCHASE_TRIES):
             status, headers, data = await sender.send(
                 call["method"], path, body, f"{request_id}.{attempt}",
                 idempotent=bool(call["idempotent"]),
             )  # fmt: skip
             tally.calls[status] += 1
-            if status != 429:
+            if status not in TRIED_AGAIN:
                 break
-            refused += 1
+            result.refused += status == 429
             await asyncio.sleep(min(_retry_after(headers), RETRY_CAP))
         if status >= 400 or status == 0:
             if status != call.get("status"):
                 await asyncio.gather(*pending)
-                where = f"{call['method']} {shape(path)} {status}"
-                return PurchaseResult(False, time.monotonic() - started, refused, where)
+                result.failed_at = f"{call['method']} {shape(path)} {status}"
+                result.seconds = time.monotonic() - started
+                return result
         learn(call.get("answer"), data, tokens)
-    seconds = time.monotonic() - started
+    result.complete, result.failed_at = True, ""
+    result.seconds = time.monotonic() - started
     await asyncio.gather(*pending)
-    return PurchaseResult(True, seconds, refused)
+    return result
 
 
 async def _counted(sender: Sender, call: Call, path: str, body: Any, request_id: str,
@@ -327,10 +345,12 @@ async def replay_sale(
     mix: dict[str, float] | None = None,
     greedy_path: str = GREEDY_PATH,
     greedy_concurrency: int = GREEDY_CONCURRENCY,
+    grace: float = GRACE_SECONDS,
     seed: int = 54,
 ) -> Replay:
     """Page views at ``rate`` product views a minute for ``seconds``, the greedy client, and
-    ``purchases`` purchases spread over the run (``variants``: one for each)."""
+    ``purchases`` purchases spread over the run (``variants``: one for each); ``grace``
+    seconds after the last view left, what still waits for an answer is given up."""
     mix = MIX if mix is None else mix
     pages: dict[str, dict[str, Any]] = recording["pages"]
     plan = [(at, kind) for at, kind in schedule(rate, seconds, mix) if kind in pages]
@@ -355,6 +375,7 @@ async def replay_sale(
                 )
             )  # fmt: skip
         ]
+        result.purchases = [PurchaseResult() for _ in range(purchases)]
         buying = [
             asyncio.create_task(_purchase_at(buyers, started + (k + 0.5) * seconds / purchases,
                                              k, recording["purchase"], variants[k], result))
@@ -371,8 +392,13 @@ async def replay_sale(
             calls = pages[kind]["calls"]
             tasks.append(asyncio.create_task(
                 view(sender, kind, number, calls, ids, result.views[kind])))  # fmt: skip
-        result.purchases = list(await asyncio.gather(*buying))
-        await asyncio.gather(*tasks)
+        deadline = started + seconds + grace
+        _, unfinished = await asyncio.wait(
+            [*buying, *tasks], timeout=max(deadline - time.monotonic(), 0.0)
+        )
+        for task in unfinished:
+            task.cancel()
+        await asyncio.gather(*unfinished, return_exceptions=True)
         result.seconds = time.monotonic() - started
     return result
 
@@ -381,7 +407,8 @@ async def _purchase_at(client: LeanClient, at: float, number: int, recording: di
                        variant: str, replay: Replay) -> PurchaseResult:  # fmt: skip
     await asyncio.sleep(max(0.0, at - time.monotonic()))
     sender = Sender(client, visitor_address(number + 1, first=11), replay)
-    return await purchase(sender, number, recording, variant, replay.buying)
+    progress = replay.purchases[number]
+    return await purchase(sender, number, recording, variant, replay.buying, progress)
 
 
 def attribute(lines: list[dict[str, Any]]) -> dict[str, Counter[str]]:

@@ -131,6 +131,7 @@ def _replay() -> Any:
     replay = replay_module.Replay(seconds=95.0, rate_limit="600")
     product = replay_module.Tally(Counter({200: 280, 429: 20}), activity_calls=200, units=100)
     home = replay_module.Tally(Counter(), activity_calls=0, units=30)
+    product.unanswered = 7
     replay.views = {"product": product, "home": home}
     replay.buying = replay_module.Tally(Counter({200: 36, 429: 4}), activity_calls=0, units=4)
     replay.greedy = replay_module.Tally(Counter({200: 10, 429: 90}), units=100)
@@ -174,7 +175,7 @@ def test_a_rows_figures_per_view_per_purchase_and_per_sender() -> None:
     assert row["purchase_failures"] == [("PUT /session/api/cart/items 429", 1)]
     assert (row["greedy_requests"], row["greedy_429"], row["greedy_api"]) == (100, 90, 100)
     assert row["greedy_statuses"] == {200: 10, 429: 90}
-    assert (row["view_calls"], row["view_429"]) == (300, 20)
+    assert (row["view_calls"], row["view_429"], row["view_unanswered"]) == (300, 20, 7)
     assert (row["api_requests"], row["api_429"]) == (586, 114)
     # The service's own counts when its health shows them.
     health = {"status": "ok", "activity": {"queued": 3, "forwarded": 140, "dropped": 57}}
