@@ -121,6 +121,9 @@ def main() -> int:
         help="seconds after the last view for the answers still to come",
     )
     parser.add_argument(
+        "--sale-session-workers", type=int, default=1, help="`storefront session --workers`"
+    )
+    parser.add_argument(
         "--sale-rates",
         default=",".join(str(r) for r in SALE_RATES),
         help="product views a minute, comma-separated",
@@ -140,7 +143,13 @@ def main() -> int:
         return bench_resumed_build(args.resume_products, write=not args.no_write)
     if args.sale:
         rates = tuple(int(r) for r in args.sale_rates.split(","))
-        return bench_sale(rates, args.sale_seconds, args.sale_grace, write=not args.no_write)
+        return bench_sale(
+            rates,
+            args.sale_seconds,
+            args.sale_grace,
+            args.sale_session_workers,
+            write=not args.no_write,
+        )
     sizes = [int(s) for s in args.sizes.split(",")] if args.sizes else list(SIZES)
     if args.quick and not args.sizes:
         sizes = list(QUICK)
@@ -209,10 +218,18 @@ def bench_resumed_build(products: int, *, write: bool) -> int:
     return 0
 
 
-def bench_sale(rates: tuple[int, ...], seconds: float, grace: float, *, write: bool) -> int:
+def bench_sale(
+    rates: tuple[int, ...], seconds: float, grace: float, workers: int, *, write: bool
+) -> int:
     compile_bytecode()
     with tempfile.TemporaryDirectory(prefix="storefront-bench-sale-") as folder:
-        result = measure_sale(Path(folder) / "sale", rates=rates, seconds=seconds, grace=grace)
+        result = measure_sale(
+            Path(folder) / "sale",
+            rates=rates,
+            seconds=seconds,
+            grace=grace,
+            session_workers=workers,
+        )
     text = sale_report(result, machine())
     print(text)
     if write:

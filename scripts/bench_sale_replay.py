@@ -71,6 +71,7 @@ class Tally:
     activity_calls: int = 0
     units: int = 0  # views, or purchases
     unanswered: int = 0  # calls still waiting for an answer when the run ended
+    activity_answered: int = 0  # activity calls the session service answered
 
     @property
     def refused(self) -> int:
@@ -248,6 +249,7 @@ async def view(
             tally.unanswered += 1
             raise
         tally.calls[status] += 1
+        tally.activity_answered += bool(call["activity"]) and status != 0
 
     tally.units += 1
     await asyncio.gather(*(one(n, call) for n, call in enumerate(calls)))
@@ -302,6 +304,7 @@ async def _counted(sender: Sender, call: Call, path: str, body: Any, request_id:
                    tally: Tally) -> None:  # fmt: skip
     status, _, _ = await sender.send(call["method"], path, body, request_id)
     tally.calls[status] += 1
+    tally.activity_answered += status != 0
 
 
 def _retry_after(headers: dict[str, str]) -> float:
