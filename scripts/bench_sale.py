@@ -83,7 +83,7 @@ def measure_sale(
                 )
             )
             settle(running.api_log, 0)  # the queue's last activity calls, the log's last lines
-            health = httpx.get(running.session + "/session/health", timeout=10).json()
+            health = session_health(running.session)
             lines = api_lines(running.api_log)
         rows.append(figures(replay, attribute(lines), health, rate=rate, seconds=seconds))
         print(json.dumps(rows[-1]), flush=True)
@@ -95,6 +95,15 @@ def measure_sale(
         "session_workers": session_workers,
         "run_minutes": round((time.monotonic() - started) / 60, 1),
     }
+
+
+def session_health(origin: str) -> Any:
+    """/session/health's answer; {} when the service, still working through what the replay
+    left it, does not answer within a minute."""
+    try:
+        return httpx.get(origin + "/session/health", timeout=60).json()
+    except (httpx.HTTPError, ValueError):
+        return {}
 
 
 def _entity(out: Path, path: str) -> str | None:
