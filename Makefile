@@ -62,7 +62,7 @@ api: install
 ## --large adds 50,000; --hostile: only builds against hostile answers, their peak memory;
 ## --resume: only a 10,000-product first build at the real limits on a simulated clock, stopped
 ## twice and continued; --sale: only a sale on one key (page views recorded in Chromium and
-## replayed at 600 and 3,000 product views a minute, a greedy client, 20 purchases; about 6
+## replayed at 600 and 3,000 product views a minute, a greedy client, 20 purchases; about 10
 ## minutes); --peer: only the comparison with Hugo, --keep DIR reusing each size's
 ## store and crawl cache; --no-peer: without it);
 ## writes docs/benchmarks.md
