@@ -125,11 +125,16 @@ class KeyBudget:
         activity waiting for the key is dropped."""
         return self.wait(Lane.BROWSING) > 0
 
-    def note_answer(self, status: int, headers: Mapping[str, str]) -> None:
+    def note_answer(
+        self, status: int, headers: Mapping[str, str], *, per_client: bool = False
+    ) -> None:
         """An API answer: a 429, or no request left, marks the key spent until it resets. A 429
-        saying the key has requests left is about the visitor (a throttled login), not the key."""
+        saying the key has requests left is about the visitor (a throttled login), not the key;
+        so is one without the key's figures to a request the API also limits per client
+        (``per_client``: a login's password hash, refused in front of the key's count)."""
         remaining = _seconds(headers.get("ratelimit-remaining"))
-        if remaining != 0 and (status != 429 or remaining is not None):
+        about_visitor = remaining is not None or per_client
+        if remaining != 0 and (status != 429 or about_visitor):
             return
         wait = _seconds(headers.get("retry-after")) or _seconds(headers.get("ratelimit-reset"))
         if status == 429 and not wait:

@@ -97,6 +97,8 @@ _FORWARDED_PARTS = tuple(tuple(path.split("/")) for path in sorted(_FORWARDED))
 _SESSION_OWNED = frozenset({"customer/login", "customer/register"})
 #: Paths the islands only ever send to (a logged-in customer's views, kept by the account).
 _POST_ONLY = frozenset({"customer/product-views"})
+#: API paths whose POST hashes a password (the API limits those per client as well).
+_HASHING = frozenset({"/customer/login", "/customer/register"})
 
 _Handler = Callable[[Request, VisitorClient, Traffic], Awaitable[Response]]
 
@@ -374,7 +376,10 @@ async def _sent(
         note_refusal(request.scope, refusal.code)
         return refusal_answer(refusal)
     answer = await client.send(method, path, **sent)
-    traffic.budget.note_answer(answer.status_code, answer.headers)
+    # A login or register hashes a password: the API also limits it per client, and such a
+    # 429 must not let one client stop the key for every shopper.
+    per_client = method == "POST" and path in _HASHING
+    traffic.budget.note_answer(answer.status_code, answer.headers, per_client=per_client)
     return answer
 
 

@@ -208,9 +208,13 @@ async def test_an_upstream_429_alone_marks_the_key_spent(tmp_path: Path) -> None
     # A 429 about the visitor (a throttled login), the key's requests left: the key goes on.
     budget.note_answer(429, {"retry-after": "900", "ratelimit-remaining": "412"})
     assert budget.take(Lane.BUYING) is None
+    # So is one to a login, which the API limits per client too, unless it says none is left.
+    budget.note_answer(429, {"retry-after": "1"}, per_client=True)
+    assert budget.take(Lane.BUYING) is None
+    budget.note_answer(429, {"retry-after": "5", "ratelimit-remaining": "0"}, per_client=True)
+    assert budget.take(Lane.BUYING) is not None
 
 
-@pytest.mark.xfail(strict=True, reason="a login's 429 from the API's hashing lane stops the key")
 @pytest.mark.anyio
 async def test_a_login_refused_for_its_client_does_not_stop_the_key(stack: Stack) -> None:
     """The API's hashing lane answers a client's second login at once with 429 and no
