@@ -1,7 +1,9 @@
 """A fair share of the key per visitor: so many requests a minute through /session/*.
 
 A visitor is the client address as the trusted-proxy reader resolved it
-(``request.client.host``). Each has a bucket of ``per_minute`` requests, refilled evenly over
+(``request.client.host``), read as one host is given it (``visitor_of``): an IPv6 address by
+its /64 (a host may use any address of its network), an IPv4 address mapped into IPv6 as the
+IPv4 address. Each has a bucket of ``per_minute`` requests, refilled evenly over
 the minute: a purchase and a browse fit, a client sending hundreds a minute gets 429 with
 ``Retry-After`` from the session service, spending nothing of the key. At most
 ``max_visitors`` buckets are kept, the least recently seen dropped first (a dropped visitor
@@ -10,6 +12,7 @@ starts again with a full bucket, which is what a quiet visitor would have anyway
 
 from __future__ import annotations
 
+import ipaddress
 import math
 import time
 from collections import OrderedDict
@@ -21,6 +24,8 @@ PER_MINUTE = 60
 MAX_VISITORS = 10_000
 #: The refusal's code (problem JSON).
 SPENT = "visitor_share_spent"
+#: An IPv6 host is given a /64 at least: its addresses are one visitor.
+IPV6_PREFIX = 64
 
 
 class VisitorShare:
@@ -41,6 +46,7 @@ class VisitorShare:
         until it may."""
         if self.per_minute is None or visitor is None:
             return None
+        visitor = visitor_of(visitor)
         now, rate = self.clock(), self.per_minute / 60.0
         tokens, then = self._buckets.pop(visitor, (float(self.per_minute), now))
         tokens = min(float(self.per_minute), tokens + (now - then) * rate)
@@ -56,3 +62,17 @@ class VisitorShare:
 
     def tracked(self) -> int:
         return len(self._buckets)
+
+
+def visitor_of(address: str) -> str:
+    """The share ``address`` spends: its IPv6 /64, or its IPv4 address however spelled (one
+    that is not an address, from a proxy, stands for itself)."""
+    try:
+        ip = ipaddress.ip_address(address.strip())
+    except ValueError:
+        return address
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.IPv6Network((ip, IPV6_PREFIX), strict=False))
+    return str(ip)

@@ -141,8 +141,9 @@ def _add_budget(parser: argparse.ArgumentParser) -> None:
         type=int,
         default=None,
         metavar="N",
-        help="requests one visitor (client address, behind --trusted-proxy) may send a minute; "
-        "past it, 429 with Retry-After; 0: no share per visitor (default 60)",
+        help="requests one visitor (client address, behind --trusted-proxy; an IPv6 /64 is "
+        "one visitor) may send a minute; past it, 429 with Retry-After; 0: no share per "
+        "visitor (default 60)",
     )
     budget.add_argument(
         "--max-visitors",

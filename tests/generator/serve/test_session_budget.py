@@ -254,7 +254,6 @@ async def test_a_visitor_past_its_share_is_refused_here_and_others_go_on(
     assert _refusals(caplog) == ["visitor_share_spent"]
 
 
-@pytest.mark.xfail(strict=True, reason="each IPv6 address of one network has its own share")
 @pytest.mark.anyio
 async def test_one_ipv6_network_and_its_spellings_are_one_visitor(tmp_path: Path) -> None:
     """A host is given a whole /64: addresses within it, or another spelling of an address
