@@ -3,8 +3,9 @@
 The islands' activity never competes with buying: each such POST is answered 202 at once and
 put in a bounded queue in memory, forwarded one at a time when the key's budget has room for
 activity (what buying and browsing spare, ``KeyBudget``). An item is dropped when it is older
-than ``max_age`` seconds, when the queue is over ``max_items`` (the oldest goes), or when
-buying needs the key (it spends its reserve). The counts go to the log (a JSON line at most
+than ``max_age`` seconds, when the queue is over ``max_items`` or its bodies over
+``max_bytes`` (the oldest go: many clients' bodies near the largest must not fill the memory),
+or when buying needs the key (it spends its reserve). The counts go to the log (a JSON line at most
 every ``log_every`` seconds, and when the service stops) and to /session/health.
 
 The queue's task starts with the first item, on the loop that item came in on, and ends when
@@ -24,8 +25,10 @@ from dataclasses import dataclass, field
 from session_service.budget import Clock, KeyBudget
 from session_service.lanes import Lane
 
-#: Defaults: items queued at most, their longest wait in seconds, seconds between log lines.
+#: Defaults: items queued at most, their bodies' bytes at most (64 full batches of error
+#: reports), their longest wait in seconds, seconds between log lines.
 MAX_ITEMS = 1000
+MAX_BYTES = 16 * 1024 * 1024
 MAX_AGE = 60.0
 LOG_EVERY = 60.0
 #: Longest sleep while the budget has no room: the queue looks again (ages, buying's need).
@@ -37,6 +40,7 @@ class ActivityLimits:
     max_items: int = MAX_ITEMS
     max_age: float = MAX_AGE
     log_every: float = LOG_EVERY
+    max_bytes: int = MAX_BYTES
 
 
 @dataclass(slots=True)
@@ -46,6 +50,8 @@ class Activity:
     until it is sent or dropped."""
 
     send: Callable[[], Awaitable[tuple[int, dict[str, str]]]]  # status and headers of the answer
+    #: The bytes it holds (its body), counted against the queue's ``max_bytes``.
+    size: int = 0
     queued_at: float = 0.0
 
 
@@ -72,14 +78,26 @@ class ActivityQueue:
     _task: asyncio.Task[None] | None = None
     _logged_at: float | None = None
     _logged: tuple[int, int] = (0, 0)
+    _bytes: int = 0
 
     def put(self, item: Activity) -> None:
         item.queued_at = self.clock()
         self.items.append(item)
-        while len(self.items) > self.limits.max_items:
-            self.items.popleft()
+        self._bytes += item.size
+        limits = self.limits
+        while self.items and (len(self.items) > limits.max_items or self._bytes > limits.max_bytes):
+            self._pop()
             self.counts.dropped_full += 1
-        self._draining()
+        if self.items:
+            self._draining()
+
+    def queued_bytes(self) -> int:
+        return self._bytes
+
+    def _pop(self) -> Activity:
+        item = self.items.popleft()
+        self._bytes -= item.size
+        return item
 
     def draining(self) -> bool:
         """Whether the queue's task is running (it ends when the queue is empty)."""
@@ -101,18 +119,19 @@ class ActivityQueue:
     async def _step(self) -> None:
         oldest = self.clock() - self.limits.max_age
         while self.items and self.items[0].queued_at < oldest:
-            self.items.popleft()
+            self._pop()
             self.counts.dropped_old += 1
         if not self.items:
             return
         if self.budget.buying_needs():
             self.counts.dropped_for_buying += len(self.items)
             self.items.clear()
+            self._bytes = 0
             return
         if self.budget.take(Lane.ACTIVITY) is not None:
             await asyncio.sleep(min(_NAP, max(0.01, self.budget.wait(Lane.ACTIVITY))))
             return
-        item = self.items.popleft()
+        item = self._pop()
         try:
             status, headers = await item.send()
         except Exception:  # an API that cannot be reached: the item is lost, not the queue
@@ -139,6 +158,7 @@ class ActivityQueue:
         counts = self.counts
         return {
             "queued": len(self.items),
+            "queued_bytes": self._bytes,
             "forwarded": counts.forwarded,
             "dropped": counts.dropped(),
             "dropped_why": {

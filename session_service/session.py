@@ -432,7 +432,7 @@ def _queued(
         )
         return answer.status_code, dict(answer.headers)
 
-    traffic.activity.put(Activity(send))
+    traffic.activity.put(Activity(send, size=len(content)))
     return _no_store(JSONResponse({}, status_code=202))
 
 

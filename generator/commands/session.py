@@ -168,6 +168,14 @@ def _add_budget(parser: argparse.ArgumentParser) -> None:
         help="activity calls waiting at most; past it the oldest is dropped (default 1000)",
     )
     budget.add_argument(
+        "--activity-queue-bytes",
+        type=int,
+        default=None,
+        metavar="BYTES",
+        help="bytes of activity bodies waiting at most; past them the oldest are dropped "
+        "(default 16777216)",
+    )
+    budget.add_argument(
         "--activity-max-age",
         type=float,
         default=None,
@@ -264,6 +272,9 @@ def _with_budget(settings: SessionSettings, args: argparse.Namespace) -> Session
         ),
         activity_log_every=_positive(
             "--activity-log-every", args.activity_log_every, settings.activity_log_every
+        ),
+        activity_queue_bytes=_positive(
+            "--activity-queue-bytes", args.activity_queue_bytes, settings.activity_queue_bytes
         ),
     )
 

@@ -28,7 +28,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from generator.serve.app import with_security_headers
 from generator.serve.proxies import TrustedProxies, parse_networks
-from session_service.activity import LOG_EVERY, MAX_AGE, MAX_ITEMS, ActivityLimits
+from session_service.activity import LOG_EVERY, MAX_AGE, MAX_BYTES, MAX_ITEMS, ActivityLimits
 from session_service.budget import PER_HOUR, PER_MINUTE, RESERVE, BudgetLimits, Clock
 from session_service.session import (
     BODY_TIMEOUT,
@@ -88,6 +88,9 @@ class SessionSettings:
     activity_queue: int = MAX_ITEMS
     activity_max_age: float = MAX_AGE
     activity_log_every: float = LOG_EVERY
+    #: Bytes of activity bodies queued at most (many near the largest body must not fill the
+    #: memory); past them the oldest are dropped.
+    activity_queue_bytes: int = MAX_BYTES
 
 
 def traffic_settings(settings: SessionSettings) -> TrafficSettings:
@@ -106,6 +109,7 @@ def traffic_settings(settings: SessionSettings) -> TrafficSettings:
             max_items=settings.activity_queue,
             max_age=settings.activity_max_age,
             log_every=settings.activity_log_every,
+            max_bytes=settings.activity_queue_bytes,
         ),
     )
 
@@ -202,6 +206,7 @@ def settings_from_env(environ: Mapping[str, str]) -> SessionSettings:
         activity_queue=values["activity_queue"],
         activity_max_age=values["activity_max_age"],
         activity_log_every=values["activity_log_every"],
+        activity_queue_bytes=values["activity_queue_bytes"],
     )
 
 

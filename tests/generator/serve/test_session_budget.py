@@ -498,7 +498,6 @@ async def test_a_full_activity_queue_drops_its_oldest_and_old_items_go_too() -> 
     assert not queue.draining()  # its task ended with the queue: nothing left for another loop
 
 
-@pytest.mark.xfail(strict=True, reason="the activity queue is bounded by count alone")
 @pytest.mark.anyio
 async def test_the_activity_queue_is_bounded_by_its_bytes(tmp_path: Path) -> None:
     """Many addresses each sending activity bodies near the largest body must not make the
@@ -561,6 +560,7 @@ def test_the_budget_settings_reach_the_workers_through_the_environment() -> None
         activity_queue=9,
         activity_max_age=4.0,
         activity_log_every=3.0,
+        activity_queue_bytes=5000,
     )
     assert settings_from_env({SETTINGS_VARIABLE: settings_to_env(settings)}) == settings
 

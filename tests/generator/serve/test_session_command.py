@@ -34,6 +34,10 @@ ACCOUNT = {"email": "hoa@example.vn", "password": "mat-khau-dai", "full_name": "
         (["--api-url", "http://a/public/v1", "--key-share", "2"], "--key-share must"),
         (["--api-url", "http://a/public/v1", "--buying-reserve", "0.5"], "--buying-reserve must"),
         (["--api-url", "http://a/public/v1", "--rate-per-minute", "0"], "--rate-per-minute must"),
+        (
+            ["--api-url", "http://a/public/v1", "--activity-queue-bytes", "0"],
+            "--activity-queue-bytes must",
+        ),
     ],
 )
 def test_bad_settings_end_in_one_line(
