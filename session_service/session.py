@@ -302,10 +302,9 @@ async def _forward(request: Request, client: VisitorClient, traffic: Traffic) ->
     if lane in (Lane.SHARED, Lane.BROWSING) and not content:
         # A shared read goes without the visitor's login: its answer is everyone's.
         logged_in = lane is Lane.BROWSING and client.cookies.customer_jwt is not None
-        params = dict(request.query_params)
-        key = share_key(
-            method, path, params, logged_in=logged_in, validator=headers.get("if-none-match")
-        )
+        names = request.query_params.keys()
+        validator = headers.get("if-none-match")
+        key = share_key(method, path, query, names, logged_in=logged_in, validator=validator)
     if key is not None:
         return await _shared(request, traffic, lane, client, key, path, headers)
     answer = await _sent(

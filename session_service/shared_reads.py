@@ -6,7 +6,11 @@ cart token, session token or coupon in the query) are not kept, but identical on
 same time wait for the first (coalesced): one request of the key answers them all.
 
 Never shared: anything keyed by a cart, a login or a coupon (the caller decides, ``share_key``),
-an answer that was not 200, or one that sets a cookie. A waiting read whose first did not
+an answer that was not 200, or one that sets a cookie. A read is shared only with reads of the
+very query it sends (an API may read a repeated parameter's first value, or an escaped "&",
+as its own parser does). Kept answers are bounded in count and in bytes (``max_bytes``: every
+ward under many spellings of its query must not fill the memory); one past the bytes is not
+kept. A waiting read whose first did not
 get such an answer goes on alone.
 """
 
@@ -14,7 +18,7 @@ from __future__ import annotations
 
 import time
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
@@ -22,9 +26,10 @@ import anyio
 
 from session_service.budget import Clock
 
-#: Seconds a shared read's answer is kept by default; answers kept at most.
+#: Seconds a shared read's answer is kept by default; answers kept at most, and their bytes.
 SECONDS = 300.0
 MAX_KEPT = 2048
+MAX_BYTES = 8 * 1024 * 1024
 #: Query parameters that tie a read to one visitor: such a read is never shared.
 _VISITOR_PARAMS = frozenset({"token", "cart_token", "session_token", "coupon", "coupon_code"})
 
@@ -39,13 +44,19 @@ class SharedAnswer:
 
 
 def share_key(
-    method: str, path: str, params: Mapping[str, str], *, logged_in: bool, validator: str | None
+    method: str,
+    path: str,
+    query: str,
+    names: Iterable[str],
+    *,
+    logged_in: bool,
+    validator: str | None,
 ) -> str | None:
-    """The key identical reads share, or None when this read must not be shared."""
-    if method not in ("GET", "HEAD") or logged_in or any(p in _VISITOR_PARAMS for p in params):
+    """The key identical reads share, or None when this read must not be shared. ``query``:
+    exactly as it is sent; ``names``: its parameters' names, decoded as the API reads them."""
+    if method not in ("GET", "HEAD") or logged_in or any(n in _VISITOR_PARAMS for n in names):
         return None
-    query = "&".join(f"{k}={v}" for k, v in sorted(params.items()))
-    return f"{method} {path}?{query} {validator or ''}"
+    return f"{method} {path}?{query}\n{validator or ''}"
 
 
 class _Flight(Generic[T]):
@@ -58,10 +69,18 @@ class _Flight(Generic[T]):
 
 
 class SharedReads:
-    def __init__(self, seconds: float = SECONDS, *, clock: Clock = time.monotonic) -> None:
+    def __init__(
+        self,
+        seconds: float = SECONDS,
+        *,
+        max_bytes: int = MAX_BYTES,
+        clock: Clock = time.monotonic,
+    ) -> None:
         self.seconds = seconds
+        self.max_bytes = max_bytes
         self.clock = clock
         self._kept: OrderedDict[str, tuple[float, SharedAnswer]] = OrderedDict()
+        self._bytes = 0  # of the answers kept
         self._flying: dict[str, _Flight[SharedAnswer]] = {}
         self.coalesced = 0  # reads answered by another's request
         self.kept_hits = 0  # reads answered from what was kept
@@ -77,7 +96,7 @@ class SharedReads:
             return None
         expires, answer = found
         if expires <= self.clock():
-            del self._kept[key]
+            self._forget(key)
             return None
         self.kept_hits += 1
         return answer
@@ -115,11 +134,27 @@ class SharedReads:
             del self._flying[key]
             flight.done.set()
 
+    def kept_bytes(self) -> int:
+        return self._bytes
+
     def _keep(self, key: str, answer: SharedAnswer) -> None:
+        size = _size(answer)
+        if size > self.max_bytes:  # sent on, not kept: it would push everything else out
+            return
+        self._forget(key)
         self._kept[key] = (self.clock() + self.seconds, answer)
-        self._kept.move_to_end(key)
-        while len(self._kept) > MAX_KEPT:
-            self._kept.popitem(last=False)
+        self._bytes += size
+        while len(self._kept) > MAX_KEPT or self._bytes > self.max_bytes:
+            self._forget(next(iter(self._kept)))
+
+    def _forget(self, key: str) -> None:
+        found = self._kept.pop(key, None)
+        if found is not None:
+            self._bytes -= _size(found[1])
+
+
+def _size(answer: SharedAnswer) -> int:
+    return len(answer.content) + sum(len(k) + len(v) for k, v in answer.headers)
 
 
 def _shareable(answer: SharedAnswer) -> bool:

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from session_service.activity import ActivityLimits, ActivityQueue
 from session_service.budget import BudgetLimits, Clock, KeyBudget
-from session_service.shared_reads import SECONDS, SharedReads
+from session_service.shared_reads import MAX_BYTES, SECONDS, SharedReads
 from session_service.visitor_share import MAX_VISITORS, PER_MINUTE, VisitorShare
 
 
@@ -23,6 +23,8 @@ class TrafficSettings:
     max_visitors: int = MAX_VISITORS
     #: Seconds a shared read (provinces, wards, payment methods) is kept.
     shared_seconds: float = SECONDS
+    #: Bytes of shared reads' answers kept at most.
+    shared_bytes: int = MAX_BYTES
     activity: ActivityLimits = field(default_factory=ActivityLimits)
 
 
@@ -47,7 +49,9 @@ class Traffic:
         self.visitors = VisitorShare(
             settings.visitor_per_minute, max_visitors=settings.max_visitors, clock=clock
         )
-        self.shared = SharedReads(settings.shared_seconds, clock=clock)
+        self.shared = SharedReads(
+            settings.shared_seconds, max_bytes=settings.shared_bytes, clock=clock
+        )
         self.activity = ActivityQueue(self.budget, settings.activity, logger, clock)
 
     def figures(self) -> dict[str, object]:

@@ -161,6 +161,13 @@ def _add_budget(parser: argparse.ArgumentParser) -> None:
         "0: not kept, only coalesced (default 300)",
     )
     budget.add_argument(
+        "--shared-bytes",
+        type=int,
+        default=None,
+        metavar="BYTES",
+        help="bytes of those answers kept at most; a larger one is not kept (default 8388608)",
+    )
+    budget.add_argument(
         "--activity-queue",
         type=int,
         default=None,
@@ -266,6 +273,7 @@ def _with_budget(settings: SessionSettings, args: argparse.Namespace) -> Session
         visitor_per_minute=settings.visitor_per_minute if visitors is None else visitors or None,
         max_visitors=_positive("--max-visitors", args.max_visitors, settings.max_visitors),
         shared_seconds=shared,
+        shared_bytes=_positive("--shared-bytes", args.shared_bytes, settings.shared_bytes),
         activity_queue=_positive("--activity-queue", args.activity_queue, settings.activity_queue),
         activity_max_age=_positive(
             "--activity-max-age", args.activity_max_age, settings.activity_max_age

@@ -37,6 +37,7 @@ from session_service.session import (
     problem,
     session_app,
 )
+from session_service.shared_reads import MAX_BYTES as SHARED_BYTES
 from session_service.shared_reads import SECONDS
 from session_service.traffic import Traffic, TrafficSettings
 from session_service.visitor import SessionUpstream, normal_origin
@@ -84,6 +85,8 @@ class SessionSettings:
     max_visitors: int = MAX_VISITORS
     #: Seconds provinces, wards and payment methods are kept for everyone.
     shared_seconds: float = SECONDS
+    #: Bytes of those answers kept at most; a larger one is sent on, not kept.
+    shared_bytes: int = SHARED_BYTES
     #: Activity calls queued at most, seconds one may wait, seconds between the counts' lines.
     activity_queue: int = MAX_ITEMS
     activity_max_age: float = MAX_AGE
@@ -105,6 +108,7 @@ def traffic_settings(settings: SessionSettings) -> TrafficSettings:
         visitor_per_minute=settings.visitor_per_minute,
         max_visitors=settings.max_visitors,
         shared_seconds=settings.shared_seconds,
+        shared_bytes=settings.shared_bytes,
         activity=ActivityLimits(
             max_items=settings.activity_queue,
             max_age=settings.activity_max_age,
@@ -203,6 +207,7 @@ def settings_from_env(environ: Mapping[str, str]) -> SessionSettings:
         visitor_per_minute=values["visitor_per_minute"],
         max_visitors=values["max_visitors"],
         shared_seconds=values["shared_seconds"],
+        shared_bytes=values["shared_bytes"],
         activity_queue=values["activity_queue"],
         activity_max_age=values["activity_max_age"],
         activity_log_every=values["activity_log_every"],

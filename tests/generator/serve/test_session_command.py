@@ -38,6 +38,7 @@ ACCOUNT = {"email": "hoa@example.vn", "password": "mat-khau-dai", "full_name": "
             ["--api-url", "http://a/public/v1", "--activity-queue-bytes", "0"],
             "--activity-queue-bytes must",
         ),
+        (["--api-url", "http://a/public/v1", "--shared-bytes", "0"], "--shared-bytes must"),
     ],
 )
 def test_bad_settings_end_in_one_line(
