@@ -278,6 +278,24 @@ async def test_one_ipv6_network_and_its_spellings_are_one_visitor(tmp_path: Path
             _answered_here(answer, "visitor_share_spent")
 
 
+@pytest.mark.xfail(strict=True, reason="the log does not say X-Forwarded-For was not believed")
+@pytest.mark.anyio
+async def test_a_share_spent_behind_a_proxy_not_trusted_says_so_in_the_log(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A proxy in front that is not given as --trusted-proxy makes every shopper one visitor;
+    the refusal's line says the forwarded address was not believed, so the operator sees why
+    (a client forging the header from outside reads the same: it was not believed)."""
+    caplog.set_level(logging.INFO, logger="companion.access")
+    stack = _stack(tmp_path, visitor_per_minute=1)
+    async with stack.browser("10.0.0.5") as proxy:
+        for n, shopper in enumerate(("203.0.113.9", "198.51.100.7")):
+            answer = await proxy.get("/session/api/store", headers={"X-Forwarded-For": shopper})
+            assert answer.status_code == (200 if n == 0 else 429)
+    [refused] = _refusals(caplog)
+    assert refused.startswith("visitor_share_spent") and "--trusted-proxy" in refused
+
+
 def test_the_visitors_tracked_are_bounded_the_least_recent_forgotten() -> None:
     from session_service.visitor_share import VisitorShare
 
