@@ -166,7 +166,7 @@ async def _guarded(
     shopper = request.client.host if request.client else None  # a trusted proxy's, if any
     wait = traffic.visitors.take(shopper)
     if wait is not None:  # one client must not spend the store's key
-        note_refusal(request.scope, SPENT)
+        note_refusal(request.scope, SPENT + _not_believed(request, shopper))
         detail = f"too many requests from this visitor; retry after {wait} s"
         return refusal_answer(Refusal(SPENT, wait, detail))
     client = VisitorClient(upstream, VisitorCookies.read(request.cookies), request_id, shopper)
@@ -174,6 +174,15 @@ async def _guarded(
         return await handler(request, client, traffic)
     except httpx.HTTPError:
         return problem(502, "api_unreachable", "the store's API cannot be reached; try again")
+
+
+def _not_believed(request: Request, shopper: str | None) -> str:
+    """Why every shopper may be one visitor: an X-Forwarded-For that was not believed (a proxy
+    in front not given as trusted, or a client forging it), said on the refusal's log line."""
+    forwarded = request.headers.get("x-forwarded-for")
+    if not forwarded or shopper in [a.strip() for a in forwarded.split(",")]:
+        return ""
+    return " (X-Forwarded-For not believed: the peer is no --trusted-proxy)"
 
 
 async def _login(request: Request, client: VisitorClient, traffic: Traffic) -> Response:

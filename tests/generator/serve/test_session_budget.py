@@ -278,7 +278,6 @@ async def test_one_ipv6_network_and_its_spellings_are_one_visitor(tmp_path: Path
             _answered_here(answer, "visitor_share_spent")
 
 
-@pytest.mark.xfail(strict=True, reason="the log does not say X-Forwarded-For was not believed")
 @pytest.mark.anyio
 async def test_a_share_spent_behind_a_proxy_not_trusted_says_so_in_the_log(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
