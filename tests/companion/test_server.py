@@ -80,7 +80,7 @@ def wait_ready(base: str, server: subprocess.Popen[bytes], seconds: float = 60) 
                 return
         except httpx.TransportError:
             pass
-        time.sleep(0.2)
+        time.sleep(0.05)
     raise AssertionError(f"not ready within {seconds} s")
 
 

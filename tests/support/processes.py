@@ -34,7 +34,7 @@ def wait_ready(url: str, process: subprocess.Popen[bytes], seconds: float = 60) 
                 return
         except httpx.TransportError:
             pass
-        time.sleep(0.2)
+        time.sleep(0.05)
     raise AssertionError(f"{url} did not answer within {seconds} s")
 
 
