@@ -118,14 +118,6 @@ def _database_tests_are_marked(request: pytest.FixtureRequest) -> Iterator[None]
         pytest.fail("this test makes a database: mark it `db` for the PostgreSQL pass", False)
 
 
-@pytest.fixture(scope="session", autouse=True)
-def _databases_settled() -> Iterator[None]:
-    """The databases made ahead or dropped behind the tests are done with as the session ends
-    (the session's template databases are dropped before this)."""
-    yield
-    databases.settle()
-
-
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"

@@ -5,10 +5,6 @@ a fresh database on that server, dropped after the test.
 ``make test`` runs tests/companion on SQLite, then its tests that make a database (marked ``db``
 by tests/companion/conftest.py) once more with the variable set (see make/postgres.mk), so every
 companion test that touches a database holds on both.
-
-On PostgreSQL a copy of a template costs the server a few tenths of a second: the next copy is
-made on a background thread while the current test runs, and a test's database is dropped there
-after the test (``settle``, at the end of the session, waits for both).
 """
 
 from __future__ import annotations
@@ -18,7 +14,6 @@ import shutil
 import socket
 import uuid
 from collections.abc import Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -48,43 +43,12 @@ def _admin(server: str, statement: str) -> None:
         admin.dispose()
 
 
-#: One thread making and dropping databases behind the tests, in the order they were asked.
-_behind = ThreadPoolExecutor(max_workers=1, thread_name_prefix="test-databases")
-#: template database name -> its next copy, being made.
-_ahead: dict[str, Future[str]] = {}
-#: Drops not yet known to have succeeded.
-_dropping: list[Future[None]] = []
-
-
-def _create(server: str, template: str | None) -> str:
-    name = f"companion_test_{uuid.uuid4().hex[:12]}"
-    source = f' TEMPLATE "{template}"' if template is not None else ""
-    _admin(server, f'CREATE DATABASE "{name}"{source}')
-    return name
-
-
-def _drop_behind(server: str, name: str) -> None:
-    _dropping.append(_behind.submit(_admin, server, f'DROP DATABASE "{name}" WITH (FORCE)'))
-
-
-def settle() -> None:
-    """Drop the copies made ahead, and wait for every drop (one that failed fails here)."""
-    server = postgres_server()
-    for spare in _ahead.values():
-        if server is not None:
-            _drop_behind(server, spare.result())
-    _ahead.clear()
-    while _dropping:
-        _dropping.pop(0).result()
-
-
 @contextmanager
 def fresh_database(folder: Path, *, template: str | None = None) -> Iterator[str]:
     """A new database, empty or a copy of ``template`` (a database this module made).
 
     SQLite: a file in ``folder`` (the template file copied). PostgreSQL: a new database on the
-    server, created from the template database when given (a cheap file-level copy): the copy
-    made while the previous test ran, and the next one set going.
+    server, created from the template database when given (a cheap file-level copy).
     """
     global made
     made += 1
@@ -95,18 +59,13 @@ def fresh_database(folder: Path, *, template: str | None = None) -> Iterator[str
             shutil.copyfile(template, database)
         yield str(database)
         return
-    source = make_url(template).database if template is not None else None
-    ahead = _ahead.pop(source, None) if source is not None else None
-    name = ahead.result() if ahead is not None else _create(server, source)
-    if source is not None:  # a template is copied test after test
-        _ahead[source] = _behind.submit(_create, server, source)
+    name = f"companion_test_{uuid.uuid4().hex[:12]}"
+    source = f' TEMPLATE "{make_url(template).database}"' if template is not None else ""
+    _admin(server, f'CREATE DATABASE "{name}"{source}')
     try:
         yield make_url(server).set(database=name).render_as_string(hide_password=False)
     finally:
-        spare = _ahead.pop(name, None)  # this database was a template: its copy goes first
-        if spare is not None:
-            _drop_behind(server, spare.result())
-        _drop_behind(server, name)
+        _admin(server, f'DROP DATABASE "{name}" WITH (FORCE)')
 
 
 def refused_connection() -> OperationalError:
