@@ -106,3 +106,16 @@ def test_bo_cong_thuong_settings_accepted() -> None:
     assert on.bo_cong_thuong == BADGE_URL
     off = parse(tomllib.loads(f'[bo_cong_thuong]\nurl = "{BADGE_URL}"\n'))
     assert off.bo_cong_thuong is None
+
+
+@pytest.mark.xfail(strict=True, reason="the footer capitalizes the store's network keys")
+def test_social_links_are_named_as_their_brands_write_them() -> None:
+    catalog = small_catalog()
+    networks = ("tiktok", "youtube", "facebook", "zalo", "LinkedIn", "mastodon")
+    social = tuple((name, f"https://example.com/{name}") for name in networks)
+    store = dataclasses.replace(catalog.site.store, social=social)
+    catalog = dataclasses.replace(catalog, site=dataclasses.replace(catalog.site, store=store))
+    html = rendered_pages(plan_site(catalog, SITE_URL))["/"].html
+    names = lxml.html.document_fromstring(html).xpath("//footer//ul[@class='social']//a/text()")
+    # Known networks by their brand's spelling; another as the store wrote it, first letter up.
+    assert names == ["TikTok", "YouTube", "Facebook", "Zalo", "LinkedIn", "Mastodon"]
