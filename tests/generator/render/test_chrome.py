@@ -108,7 +108,6 @@ def test_bo_cong_thuong_settings_accepted() -> None:
     assert off.bo_cong_thuong is None
 
 
-@pytest.mark.xfail(strict=True, reason="the footer capitalizes the store's network keys")
 def test_social_links_are_named_as_their_brands_write_them() -> None:
     catalog = small_catalog()
     networks = ("tiktok", "youtube", "facebook", "zalo", "LinkedIn", "mastodon")
