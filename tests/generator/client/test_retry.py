@@ -132,3 +132,19 @@ async def test_attempts_are_configurable() -> None:
     with pytest.raises(ApiStatusError, match="gave up after 2 attempts"):
         await client.get("/store")
     assert len(calls) == 2
+
+
+@pytest.mark.xfail(strict=True, reason="a host that does not resolve is retried")
+async def test_a_host_that_does_not_resolve_is_not_retried() -> None:
+    # .invalid resolves nowhere (RFC 6761): the resolver says so without any network.
+    http = httpx.AsyncClient(base_url="http://api.shop.invalid/public/v1")
+    observer = Retries()
+    timer = ManualTimer()
+    client = ApiClient(http, key="k", timer=timer, observer=observer, rng=random.Random(7))
+    async with http:
+        with pytest.raises(ApiUnreachable) as caught:
+            await client.get("/categories")
+    assert observer.seen == [] and client.stats.retries == 0 and timer.slept == []
+    message = str(caught.value)
+    assert "api.shop.invalid" in message and "does not resolve" in message
+    assert "\n" not in message

@@ -1,0 +1,117 @@
+"""A merchant's mistakes end a command in one line, before it spends anything: a template that
+does not parse (before the crawl's first request), an API host that does not resolve (without
+retries), a port `storefront watch` cannot listen on (before its first build)."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+from pathlib import Path
+
+import pytest
+
+from generator.cli import main
+from generator.write.target import MARKER_FILE
+from tests.support.counting_companion import DEMO_KEY, counting_companion
+
+SITE = "https://shop.example.vn"
+
+
+def previous_output(out: Path) -> bytes:
+    """An output folder a build wrote before; its home page's bytes."""
+    out.mkdir()
+    (out / MARKER_FILE).write_text("", encoding="utf-8")
+    (out / "index.html").write_bytes(b"<!doctype html><title>before</title>")
+    return (out / "index.html").read_bytes()
+
+
+@pytest.mark.xfail(strict=True, reason="a template's syntax error is found by the render")
+def test_a_template_that_does_not_parse_stops_the_build_before_any_request(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    theme = tmp_path / "theme"
+    (theme / "partials").mkdir(parents=True)
+    footer = theme / "partials" / "footer.html"
+    footer.write_text("<footer>\n{% if theme.contact %}\n<p>x</p>\n</footer>\n", encoding="utf-8")
+    out = tmp_path / "out"
+    before = previous_output(out)
+    with counting_companion(tmp_path, products=2) as api:
+        code = main(
+            [
+                "build",
+                "--theme", str(theme),
+                "--api-url", api.base_url,
+                "--key", DEMO_KEY,
+                "--site-url", SITE,
+                "--out", str(out),
+                "--cache-dir", str(tmp_path / "cache"),
+            ]
+        )  # fmt: skip
+        asked = api.requests
+    err = capsys.readouterr().err
+    assert code != 0 and asked == 0
+    assert err.count("\n") == 1, err
+    # file:line: message, the file as the merchant's folder has it.
+    assert f"{footer}:" in err and "endif" in err
+    assert (out / "index.html").read_bytes() == before
+
+
+@pytest.mark.xfail(strict=True, reason="a template's syntax error is found by the render")
+def test_a_broken_template_of_the_default_theme_is_named_under_the_layer_that_gives_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from generator.errors import TemplateError
+    from generator.render.template_check import check_templates
+    from generator.render.theme import DEFAULT_THEME, Theme
+
+    theme = tmp_path / "theme"
+    shutil.copytree(DEFAULT_THEME, theme, ignore=shutil.ignore_patterns("assets", "islands"))
+    check_templates(Theme.of(theme), tmp_path / "record")  # the default theme parses
+    (theme / "cart.html").write_text("{% block content %}{{ x }", encoding="utf-8")
+    with pytest.raises(TemplateError, match=rf"^{theme / 'cart.html'}:1: ") as caught:
+        check_templates(Theme.of(theme), tmp_path / "record")
+    assert "\n" not in str(caught.value)
+
+
+@pytest.mark.xfail(strict=True, reason="a host that does not resolve is retried")
+def test_an_api_host_that_does_not_resolve_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(
+        [
+            "build",
+            "--api-url", "http://api.shop.invalid/public/v1",
+            "--key", "pk_test_x",
+            "--site-url", SITE,
+            "--out", str(tmp_path / "out"),
+            "--cache-dir", str(tmp_path / "cache"),
+        ]
+    )  # fmt: skip
+    err = capsys.readouterr().err
+    assert code != 0
+    assert err.count("\n") == 1, err
+    assert "api.shop.invalid" in err and "does not resolve" in err and "retry" not in err
+
+
+@pytest.mark.xfail(strict=True, reason="watch's taken port ends in a traceback")
+def test_watch_on_a_taken_port_is_one_line_before_it_builds(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        code = main(
+            [
+                "watch",
+                "--port", str(port),
+                "--poll", "0",
+                "--demo-products", "1",
+                "--out", str(tmp_path / "out"),
+                "--cache-dir", str(tmp_path / "cache"),
+            ]
+        )  # fmt: skip
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err == f"storefront watch: error: cannot listen on 127.0.0.1:{port} (in use?)\n"
+    assert not (tmp_path / "out").exists()  # nothing built
