@@ -12,6 +12,7 @@ either way.
 from __future__ import annotations
 
 import argparse
+import socket
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from functools import partial
@@ -106,6 +107,7 @@ def run(args: argparse.Namespace) -> int:
         # xstore.json is read again at each rebuild: an edit to it takes effect.
         return resolve(args, environ=environment(), descriptor=load_descriptor(xstore))
 
+    listening = listening_socket(args.host, args.port)  # before the first build: one line
     broadcaster = ReloadBroadcaster()
     site, connect = _stack(args, config)
     rebuilder = Rebuilder(load_config, console, broadcaster, connect)
@@ -122,13 +124,28 @@ def run(args: argparse.Namespace) -> int:
     elif args.poll > 0:
         console.print(f"Content changes: first list pages polled every {args.poll:g} s")
     try:
-        anyio.run(partial(_watch, site, rebuilder, config, watch_config, watched, args))
+        with listening:
+            anyio.run(
+                partial(_watch, site, rebuilder, config, watch_config, watched, args, listening)
+            )
     except KeyboardInterrupt:
         return 0
-    except SystemExit as exc:  # uvicorn exits when it cannot bind
-        if exc.code:
-            raise ConfigError(f"cannot listen on {args.host}:{args.port} (in use?)") from None
     return 0
+
+
+def listening_socket(host: str, port: int) -> socket.socket:
+    """The served socket, bound before anything else: a port in use ends the command in the
+    one line serve and session print, before a build is spent (uvicorn would find it only
+    after, inside the task group, as a traceback)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError:
+        sock.close()
+        raise ConfigError(f"cannot listen on {host}:{port} (in use?)") from None
+    return sock
 
 
 def watch_app(
@@ -146,6 +163,7 @@ async def _watch(
     watch_config: WatchConfig,
     watched: list[Path],
     args: argparse.Namespace,
+    listening: socket.socket,
 ) -> None:
     send, receive = anyio.create_memory_object_stream[str](1)
     trigger = trigger_sender(send)
@@ -175,14 +193,13 @@ async def _watch(
     poll = 0.0 if webhook is not None else args.poll
     with send, receive:
         await _serve_and_watch(
-            server, rebuilder, config, watched, poll, receive, trigger, scheduled
+            server, listening, rebuilder, config, watched, poll, receive, trigger, scheduled
         )
-    if not server.started:
-        raise ConfigError(f"cannot listen on {args.host}:{args.port} (in use?)")
 
 
 async def _serve_and_watch(
     server: uvicorn.Server,
+    listening: socket.socket,
     rebuilder: Rebuilder,
     config: BuildConfig,
     watched: list[Path],
@@ -197,7 +214,7 @@ async def _serve_and_watch(
         tg.start_soon(watch_files, watched, trigger)
         if poll > 0:
             tg.start_soon(_poll, config, rebuilder, poll, trigger)
-        await server.serve()
+        await server.serve(sockets=[listening])
         rebuilder.broadcaster.close()
         tg.cancel_scope.cancel()
 

@@ -93,7 +93,6 @@ def test_an_api_host_that_does_not_resolve_is_one_line(
     assert "api.shop.invalid" in err and "does not resolve" in err and "retry" not in err
 
 
-@pytest.mark.xfail(strict=True, reason="watch's taken port ends in a traceback")
 def test_watch_on_a_taken_port_is_one_line_before_it_builds(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
