@@ -6,7 +6,8 @@
     │   ├── ApiStatusError   a 4xx/5xx answer (after retries for 5xx); carries endpoint, status
     │   │   └── RateLimited  429: carries retry_after seconds; the crawler decides to wait
     │   ├── ApiUnreachable   connection errors or timeouts after the last retry
-    │   │   └── ApiDeadlineExceeded  no complete answer within the request deadline
+    │   │   ├── ApiDeadlineExceeded  no complete answer within the request deadline
+    │   │   └── ApiHostUnknown  the API's host name does not resolve (never retried)
     │   └── ApiPayloadError  a 2xx answer whose body is not what the spec promises
     │       └── ApiAnswerTooLarge  a body past the client's size limit (read no further)
     ├── WriteError           the output cannot be written
@@ -77,6 +78,10 @@ class ApiUnreachable(ApiError):
 
 class ApiDeadlineExceeded(ApiUnreachable):
     """No complete answer within the deadline of one request, however steadily bytes came."""
+
+
+class ApiHostUnknown(ApiUnreachable):
+    """The API's host name does not resolve: a typo in the url, not an outage to wait out."""
 
 
 class ApiPayloadError(ApiError):

@@ -5,8 +5,9 @@ Does: send ``GET {base}{path}`` with ``X-Service-Key`` and any extra headers (e.
 (``decode``), return it with the status and the ETag. Turn a non-2xx answer into
 ``ApiStatusError`` (``RateLimited`` for 429), a body past the limit into ``ApiAnswerTooLarge``,
 a 2xx body that is not usable JSON (or not the Content-Encoding it claims) into
-``ApiPayloadError``, a transport failure into ``ApiUnreachable`` and an exchange longer than
-the request deadline into ``ApiDeadlineExceeded``, each naming the endpoint.
+``ApiPayloadError``, a transport failure into ``ApiUnreachable`` (``ApiHostUnknown`` when the
+host's name does not resolve) and an exchange longer than the request deadline into
+``ApiDeadlineExceeded``, each naming the endpoint.
 
 Does NOT: retry, wait, rate-limit, page, or check the shape of the JSON (callers know what they
 asked for). It never raises an httpx exception.
@@ -14,6 +15,7 @@ asked for). It never raises an httpx exception.
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Mapping
 
 import anyio
@@ -27,6 +29,7 @@ from generator.client.status_errors import status_error
 from generator.errors import (
     ApiAnswerTooLarge,
     ApiDeadlineExceeded,
+    ApiHostUnknown,
     ApiPayloadError,
     ApiUnreachable,
 )
@@ -91,6 +94,16 @@ async def _exchange(
         raise ApiUnreachable(
             f"timed out waiting for {_host(http)} ({type(exc).__name__})", endpoint=endpoint
         ) from exc
+    except httpx.ConnectError as exc:
+        unresolved = _name_error(exc)
+        if unresolved is not None:
+            raise ApiHostUnknown(
+                f"{_host(http)} does not resolve ({unresolved}): check the API url",
+                endpoint=endpoint,
+            ) from exc
+        raise ApiUnreachable(
+            f"no answer from {_host(http)}: {exc or type(exc).__name__}", endpoint=endpoint
+        ) from exc
     except httpx.TransportError as exc:
         raise ApiUnreachable(
             f"no answer from {_host(http)}: {exc or type(exc).__name__}", endpoint=endpoint
@@ -102,6 +115,17 @@ async def _exchange(
             endpoint=endpoint,
         )
     return ApiResponse(endpoint, status, _json(body, content_type, endpoint), etag)
+
+
+def _name_error(exc: BaseException) -> str | None:
+    """What the resolver said, when a failed connection failed on the host's name (the
+    ``gaierror`` under httpx's and httpcore's ConnectError); None for any other failure."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, socket.gaierror):
+            return seen.strerror or str(seen)
+        seen = seen.__cause__ or seen.__context__
+    return None
 
 
 def _host(http: httpx.AsyncClient) -> str:

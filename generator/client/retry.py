@@ -5,7 +5,8 @@ request ran out of its deadline), sleeping a bounded, jittered, exponentially gr
 between attempts; the last failure is raised, saying how many attempts were made.
 
 Does NOT: retry 4xx answers (the request is wrong, asking again will not help), 501 (not
-implemented is not transient), or 429: the spec says a client library does not retry a rate
+implemented is not transient), a host name that does not resolve (a typo in the url: the
+first failure is the one line said), or 429: the spec says a client library does not retry a rate
 limit by itself - the crawler decides whether to wait (``RateLimited`` passes straight through).
 """
 
@@ -22,6 +23,7 @@ from generator.client.timing import Timer
 from generator.errors import (
     ApiDeadlineExceeded,
     ApiError,
+    ApiHostUnknown,
     ApiStatusError,
     ApiUnreachable,
     ConfigError,
@@ -68,7 +70,7 @@ def is_transient(exc: ApiError) -> bool:
         return False
     if isinstance(exc, ApiStatusError):
         return exc.status >= 500 and exc.status != 501
-    return isinstance(exc, ApiUnreachable)
+    return isinstance(exc, ApiUnreachable) and not isinstance(exc, ApiHostUnknown)
 
 
 async def with_retries(
