@@ -151,10 +151,10 @@ export const session = (path, body) => api(path, { base: SESSION, method: body ?
 export const part = (root, name) => root.querySelector(`template[data-part=${name}]`).content.firstElementChild
 
 // Same-origin, so the JSON Content-Type on reads costs no preflight; a body only on writes.
+const json = 'application/json'
 export async function api (path, options = {}) {
   const { method = 'GET', base = BASE } = options
   const url = base + path
-  const json = 'application/json'
   let res
   try {
     res = await fetch(url, { method, headers: { Accept: json, 'Content-Type': json, ...options.headers }, body: JSON.stringify(options.body), keepalive: options.keepalive })
@@ -163,12 +163,15 @@ export async function api (path, options = {}) {
   }
   const { status } = res
   if ((status !== 204 && !/json/.test(res.headers.get('Content-Type'))) || (status > 501 && status < 505)) throw unavailable(status, method, url)
-  const data = status === 204 ? null : await res.json().catch(() => null)
+  const data = await res.json().catch(() => null) // none for a 204
   if (res.ok) return data
   if (status === 401) delete localStorage.sf_in
-  report(status, method, url, data?.code)
+  // What the shopper's own input earns (401 a wrong password, 409 a used-up coupon, 422 a form
+  // to correct, login_throttled) is an answer the page words, not a fault: not reported.
+  const own = /^4(0[19]|22)|_thr/.test(status + data?.code)
+  if (!own) report(status, method, url, data?.code)
   // A throttled login is about the visitor's own tries, not the store's traffic: its form says so.
-  if (status === 429 && data?.code !== 'login_throttled') {
+  if (status === 429 && !own) {
     // Calm, and never a loop: one retry of a read after Retry-After, then the visitor decides.
     const wait = Math.min(Number(res.headers.get('Retry-After')) || 5, 120)
     notice(`Cửa hàng đang có nhiều lượt truy cập. Vui lòng đợi khoảng ${wait} giây rồi thử lại.`)
@@ -180,11 +183,11 @@ export async function api (path, options = {}) {
   throw apiError(status, data)
 }
 
-// 4xx/5xx answers and script errors, sent in batches of at most 50 (occurred_at in UTC).
+// Faults (5xx and unexpected 4xx answers, script errors), sent in batches of at most 50 (occurred_at in UTC).
 export function report (status, method, path, message) {
   queue.push({ status, method, path: String(path).slice(0, 2000), message: message ? String(message).slice(0, 2000) : null, occurred_at: new Date().toISOString() })
   if (queue.length >= 50) flush()
-  else if (!timer) timer = setTimeout(flush, 3000)
+  else timer ||= setTimeout(flush, 3000)
 }
 
 export function flush () {
@@ -193,7 +196,7 @@ export function flush () {
   while (queue.length) {
     const events = queue.splice(0, 50)
     // Fire and forget: a failed report is never reported or retried (no loops).
-    fetch(BASE + '/storefront-errors', { method: 'POST', keepalive: true, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ events }) }).catch(() => {})
+    fetch(BASE + '/storefront-errors', { method: 'POST', keepalive: true, headers: { 'Content-Type': json }, body: JSON.stringify({ events }) }).catch(() => {})
   }
 }
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 
-import pytest
 from playwright.sync_api import Page, Request, expect
 
 from tests.browser.shopper import register
@@ -54,7 +53,6 @@ def test_a_throttled_login_says_so_in_the_pages_words(page: Page, origin: str) -
     expect(page.locator(".notice")).to_have_count(0)  # not the store's traffic: no busy notice
 
 
-@pytest.mark.xfail(strict=True, reason="every 4xx answer is reported as a storefront fault")
 def test_a_shoppers_own_mistakes_are_not_reported_as_faults(page: Page, origin: str) -> None:
     reported: list[dict[str, object]] = []
 
