@@ -83,6 +83,7 @@ async def build_site(
     # The crawl's start: a moment after it may not be in what the API answered.
     begun = (clock or _utc_now)()
     check_output(config.out)  # before the crawl: a wrong --out costs no requests
+    _check_templates(config)  # and a template that does not parse neither
     with (
         _collecting_less(),
         BuildProgress(console) as progress,
@@ -200,6 +201,13 @@ async def build_site(
             ("render and write", written_at - rendering),
         ),
     )
+
+
+def _check_templates(config: BuildConfig) -> None:
+    from generator.render.template_check import PARSED_TEMPLATES, check_templates
+    from generator.render.theme import Theme
+
+    check_templates(Theme.of(config.templates), config.cache_dir / PARSED_TEMPLATES)
 
 
 def _utc_now() -> datetime:

@@ -45,16 +45,10 @@ from generator.render import buying
 from generator.render.calls import BuildContext
 from generator.render.escaping import OutputCode, output_text
 from generator.render.fragments import CONTEXT_NAME as FRAGMENTS
-from generator.render.fragments import (
-    FragmentCache,
-    FragmentExtension,
-    PageFragments,
-    page_fragments,
-)
-from generator.render.optional_markup import OptionalMarkup
+from generator.render.fragments import FragmentCache, PageFragments, page_fragments
 from generator.render.structured_data import graph, structured_data
+from generator.render.template_check import EXTENSIONS
 from generator.render.theme import ASSETS_URL_PREFIX, Theme, asset_source, islands_folder
-from generator.render.whitespace import BlockWhitespace
 
 # Vietnam keeps one offset all year (no daylight saving), so a fixed zone is exact.
 VIETNAM_TIME = timezone(timedelta(hours=7), "ICT")
@@ -128,7 +122,7 @@ def build_environment(
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
-        extensions=[FragmentExtension, BlockWhitespace, OptionalMarkup],
+        extensions=list(EXTENSIONS),
         auto_reload=False,  # one Environment per build: templates do not change during it
         # A plain dict rather than Jinja's LRU cache, whose look-up takes a lock and reorders
         # a list: every page asks for its template and the partials it imports.

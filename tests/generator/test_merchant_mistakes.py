@@ -25,7 +25,6 @@ def previous_output(out: Path) -> bytes:
     return (out / "index.html").read_bytes()
 
 
-@pytest.mark.xfail(strict=True, reason="a template's syntax error is found by the render")
 def test_a_template_that_does_not_parse_stops_the_build_before_any_request(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -56,7 +55,6 @@ def test_a_template_that_does_not_parse_stops_the_build_before_any_request(
     assert (out / "index.html").read_bytes() == before
 
 
-@pytest.mark.xfail(strict=True, reason="a template's syntax error is found by the render")
 def test_a_broken_template_of_the_default_theme_is_named_under_the_layer_that_gives_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
