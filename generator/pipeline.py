@@ -55,6 +55,7 @@ if TYPE_CHECKING:
     import jinja2
 
     from generator.client.api import ApiClient
+    from generator.plan.site_plan import Page, SitePlan
     from generator.render.theme import Theme
     from generator.write.incremental import BuildState, References
 
@@ -164,6 +165,7 @@ async def build_site(
             if crawled.cache is not None:
                 forget_snapshot(config.cache_dir)  # it was replayed from the crawl replaced now
                 crawled.cache.save()
+    warnings = result.warnings + _island_warnings(plan, config.out, ready.theme)
     # The process may end right after the build: then what it built is left to the exit.
     leave_to_exit(crawled, plan, result, previous)
     counts = result.counts
@@ -193,7 +195,7 @@ async def build_site(
         rendered=counts.rendered,
         kept=counts.reused,
         deleted=counts.removed,
-        warnings=result.warnings,
+        warnings=warnings,
         moments=moments,
         phases=(
             ("crawl", crawled_at - started),
@@ -201,6 +203,31 @@ async def build_site(
             ("render and write", written_at - rendering),
         ),
     )
+
+
+def _island_warnings(plan: SitePlan, out: Path, theme: Theme) -> tuple[str, ...]:
+    """What the islands read that the theme's pages lack (``island_markup``): one page of each
+    type is read back from the output, as the same template made every page of its type."""
+    import lxml.html
+
+    from generator.plan.paths import output_file
+    from generator.render.island_markup import load_islands, markup_gaps
+
+    islands = load_islands(theme)
+    if not islands:
+        return ()
+    first: dict[str, Page] = {}
+    for page in plan.pages:
+        first.setdefault(page.kind, page)
+    found: list[str] = []
+    for kind, page in first.items():
+        try:
+            doc = lxml.html.document_fromstring((out / output_file(page.path)).read_bytes())
+        except (OSError, ValueError):
+            continue  # a page that cannot be read back: the audit says so
+        shown = kind.replace("_", "-")  # as the page's <body class="page-..."> says it
+        found += [gap.text(shown, page.path) for gap in markup_gaps(doc, islands)]
+    return tuple(found)
 
 
 def _check_templates(config: BuildConfig) -> None:

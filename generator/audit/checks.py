@@ -34,6 +34,7 @@ CHECKS: Mapping[str, str] = {
     "page-canonical": "exactly one absolute canonical, on the site, to a written page",
     "page-img-alt": "every <img> has an alt attribute (empty for decoration)",
     "page-csp-refused": "nothing in a page (a content script, frame, ...) is refused by its policy",
+    "island-markup": "every element and attribute the islands read is in the pages that hold them",
     "duplicate-title": "indexable, self-canonical pages have distinct titles",
     "duplicate-description": "indexable, self-canonical pages have distinct descriptions",
     # structured data

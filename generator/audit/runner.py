@@ -16,6 +16,7 @@ from generator.audit.build_checks import check_build_warnings
 from generator.audit.canonical_links import check_canonical_links
 from generator.audit.csp_checks import check_policy
 from generator.audit.findings import AuditReport, Finding
+from generator.audit.island_checks import check_islands
 from generator.audit.jsonld_checks import check_jsonld
 from generator.audit.link_checks import check_links
 from generator.audit.page_checks import check_duplicates, check_page
@@ -77,6 +78,7 @@ def audit_site(
         findings += check_jsonld(page)
         findings += check_links(page, served, origin)
     findings += check_stylesheets(pages, served, file_at, origin)
+    findings += check_islands(pages)
     findings += check_canonical_links(by_path, origin)
     findings += check_duplicates(pages)
     findings += check_reachability(

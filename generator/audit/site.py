@@ -16,6 +16,7 @@ import lxml.html
 from lxml import etree
 
 from generator.loads import Load, html_loads
+from generator.render.island_markup import default_islands, markup_gaps, page_type
 from generator.serve.static import ASSET_PREFIX, NOT_FOUND_PAGE
 
 _ASSET_DIR = ASSET_PREFIX.strip("/")
@@ -68,6 +69,8 @@ class Page:
     #: (``generator.loads``: hosts by directive, inline scripts by hash).
     policy: str | None = None
     loads: frozenset[Load] = frozenset()
+    #: What the page's islands read and it lacks (``island_markup``), one line each.
+    island_gaps: tuple[str, ...] = ()
 
     @property
     def noindex(self) -> bool:
@@ -154,6 +157,9 @@ def parse_page(relative: PurePosixPath, html: bytes, base: str = "") -> Page:
             None,
         ),
         loads=frozenset(html_loads(html.decode("utf-8", errors="replace"))),
+        island_gaps=tuple(
+            gap.text(page_type(doc) or path) for gap in markup_gaps(doc, default_islands())
+        ),
     )
 
 
