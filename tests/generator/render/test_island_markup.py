@@ -67,6 +67,7 @@ def declared_by(module: str) -> set[str]:
             found |= {f"[{attribute}" for attribute in attributes}
         for selector in island["optional"]:
             found |= set(_TOKEN.findall(selector))
+            found |= {f"part:{name}" for name in _PART.findall(selector)}
     return found
 
 
