@@ -38,8 +38,24 @@ class PricedLine:
 
 @dataclass(frozen=True, slots=True)
 class Promotion:
+    """An automatic order discount. With ``product_ids`` it counts only those products' lines:
+    it applies from ``min_quantity`` of their units and takes its amount off their total."""
+
     label: str
     rule: DiscountRule
+    product_ids: frozenset[int] | None = None  # None: the whole order
+    min_quantity: int = 0
+
+    def base(self, lines: Sequence[PricedLine]) -> int:
+        """What the promotion is priced on: 0 when the cart does not qualify."""
+        counted = [
+            line
+            for line in lines
+            if line.available and (self.product_ids is None or line.product_id in self.product_ids)
+        ]
+        if sum(line.quantity for line in counted) < self.min_quantity:
+            return 0
+        return subtotal_of(counted)
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +103,8 @@ def price_quote(
         rule = promo.rule
         if not rule.running_at(now) or subtotal < rule.min_order:
             continue
-        off = min(rule.amount_off(subtotal), remaining)
+        base = promo.base(lines)
+        off = min(rule.amount_off(base), remaining) if base > 0 else 0
         if off > 0:
             discounts.append(MoneyLine(promo.label, off))
             remaining -= off

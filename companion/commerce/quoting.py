@@ -73,7 +73,9 @@ def quote_lines(
     )
     return price_quote(
         lines,
-        promotions=active_promotions(conn, store_id=store_id),
+        promotions=active_promotions(
+            conn, store_id=store_id, product_ids={line.product_id for line in lines}
+        ),
         coupon=verdict,
         tax=tax,
         shipping_total=shipping_total,

@@ -154,6 +154,25 @@ order_promotions = Table(
     Column("starts_at", DateTime),
     Column("ends_at", DateTime),
     Column("active", Boolean, nullable=False, default=True),
+    # With categories (order_promotion_categories): the promotion takes its percent off the
+    # goods of those categories once the cart holds this many of them ("buy 2, 15% off").
+    Column("min_quantity", Integer, nullable=False, default=0, server_default="0"),
+)
+
+# A promotion with rows here counts only the products of these categories (or of their children).
+order_promotion_categories = Table(
+    "order_promotion_categories",
+    metadata,
+    store_fk(),
+    Column(
+        "promotion_id",
+        Integer,
+        ForeignKey("order_promotions.id", ondelete="CASCADE"),
+        primary_key=True,
+    ),
+    Column(
+        "category_id", Integer, ForeignKey("categories.id", ondelete="CASCADE"), primary_key=True
+    ),
 )
 
 # -- customers --------------------------------------------------------------------------------

@@ -12,13 +12,24 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from sqlalchemy import Connection, insert
+from sqlalchemy import Connection, insert, select
 
 from companion.db import commerce_schema as c
+from companion.db.schema import categories
 from companion.demo_published import DEMO_HASH_SECRET as DEMO_HASH_SECRET
 from companion.demo_published import DEMO_MERCHANT_CODE as DEMO_MERCHANT_CODE
 
 DAY = timedelta(days=1)
+#: Standard delivery is free from this subtotal: the rule, and the promise the home page shows
+#: (``store_rows.promotion_rows`` writes its text from this number).
+FREE_SHIPPING_OVER = 500_000
+#: "Buy 2, 15% off" the tops and trousers: the order promotion, and the words of the text
+#: promotion the home page shows (``store_rows.promotion_rows``). The categories are the leaves
+#: whose name starts with one of ``BUNDLE_WORDS``.
+BUNDLE_WORDS = ("Áo", "Quần")
+BUNDLE_COUNT = 2
+BUNDLE_PERCENT = 15
+BUNDLE_LABEL = f"{' & '.join(BUNDLE_WORDS).capitalize()}: mua {BUNDLE_COUNT} giảm {BUNDLE_PERCENT}%"
 
 
 def seed_commerce(
@@ -51,6 +62,41 @@ def seed_commerce(
         assert key is not None
         warehouse_ids.append(int(key[0]))
     conn.execute(insert(c.pickup_locations), pickup_rows(store_id, warehouse_ids))
+
+
+def seed_bundle_promotion(conn: Connection, *, store_id: int, now: datetime) -> None:
+    """The "buy 2, 15% off" promotion on the store's categories it names (after the catalogue)."""
+    named = [
+        row.id
+        for row in conn.execute(
+            select(categories.c.id, categories.c.name).where(
+                categories.c.store_id == store_id, categories.c.parent_id.is_not(None)
+            )
+        )
+        if row.name.split()[0] in BUNDLE_WORDS
+    ]
+    key = conn.execute(
+        insert(c.order_promotions).values(
+            store_id=store_id,
+            label=BUNDLE_LABEL,
+            kind="percent",
+            value=BUNDLE_PERCENT,
+            min_order=0,
+            max_discount=None,
+            starts_at=now - 30 * DAY,
+            ends_at=now + 365 * DAY,
+            active=True,
+            min_quantity=BUNDLE_COUNT,
+        )
+    ).inserted_primary_key
+    assert key is not None
+    conn.execute(
+        insert(c.order_promotion_categories),
+        [
+            {"store_id": store_id, "promotion_id": int(key[0]), "category_id": category_id}
+            for category_id in named
+        ],
+    )
 
 
 def gateway_rows(store_id: int, merchant_code: str, hash_secret: str) -> list[dict[str, object]]:
@@ -142,7 +188,9 @@ def shipping_rows(store_id: int) -> list[dict[str, object]]:
         }
 
     return [
-        method("standard", "Giao hàng tiêu chuẩn", "delivery", 30_000, 500_000, "2-4", 0),
+        method(
+            "standard", "Giao hàng tiêu chuẩn", "delivery", 30_000, FREE_SHIPPING_OVER, "2-4", 0
+        ),
         method("express", "Giao hàng nhanh", "delivery", 50_000, None, "1-2", 1),
         method("pickup", "Nhận tại cửa hàng", "pickup", 0, None, None, 2),
     ]

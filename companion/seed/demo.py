@@ -43,7 +43,7 @@ from companion.seed.collection_rows import (
     collections_for,
     draft_collections,
 )
-from companion.seed.commerce import seed_commerce
+from companion.seed.commerce import seed_bundle_promotion, seed_commerce
 from companion.seed.content_rows import (
     article_category_rows,
     article_link_rows,
@@ -203,6 +203,7 @@ def seed_demo_on(
     writer.insert(t.custom_variables, custom_variable_rows(store_id))
 
     seed_commerce(conn, store_id=store_id, now=now)
+    seed_bundle_promotion(conn, store_id=store_id, now=now)
     return _summary(store_id, writer.counts, created=True)
 
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from companion.commerce.discounts import format_vnd
 from companion.demo_published import DEMO_KEY as DEMO_KEY  # seeded with the store
+from companion.seed.commerce import BUNDLE_LABEL, FREE_SHIPPING_OVER
 from companion.seed.images import LOGO_URL
 from companion.seed.paths import SUMMER_SALE_PATH, page_url
 from companion.seed.timeline import BASE, HISTORY
@@ -12,8 +14,6 @@ from companion.seed.timeline import BASE, HISTORY
 STORE_NAME = "Thời Trang Sài Gòn"
 #: Host names that select the demo store for requests without a key.
 DEMO_HOSTS = ("localhost", "127.0.0.1", "demo.localhost")
-
-FREE_SHIPPING_THRESHOLD = 499_000
 
 OPENED_AT = BASE - HISTORY
 
@@ -45,7 +45,7 @@ def host_rows(store_id: int) -> list[dict[str, Any]]:
 def custom_variable_rows(store_id: int) -> list[dict[str, Any]]:
     values = {
         "hotline": "1900 6868",
-        "free_shipping_threshold": str(FREE_SHIPPING_THRESHOLD),
+        "free_shipping_threshold": str(FREE_SHIPPING_OVER),
         "working_hours": "8:00 – 22:00, Thứ Hai – Chủ Nhật",
         "zalo_oa": "https://zalo.me/thoitrangsaigon",
         "return_days": "30",
@@ -56,8 +56,8 @@ def custom_variable_rows(store_id: int) -> list[dict[str, Any]]:
 def promotion_rows(store_id: int) -> list[dict[str, Any]]:
     """Three visible promotions (one without a link, one with '&' to escape), one hidden."""
     promotions: list[tuple[str, str | None, bool]] = [
-        ("Miễn phí vận chuyển cho đơn từ 499.000 ₫", None, True),
-        ("Áo & quần: mua 2 giảm 15% – chỉ trong mùa hè", SUMMER_SALE_PATH, True),
+        (f"Miễn phí vận chuyển cho đơn từ {format_vnd(FREE_SHIPPING_OVER)}", None, True),
+        (f"{BUNDLE_LABEL} – chỉ trong mùa hè", SUMMER_SALE_PATH, True),
         ("Đổi trả miễn phí trong 30 ngày", page_url("chinh-sach-doi-tra"), True),
         ("Lì xì đầu năm: giảm 50.000 ₫ (đã kết thúc)", None, False),
     ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime, timedelta
 
 from companion.commerce.discounts import CouponVerdict, DiscountKind, DiscountRule
@@ -141,3 +142,23 @@ def test_points_never_pay_for_more_than_the_goods() -> None:
     )
     assert totals.points_redeemed == 100
     assert totals.total == 30_000
+
+
+def test_a_promotion_on_some_products_counts_their_units_and_prices_their_lines() -> None:
+    bundle = Promotion(
+        "Mua 2 giảm 15%",
+        DiscountRule(DiscountKind.PERCENT, 15),
+        product_ids=frozenset({1}),
+        min_quantity=2,
+    )
+    other = replace(line(300_000), product_id=2)
+
+    def off(*lines: PricedLine) -> int:
+        quote = price_quote(
+            lines, promotions=[bundle], coupon=None, tax=VAT_INCLUDED, shipping_total=0, now=NOW
+        )
+        return sum(d.amount for d in quote.discount_lines)
+
+    assert off(line(200_000), other) == 0  # one counted unit; the other product does not count
+    assert off(line(200_000, 2), other) == 60_000  # 15% of the two, not of the order
+    assert off(line(200_000, 3, available=False), other) == 0
