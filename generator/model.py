@@ -265,6 +265,14 @@ class Promotion:
 
 
 @dataclass(frozen=True, slots=True)
+class PaymentMethod:
+    """A way to pay the store accepts (GET /checkout/payment-methods): the footer's marks."""
+
+    code: str
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
 class Store:
     name: str
     logo_url: str | None
@@ -287,6 +295,7 @@ class SiteContext:
     promotions: tuple[Promotion, ...]
     banners: tuple[Banner, ...]
     custom_variables: tuple[tuple[str, str], ...]
+    payment_methods: tuple[PaymentMethod, ...] = ()
 
     def menu(self, code: str) -> Menu | None:
         return next((m for m in self.menus if m.code == code), None)

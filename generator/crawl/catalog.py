@@ -361,6 +361,7 @@ def _site(context: ContextBlocks, index: CategoryIndex) -> SiteContext:
         promotions=context.promotions,
         banners=context.banners,
         custom_variables=context.custom_variables,
+        payment_methods=context.payment_methods,
     )
 
 

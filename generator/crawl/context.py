@@ -1,7 +1,8 @@
 """Phase 1 of a crawl: the site context every page shows.
 
 GET /store (required), /menus, /categories/tree, /collections (one page of up to 200, the
-spec's scan), /article-categories, /article-tags, /promotions, /banners, /custom-variables.
+spec's scan), /article-categories, /article-tags, /promotions, /banners, /custom-variables,
+/checkout/payment-methods (the footer's payment marks).
 Every block but the store is optional: an implementation that answers 404 for it leaves the
 block empty and a Skip in the build summary. The category tree is kept raw here; the category
 phase completes it (levels below the second) before it goes into ``SiteContext``.
@@ -23,6 +24,7 @@ from generator.model import (
     Category,
     Collection,
     Menu,
+    PaymentMethod,
     Promotion,
     Store,
     Tag,
@@ -42,6 +44,7 @@ class ContextBlocks:
     promotions: tuple[Promotion, ...]
     banners: tuple[Banner, ...]
     custom_variables: tuple[tuple[str, str], ...]
+    payment_methods: tuple[PaymentMethod, ...] = ()
 
 
 class _Block(Generic[T]):  # noqa: UP046  (Python 3.11: no PEP 695 syntax)
@@ -106,8 +109,9 @@ async def gather_context(
     promotions = _Block("promotions", "/promotions", normalize.promotion)
     banners = _Block("banners", "/banners", normalize.banner, {"limit": settings.page_size})
     variables = _Block("custom variables", "/custom-variables", normalize.custom_variable)
+    payments = _Block("payment methods", "/checkout/payment-methods", normalize.payment_method)
     stores: list[Store] = []
-    observer.phase_started("context", 9)
+    observer.phase_started("context", 10)
 
     async def get_store() -> None:
         stores.append(await fetcher.one("/store", normalize.store))
@@ -131,6 +135,7 @@ async def gather_context(
             job(promotions),
             job(banners),
             job(variables),
+            job(payments),
             *alongside,
         ],
         limit=settings.concurrency,
@@ -146,4 +151,5 @@ async def gather_context(
         # Stable sort: the wire order breaks ties between banners of one position.
         banners=tuple(sorted(banners.found, key=lambda banner: banner.position)),
         custom_variables=variables.found,
+        payment_methods=payments.found,
     )

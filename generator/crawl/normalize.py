@@ -54,6 +54,7 @@ from generator.model import (
     Image,
     Menu,
     MenuItem,
+    PaymentMethod,
     Product,
     ProductCard,
     Promotion,
@@ -371,6 +372,14 @@ def flash_sale(data: object, *, products: tuple[ProductCard, ...] = ()) -> Flash
         ends_at=timestamp(record.get("ends_at"), f"{what}: ends_at"),
         status=opt_str(record, "status", what) or "running",
         products=products,
+    )
+
+
+def payment_method(data: object) -> PaymentMethod:
+    record = as_record(data, "payment method")
+    return PaymentMethod(
+        code=req_str(record, "code", "payment method"),
+        name=req_str(record, "name", "payment method"),
     )
 
 

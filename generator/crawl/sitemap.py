@@ -39,9 +39,9 @@ def list_bound(sections: Sections | None, name: str, margin: int) -> ListBound |
     )
 
 
-#: Requests a first crawl asks besides the lists and details: the store context, the sitemap's
-#: index, flash sales and the newest products.
-_FIXED_REQUESTS = 12
+#: Requests a first crawl asks besides the lists and details: the store context (its payment
+#: methods included), the sitemap's index, flash sales and the newest products.
+_FIXED_REQUESTS = 13
 #: Requests per row of a section beyond its list pages, in a first crawl: a product's detail
 #: and variants; an article's or CMS page's detail; a category's level and product list; a
 #: collection's path resolution and product list.

@@ -96,6 +96,12 @@ class FakeData:
     flash_sales: list[Record]  # "_products" lists product ids
     routes: dict[str, tuple[str, int]]  # custom paths -> (type, id)
     collections_listed: int = 200  # /collections serves at most this many
+    payment_methods: list[Record] = field(
+        default_factory=lambda: [
+            {"code": "cod", "name": "Thanh toán khi nhận hàng (COD)", "online": False},
+            {"code": "vnpay", "name": "VNPay", "online": True},
+        ]
+    )
 
 
 @dataclass(frozen=True)
@@ -227,6 +233,8 @@ class FakeApi:
                 return self._envelope(d.banners)
             case ["custom-variables"]:
                 return self._envelope(d.custom_variables)
+            case ["checkout", "payment-methods"]:
+                return self._envelope(d.payment_methods)
             case ["products"]:
                 return self._page(path, self._products(params), params)
             case ["products", ident]:
