@@ -10,8 +10,8 @@ Every page template receives the same context (see ``page_context``): ``page``, 
 ``site``, ``menus`` (by code), ``href`` (the Links rule: a url -> an href or None for plain text),
 ``canonical_url``, ``site_url``, ``absolute_url``, ``structured_data``, ``vars`` (custom
 variables) and ``content_security_policy`` (the page's, for a <meta>, or None); the environment adds
-filters (``vnd``, ``date_vi``, ``isoformat``, ``jsonld``) and globals (``theme``: the
-theme's settings, ``asset_url``,
+filters (``vnd``, ``date_vi``, ``datetime_vi``, ``isoformat``, ``jsonld``) and globals
+(``theme``: the theme's settings, ``asset_url``,
 ``image_src``, ``price_of``, ``tel_href``, ``mailto_href``), and the ``{% fragment %}`` tag
 (``fragments``): parts shared by many pages are rendered once per build and process. Line breaks
 beside block-level tags are dropped as templates load (``whitespace``). A failing
@@ -130,6 +130,7 @@ def build_environment(
     )
     env.filters["vnd"] = vnd
     env.filters["date_vi"] = date_vi
+    env.filters["datetime_vi"] = datetime_vi
     env.filters["isoformat"] = isoformat
     env.filters["jsonld"] = jsonld
     env.filters["merchant_html"] = merchant_html
@@ -282,6 +283,11 @@ def vnd(amount: int | None) -> str:
 def date_vi(moment: datetime | None) -> str:
     """dd/mm/yyyy in Vietnam time; '' for None."""
     return "" if moment is None else moment.astimezone(VIETNAM_TIME).strftime("%d/%m/%Y")
+
+
+def datetime_vi(moment: datetime | None) -> str:
+    """HH:MM dd/mm/yyyy in Vietnam time (a sale's end); '' for None."""
+    return "" if moment is None else moment.astimezone(VIETNAM_TIME).strftime("%H:%M %d/%m/%Y")
 
 
 def isoformat(moment: datetime | None) -> str:

@@ -4,8 +4,6 @@
 // in an httpOnly cookie: this code never sees it.
 import { api, failed, fill, h, link, part, said, send, session } from './main.js'
 
-const date = (wire) => new Date(wire + 'Z').toLocaleDateString('vi-VN')
-
 // A form of the page: its fields go to `send`; once done it is cleared, else its status line
 // says why, in our words.
 function onSubmit (form, submit) {
@@ -31,10 +29,12 @@ function list (view, name, load, show) {
   load().then((page) => body.replaceChildren(page.items.length ? show(page.items) : view.dataset.none), failed(body))
 }
 
-// The orders: the template's line for each, its details (the <dl> part) on demand.
+// The orders: the template's line for each, its details (the <dl> part) on demand. The date is
+// dd/mm/yyyy in Vietnam's time (UTC+7), whatever the browser's: the UTC wire time read as if
+// at UTC-7 is, in UTC, the wall clock in Vietnam.
 function orders (items, line, details) {
   return h('ul', { class: 'orders' }, items.map((o) => {
-    const li = fill(line.cloneNode(true), { ...o, placed_at: date(o.placed_at) })
+    const li = fill(line.cloneNode(true), { ...o, placed_at: new Date(o.placed_at + '-07:00').toISOString().slice(0, 10).split('-').reverse().join('/') })
     const [button, detail] = li.querySelectorAll('button, div')
     li.dataset.code = o.code
     li.dataset.status = o.current_status

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import re
+from datetime import datetime
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 from playwright.sync_api import BrowserContext, Page, expect
@@ -76,6 +78,9 @@ def test_customer_registers_logs_in_and_finds_the_order_in_the_account(
     page.goto(origin + "/tai-khoan")
     order = page.locator(f'.order[data-code="{code}"]')
     expect(order).to_have_attribute("data-status", "pending")
+    # dd/mm/yyyy, the day in Vietnam whatever the browser's zone (the demo places at real time).
+    today = datetime.now(ZoneInfo("Asia/Ho_Chi_Minh")).strftime("%d/%m/%Y")
+    expect(order.locator('[data-field="placed_at"]')).to_have_text(today)
     order.get_by_role("button", name="Chi tiết").click()
     expect(order.locator("dl")).to_contain_text("Tổng cộng")
 

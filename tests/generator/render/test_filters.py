@@ -9,6 +9,7 @@ import pytest
 from generator.render.pages import (
     PriceView,
     date_vi,
+    datetime_vi,
     image_src,
     isoformat,
     jsonld,
@@ -57,6 +58,15 @@ def test_dates_show_in_vietnam_time_and_machine_dates_in_utc() -> None:
     assert date_vi(late) == "21/11/2026"
     assert isoformat(late) == "2026-11-20T20:00:00+00:00"
     assert date_vi(None) == "" and isoformat(None) == ""
+
+
+def test_a_moment_shows_its_time_in_vietnam_then_its_date() -> None:
+    assert datetime_vi(datetime(2026, 12, 31, 13, 0, tzinfo=UTC)) == "20:00 31/12/2026"
+    assert datetime_vi(datetime(2026, 12, 31, 17, 5, tzinfo=UTC)) == "00:05 01/01/2027"
+    assert datetime_vi(None) == ""
+    ends = html_of("/").xpath("//section[@class='flash-sale']//p[@class='meta']")[0]
+    assert ends.text_content().startswith("Kết thúc lúc ")
+    assert len(ends.text_content().split()) == 5, "a time and a date"
 
 
 def test_jsonld_escapes_characters_that_could_end_the_script() -> None:
