@@ -9,7 +9,8 @@ from __future__ import annotations
 import zlib
 
 DEMO_IMAGES = "/_assets/demo"
-_VARIANTS = {"product": 8, "banner": 3, "article": 4, "category": 4}
+#: Pictures of products and banners are drawn for what they show (``pictures``).
+_VARIANTS = {"article": 4, "category": 4}
 
 
 def demo_image(kind: str, key: str) -> str:

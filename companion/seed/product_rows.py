@@ -17,8 +17,8 @@ from functools import cache
 from typing import Any
 
 from companion.seed.catalog_rows import Shelf
-from companion.seed.images import demo_image
 from companion.seed.paths import product_url
+from companion.seed.pictures import product_picture
 from companion.seed.slugs import slugify
 from companion.seed.store_rows import STORE_NAME
 from companion.seed.timeline import BASE, edited_after, moment_in_history
@@ -75,6 +75,7 @@ class ProductDraft:
     number: int
     row: dict[str, Any]
     image_count: int
+    line: str  # the leaf category's name: what the pictures draw
     sizes: tuple[str, ...]
     with_variants: bool
     sold_out: bool
@@ -191,7 +192,7 @@ def _draft(
             "compare_at_price": compare_at,
             "category_id": category_id,
             "brand_id": brand_id,
-            "image_url": _image_url(number, 1) if image_count else None,
+            "image_url": product_picture(line.name, 1) if image_count else None,
             "description_html": _description(rng, name, line.materials) if described else None,
             "sku": f"TTSG-{number:06d}" if with_sku else None,
             "meta_title": f"{name} | {STORE_NAME}" if meta_title else None,
@@ -204,6 +205,7 @@ def _draft(
             "updated_at": updated,
         },
         image_count=image_count,
+        line=line.name,
         sizes=line.sizes,
         # A product with no price has nothing to sell yet, so it has no variants either.
         with_variants=price is not None and quirk != "no_variants",
@@ -223,10 +225,6 @@ def _compare_at(price: int | None, factor: float) -> int | None:
     return max(int(price * factor) // 10_000 * 10_000 + 9_000, price + 10_000)
 
 
-def _image_url(number: int, position: int) -> str:
-    return demo_image("product", f"{number}-{position}")
-
-
 def _description(rng: random.Random, name: str, materials: Sequence[str]) -> str:
     return (
         f"<p>{name} {rng.choice(PRODUCT_SELLING_POINTS)}</p>"
@@ -241,7 +239,7 @@ def image_rows(draft: ProductDraft, product_id: int) -> list[dict[str, Any]]:
         {
             "store_id": draft.row["store_id"],
             "product_id": product_id,
-            "url": _image_url(draft.number, position),
+            "url": product_picture(draft.line, position),
             "alt": name if position == 1 else f"{name} – ảnh {position}",
             "position": position - 1,
         }
@@ -280,7 +278,7 @@ def variant_rows(rng: random.Random, draft: ProductDraft, product_id: int) -> li
                     ),
                     "stock": stock,
                     "image_url": (
-                        _image_url(draft.number, colour_index + 1)
+                        product_picture(draft.line, colour_index + 1)
                         if colour_index < draft.image_count
                         else None
                     ),

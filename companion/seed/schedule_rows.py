@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from companion.seed.images import demo_image
 from companion.seed.paths import SUMMER_SALE_PATH, category_url
+from companion.seed.pictures import banner_picture
 from companion.seed.product_rows import ProductFacts
 
 DAY = timedelta(days=1)
@@ -74,7 +74,7 @@ def banner_rows(store_id: int, now: datetime, *, late_collection_path: str) -> l
         {
             "store_id": store_id,
             "title": title,
-            "image_url": demo_image("banner", image),
+            "image_url": banner_picture(image),
             "link_url": link_url,
             "location_code": location,
             "position": position,

@@ -513,3 +513,46 @@ def test_product_names_are_distinct_so_page_titles_are(db: Connection) -> None:
     names = [row["name"] for row in rows(db, t.products)]
     assert len(names) == len(set(names))
     assert all(row["search_name"] == fold(row["name"]) for row in rows(db, t.products))
+
+
+#: What a picture of each kind of goods must be drawn as (by the category's name).
+PICTURE_OF = {
+    "Giày thể thao": "sneaker",
+    "Giày cao gót": "heel",
+    "Túi xách tay": "handbag",
+    "Balo": "backpack",
+    "Kính mát": "sunglasses",
+    "Áo thun nam": "tshirt",
+    "Áo thun nữ": "tshirt",
+    "Quần jean nam": "trousers",
+    "Đầm": "dress",
+}
+
+
+def test_product_pictures_suit_their_category(db: Connection) -> None:
+    categories = {row["id"]: row["name"] for row in rows(db, t.categories)}
+    products = {row["id"]: categories.get(row["category_id"]) for row in rows(db, t.products)}
+    seen: set[str] = set()
+    for image in rows(db, t.product_images):
+        category = products[image["product_id"]]
+        if category in PICTURE_OF:
+            assert f"/product-{PICTURE_OF[category]}-" in image["url"], (category, image["url"])
+            seen.add(category)
+    assert len(seen) >= 6
+
+
+def test_the_hero_banners_differ(db: Connection) -> None:
+    heroes = [
+        row["image_url"] for row in rows(db, t.banners) if row["location_code"] == "home_hero"
+    ]
+    assert len(set(heroes)) == len(heroes) > 1
+
+
+def test_the_shipped_pictures_are_the_ones_the_seed_draws(tmp_path: Path) -> None:
+    from companion.seed.pictures import write_pictures
+
+    shipped = Path(__file__).resolve().parents[2] / "site-templates" / "assets" / "demo"
+    for path in write_pictures(tmp_path):
+        drawn = path.read_bytes()
+        assert (shipped / path.name).read_bytes() == drawn, path.name
+        assert len(drawn) < 2_500, f"{path.name} is {len(drawn)} bytes"
