@@ -31,6 +31,7 @@ from generator.model import (
     Image,
     Menu,
     MenuItem,
+    PaymentMethod,
     Product,
     ProductCard,
     Promotion,
@@ -209,6 +210,11 @@ def small_catalog() -> Catalog:
             Banner(4, "Bên lề", "https://cdn.example.vn/b/4.jpg", "/", "sidebar", 1, None, None),
         ),
         custom_variables=(("hotline", "1900 0000"),),
+        payment_methods=(
+            PaymentMethod("cod", "Thanh toán khi nhận hàng (COD)"),
+            PaymentMethod("vnpay", "VNPay"),
+            PaymentMethod("momo", "Ví MoMo"),  # no mark of the theme's: its name
+        ),
     )
     shirt = Product(
         card=SHIRT,
