@@ -100,6 +100,34 @@ def add_parser(subparsers: Any) -> None:
     )
     defaults = CompanionSettings()
     api.add_argument(
+        "--smtp-host",
+        default=os.environ.get("STOREFRONT_SMTP_HOST"),
+        metavar="HOST",
+        help="SMTP server that sends each shopper an e-mail of the order placed (default "
+        "$STOREFRONT_SMTP_HOST; none: no e-mail). Its login, if any, comes from "
+        "$STOREFRONT_SMTP_USER and $STOREFRONT_SMTP_PASSWORD",
+    )
+    api.add_argument(
+        "--smtp-port",
+        type=int,
+        default=int(os.environ.get("STOREFRONT_SMTP_PORT", defaults.smtp_port)),
+        metavar="N",
+        help=f"its port (default $STOREFRONT_SMTP_PORT or {defaults.smtp_port})",
+    )
+    api.add_argument(
+        "--smtp-from",
+        default=os.environ.get("STOREFRONT_SMTP_FROM"),
+        metavar="ADDRESS",
+        help="the From of the order e-mails (default $STOREFRONT_SMTP_FROM; needed with "
+        "--smtp-host)",
+    )
+    api.add_argument(
+        "--smtp-tls",
+        choices=("starttls", "tls", "none"),
+        default=os.environ.get("STOREFRONT_SMTP_TLS", defaults.smtp_tls),
+        help="starttls (default), tls from the start (port 465), or none (a local relay)",
+    )
+    api.add_argument(
         "--max-body-bytes",
         type=int,
         default=defaults.max_body_bytes,
@@ -185,6 +213,13 @@ def seed(engine: Engine, products: int) -> None:
     print(summary.describe(), file=sys.stderr)
 
 
+def _mail_line(args: argparse.Namespace) -> str:
+    """What the start line says of order e-mails: said once, so a store without them knows."""
+    if not args.smtp_host:
+        return "order e-mails: off (no --smtp-host)"
+    return f"order e-mails: from {args.smtp_from} via {args.smtp_host}:{args.smtp_port}"
+
+
 def run_api(args: argparse.Namespace) -> int:
     from companion.server import ServeError, serve
 
@@ -199,6 +234,10 @@ def run_api(args: argparse.Namespace) -> int:
     ):
         if not value > 0:
             raise CommandError(f"{flag} must be above 0")
+    if args.smtp_host and not args.smtp_from:
+        raise CommandError("--smtp-host needs --smtp-from, the address order e-mails come from")
+    if not 0 < args.smtp_port < 65536:
+        raise CommandError("--smtp-port must be between 1 and 65535")
     public_url = _public_url(args.public_url, args.host, args.port)
     site_origins = _site_origins(args.site_origin)
     engine = open_database(args.db)
@@ -220,13 +259,19 @@ def run_api(args: argparse.Namespace) -> int:
         max_body_bytes=args.max_body_bytes,
         header_timeout=args.header_timeout,
         body_timeout=args.body_timeout,
+        smtp_host=args.smtp_host or None,
+        smtp_port=args.smtp_port,
+        smtp_from=args.smtp_from or None,
+        smtp_tls=args.smtp_tls,
+        smtp_user=os.environ.get("STOREFRONT_SMTP_USER") or None,
+        smtp_password=os.environ.get("STOREFRONT_SMTP_PASSWORD") or None,
     )
     workers = f"{args.workers} workers, " if args.workers > 1 else ""
     sandbox = "every store" if args.sandbox_payments else "the demo store only"
     print(
         f"storefront api: http://{args.host}:{args.port}/public/v1 ({workers}database "
         f"{shown_database(args.db)}; docs at /public/v1/docs; shoppers reach it at "
-        f"{public_url}; sandbox payments: {sandbox})",
+        f"{public_url}; sandbox payments: {sandbox}; {_mail_line(args)})",
         file=sys.stderr,
     )
     try:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +72,19 @@ class CompanionSettings:
     #: Hashing requests one client may have in the lane or waiting for it (per worker); one
     #: more is answered 429 at once.
     hashing_per_client: int = 1
+    #: SMTP server of the order e-mails to shoppers; None: no e-mail is sent.
+    smtp_host: str | None = None
+    #: Its port (587 with STARTTLS, 465 with implicit TLS, 25 for a local relay).
+    smtp_port: int = 587
+    #: The From address of the order e-mails (needed with smtp_host).
+    smtp_from: str | None = None
+    #: "starttls" (upgrade the connection), "tls" (TLS from the start) or "none" (a local relay).
+    smtp_tls: str = "starttls"
+    #: Login at the SMTP server (from the environment: STOREFRONT_SMTP_USER, _PASSWORD).
+    smtp_user: str | None = None
+    smtp_password: str | None = field(default=None, repr=False)
+    #: Seconds to wait for the SMTP server before giving the e-mail up (the order stands).
+    smtp_timeout: float = 10.0
     #: Login attempts one client may make at one e-mail in a window; more are refused (429)
     #: until a window has passed since the last one let through (companion.customers.throttle).
     login_attempts: int = 5

@@ -103,6 +103,7 @@ def test_several_stores_need_store_option(
         (("api", "--max-body-bytes", "0"), "--max-body-bytes must be above 0"),
         (("api", "--header-timeout", "-1"), "--header-timeout must be above 0"),
         (("api", "--body-timeout", "0"), "--body-timeout must be above 0"),
+        (("api", "--smtp-host", "mail.example.vn"), "--smtp-host needs --smtp-from"),
     ],
 )
 def test_user_errors_are_one_line_and_exit_2(
@@ -126,6 +127,28 @@ def test_the_limits_on_what_clients_send_are_flags(
     default, given = served
     assert default == CompanionSettings(database=db, public_url="http://127.0.0.1:8001")
     assert (given.max_body_bytes, given.header_timeout, given.body_timeout) == (65536, 2, 5.5)
+
+
+def test_order_e_mails_are_settings_said_once_at_start(
+    db: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    served: list[CompanionSettings] = []
+    monkeypatch.setattr("companion.server.serve", lambda settings, **_: served.append(settings))
+    monkeypatch.delenv("STOREFRONT_SMTP_HOST", raising=False)
+    assert run("api", "--db", db) == 0
+    assert capsys.readouterr().err.count("order e-mails: off") == 1
+    monkeypatch.setenv("STOREFRONT_SMTP_USER", "shop")
+    monkeypatch.setenv("STOREFRONT_SMTP_PASSWORD", "mat-khau")
+    argv = ("--smtp-host", "mail.example.vn", "--smtp-from", "donhang@example.vn")
+    assert run("api", "--db", db, *argv, "--smtp-tls", "tls", "--smtp-port", "465") == 0
+    err = capsys.readouterr().err
+    assert "order e-mails: from donhang@example.vn via mail.example.vn:465" in err
+    assert "mat-khau" not in err
+    off, on = served
+    assert off.smtp_host is None
+    assert (on.smtp_host, on.smtp_port, on.smtp_tls) == ("mail.example.vn", 465, "tls")
+    assert (on.smtp_user, on.smtp_password) == ("shop", "mat-khau")
+    assert "mat-khau" not in repr(on)
 
 
 def test_unreadable_database_is_one_line(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, Header, Path, Request, Response, status
+from fastapi import APIRouter, BackgroundTasks, Body, Header, Path, Request, Response, status
 from sqlalchemy import Connection
 
 from companion.commerce.carts import find_cart
@@ -23,6 +23,7 @@ from companion.commerce.shipping import find_method, pickup_location_exists
 from companion.commerce_states import CartStatus, CheckoutStatus, ShippingKind
 from companion.customers.auth import OptionalCustomerId
 from companion.deps import CurrentTenant, Db, ServicesDep
+from companion.order_mail import order_message, send_message
 from companion.payments.sandbox_access import accepted_gateways, sandbox_serves
 from companion.problems import conflict, not_found, unprocessable
 from companion.routes.commerce.wire import RequiredCartToken, money
@@ -223,6 +224,7 @@ def post_place_order(
     services: ServicesDep,
     customer_id: OptionalCustomerId,
     cart_token: RequiredCartToken,
+    background: BackgroundTasks,
     idempotency_key: IdempotencyKey = None,
 ) -> OrderOut:
     """Exactly one order per cart: placing again answers 200 with the same order. Stock is
@@ -251,6 +253,13 @@ def post_place_order(
     )
     if not placed.created:
         response.status_code = status.HTTP_200_OK
+    settings = services.settings
+    if placed.created and settings.smtp_host and settings.smtp_from:
+        message = order_message(
+            db, store_id=store_id, order_id=placed.order_id, sender=settings.smtp_from
+        )
+        if message is not None:  # sent once the order is committed and answered
+            background.add_task(send_message, message, settings)
     row = order_row(db, store_id=store_id, order_id=placed.order_id)
     assert row is not None
     return order_view(db, row)
