@@ -81,7 +81,7 @@ def test_the_footer_has_no_menu_name_heading_and_the_copyright_in_the_column() -
     headings = [h.text_content().strip() for h in doc.xpath("//footer//h2")]
     assert "Chân trang" not in headings
     assert doc.xpath("//footer/div[contains(@class, 'wrap')]/p[starts-with(., '©')]")
-    assert doc.xpath("//footer//img[contains(@src, 'payments.svg')]/@alt")
+    assert doc.xpath("//footer//img[contains(@src, 'payment-cod.svg')]/@alt")
 
 
 @pytest.mark.parametrize(
