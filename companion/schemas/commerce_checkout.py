@@ -60,7 +60,12 @@ class AddressOut(BaseModel):
 class CheckoutIn(BaseModel):
     email: Email | None = None
     coupon_code: OptionalCode = Field(
-        None, description="Kept for the customer's coupon history; priced only in the quote"
+        None,
+        description=(
+            "Kept for the customer's coupon history; priced only in the quote. Null keeps the "
+            "code the checkout holds; an empty string takes it off (this implementation's way: "
+            "the spec has none)"
+        ),
     )
 
 

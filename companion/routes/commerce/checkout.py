@@ -121,7 +121,8 @@ def create_checkout(
     cart_token: RequiredCartToken,
     body: Annotated[CheckoutIn | None, Body()] = None,
 ) -> CheckoutOut:
-    """A cart has one checkout: starting again returns it (with any e-mail or code updated)."""
+    """A cart has one checkout: starting again returns it (with any e-mail or code updated;
+    an empty ``coupon_code`` takes the coupon off)."""
     store_id, now = tenant.store_id, services.clock.now()
     cart = find_cart(db, store_id=store_id, token=cart_token)
     if cart is None:
@@ -137,8 +138,10 @@ def create_checkout(
     changes: dict[str, Any] = {}
     if body is not None and body.email:
         changes["email"] = body.email.lower()
-    if body is not None and body.coupon_code:
-        changes["coupon_code"] = normalize_code(body.coupon_code)
+    if body is not None and body.coupon_code is not None:
+        # The spec has no way to take a coupon off a checkout: ours is an explicit empty code
+        # (null, or no field, keeps the one the checkout holds).
+        changes["coupon_code"] = normalize_code(body.coupon_code) or None
     if changes:
         checkout = update_checkout(db, checkout, changes, now=now)
     return checkout_view(checkout)
