@@ -3,7 +3,7 @@
     python scripts/island_size.py [--theme DIR] [--budget BYTES] [--verbose]
 
 Prints the total in bytes on the first line (what a benchmark reads); with --verbose, each file
-too. Exits 1 when the total is above the budget (default 12 KB, the islands' target).
+too. Exits 1 when the total is above the budget (default ISLANDS_BUDGET, the islands' target).
 """
 
 from __future__ import annotations

@@ -1,8 +1,24 @@
 // The buying path: cart, checkout and payment return. Their forms and sections are the pages'
 // own markup, kept in <template data-part> until the data is in; this fills them in.
-import { api, enc, failed, fill, h, keep, link, part, readCart, said, saveItems, send, session, sitePath, sleep, src, track, vnd } from './main.js'
+import { api, cartToken, enc, failed, fill, h, keep, link, part, readCart, said, saveItems, send, session, sitePath, sleep, src, track, vnd } from './main.js'
 
+// The coupon the cart's checkout holds on the server, as this device last knew it, shared by
+// the tabs and kept across visits: {token, code} ('' none); not known for another cart (one
+// made on another device): the checkout's answer says. An empty code takes a coupon off.
 const COUPON = 'sf_coupon'
+const held = (token) => {
+  try {
+    const kept = JSON.parse(localStorage[COUPON])
+    if (kept.token === token) return kept.code
+  } catch {}
+}
+const hold = (token, code) => { localStorage[COUPON] = JSON.stringify({ token, code }) }
+// Starts (or resumes) the cart's checkout with a code (null: the one it holds), and learns it.
+const start = async (token, code) => {
+  const started = await send(`/checkout?cart_token=${enc(token)}`, { email: null, coupon_code: code })
+  if ('coupon_code' in started) hold(token, started.coupon_code || '')
+  return started
+}
 // The order being paid online and its cart token ("code token"): a failed payment is tried
 // again from the return page, which needs the token /checkout/pay takes.
 const PAYING = 'sf_paying'
@@ -41,19 +57,25 @@ function cart (root) {
   const empty = part(root, 'empty')
   const box = part(root, 'cart')
   const line = part(root, 'line')
+  const applied = part(root, 'applied')
   const [lines, summary] = box.children
   const [coupon, dl, leftOut, pay] = summary.children
   const says = coupon.dataset
+  let token
   const render = async () => {
+    // This device's own cart (its copy's): no code known is none; another's: the checkout says.
+    const own = localStorage.sf_cart?.includes(`"token":"${cartToken()}"`)
     let cart = await readCart()
     if (!cart?.items.length) return root.replaceChildren(empty)
-    const quote = await quoted(cart.token, sessionStorage.getItem(COUPON))
+    token = cart.token
+    if (held(token) == null && !own) await start(token, null)
+    const quote = await quoted(token, held(token))
     // The quote prices the API's cart: lines of a copy it disagrees with (changed on another
     // device, prices changed since) are read again, once.
     if (+quote.subtotal !== cart.items.reduce((sum, i) => sum + i.unit_price * i.quantity, 0)) cart = await readCart(1)
     if (!cart?.items.length) return root.replaceChildren(empty)
     const code = quote.coupon
-    if (code && !code.valid) sessionStorage.removeItem(COUPON)
+    if (code && !code.valid) hold(token, '')
     const change = (index, quantity) =>
       saveItems(cart.items.map((i, n) => (n === index ? { ...i, quantity } : i)).filter((i) => i.quantity > 0)).then(render).catch(failed(root))
     // A line: the template's, its parts filled in (the unit price's text says so without one).
@@ -77,18 +99,23 @@ function cart (root) {
       quantity.onchange = () => change(n, Math.max(1, Number(quantity.value) || 1))
       return li
     }))
-    coupon.code.value = code ? code.code : ''
+    coupon.code.value = code?.valid ? code.code : ''
+    applied.children[0].textContent = code?.code
     summary.replaceChildren(...[coupon,
-      code && h('p', { class: code.valid ? 'coupon-ok' : 'coupon-bad', role: 'status' }, code.valid ? `${says.valid} ${code.code}.` : says[code.reason] || says.invalid),
+      code && (code.valid ? applied : h('p', { class: 'coupon-bad', role: 'status' }, says[code.reason] || says.invalid)),
       dl, discountsLeftOut(quote) && leftOut, pay].filter(Boolean))
     totals(dl, quote)
     root.replaceChildren(box)
   }
-  coupon.onsubmit = (e) => {
-    e.preventDefault()
-    sessionStorage.setItem(COUPON, coupon.code.value.trim())
+  const use = (code) => {
+    hold(token, code)
     render().catch(failed(root))
   }
+  coupon.onsubmit = (e) => {
+    e.preventDefault()
+    use(coupon.code.value.trim())
+  }
+  applied.children[1].onclick = () => use('')
   render().catch(failed(root))
 }
 
@@ -121,8 +148,8 @@ function done (root, section, order) {
   root.replaceChildren(fill(section, order))
 }
 
-const choice = (name, value, text, checked) =>
-  h('label', { class: 'variant' }, h('input', { type: 'radio', name, value, checked, required: true }), h('span', null, text))
+const choice = (name, value, text, checked, note) =>
+  h('label', { class: 'variant' }, h('input', { type: 'radio', name, value, checked, required: true }), h('span', null, text, note && h('small', null, note)))
 
 // Checkout: items, address, shipping (its fee priced as soon as chosen), payment (COD first),
 // and one amount: the order's; a gateway payment then follows /checkout/pay's redirect.
@@ -130,21 +157,24 @@ async function checkout (root) {
   const form = part(root, 'form')
   const placed = part(root, 'done')
   const empty = part(root, 'empty')
+  const item = part(root, 'item')
   const f = form.elements
   const { city, ward } = f
-  const [lines, warning, button, status] = ['.totals', '.coupon-bad', '.place-order', '.co-status'].map((s) => form.querySelector(s))
-  const place = button.textContent // "Đặt hàng", then "Đặt hàng · 250.000 ₫"
+  const [lines, warning, button, status, fold, sum, applied, ship] = ['.totals', '.coupon-bad', '.place-order', '.co-status', '.co-summary', '.co-summary summary strong', '.co-coupon', '.co-shipping']
+    .map((s) => form.querySelector(s))
+  // The summary: beside the form on a wide screen, folded above it on a phone.
+  fold.open = matchMedia('(min-width:60rem)').matches
   try {
     const cart = await readCart()
     if (!cart?.items.length) return root.replaceChildren(empty)
     const token = cart.token
     track('begin_checkout', cart.items)
-    const coupon = sessionStorage.getItem(COUPON) || ''
+    // The code this device knows (its removal too) is the checkout's; else the checkout's.
     const [provinces, methods, payments, started, saved] = await Promise.all([
       api('/shipping/provinces'),
       send('/shipping-methods', { cart_token: token }),
       api('/checkout/payment-methods'),
-      send(`/checkout?cart_token=${enc(token)}`, { email: null, coupon_code: coupon || null }),
+      start(token, held(token) ?? null),
       savedAddress(),
     ])
     const shipping = methods.items.filter((m) => m.kind !== 'pickup')
@@ -156,22 +186,42 @@ async function checkout (root) {
       ward.append(...wards.items.map((w) => new Option(w.name, w.name)))
     }
     city.onchange = loadWards
-    form.querySelector('.checkout-items').append(...cart.items.map((item) =>
-      h('li', null, h('span', null, item.name, item.variant_name ? ` (${item.variant_name})` : '', ` × ${item.quantity}`), ' ', h('span', null, vnd(item.line_total)))))
-    form.querySelector('.co-shipping').append(...shipping.map((m, n) => choice('shipping', m.code, `${m.name} - ${Number(m.fee) ? vnd(m.fee) : lines.dataset.noFee}`, n === 0)))
+    // A line: picture with its quantity, name, variant, "2 × 377.300 ₫", and the line's total.
+    form.querySelector('.co-items').append(...cart.items.map((i) => {
+      const li = fill(item.cloneNode(true), { ...i, unit: `${i.quantity} × ${vnd(i.unit_price)}` })
+      if (i.image_url) li.firstChild.prepend(h('img', { src: src(i.image_url), alt: '', width: 64, height: 64 }))
+      return li
+    }))
+    ship.append(...shipping.map((m, n) => choice('shipping', m.code, `${m.name} - ${Number(m.fee) ? vnd(m.fee) : lines.dataset.noFee}`, n === 0,
+      m.estimated_days && ship.dataset.days.replace('{days}', m.estimated_days))))
     form.querySelector('.co-payment').append(...payments.items.map((p, n) => choice('payment', p.code, p.name, n === 0)))
-    const show = (quote) => {
+    // The quote with the checkout's coupon: shown (or said to be off) and the one amount.
+    const show = async () => {
+      button.disabled = true
+      const quote = await quoted(token, held(token))
+      const code = quote.coupon
+      // A code no longer valid is taken off the checkout, so the order is not priced with it.
+      if (code && !code.valid) return drop()
       const amount = orderAmount(quote)
       totals(lines, quote, true)
+      applied.hidden = !code
+      applied.children[0].textContent = code?.code
       warning.hidden = !discountsLeftOut(quote)
       button.dataset.amount = amount
-      button.textContent = `${place} · ${vnd(amount)}`
+      sum.textContent = button.lastChild.textContent = vnd(amount)
+      button.disabled = false
     }
+    const drop = async () => {
+      button.disabled = true
+      await start(token, '')
+      hold(token, '')
+      await show()
+    }
+    applied.children[1].onclick = () => drop().catch(failed(status))
     const choose = async (code) => {
       button.disabled = true
       await send(`/checkout/${enc(started.checkout_id)}/shipping`, { shipping_method: code }, 'PUT')
-      show(await quoted(token, coupon))
-      button.disabled = false
+      await show()
     }
     form.addEventListener('change', (e) => {
       if (e.target.name === 'shipping') choose(e.target.value).catch(failed(status))
@@ -203,7 +253,7 @@ async function checkout (root) {
         const order = await send(`/checkout/place-order?cart_token=${enc(token)}`,
           { address, payment: { payment_method: f.payment.value }, note: f.note.value || null }, 'POST', { headers: { 'Idempotency-Key': key } })
         keep(null)
-        sessionStorage.removeItem(COUPON)
+        localStorage.removeItem(COUPON)
         const online = payments.items.find((p) => p.code === f.payment.value)?.online
         // Counted once paid: an online payment's on the return page.
         track(online ? 'pending' : 'purchase', cart.items, { transaction_id: order.code, value: Number(order.total) })
@@ -218,7 +268,7 @@ async function checkout (root) {
     })
     root.replaceChildren(form)
     if (shipping.length) await choose(shipping[0].code)
-    else show(await quoted(token, coupon))
+    else await show()
   } catch (error) {
     failed(root, form)(error)
   }

@@ -8,7 +8,6 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import pytest
 from playwright.sync_api import Browser, BrowserContext, Locator, Page, expect
 
 from tests.browser.shopper import add_variants, products_with_variants, register
@@ -69,7 +68,6 @@ def cart_with_two(page: Page, origin: str, out: Path) -> None:
     add_variants(page, origin, products_with_variants(out, 1)[0], 2)
 
 
-@pytest.mark.xfail(strict=True, reason="the checkout shows no way to take the coupon off")
 def test_same_tab_the_coupon_is_shown_and_taken_off_at_checkout(
     page: Page, origin: str, demo_output: Path
 ) -> None:
@@ -86,7 +84,6 @@ def test_same_tab_the_coupon_is_shown_and_taken_off_at_checkout(
     assert place(page, form) > with_coupon  # the server dropped the coupon the page dropped
 
 
-@pytest.mark.xfail(strict=True, reason="a new tab does not know the coupon the checkout holds")
 def test_a_new_tab_shows_the_coupon_and_taking_it_off_there_holds(
     context: BrowserContext, page: Page, origin: str, demo_output: Path
 ) -> None:
@@ -109,7 +106,6 @@ def test_a_new_tab_shows_the_coupon_and_taking_it_off_there_holds(
     assert place(page, form) > with_coupon
 
 
-@pytest.mark.xfail(strict=True, reason="the coupon is kept for the tab's session only")
 def test_a_return_a_day_later_shows_the_coupon_the_order_is_charged_with(
     context: BrowserContext, page: Page, origin: str, demo_output: Path
 ) -> None:
@@ -135,7 +131,6 @@ def test_a_return_a_day_later_shows_the_coupon_the_order_is_charged_with(
     assert place(later, form) == with_coupon
 
 
-@pytest.mark.xfail(strict=True, reason="another device does not show the checkout's coupon")
 def test_the_customers_other_device_shows_the_coupon_the_order_is_charged_with(
     browser: Browser, page: Page, origin: str, demo_output: Path
 ) -> None:
@@ -167,7 +162,6 @@ def test_the_customers_other_device_shows_the_coupon_the_order_is_charged_with(
         other.close()
 
 
-@pytest.mark.xfail(strict=True, reason="checkout is one column with no order summary")
 def test_the_checkout_has_a_summary_beside_the_form_and_folded_above_it_on_a_phone(
     page: Page, origin: str, demo_output: Path
 ) -> None:
