@@ -169,7 +169,8 @@ async function checkout (root) {
     if (!cart?.items.length) return root.replaceChildren(empty)
     const token = cart.token
     track('begin_checkout', cart.items)
-    // The code this device knows (its removal too) is the checkout's; else the checkout's.
+    // The code this device knows (or its removal) goes to the checkout; none known, the
+    // checkout answers the one it holds.
     const [provinces, methods, payments, started, saved] = await Promise.all([
       api('/shipping/provinces'),
       send('/shipping-methods', { cart_token: token }),
