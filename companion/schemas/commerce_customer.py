@@ -33,6 +33,13 @@ class LoginIn(BaseModel):
     password: GivenPassword
 
 
+class OrderClaimIn(BaseModel):
+    """A guest order's proof of possession: its code and the phone it was placed with."""
+
+    code: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=20)]
+    phone: RequiredPhone
+
+
 class CustomerOut(BaseModel):
     id: int
     email: str

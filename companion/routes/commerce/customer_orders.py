@@ -1,22 +1,29 @@
-"""GET /customer/orders, GET /customer/orders/{order_id}, GET /customer/coupons."""
+"""GET /customer/orders, GET /customer/orders/{order_id}, GET /customer/coupons, and the
+companion's POST /customer/orders/claim (not in the spec: a guest order joined by proof)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from sqlalchemy import select
 
+from companion.clients import client_address
+from companion.commerce.order_claims import claim_order
 from companion.commerce.order_reads import customer_order_row
 from companion.customers.auth import CustomerId
+from companion.customers.login_attempts import claim_attempt
+from companion.customers.throttle import counts_of
 from companion.db.commerce_schema import coupon_usages, orders
 from companion.deps import CurrentTenant, Db, ServicesDep
+from companion.logging_http import note_refusal
 from companion.problems import not_found
+from companion.routes.commerce.customer_account import login_limits, login_throttled
 from companion.routes.commerce.pages import newest_first, page_of
 from companion.routes.commerce.wire import money
 from companion.routes.read.params import Cursor, EntityId, Limit
 from companion.schemas.commerce_checkout import CustomerOrderRead
-from companion.schemas.commerce_customer import CouponUseOut
+from companion.schemas.commerce_customer import CouponUseOut, OrderClaimIn
 from companion.schemas.envelope import Envelope
 from companion.wire_values import wire
 
@@ -74,6 +81,39 @@ def get_order(
     )
     if row is None:
         raise not_found(f"order {order_id}")
+    return customer_order_view(row)
+
+
+@router.post("/customer/orders/claim", response_model=CustomerOrderRead)
+def post_order_claim(
+    body: OrderClaimIn,
+    request: Request,
+    db: Db,
+    tenant: CurrentTenant,
+    services: ServicesDep,
+    customer_id: CustomerId,
+) -> CustomerOrderRead:
+    """A guest order joined to the customer's account by its code and the phone it was placed
+    with (docs/orders.md); 404 for anything else, whoever's it is. Guesses at one order are
+    limited like logins (``login_attempts`` per client and code in ``login_window_seconds``)."""
+    code = body.code.upper()
+    limits = login_limits(services.settings)
+    refused = claim_attempt(
+        services.engine,
+        store_id=tenant.store_id,
+        counts=counts_of(limits, client_address(request.scope), f"order:{code}"),
+        window=limits.window,
+        now=services.clock.now(),
+    )
+    if refused is not None:
+        note_refusal(request.scope, f"order claim throttled: {refused.whom}")
+        raise login_throttled(refused.seconds)
+    row = claim_order(
+        db, store_id=tenant.store_id, customer_id=customer_id, code=code, phone=body.phone
+    )
+    if row is None:
+        note_refusal(request.scope, "order claim: no guest order with this code and phone")
+        raise not_found("order")
     return customer_order_view(row)
 
 

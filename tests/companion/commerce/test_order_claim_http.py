@@ -27,7 +27,6 @@ async def test_registering_with_the_orders_email_does_not_show_them(store: Store
     assert hidden.status_code == 404
 
 
-@pytest.mark.xfail(strict=True, reason="no way yet to join a guest order by proof")
 async def test_the_code_and_phone_join_a_guest_order(store: Store) -> None:
     order = await store.place(await store.cart((store.goods.shirt_m, 1)))
     jwt = await store.customer("chu-don@example.vn")
@@ -40,7 +39,6 @@ async def test_the_code_and_phone_join_a_guest_order(store: Store) -> None:
     assert again["id"] == order["id"]
 
 
-@pytest.mark.xfail(strict=True, reason="no way yet to join a guest order by proof")
 async def test_a_wrong_phone_or_anothers_order_is_refused_and_logged(
     store: Store, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -63,7 +61,6 @@ async def test_a_wrong_phone_or_anothers_order_is_refused_and_logged(
     assert (await store.call("POST", CLAIM, json=right)).status_code == 401
 
 
-@pytest.mark.xfail(strict=True, reason="no way yet to join a guest order by proof")
 async def test_guesses_at_one_order_are_throttled(store: Store) -> None:
     order = await store.place(await store.cart((store.goods.shirt_m, 1)))
     thief = await store.customer("ke-gian@example.vn")
