@@ -2,7 +2,13 @@
 // "customer" (orders, addresses, saved products, points, logout), filled in from the API.
 // Login and register go to the same-origin session endpoints, which keep the customer's token
 // in an httpOnly cookie: this code never sees it.
-import { api, failed, fill, h, link, part, said, send, session } from './main.js'
+import { api, enc, failed, fill, h, link, part, readCart, said, saveItems, send, session, src, vnd } from './main.js'
+
+// A wire time (UTC, no Z) as the store's day: dd/mm/yyyy in Vietnam, whatever the browser's zone.
+const date = (wire) => new Intl.DateTimeFormat('vi-VN', { timeZone: 'Asia/Ho_Chi_Minh', day: '2-digit', month: '2-digit', year: 'numeric' }).format(new Date(wire + 'Z'))
+// What this device placed (islands/checkout.js keeps it; cleared on logout), by code.
+const MINE = 'sf_orders'
+const mine = () => JSON.parse(localStorage[MINE] || '[]')
 
 // A form of the page: its fields go to `send`; once done it is cleared, else its status line
 // says why, in our words.
@@ -11,7 +17,7 @@ function onSubmit (form, submit) {
   form.onsubmit = async (e) => {
     e.preventDefault()
     const body = Object.fromEntries(new FormData(form))
-    if (body.phone === '') delete body.phone
+    for (const k in body) if (body[k] === '') delete body[k]
     try {
       await submit(body)
       form.reset()
@@ -29,18 +35,59 @@ function list (view, name, load, show) {
   load().then((page) => body.replaceChildren(page.items.length ? show(page.items) : view.dataset.none), failed(body))
 }
 
-// The orders: the template's line for each, its details (the <dl> part) on demand. The date is
-// dd/mm/yyyy in Vietnam's time (UTC+7), whatever the browser's: the UTC wire time read as if
-// at UTC-7 is, in UTC, the wall clock in Vietnam.
+// The orders (the account's, then this device's it lacks: `here`), newest first: the
+// template's line for each, its details on demand, with this device's memory of the order (its
+// items, address, shipping, payment) and a link to order its items again when it has them.
 function orders (items, line, details) {
-  return h('ul', { class: 'orders' }, items.map((o) => {
-    const li = fill(line.cloneNode(true), { ...o, placed_at: new Date(o.placed_at + '-07:00').toISOString().slice(0, 10).split('-').reverse().join('/') })
+  const kept = Object.fromEntries(mine().map((o) => [o.code, o]))
+  return h('ul', { class: 'orders' }, items.sort((a, b) => (a.placed_at < b.placed_at ? 1 : -1)).map((o) => {
+    const li = fill(line.cloneNode(true), { ...o, placed_at: date(o.placed_at) })
     const [button, detail] = li.querySelectorAll('button, div')
     li.dataset.code = o.code
     li.dataset.status = o.current_status
-    button.onclick = () => api(`/customer/orders/${o.id}`).then((d) => detail.replaceChildren(fill(details.cloneNode(true), d))).catch(failed(detail))
+    li.querySelector('.order-here').hidden = !o.here
+    button.onclick = () => (o.here ? Promise.resolve(o) : api(`/customer/orders/${o.id}`)).then((d) => {
+      const order = { ...kept[o.code], ...d }
+      const box = fill(details.cloneNode(true), order)
+      const [list, again, none] = box.querySelectorAll('.done-items, .reorder, .reorder-none')
+      if (order.items) {
+        none.remove()
+        list.append(...order.items.map((i) => h('li', null, i.image_url && h('img', { src: src(i.image_url), alt: '', width: 64, height: 64 }),
+          link(i.url, i.name), h('small', null, i.variant_name), h('span', null, '× ' + i.quantity), h('b', null, vnd(i.line_total)))))
+        again.onclick = async (e) => {
+          e.preventDefault()
+          const count = {}
+          for (const i of [...((await readCart())?.items || []), ...order.items]) count[i.variant_id] = (count[i.variant_id] || 0) + i.quantity
+          await saveItems(Object.entries(count).map(([id, quantity]) => ({ variant_id: +id, quantity }))).catch(failed(box))
+          location.assign(again.href)
+        }
+      } else list.remove(), again.remove()
+      detail.replaceChildren(box)
+    }).catch(failed(detail))
     return li
   }))
+}
+
+// This device's orders the account lacks, joined by proof (their code and phone: docs/orders.md)
+// once each; those the backend does not join stay this device's (`here`).
+async function withMine (page) {
+  const listed = new Set(page.items.map((o) => o.code))
+  const kept = mine()
+  const joined = await Promise.all(kept.filter((o) => !listed.has(o.code)).map((o) => o.here ? o
+    : send('/customer/orders/claim', { code: o.code, phone: o.phone }).catch(() => (o.here = 1) && o)))
+  localStorage[MINE] = JSON.stringify(kept)
+  return { items: [...page.items, ...joined] }
+}
+
+// The address form's province and ward pickers, as checkout's (the province's name is the
+// spec's `city`; its code asks for its wards).
+function pickers ({ city, ward }) {
+  const codes = {}
+  city.onchange = async () => {
+    ward.length = 1
+    if (codes[city.value]) ward.append(...(await api('/shipping/wards?province_code=' + enc(codes[city.value]))).items.map((w) => new Option(w.name, w.name)))
+  }
+  api('/shipping/provinces').then((p) => city.append(...p.items.map((p) => new Option(p.name, (codes[p.name] = p.code) && p.name))), failed(ward.parentNode))
 }
 
 export default function (root) {
@@ -55,10 +102,11 @@ export default function (root) {
   const render = (customer) => {
     root.replaceChildren(customer ? member : guest)
     if (!customer) return
+    if (book.elements.city.length < 2) pickers(book.elements)
     const words = greeting.dataset
     greeting.textContent = `${words.hello} ${customer.full_name || customer.email || words.you}. ` +
       (Number.isFinite(customer.points_balance) ? `${words.points} ${customer.points_balance}. ` : '')
-    list(member, 'orders', () => api('/customer/orders?limit=20'), (items) => orders(items, line, details))
+    list(member, 'orders', () => api('/customer/orders?limit=20').then(withMine), (items) => orders(items, line, details))
     addresses()
     list(member, 'saved', () => api('/customer/saved-products?limit=20'), (items) =>
       h('ul', null, items.filter((s) => s.product).map((s) => h('li', null, link(s.product.url, s.product.name)))))
@@ -66,10 +114,14 @@ export default function (root) {
   const signIn = (path) => async (body) => render((await session(path, body)).customer)
   onSubmit(login, signIn('/login'))
   onSubmit(register, signIn('/register'))
-  onSubmit(member.querySelector('form'), async (body) => {
+  const book = member.querySelector('form')
+  onSubmit(book, async (body) => {
     await send('/customer/addresses', body)
     addresses()
   })
-  logout.onclick = () => session('/logout', {}).then(() => render(null)).catch(failed(root))
+  logout.onclick = () => session('/logout', {}).then(() => {
+    localStorage.removeItem(MINE)
+    render(null)
+  }).catch(failed(root))
   session('/me').then(({ customer }) => render(customer), failed(root))
 }

@@ -141,10 +141,31 @@ async function savedAddress () {
   }
 }
 
-// The order placed, or paid: the page's section for it, filled in, in place of the rest.
-function done (root, section, order) {
+// What this device placed (the spec's order detail has no items), newest first: the
+// confirmation again on reload, the account's order detail and "order again" (docs/islands.md).
+const mine = () => JSON.parse(localStorage.sf_orders || '[]')
+
+// The order placed, or paid: the page's section for it, filled in (with what this device
+// kept of it), in place of the rest. A new order (its items given) is kept first with what the
+// form chose, and named in the page's address (?don=CODE) unless it is paid online now.
+function done (root, section, order, items, online) {
+  if (items) {
+    const f = root.querySelector('form').elements
+    const chosen = (name) => root.querySelector(`[name=${name}]:checked + span`)?.textContent
+    order = { ...order, items, pay: f.payment.value, payment: chosen('payment'), shipping: chosen('shipping'), phone: f.phone.value,
+      to: [f.full_name.value, f.phone.value, f.street.value, f.ward.value, f.city.selectedOptions[0].text].join(', ') }
+    localStorage.sf_orders = JSON.stringify([order, ...mine().filter((o) => o.code !== order.code)].slice(0, 20))
+    if (online) return
+    history.replaceState(null, '', '?don=' + enc(order.code))
+  }
+  order = { ...mine().find((o) => o.code === order.code), ...order }
+  const next = section.querySelector('.next')
   section.dataset.status = order.current_status
   if (order.total != null) section.dataset.total = order.total
+  if (next) next.textContent = next.dataset[order.pay] || next.dataset.online
+  section.querySelector('.done-items')?.replaceChildren(...(order.items || []).map((item) =>
+    h('li', null, item.image_url && h('img', { src: src(item.image_url), alt: '', width: 64, height: 64 }), link(item.url, item.name),
+      h('small', null, item.variant_name), h('span', null, '× ' + item.quantity), h('b', null, vnd(item.line_total)))))
   root.replaceChildren(fill(section, order))
 }
 
@@ -258,7 +279,8 @@ async function checkout (root) {
         const online = payments.items.find((p) => p.code === f.payment.value)?.online
         // Counted once paid: an online payment's on the return page.
         track(online ? 'pending' : 'purchase', cart.items, { transaction_id: order.code, value: Number(order.total) })
-        if (!online) return done(root, placed, order)
+        done(root, placed, order, cart.items, online) // kept on this device; shown unless paid online
+        if (!online) return
         status.textContent = form.dataset.paying
         sessionStorage.setItem(PAYING, order.code + ' ' + token)
         await pay(token)
@@ -292,7 +314,7 @@ async function paymentReturn (root) {
       const status = order?.current_status
       if (status && status !== 'pending') {
         if (status === 'paid') track('purchase', null, { transaction_id: order.code })
-        done(root, paid, order)
+        done(root, paid, answer.amount == null ? order : { ...order, total: answer.amount })
         const [code, token] = (sessionStorage.getItem(PAYING) || '').split(' ')
         const again = root.querySelector('.pay-again')
         if (status === 'payment_failed' && code === order.code && again) {
@@ -310,4 +332,11 @@ async function paymentReturn (root) {
   }
 }
 
-export default { cart, checkout, 'payment-return': paymentReturn }
+// The confirmation's address (?don=CODE) shows the order this device placed again, else checkout.
+function checkoutPage (root) {
+  const code = new URLSearchParams(location.search).get('don')
+  const order = code && mine().find((o) => o.code === code)
+  order ? done(root, part(root, 'done'), order) : checkout(root)
+}
+
+export default { cart, checkout: checkoutPage, 'payment-return': paymentReturn }
