@@ -40,7 +40,7 @@ function list (view, name, load, show) {
 // items, address, shipping, payment) and a link to order its items again when it has them.
 function orders (items, line, details) {
   const kept = Object.fromEntries(mine().map((o) => [o.code, o]))
-  return h('ul', { class: 'orders' }, items.sort((a, b) => (a.placed_at < b.placed_at ? 1 : -1)).map((o) => {
+  return h('ul', { class: 'orders' }, items.sort((a, b) => b.placed_at.localeCompare(a.placed_at)).map((o) => {
     const li = fill(line.cloneNode(true), { ...o, placed_at: date(o.placed_at) })
     const [button, detail] = li.querySelectorAll('button, div')
     li.dataset.code = o.code
@@ -54,12 +54,13 @@ function orders (items, line, details) {
         none.remove()
         list.append(...order.items.map((i) => h('li', null, i.image_url && h('img', { src: src(i.image_url), alt: '', width: 64, height: 64 }),
           link(i.url, i.name), h('small', null, i.variant_name), h('span', null, '× ' + i.quantity), h('b', null, vnd(i.line_total)))))
-        again.onclick = async (e) => {
+        again.onclick = (e) => {
           e.preventDefault()
           const count = {}
-          for (const i of [...((await readCart())?.items || []), ...order.items]) count[i.variant_id] = (count[i.variant_id] || 0) + i.quantity
-          await saveItems(Object.entries(count).map(([id, quantity]) => ({ variant_id: +id, quantity }))).catch(failed(box))
-          location.assign(again.href)
+          readCart().then((cart) => {
+            for (const i of [...(cart?.items || []), ...order.items]) count[i.variant_id] = (count[i.variant_id] || 0) + i.quantity
+            return saveItems(Object.entries(count).map(([id, quantity]) => ({ variant_id: +id, quantity })))
+          }).then(() => location.assign(again.href), failed(box))
         }
       } else list.remove(), again.remove()
       detail.replaceChildren(box)

@@ -17,7 +17,13 @@ from playwright.sync_api import Browser
 from companion.seed.timeline import DEMO_NOW
 from tests.browser.conftest import browser, demo_output, mark_browser_tests, playwright
 from tests.browser.live_server import live_server
-from tests.visual.states import Served, StorageState, customer_with_order, guest_with_cart
+from tests.visual.states import (
+    Served,
+    StorageState,
+    customer_with_order,
+    guest_who_paid,
+    guest_with_cart,
+)
 
 __all__ = ["browser", "demo_output", "playwright"]  # tests/browser's fixtures, shared here
 
@@ -46,10 +52,12 @@ def states(
     browser: Browser, served: Served, _made_states: dict[str, Any]
 ) -> dict[str, StorageState]:
     """The shoppers the pages are seen as (cookies): "guest" (no cart), "cart" (a guest with
-    two lines in the cart) and "customer" (logged in, one order). Made once per session,
+    two lines in the cart), "customer" (logged in, one order) and "paid" (a guest whose
+    order was paid online). Made once per session,
     through the real pages and companion; the browser that made them is a module's."""
     if not _made_states:
         _made_states["guest"] = {"cookies": [], "origins": []}
         _made_states["cart"] = guest_with_cart(browser, served)
         _made_states["customer"] = customer_with_order(browser, served)
+        _made_states["paid"] = guest_who_paid(browser, served)
     return _made_states

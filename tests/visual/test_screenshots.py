@@ -1,5 +1,6 @@
-"""The six pages a shopper goes through, at a desktop and a phone width, against the committed
-references (see compare.py; UPDATE_SCREENSHOTS=1 rewrites them)."""
+"""The pages a shopper goes through, to the order's confirmation and payment result, at a
+desktop and a phone width, against the committed references (see compare.py;
+UPDATE_SCREENSHOTS=1 rewrites them)."""
 
 from __future__ import annotations
 
@@ -64,7 +65,7 @@ def test_page_looks_like_its_reference(
         contexts[key] = new_context(browser, width, states[store_page.state])
     page = contexts[key].new_page()
     try:
-        open_settled(page, served.origin, store_page)
+        open_settled(page, served.origin, store_page, served.opened_at.get(name))
         check_screenshot(screenshot(page), f"{name}-{width}", tmp_path)
     finally:
         page.close()
