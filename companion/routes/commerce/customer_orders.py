@@ -12,7 +12,7 @@ from companion.clients import client_address
 from companion.commerce.order_claims import claim_order
 from companion.commerce.order_reads import customer_order_row
 from companion.customers.auth import CustomerId
-from companion.customers.login_attempts import claim_attempt
+from companion.customers.login_attempts import claim_attempt, give_back
 from companion.customers.throttle import counts_of
 from companion.db.commerce_schema import coupon_usages, orders
 from companion.deps import CurrentTenant, Db, ServicesDep
@@ -98,10 +98,11 @@ def post_order_claim(
     limited like logins (``login_attempts`` per client and code in ``login_window_seconds``)."""
     code = body.code.upper()
     limits = login_limits(services.settings)
+    counts = counts_of(limits, client_address(request.scope), f"order:{code}")
     refused = claim_attempt(
         services.engine,
         store_id=tenant.store_id,
-        counts=counts_of(limits, client_address(request.scope), f"order:{code}"),
+        counts=counts,
         window=limits.window,
         now=services.clock.now(),
     )
@@ -114,6 +115,7 @@ def post_order_claim(
     if row is None:
         note_refusal(request.scope, "order claim: no guest order with this code and phone")
         raise not_found("order")
+    give_back(db, store_id=tenant.store_id, counts=counts)  # a proof is no guess: not counted
     return customer_order_view(row)
 
 
