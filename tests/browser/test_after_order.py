@@ -11,7 +11,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, expect
+from playwright.sync_api import Browser, BrowserContext, Page, Route, expect
 
 from tests.browser.shopper import add_variants, fill_checkout, products_with_variants, register
 
@@ -145,3 +145,26 @@ def test_the_payment_result_shows_its_amount(page: Page, origin: str, demo_outpu
     expect(done).to_have_attribute("data-status", "paid")
     expect(done.locator(".order-total")).to_have_text(re.compile(r"^[\d.]+\s₫$"))
     expect(done.locator(".done-items li")).to_have_count(1)
+
+
+def test_against_a_backend_that_cannot_join_the_order_stays_this_devices(
+    page: Page, origin: str, demo_output: Path
+) -> None:
+    code = place_cod(page, origin, products_with_variants(demo_output, 2)[1])
+    claims: list[str] = []
+
+    def no_such_endpoint(route: Route) -> None:  # as a backend without the companion's claim
+        claims.append(route.request.method)
+        route.fulfill(status=404, json={"code": "not_found", "title": "Not Found", "status": 404})
+
+    page.route("**/session/api/customer/orders/claim", no_such_endpoint)
+    register(page, origin, "Hoàng Yến", email(), PASSWORD)
+    order = page.locator(f'.order[data-code="{code}"]')
+    expect(order.locator(".order-here")).to_be_visible()
+    expect(order).to_contain_text(vietnam_day(page, code))
+    order.get_by_role("button", name="Chi tiết").click()
+    expect(order.locator(".done-items li")).to_have_count(1)
+    expect(order.get_by_role("link", name="Đặt lại các sản phẩm này")).to_be_visible()
+    page.reload()  # asked once: the order is this device's from now on
+    expect(page.locator(f'.order[data-code="{code}"] .order-here')).to_be_visible()
+    assert claims == ["POST"]
