@@ -82,7 +82,7 @@ def phone_visits(
             if store_page.state not in contexts:
                 contexts[store_page.state] = new_context(browser, PHONE, states[store_page.state])
             page = contexts[store_page.state].new_page()
-            open_settled(page, served.origin, store_page)
+            open_settled(page, served.origin, store_page, served.opened_at.get(name))
             visits[name] = Visit(**page.evaluate(_MEASURE))
             visits[name].drawer_faults = drawer_faults(page)
             page.close()
