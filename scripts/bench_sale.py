@@ -285,6 +285,10 @@ def sale_report(result: dict[str, Any], machine: str) -> str:
         )
     lines += [
         "",
+        "The purchase is recorded on a session service that has just started: it pays the reads "
+        "every shopper shares (provinces, wards, payment methods), which the service then keeps "
+        "for its other shoppers; the replay's purchases show what one costs on a running store.",
+        "",
         "The replay:",
         "",
         f"| figure | target | {head} |",
