@@ -170,7 +170,7 @@ function done (root, section, order, items, online) {
 }
 
 const choice = (name, value, text, checked, note) =>
-  h('label', { class: 'variant' }, h('input', { type: 'radio', name, value, checked, required: true }), h('span', null, text, note && h('small', null, note)))
+  h('label', { class: 'variant' }, h('input', { type: 'radio', name, value, checked, required: true }), h('span', null, text, note && [' ', h('small', null, note)]))
 
 // Checkout: items, address, shipping (its fee priced as soon as chosen), payment (COD first),
 // and one amount: the order's; a gateway payment then follows /checkout/pay's redirect.

@@ -58,6 +58,10 @@ def test_the_confirmation_says_all_is_kept_on_reload_and_goes_on_logout(
     expect(done.locator(".next")).to_contain_text("tiền mặt")
     expect(done.locator(".order-info")).to_contain_text("12 Lê Lợi")
     expect(done.locator(".order-info")).to_contain_text("Thanh toán khi nhận hàng")
+    # The shipping chosen, with its delivery estimate as words of their own.
+    expect(done.locator("[data-field=shipping]")).to_have_text(
+        re.compile(r"\S Dự kiến giao trong \d")
+    )
     expect(page).to_have_url(re.compile(r"\?don=" + code))
     page.reload()
     expect(page.locator(".order-done .order-code")).to_have_text(code)
