@@ -49,12 +49,19 @@ def _quote(route: Route) -> None:
     route.fulfill(status=200, content_type="application/json", body=json.dumps(quote))
 
 
+def _no_coupon_held(route: Route) -> None:
+    checkout = {"checkout_id": 1, "coupon_code": None}
+    route.fulfill(status=200, content_type="application/json", body=json.dumps(checkout))
+
+
 @pytest.mark.parametrize("url", [HOSTILE_URL, "//evil.example/x", "/\\evil.example/x"])
 def test_a_cart_item_whose_url_is_not_a_site_path_is_not_a_link(
     page: Page, origin: str, url: str
 ) -> None:
     page.context.add_cookies([{"name": "service_cart", "value": "t" * 32, "url": origin}])
     page.route(re.compile(r"/session/api/cart/quote\?"), _quote)
+    # A cart this browser has no copy of: the cart page asks its checkout for the coupon held.
+    page.route(re.compile(r"/session/api/checkout\?"), _no_coupon_held)
     page.route(re.compile(r"/session/api/cart\?"), _cart_with(url))
     page.goto(f"{origin}/gio-hang")
     name = page.locator(".cart-name").first

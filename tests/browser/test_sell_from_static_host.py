@@ -72,7 +72,9 @@ def save_address(page: Page, site: Deployed) -> str:
     form = page.locator("form.address")
     form.locator("#ad-name").fill(SAVED["name"])
     form.locator("#ad-phone").fill(SAVED["phone"])
-    form.locator("#ad-city").fill(province)
+    form.locator("#ad-city").select_option(label=province)  # the book's province picker
+    expect(form.locator("#ad-ward option")).not_to_have_count(1)
+    form.locator("#ad-ward").select_option(index=1)
     form.locator("#ad-street").fill(SAVED["street"])
     form.locator('button[type="submit"]').click()
     expect(page.locator(".account-part").filter(has_text="Sổ địa chỉ")).to_contain_text(
@@ -135,6 +137,7 @@ def test_a_shopper_buys_and_every_total_is_the_backends(
     # A delivery needs province, ward, street, name and phone: said in Vietnamese.
     form.locator("#co-name").fill("")
     form.locator("#co-street").fill("")
+    form.locator("#co-ward").select_option("")  # the saved ward, taken away
     button.click()
     expect(form.locator("#co-name ~ .field-error")).to_have_text(
         "Vui lòng nhập họ và tên người nhận."

@@ -278,5 +278,7 @@ def test_a_short_replay_buys_and_counts_what_reached_the_api(tmp_path: Path) -> 
     assert 3 <= views <= 4  # one a second for 4 s
     assert counts["product"]["showing"] == views
     assert counts["product"]["activity"] + counts.get("unnamed", Counter())["activity"] == views
-    assert replay.greedy.units == counts["greedy"]["showing"] > 0
+    # The greedy client's calls past its share are answered 429 by the session service: only
+    # the others reach the API.
+    assert replay.greedy.units - replay.greedy.calls[429] == counts["greedy"]["showing"] > 0
     assert replay.rate_limit == "600"  # the companion as `storefront api` runs it

@@ -185,7 +185,7 @@ async def test_the_observer_follows_phases_and_skips() -> None:
     async with fake.client() as http:
         catalog = await crawl(ApiClient(http, key=KEY, timer=fake.timer), observer=phases)
     assert phases.started["products"] == phases.done["products"] == 11
-    assert phases.done["context"] == phases.started["context"] == 9
+    assert phases.done["context"] == phases.started["context"] == 10  # with payment methods
     assert {"resolve", "articles", "pages", "categories", "collections"} <= set(phases.started)
     assert tuple(phases.skips) == catalog.skipped
 

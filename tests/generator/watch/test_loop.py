@@ -65,9 +65,9 @@ def test_template_error_is_reported_and_the_next_good_build_clears_it(
 
     assert not anyio.run(rebuild.rebuild, "changed base.html")
     error_lines = [line for line in printed.getvalue().splitlines() if line.startswith("error:")]
-    assert len(error_lines) == 1 and "base.html, line" in error_lines[0]
+    assert len(error_lines) == 1 and "base.html:" in error_lines[0]
     assert rebuild.broadcaster.last_error is not None
-    assert "base.html, line" in rebuild.broadcaster.last_error
+    assert "base.html:" in rebuild.broadcaster.last_error
     assert (tmp_path / "out" / "index.html").read_bytes() == good_index
 
     base.write_text(original)
