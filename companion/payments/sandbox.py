@@ -10,6 +10,8 @@ import secrets
 from collections.abc import Mapping
 from datetime import datetime
 from html import escape
+from pathlib import Path
+from string import Template
 
 from companion.payments import vnpay
 
@@ -37,24 +39,24 @@ def result_params(request: Mapping[str, str], *, outcome: str, now: datetime) ->
 
 
 def pay_page(request: Mapping[str, str], *, complete_url: str) -> str:
-    """The tester's page: the amount, the order, and two buttons (pay, cancel)."""
-    amount = int(request["vnp_Amount"]) // 100
+    """The tester's page: the amount, the order, and two buttons (pay, cancel), in Vietnamese
+    as the shoppers of a Vietnamese gateway read it."""
+    amount = f"{int(request['vnp_Amount']) // 100:,}".replace(",", ".") + "\u00a0₫"
     hidden = "\n".join(
         f'<input type="hidden" name="{escape(k)}" value="{escape(v)}">'
         for k, v in sorted(request.items())
     )
     buttons = "\n".join(
         f'<button type="submit" name="outcome" value="{o}">{label}</button>'
-        for o, label in (("pay", "Pay (success)"), ("cancel", "Cancel payment"))
+        for o, label in (("pay", "Thanh toán (thành công)"), ("cancel", "Hủy thanh toán"))
     )
     return _page(
-        "Sandbox payment",
-        f"""<p>This is the companion's sandbox gateway. No money moves.</p>
-<dl>
-<dt>Merchant</dt><dd>{escape(request.get("vnp_TmnCode", ""))}</dd>
-<dt>Reference</dt><dd>{escape(request.get("vnp_TxnRef", ""))}</dd>
-<dt>Order</dt><dd>{escape(request.get("vnp_OrderInfo", ""))}</dd>
-<dt>Amount</dt><dd>{amount:,} VND</dd>
+        "Thanh toán VNPay (thử nghiệm)",
+        f"""<dl>
+<dt>Cửa hàng</dt><dd>{escape(request.get("vnp_TmnCode", ""))}</dd>
+<dt>Mã giao dịch</dt><dd>{escape(request.get("vnp_TxnRef", ""))}</dd>
+<dt>Đơn hàng</dt><dd>{escape(request.get("vnp_OrderInfo", ""))}</dd>
+<dt>Số tiền</dt><dd class="amount">{amount}</dd>
 </dl>
 <form method="post" action="{escape(complete_url)}">
 {hidden}
@@ -64,19 +66,16 @@ def pay_page(request: Mapping[str, str], *, complete_url: str) -> str:
 
 
 def result_page(summary: str) -> str:
-    return _page("Sandbox payment result", f"<p>{escape(summary)}</p>")
+    return _page("Kết quả thanh toán thử nghiệm", f"<p>{escape(summary)}</p>")
 
 
 def error_page(message: str) -> str:
-    return _page("Sandbox payment refused", f"<p>{escape(message)}</p>")
+    return _page("Thanh toán thử nghiệm bị từ chối", f"<p>{escape(message)}</p>")
 
 
 def _page(title: str, body: str) -> str:
-    return f"""<!doctype html>
-<html lang="en"><head><meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{escape(title)}</title></head>
-<body><h1>{escape(title)}</h1>
-{body}
-</body></html>
-"""
+    return _FRAME.substitute(title=escape(title), body=body)
+
+
+#: The gateway's page frame (its look), beside this module.
+_FRAME = Template((Path(__file__).parent / "sandbox_page.html").read_text(encoding="utf-8"))

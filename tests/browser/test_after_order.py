@@ -143,7 +143,7 @@ def test_the_payment_result_shows_its_amount(page: Page, origin: str, demo_outpu
     add_variants(page, origin, products_with_variants(demo_output, 3)[2], 1)
     fill_checkout(page, origin, payment="vnpay")
     page.wait_for_url(re.compile(r"/sandbox/vnpay/pay\?"))
-    page.get_by_role("button", name="Pay (success)").click()
+    page.get_by_role("button", name="Thanh toán (thành công)").click()
     page.wait_for_url(re.compile(r"/thanh-toan/ket-qua\?"))
     done = page.locator(".order-done")
     expect(done).to_have_attribute("data-status", "paid")

@@ -144,7 +144,7 @@ def test_a_paid_gateway_order_is_one_purchase_not_again_on_reload(
     fill_checkout(page, analytics_origin, payment="vnpay")
     page.wait_for_url(re.compile(r"/sandbox/vnpay/pay\?"))
     total = int(parse_qs(urlsplit(page.url).query)["vnp_Amount"][0]) // 100  # VNPay: x100
-    page.get_by_role("button", name="Pay (success)").click()
+    page.get_by_role("button", name="Thanh toán (thành công)").click()
     page.wait_for_url(re.compile(r"/thanh-toan/ket-qua\?"))
     done = page.locator(".order-done")
     expect(done).to_have_attribute("data-status", "paid")

@@ -87,7 +87,8 @@ def test_customer_registers_logs_in_and_finds_the_order_in_the_account(
 
 
 @pytest.mark.parametrize(
-    ("button", "status"), [("Pay (success)", "paid"), ("Cancel payment", "payment_failed")]
+    ("button", "status"),
+    [("Thanh toán (thành công)", "paid"), ("Hủy thanh toán", "payment_failed")],
 )
 def test_gateway_payment_ends_in_the_status_the_ipn_decided(
     page: Page, origin: str, demo_output: Path, button: str, status: str
@@ -106,7 +107,7 @@ def test_gateway_payment_ends_in_the_status_the_ipn_decided(
     code = page.locator(".order-code").inner_text()
     retry.click()
     page.wait_for_url(re.compile(r"/sandbox/vnpay/pay\?"))
-    page.get_by_role("button", name="Pay (success)").click()
+    page.get_by_role("button", name="Thanh toán (thành công)").click()
     page.wait_for_url(re.compile(r"/thanh-toan/ket-qua\?"))
     expect(page.locator(".order-done")).to_have_attribute("data-status", "paid")
     expect(page.locator(".order-code")).to_have_text(code)

@@ -87,7 +87,7 @@ def guest_who_paid(browser: Browser, served: Served) -> StorageState:
         add_variants(page, served.origin, products_with_variants(served.out, 3)[2], 1)
         fill_checkout(page, served.origin, payment="vnpay")
         page.wait_for_url(re.compile(r"/sandbox/vnpay/pay\?"))
-        page.get_by_role("button", name="Pay (success)").click()
+        page.get_by_role("button", name="Thanh toán (thành công)").click()
         page.wait_for_url(re.compile(r"/thanh-toan/ket-qua\?"))
         expect(page.locator(".order-done")).to_have_attribute("data-status", "paid")
         code = page.locator(".order-done .order-code").inner_text()

@@ -60,8 +60,8 @@ async def test_pay_starts_a_signed_request_for_the_order_total(store: Store) -> 
     assert request["vnp_TmnCode"] == MERCHANT_CODE and request["vnp_Version"] == "2.1.0"
     assert vnpay.is_genuine(request, HASH_SECRET)
     page = await store.client.get("/sandbox/vnpay/pay", params=request)
-    assert page.status_code == 200 and "Pay (success)" in page.text
-    assert "230,000 VND" in page.text
+    assert page.status_code == 200 and "Thanh toán (thành công)" in page.text
+    assert "230.000\u00a0₫" in page.text  # as a Vietnamese gateway shows it
 
 
 async def test_paying_in_the_sandbox_marks_the_order_paid_through_the_ipn(store: Store) -> None:

@@ -164,7 +164,7 @@ async def paid_through_the_sandbox(
     url = urlsplit(started.json()["payment_url"])
     request = dict(parse_qsl(url.query))
     page = await client.get(url.path, params=request)
-    assert page.status_code == 200 and "Pay (success)" in page.text
+    assert page.status_code == 200 and "Thanh toán (thành công)" in page.text
     done = await client.post("/sandbox/vnpay/complete", data={**request, "outcome": "pay"})
     assert done.status_code == 303, done.text
     assert done.headers["location"].startswith(return_url or "http://127.0.0.1:8001/sandbox/")
