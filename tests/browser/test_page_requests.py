@@ -153,6 +153,11 @@ def a_customers_product_view(
     try:
         page = context.new_page()
         register(page, origin, "Trần Thị Xem", f"xem-{time.time_ns()}@example.vn", "mat-khau-123")
+        # The account page then reads the customer's lists; those are not the view's.
+        page.wait_for_function(
+            """() => [...document.querySelectorAll('[data-list] > div')].every((d) =>
+                 d.textContent !== d.closest('[data-loading]').dataset.loading)"""
+        )
         page.close()
         sent: list[str] = []
         with counting() as counter:

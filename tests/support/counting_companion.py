@@ -41,8 +41,8 @@ class CountingCompanion(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         line = json.loads(record.getMessage())
-        if not str(line["path"]).startswith(_API_PREFIX):
-            return
+        if not str(line.get("path", "")).startswith(_API_PREFIX):
+            return  # not an API request (the session service's own lines share this log)
         with self._lock:
             self.answered.append((str(line["path"]).removeprefix(_API_PREFIX), int(line["status"])))
             trigger = self._trigger
