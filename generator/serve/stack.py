@@ -26,8 +26,9 @@ from starlette.types import ASGIApp
 
 from generator.serve.api_proxy import ApiProxy
 from generator.serve.app import SameOrigin, mounted, site_app
+from session_service.body_limit import BodyLimit
 from session_service.budget import BudgetLimits
-from session_service.session import session_app
+from session_service.session import BODY_TIMEOUT, MAX_BODY, problem, session_app
 from session_service.traffic import Traffic, TrafficSettings
 from session_service.visitor import SessionUpstream
 
@@ -82,12 +83,25 @@ def embedded_stack(
     return SameOrigin(site_app(root), companion, session)
 
 
-def proxy_stack(root: Path, *, api_url: str, key: str | None) -> ASGIApp:
+def proxy_stack(
+    root: Path,
+    *,
+    api_url: str,
+    key: str | None,
+    max_body: int = MAX_BODY,
+    body_timeout: float = BODY_TIMEOUT,
+) -> ASGIApp:
     """The output at ``root``; /public/ (/sandbox/, /payments/) proxied to ``api_url``'s origin
     (``api_proxy``: plain paths under those prefixes, the headers the API reads), sessions to
-    its base."""
+    its base. A body is refused while it is read past ``max_body`` bytes or ``body_timeout``
+    seconds without more, as the session endpoints refuse one."""
     http = httpx.AsyncClient(base_url=api_url, timeout=_TIMEOUT)
-    proxy = ApiProxy(api_url, httpx.AsyncClient(timeout=_TIMEOUT))
+    proxy = BodyLimit(
+        ApiProxy(api_url, httpx.AsyncClient(timeout=_TIMEOUT)),
+        max_bytes=max_body,
+        read_timeout=body_timeout,
+        answer=problem,
+    )
     return SameOrigin(site_app(root), proxy, session_app(SessionUpstream(http, key)))
 
 

@@ -302,7 +302,6 @@ def send_chunked(origin: str, target: str, pieces: list[bytes]) -> Answer:
         connection.close()
 
 
-@pytest.mark.xfail(strict=True, reason="the proxy reads any body whole before forwarding it")
 def test_a_body_past_the_limit_is_refused_while_read_and_never_forwarded(
     proxied: Proxied,
 ) -> None:
