@@ -74,10 +74,6 @@ class PageOutput:
     fingerprint: str | None
 
 
-def default_workers() -> int:
-    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1)
-
-
 def write_many(
     plan: SitePlan,
     pages: Sequence[Page],
