@@ -65,15 +65,15 @@ api: install
 ## replayed at 600 and 3,000 product views a minute, a greedy client, 20 purchases; about 10
 ## minutes); --peer: only the comparison with Hugo, --keep DIR reusing each size's
 ## store and crawl cache; --no-peer: without it);
-## writes docs/benchmarks.md
+## writes its sections of docs/benchmarks.md
 bench: install
-	$(BIN)/python scripts/bench.py $(BENCH_ARGS)
+	$(BIN)/python -m benchmarks.bench $(BENCH_ARGS)
 
 ## bench-against: the build figures of this tree beside another revision's, alternated in one
-## run on one store (REF=<git revision>, default the last commit; BENCH_ARGS as bench_against.py)
+## run on one store (REF=<git revision>, default the last commit; BENCH_ARGS as benchmarks/against.py)
 REF ?= HEAD
 bench-against: install
-	$(BIN)/python scripts/bench_against.py $(REF) $(BENCH_ARGS)
+	$(BIN)/python -m benchmarks.against $(REF) $(BENCH_ARGS)
 
 clean:
 	rm -rf output/* .storefront-cache .pytest_cache .mypy_cache .ruff_cache

@@ -4,7 +4,7 @@
 #   make postgres-stop     stop it
 #   make test-postgres     start it, run tests/companion's database tests against it, stop it
 #                          (always)
-#   make loadtest          start it, run scripts/loadtest.py against it, stop it (always)
+#   make loadtest          start it, run benchmarks/loadtest.py against it, stop it (always)
 # The cluster lives in $(PG_DIR) (data, socket, log), listens on loopback only, trusts local
 # connections, and trades durability for speed (fsync off): it holds test data only.
 # initdb refuses to run as root, so the cluster belongs to the `postgres` user.
@@ -63,13 +63,13 @@ test-postgres: install postgres-start
 
 ## loadtest: a bare-endpoint baseline (10 s), 200 shoppers for 60 s against 2 workers on the
 ## private cluster, the baseline and the catalogue alone in turns (30 s each), then the audit
-## (scripts/loadtest.py; loopback only, stops by itself, the cluster stops after);
+## (benchmarks/loadtest.py; loopback only, stops by itself, the cluster stops after);
 ## LOADTEST_ARGS="--think 0.2 0.8" runs the stress pace, "--seconds 20 --probe-seconds 10" a
 ## shorter run
 .PHONY: loadtest
 loadtest: install postgres-start
 	@status=0; \
-	timeout 600 $(BIN)/python scripts/loadtest.py --server $(PG_URL) --shoppers 200 \
+	timeout 600 $(BIN)/python -m benchmarks.loadtest --server $(PG_URL) --shoppers 200 \
 		--seconds 60 --workers 2 $(LOADTEST_ARGS) || status=$$?; \
 	$(PG_STOP); \
 	exit $$status

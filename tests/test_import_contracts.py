@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-PACKAGES = ("generator", "companion", "session_service")
+PACKAGES = ("generator", "companion", "session_service", "benchmarks")
 LINT_IMPORTS = Path(sys.executable).parent / "lint-imports"
 
 
@@ -52,6 +52,8 @@ def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
         ("generator/commands/serve.py", "import companion.settings", "only through"),
         ("session_service/session.py", "import companion.app", "imports neither"),
         ("session_service/visitor.py", "import generator.config", "imports neither"),
+        ("generator/write/workers.py", "import benchmarks.processes", "import the benchmarks"),
+        ("companion/server.py", "import benchmarks.loadtest_bare", "import the benchmarks"),
     ],
 )
 def test_a_forbidden_import_breaks_the_contracts(

@@ -19,6 +19,7 @@ from typing import Any
 import jsonschema
 import pytest
 
+from benchmarks.nginx import main_config
 from companion.seed.demo import DEMO_KEY
 from generator.cli import build_parser
 from generator.config import SETTINGS
@@ -86,11 +87,9 @@ VERCEL_SCHEMA: dict[str, Any] = {
 
 
 def _nginx_test(block: str, work: Path) -> subprocess.CompletedProcess[str]:
-    from tests.generator.test_deploy_nginx import _main_config
-
     work.mkdir(parents=True, exist_ok=True)
     config = work / "nginx.conf"
-    config.write_text(_main_config(work, block), encoding="utf-8")
+    config.write_text(main_config(work, block), encoding="utf-8")
     return subprocess.run(
         [str(NGINX), "-t", "-p", str(work), "-c", str(config), "-e", str(work / "error.log")],
         capture_output=True,

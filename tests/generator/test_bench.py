@@ -1,5 +1,5 @@
-"""The measuring parts of `make bench` (scripts/bench_*.py): request wall time, process memory,
-and the benchmarks document."""
+"""The measuring parts of `make bench` (benchmarks/): request wall time, process memory, the
+benchmarks document, and each entry module starting."""
 
 from __future__ import annotations
 
@@ -9,30 +9,21 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from types import ModuleType
 
 import anyio
 import httpx
+import pytest
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from benchmarks import bench, doc
+from benchmarks import build as bench_build
+from benchmarks import procs as bench_procs
+from benchmarks import report as bench_report
+
 REPO = Path(__file__).resolve().parents[2]
-
-
-def _script(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, REPO / "scripts" / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # dataclasses look their module up while the class is made
-    spec.loader.exec_module(module)
-    return module
-
-
-bench_build = _script("bench_build")
-bench_procs = _script("bench_procs")
-bench_report = _script("bench_report")
 
 
 def _slow_api() -> Starlette:
@@ -69,9 +60,8 @@ def test_peak_memory_counts_the_process_and_its_children() -> None:
     # A parent holding 80 MB forks a child that adds 120 MB of its own; both wait a moment. Then
     # the parent reports its peak as a build does: the largest process, its workers included.
     code = (
-        "import importlib.util, os, sys, time\n"
-        "spec = importlib.util.spec_from_file_location('bench_build', sys.argv[1])\n"
-        "module = importlib.util.module_from_spec(spec); spec.loader.exec_module(module)\n"
+        "import os, sys, time\n"
+        "import benchmarks.build as module\n"
         "a = bytearray(80 * 2**20)\n"
         "pid = os.fork()\n"
         "if pid == 0:\n"
@@ -79,9 +69,8 @@ def test_peak_memory_counts_the_process_and_its_children() -> None:
         "os.waitpid(pid, 0)\n"
         "print(module.peak_rss_mb())\n"
     )
-    script = str(REPO / "scripts" / "bench_build.py")
     spawned = time.monotonic()
-    run = bench_procs.measured_run([sys.executable, "-c", code, script], cwd=REPO, spawned=spawned)
+    run = bench_procs.measured_run([sys.executable, "-c", code], cwd=REPO, spawned=spawned)
     assert run.returncode == 0, run.stderr
     # The child's own peak (80 MB shared with its parent, 120 MB its own), never the memory of
     # the process that started this one (the test runner, whatever its size).
@@ -133,27 +122,48 @@ def _row(products: int) -> dict[str, object]:
     return row
 
 
-def test_report_prints_the_targets_beside_the_figures() -> None:
+def test_report_prints_the_targets_and_the_peer_beside_the_figures() -> None:
     text = bench_report.report([_row(1_000), _row(10_000)], None, repo=REPO)
     [line] = [line for line in text.splitlines() if "requests per product page" in line]
-    assert line == "| full crawl: requests per product page | at most 2.2 | 2.077 | 2.077 |"
+    assert line == "| full crawl: requests per product page | at most 2.2 |  | 2.077 | 2.077 |"
+    [speed] = [line for line in text.splitlines() if "whole command, pages/s" in line]
+    assert speed.split(" | ")[1:3] == [
+        "at least 2,500 at 10,000; 1,700 at 50,000",
+        "Hugo: 2,490 at 10,000, 1,700 at 50,000",
+    ]
     assert "| one-product change | crawl | 1.5 | 1.5 |" in text
 
 
-def test_writing_the_document_keeps_the_load_test_section(tmp_path: Path) -> None:
-    doc = tmp_path / "benchmarks.md"
+def test_a_benchmark_rewrites_its_own_section_and_keeps_the_others(tmp_path: Path) -> None:
+    path = tmp_path / "benchmarks.md"
+    head = "# Benchmarks\n\nHow to read them.\n\n"
     load = "## Companion under load (`make loadtest`)\n\nOther figures.\n"
-    doc.write_text("# Benchmarks\n\nold figures\n\n" + load, encoding="utf-8")
-    bench_report.write_doc(doc, "# Benchmarks\n\nnew figures\n")
-    assert doc.read_text(encoding="utf-8") == "# Benchmarks\n\nnew figures\n\n" + load
+    old = f"{bench_report.SECTION}, run of 2026-11-25 13:47 UTC)\n\nold figures\n\n"
+    path.write_text(head + old + load, encoding="utf-8")
+    new = bench_report.report([_row(1_000)], None, repo=REPO)
+    doc.write_section(new, bench_report.SECTION, path)
+    text = path.read_text(encoding="utf-8")
+    assert text.startswith(head + bench_report.SECTION + ", run of ")
+    assert "old figures" not in text and "### Reading the figures" in text
+    assert text.endswith("\n\n" + load)
+    # A section the document does not have yet goes at its end.
+    doc.write_section("## Search (run of today)\n\nfigures\n", "## Search", path)
+    assert path.read_text(encoding="utf-8").endswith(
+        load + "\n## Search (run of today)\n\nfigures\n"
+    )
+
+
+@pytest.mark.parametrize("module", ["bench", "against", "loadtest", "loadtest_paced", "export"])
+def test_each_benchmark_starts_as_a_module_of_the_package(module: str) -> None:
+    """What the Makefile runs (`python -m benchmarks.<module>`) imports and parses its
+    arguments."""
+    command = [sys.executable, "-m", f"benchmarks.{module}", "--help"]
+    run = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert "usage:" in run.stdout
 
 
 def test_each_build_waits_for_the_deletion_an_earlier_build_left_running(tmp_path: Path) -> None:
-    sys.path.insert(0, str(REPO / "scripts"))  # bench imports its siblings by name
-    try:
-        bench = _script("bench")
-    finally:
-        sys.path.remove(str(REPO / "scripts"))
     folder = tmp_path / "store"
     (folder / "out").mkdir(parents=True)
     # An ``rm -rf`` that takes its time: a sleeping Python under that name.
@@ -176,7 +186,6 @@ def test_each_build_waits_for_the_deletion_an_earlier_build_left_running(tmp_pat
 
 def test_the_bench_compiles_the_packages_as_an_install_would() -> None:
     """A build measured from process start must not compile the generator first."""
-    bench = _script("bench")
     sources = [REPO / package / "__init__.py" for package in ("generator", "companion")]
     for source in sources:  # touched: whatever was compiled before is out of date now
         os.utime(source, (source.stat().st_atime, source.stat().st_mtime + 2))

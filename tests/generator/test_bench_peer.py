@@ -1,15 +1,12 @@
-"""The comparison with Hugo of `make bench` (scripts/bench_export.py, scripts/bench_peer.py,
+"""The comparison with Hugo of `make bench` (benchmarks/export.py, benchmarks/peer.py,
 bench/hugo/): the export reads the store through the public API, and the Hugo site renders
 from it the same pages and sitemap as `storefront build` of the same store."""
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import subprocess
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import anyio
 import httpx
@@ -19,23 +16,12 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from benchmarks import export as bench_export
+from benchmarks import peer as bench_peer
+from benchmarks import procs as bench_procs
+
 REPO = Path(__file__).resolve().parents[2]
 PRODUCTS = 120  # every edge case of the demo store, and listings of three pages
-
-
-def _script(name: str) -> ModuleType:
-    sys.path.insert(0, str(REPO / "scripts"))  # the scripts import each other
-    spec = importlib.util.spec_from_file_location(name, REPO / "scripts" / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-bench_export = _script("bench_export")
-bench_peer = _script("bench_peer")
-bench_procs = _script("bench_procs")
 
 
 def _locs(sitemap: Path) -> set[str]:

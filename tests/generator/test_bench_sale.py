@@ -1,47 +1,22 @@
-"""The sale benchmark of `make bench BENCH_ARGS=--sale` (scripts/bench_sale*.py): its schedule,
+"""The sale benchmark of `make bench BENCH_ARGS=--sale` (benchmarks/sale*.py): its schedule,
 the replay's substitutions, what it counts at the API, and its report; and a short replay of a
 small recording against the real companion and session service (slow)."""
 
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import json
-import sys
 from collections import Counter
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
-
-
-def _script(name: str) -> ModuleType:
-    sys.path.insert(0, str(REPO / "scripts"))  # the scripts import each other
-    spec = importlib.util.spec_from_file_location(name, REPO / "scripts" / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-class _Scripts:
-    """The bench's modules, loaded when a test first reads one."""
-
-    def __getattr__(self, name: str) -> ModuleType:
-        module = _script(name)
-        setattr(self, name, module)
-        return module
-
-
-scripts = _Scripts()
+from benchmarks import sale, sale_record, sale_replay
 
 
 def test_views_leave_at_the_rate_and_the_other_pages_at_their_share() -> None:
-    views = scripts.bench_sale_replay.schedule(600, 60.0, {"home": 0.3, "article": 0.05})
+    views = sale_replay.schedule(600, 60.0, {"home": 0.3, "article": 0.05})
     kinds = Counter(kind for _, kind in views)
     assert kinds == {"product": 600, "home": 180, "article": 30}
     times = [at for at, _ in views]
@@ -54,7 +29,7 @@ def test_views_leave_at_the_rate_and_the_other_pages_at_their_share() -> None:
 
 
 def test_activity_calls_are_told_from_showing_ones() -> None:
-    activity = scripts.bench_sale_record.is_activity
+    activity = sale_record.is_activity
     assert activity("/session/api/analytics/entity-view")
     assert activity("/session/api/banners/7/click")
     assert activity("/public/v1/recommendations/view?x=1")
@@ -70,18 +45,18 @@ def test_a_replayed_call_takes_its_own_tokens_and_ids() -> None:
         "body": json.dumps({"items": [{"variant_id": 1, "quantity": 1}], "note": "TOKENOLD1"}),
     }
     tokens = {"chk_OLD12345": "chk_NEW", "TOKENOLD1": "TOKENNEW"}
-    path, body = scripts.bench_sale_replay.substitute(call, tokens, {"1": "57"})
+    path, body = sale_replay.substitute(call, tokens, {"1": "57"})
     assert path == "/session/api/checkout/chk_NEW/shipping?cart_token=TOKENNEW&limit=1"
     # The variant id is replaced, the quantity of the same value is not.
     assert body == {"items": [{"variant_id": 57, "quantity": 1}], "note": "TOKENNEW"}
     # A product id in a path after products/ or product/, not anywhere else.
     view = {"path": "/session/api/products/1/variants", "body": None}
-    assert scripts.bench_sale_replay.substitute(view, {}, {"1": "9"}) == (
+    assert sale_replay.substitute(view, {}, {"1": "9"}) == (
         "/session/api/products/9/variants",
         None,
     )
     recs = {"path": "/session/api/recommendations/product/1?limit=1", "body": None}
-    assert scripts.bench_sale_replay.substitute(recs, {}, {"1": "9"})[0] == (
+    assert sale_replay.substitute(recs, {}, {"1": "9"})[0] == (
         "/session/api/recommendations/product/9?limit=1"
     )
 
@@ -90,10 +65,10 @@ def test_the_answers_teach_the_tokens_later_calls_send() -> None:
     tokens: dict[str, str] = {}
     recorded = {"checkout_id": "chk_OLD12345", "total": "100", "lines": [{"token": "abcdefgh1"}]}
     answered = {"checkout_id": "chk_NEW67890", "total": "200", "lines": [{"token": "zyxwvuts1"}]}
-    scripts.bench_sale_replay.learn(recorded, answered, tokens)
+    sale_replay.learn(recorded, answered, tokens)
     # Short values (an amount) are not tokens; the first value learnt stays.
     assert tokens == {"chk_OLD12345": "chk_NEW67890", "abcdefgh1": "zyxwvuts1"}
-    scripts.bench_sale_replay.learn(recorded, {"checkout_id": "chk_OTHER"}, tokens)
+    sale_replay.learn(recorded, {"checkout_id": "chk_OTHER"}, tokens)
     assert tokens["chk_OLD12345"] == "chk_NEW67890"
 
 
@@ -103,8 +78,8 @@ def test_each_view_sends_a_visitor_token_of_its_own() -> None:
         {"path": f"/x?session_token={old}&limit=5", "body": None},
         {"path": "/y", "body": json.dumps({"product_id": 1, "session_token": old})},
     ]
-    first = scripts.bench_sale_replay.fresh_visitor_tokens(calls)
-    second = scripts.bench_sale_replay.fresh_visitor_tokens(calls)
+    first = sale_replay.fresh_visitor_tokens(calls)
+    second = sale_replay.fresh_visitor_tokens(calls)
     assert set(first) == {old} and first[old] != old and first[old] != second[old]
 
 
@@ -117,7 +92,7 @@ def test_the_api_log_is_counted_by_what_sent_each_request() -> None:
         {"request_id": "g.17", "path": "/public/v1/products/3/variants", "status": 429},
         {"request_id": "0beae491e8354f9b", "path": "/public/v1/recommendations/view"},
     ]
-    counts = scripts.bench_sale_replay.attribute(lines)
+    counts = sale_replay.attribute(lines)
     assert counts == {
         "product": Counter({"showing": 1, "activity": 1, "429": 1}),
         "purchase": Counter({"showing": 1, "activity": 1}),
@@ -127,7 +102,7 @@ def test_the_api_log_is_counted_by_what_sent_each_request() -> None:
 
 
 def _replay() -> Any:
-    replay_module = scripts.bench_sale_replay
+    replay_module = sale_replay
     replay = replay_module.Replay(seconds=95.0, rate_limit="600")
     product = replay_module.Tally(Counter({200: 280, 429: 20}), activity_calls=200, units=100)
     home = replay_module.Tally(Counter(), activity_calls=0, units=30)
@@ -153,7 +128,7 @@ def test_a_rows_figures_per_view_per_purchase_and_per_sender() -> None:
         "greedy": Counter({"showing": 100, "429": 90}),
         "unnamed": Counter({"activity": 100}),  # forwarded later under the service's own ids
     }
-    row = scripts.bench_sale.figures(_replay(), api, {"status": "ok"}, rate=600, seconds=90.0)
+    row = sale.figures(_replay(), api, {"status": "ok"}, rate=600, seconds=90.0)
     assert row["per_view"]["product"] == {
         "units": 100,
         "api_showing": 3.0,
@@ -178,33 +153,31 @@ def test_a_rows_figures_per_view_per_purchase_and_per_sender() -> None:
     assert (row["api_requests"], row["api_429"]) == (586, 114)
     # The service's own counts when its health shows them.
     health = {"status": "ok", "activity": {"queued": 3, "forwarded": 140, "dropped": 57}}
-    row = scripts.bench_sale.figures(_replay(), api, health, rate=600, seconds=90.0)
+    row = sale.figures(_replay(), api, health, rate=600, seconds=90.0)
     assert (row["activity_forwarded"], row["activity_dropped"]) == (140, 57)
     assert row["activity_source"] == "/session/health"
 
 
 def test_p95_is_the_nearest_rank() -> None:
-    assert scripts.bench_sale.p95([]) is None
-    assert scripts.bench_sale.p95([5.0]) == 5.0
-    assert (
-        scripts.bench_sale.p95([float(n) for n in range(1, 21)]) == 19.0
-    )  # 20 purchases: the 19th
-    assert scripts.bench_sale.p95([float(n) for n in range(100, 0, -1)]) == 95.0
+    assert sale.p95([]) is None
+    assert sale.p95([5.0]) == 5.0
+    assert sale.p95([float(n) for n in range(1, 21)]) == 19.0  # 20 purchases: the 19th
+    assert sale.p95([float(n) for n in range(100, 0, -1)]) == 95.0
 
 
 def test_the_report_puts_each_figure_beside_its_target() -> None:
-    row = scripts.bench_sale.figures(_replay(), {}, {}, rate=3000, seconds=90.0)
+    row = sale.figures(_replay(), {}, {}, rate=3000, seconds=90.0)
     call = {"method": "GET", "path": "/session/api/products/1/variants", "activity": False}
     page = {"calls": [call, {**call, "activity": True}], "api": {"showing": 1, "activity": 1}}
     recording = {"pages": {"product": page}, "purchase": {**page, "api": page["api"]}}
     result = {
-        "recorded": scripts.bench_sale.recorded_counts(recording),
+        "recorded": sale.recorded_counts(recording),
         "rows": [row],
         "seconds": 90.0,
         "run_minutes": 6.5,
     }
-    text = scripts.bench_sale.sale_report(result, "2 CPUs")
-    assert text.startswith(scripts.bench_sale.SECTION + " (run of ")
+    text = sale.sale_report(result, "2 CPUs")
+    assert text.startswith(sale.SECTION + " (run of ")
     assert "| figure | target | 3,000 product views/min |" in text
     assert "| purchases complete | 20/20 | 3/4 |" in text
     assert "| the greedy client's answers by status |  | 200: 10, 429: 90 |" in text
@@ -260,16 +233,16 @@ def test_a_short_replay_buys_and_counts_what_reached_the_api(tmp_path: Path) -> 
             tmp_path, api_url=api_url, key=DEMO_KEY, extra=["--trusted-proxy", "127.0.0.1"]
         ) as (session, _),
     ):
-        variants = scripts.bench_sale.buyable_variants(tmp_path / "shop.db", 2)
+        variants = sale.buyable_variants(tmp_path / "shop.db", 2)
         replay = asyncio.run(
-            scripts.bench_sale_replay.replay_sale(
+            sale_replay.replay_sale(
                 session, recording, rate=60, seconds=4.0, product_ids=["1", "2"],
                 variants=variants, purchases=2, mix={}, greedy_concurrency=1,
             )
         )  # fmt: skip
-        scripts.bench_sale_record.settle(tmp_path / "api.log", 0)
-    lines = scripts.bench_sale.api_lines(tmp_path / "api.log")
-    counts = scripts.bench_sale_replay.attribute(lines)
+        sale_record.settle(tmp_path / "api.log", 0)
+    lines = sale.api_lines(tmp_path / "api.log")
+    counts = sale_replay.attribute(lines)
     assert [p.complete for p in replay.purchases] == [True, True], replay.purchases
     assert counts["purchase"]["showing"] == 2 * len(purchase)
     orders = [line for line in lines if str(line["path"]).endswith("/checkout/place-order")]

@@ -9,12 +9,9 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -22,18 +19,13 @@ import httpx
 import pytest
 from lxml import etree
 
+from benchmarks.nginx import NGINX, running_nginx
 from companion.seed.demo import DEMO_KEY
-from generator.write.host_files import (
-    host_files,
-    nginx_server_block,
-    read_nginx_template,
-    read_policy,
-)
+from generator.write.host_files import host_files, read_policy
 from tests.generator.audit.fixture_site import write_clean_site
 from tests.support.demo_build import REPO, build_demo_site
 from tests.support.processes import running_companion, running_session
 
-NGINX = Path("/usr/sbin/nginx")
 SITEMAP_NS = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
 LONG_CACHE = "public, max-age=31536000, immutable"
 
@@ -43,85 +35,6 @@ if not NGINX.exists():
     if os.environ.get("CI"):
         pytest.fail("nginx is not installed: `make test` installs it", pytrace=False)
     pytest.skip("nginx is not installed (`make test` installs it)", allow_module_level=True)
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
-def _main_config(work: Path, server_block: str) -> str:
-    temp = {name: work / name for name in ("body", "proxy", "fastcgi", "uwsgi", "scgi")}
-    user = "user root;\n" if os.geteuid() == 0 else ""  # workers must read tmp_path (0700)
-    return (
-        f"{user}worker_processes 1;\npid {work / 'nginx.pid'};\n"
-        f"error_log {work / 'error.log'} warn;\n"
-        "events { worker_connections 64; }\n"
-        "http {\n"
-        "    include /etc/nginx/mime.types;\n"
-        "    default_type application/octet-stream;\n"
-        "    access_log off;\n"
-        f"    client_body_temp_path {temp['body']};\n"
-        f"    proxy_temp_path {temp['proxy']};\n"
-        f"    fastcgi_temp_path {temp['fastcgi']};\n"
-        f"    uwsgi_temp_path {temp['uwsgi']};\n"
-        f"    scgi_temp_path {temp['scgi']};\n"
-        f"{server_block}\n"
-        "}\n"
-    )
-
-
-@contextmanager
-def running_nginx(
-    root: Path, work: Path, base_path: str = "", *, session: str | None = None
-) -> Iterator[str]:
-    """nginx serving ``root`` with the shipped server block (under ``base_path`` when given),
-    its /session/ proxied to ``session`` (host:port) when given; yields its origin."""
-    work.mkdir(parents=True, exist_ok=True)
-    port = _free_port()
-    block = nginx_server_block(
-        read_nginx_template(),
-        root=root,
-        listen=f"127.0.0.1:{port}",
-        session=session,
-        base_path=base_path,
-    )
-    config = work / "nginx.conf"
-    config.write_text(_main_config(work, block), encoding="utf-8")
-    error_log = work / "error.log"
-    process = subprocess.Popen(
-        [str(NGINX), "-p", str(work), "-c", str(config), "-e", str(error_log),
-         "-g", "daemon off;"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )  # fmt: skip
-    try:
-        _wait_for_port(port, process, error_log)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        if process.stderr is not None:
-            process.stderr.close()
-
-
-def _wait_for_port(port: int, process: subprocess.Popen[bytes], error_log: Path) -> None:
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            log = error_log.read_text(errors="replace") if error_log.exists() else ""
-            pytest.fail(f"nginx exited with {process.returncode}: {log}", pytrace=False)
-        with socket.socket() as probe:
-            if probe.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.05)
-    pytest.fail("nginx did not start listening within 10 s", pytrace=False)
 
 
 FIXTURE_POLICY = "default-src 'self'; img-src 'self' https://cdn.example.vn; frame-ancestors 'self'"

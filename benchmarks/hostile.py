@@ -29,9 +29,10 @@ from typing import Any
 
 import httpx
 import uvicorn
-from bench_procs import companion_server, measured_run
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
+
+from benchmarks.procs import companion_server, measured_run
 
 MiB = 1024 * 1024
 CHUNK = 64 * 1024
@@ -178,7 +179,7 @@ def hostile_report(rows: list[dict[str, Any]], machine: str) -> str:
         f"{SECTION} (`make bench BENCH_ARGS=--hostile`, run of {when} UTC)",
         "",
         f"Machine: {machine}. The demo store at {PRODUCTS:,} products behind a proxy that makes "
-        "one kind of answer hostile (scripts/bench_hostile.py); `storefront build` with its "
+        "one kind of answer hostile (benchmarks/hostile.py); `storefront build` with its "
         "default limits (32 MiB an answer, 60 s a request), in a process of its own. Each build "
         "failed in one line naming the endpoint. Peak RSS: the kernel's high-water mark of the "
         "largest process (`ru_maxrss`); PSS: the build's process tree summed, sampled every "
@@ -196,16 +197,3 @@ def hostile_report(rows: list[dict[str, Any]], machine: str) -> str:
     lines += [f"- {row['case']}: `{row['error']}`" for row in rows]
     lines.append("")
     return "\n".join(lines)
-
-
-def write_section(path: Path, text: str, section: str = SECTION) -> None:
-    """``text`` in place of the doc's earlier ``section`` (hostile answers by default), else at
-    its end."""
-    old = path.read_text(encoding="utf-8") if path.exists() else ""
-    at = old.find(section)
-    if at < 0:
-        path.write_text(old.rstrip("\n") + "\n\n" + text, encoding="utf-8")
-        return
-    after = old.find("\n## ", at + len(section))
-    rest = old[after + 1 :] if after >= 0 else ""
-    path.write_text(old[:at] + text + ("\n" + rest if rest else ""), encoding="utf-8")

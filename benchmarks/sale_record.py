@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench_sale_stack import api_lines
+from benchmarks.sale_stack import api_lines
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [

@@ -1,4 +1,4 @@
-"""One measured build of `make bench`, run as its own process: ``python bench_build.py JOB``.
+"""One measured build of `make bench`, run as its own process: ``python benchmarks/build.py JOB``.
 
 It is `storefront build --api-url URL --key KEY ...` (the same argument parsing, settings and
 ``build_site``), with what the benchmark adds:

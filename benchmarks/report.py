@@ -1,66 +1,74 @@
-"""The text of `make bench`: the figures beside the issue's targets, and docs/benchmarks.md.
+"""The text of `make bench`: the figures beside their targets and their peer's.
 
-``report`` formats the rows ``bench.py`` measured; ``write_doc`` replaces the generator's part of
-docs/benchmarks.md and keeps the sections other benchmarks write after it (the companion's load
-test), which start at ``OTHER_SECTIONS``.
+``report`` formats the rows ``bench.py`` measured as the section ``SECTION`` of
+docs/benchmarks.md (``benchmarks.doc.write_section``).
 """
 
 from __future__ import annotations
 
 import os
-import platform
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-#: Where the sections of other benchmarks (the companion's load test) start in benchmarks.md.
-OTHER_SECTIONS = "## Companion under load"
+from benchmarks.doc import machine
 
-#: (label, row key, the issue's target for it or "").
-FIGURES: tuple[tuple[str, str, str], ...] = (
-    ("pages", "pages", ""),
-    ("full crawl: requests", "full_requests", ""),
-    ("full crawl: requests per product page", "requests_per_product_page", "at most 2.2"),
-    ("full build: seconds", "full_seconds", ""),
-    ("full build: request wall seconds", "full_request_seconds", ""),
-    ("no-change rebuild: requests", "nochange_requests", ""),
-    ("no-change rebuild: share of the full crawl's requests", "nochange_share", "at most 0.03"),
-    ("no-change rebuild: seconds", "nochange_seconds", ""),
-    ("no-change rebuild: seconds beyond its requests", "nochange_beyond_requests", ""),
-    ("no-change rebuild: pages rendered", "nochange_rendered", ""),
-    ("one-product change: requests", "change_requests", ""),
-    ("one-product change: seconds", "change_seconds", ""),
-    ("one-product change: request wall seconds", "change_request_seconds", ""),
+#: The section of docs/benchmarks.md ``report`` writes.
+SECTION = "## Building the store (`make bench`"
+
+#: (label, row key, the target for it or "", the peer's figure or "").
+FIGURES: tuple[tuple[str, str, str, str], ...] = (
+    ("pages", "pages", "", ""),
+    ("full crawl: requests", "full_requests", "", ""),
+    ("full crawl: requests per product page", "requests_per_product_page", "at most 2.2", ""),
+    ("full build: seconds", "full_seconds", "", ""),
+    ("full build: request wall seconds", "full_request_seconds", "", ""),
+    ("no-change rebuild: requests", "nochange_requests", "", ""),
+    ("no-change rebuild: share of the full crawl's requests", "nochange_share", "at most 0.03", ""),
+    ("no-change rebuild: seconds", "nochange_seconds", "", ""),
+    ("no-change rebuild: seconds beyond its requests", "nochange_beyond_requests", "", ""),
+    ("no-change rebuild: pages rendered", "nochange_rendered", "", ""),
+    ("one-product change: requests", "change_requests", "", ""),
+    ("one-product change: seconds", "change_seconds", "", ""),
+    ("one-product change: request wall seconds", "change_request_seconds", "", ""),
     (
         "one-product change: seconds beyond its requests",
         "change_beyond_requests",
-        "under 1 at 10,000; under 2 at 50,000 (Hugo's warm server: 3.2 and 17)",
+        "under 1 at 10,000; under 2 at 50,000",
+        "Hugo's warm server: 3.2 at 10,000, 17 at 50,000",
     ),
-    ("one-product change: pages rendered", "change_rendered", ""),
-    ("`--from-cache --full`: seconds", "render_seconds", ""),
+    ("one-product change: pages rendered", "change_rendered", "", ""),
+    ("`--from-cache --full`: seconds", "render_seconds", "", ""),
     (
         "`--from-cache --full`: whole command, pages/s",
         "render_pages_per_second",
-        "at least 2,500 at 10,000; 1,700 at 50,000 (Hugo: 2,490 and 1,700)",
+        "at least 2,500 at 10,000; 1,700 at 50,000",
+        "Hugo: 2,490 at 10,000, 1,700 at 50,000",
     ),
-    ("- slowest and fastest of the runs, pages/s", "render_pages_per_second_range", ""),
-    ("`--from-cache --full`: render and write phase, pages/s", "render_phase_pages_per_second", ""),
-    ("`--from-cache --full`: user CPU seconds (build and workers)", "render_cpu_user", ""),
-    ("`--from-cache --full`: kernel CPU seconds (build and workers)", "render_cpu_system", ""),
-    ("file system: microseconds to create a file, just before", "file_create_us", ""),
-    ("file system: seconds waited for it to settle, before", "settle_seconds", ""),
-    ("peak RSS of the largest process, MB", "peak_rss_mb", ""),
+    ("- slowest and fastest of the runs, pages/s", "render_pages_per_second_range", "", ""),
+    (
+        "`--from-cache --full`: render and write phase, pages/s",
+        "render_phase_pages_per_second",
+        "",
+        "",
+    ),
+    ("`--from-cache --full`: user CPU seconds (build and workers)", "render_cpu_user", "", ""),
+    ("`--from-cache --full`: kernel CPU seconds (build and workers)", "render_cpu_system", "", ""),
+    ("file system: microseconds to create a file, just before", "file_create_us", "", ""),
+    ("file system: seconds waited for it to settle, before", "settle_seconds", "", ""),
+    ("peak RSS of the largest process, MB", "peak_rss_mb", "", ""),
     (
         "peak memory of the build and its render workers together (PSS), MB",
         "peak_tree_pss_mb",
-        "under 500 at 50,000; under 800 at 100,000 (Hugo: 2,500 at 50,000)",
+        "under 500 at 50,000; under 800 at 100,000",
+        "Hugo: 2,500 at 50,000",
     ),
-    ("- of the full build", "full_peak_tree_pss_mb", ""),
-    ("- of the no-change rebuild", "nochange_peak_tree_pss_mb", ""),
-    ("- of the one-product change", "change_peak_tree_pss_mb", ""),
-    ("- of `--from-cache --full`", "render_peak_tree_pss_mb", ""),
-    ("output, MB", "output_mb", ""),
-    ("output bytes per page", "bytes_per_page", "about 7,000 (the peers' pages)"),
+    ("- of the full build", "full_peak_tree_pss_mb", "", ""),
+    ("- of the no-change rebuild", "nochange_peak_tree_pss_mb", "", ""),
+    ("- of the one-product change", "change_peak_tree_pss_mb", "", ""),
+    ("- of `--from-cache --full`", "render_peak_tree_pss_mb", "", ""),
+    ("output, MB", "output_mb", "", ""),
+    ("output bytes per page", "bytes_per_page", "about 7,000", "Hugo's pages: about 7,000"),
 )
 #: The builds whose phases are shown, by the prefix of their row keys.
 BUILDS = (
@@ -73,25 +81,27 @@ BUILDS = (
 
 def report(rows: list[dict[str, Any]], pacing: dict[str, Any] | None, *, repo: Path) -> str:
     lines = [
-        "# Benchmarks",
+        f"{SECTION}, run of {datetime.now(UTC):%Y-%m-%d %H:%M} UTC)",
         "",
-        "Written by `make bench` (`scripts/bench.py`); figures only, no pass/fail, with the",
-        "targets of issue #6 beside them. The companion serves the seeded demo store from its own",
-        "process on a loopback port; every build is a fresh `storefront build --api-url ...`",
-        "process against it over HTTP, so the times are the generator's from process start to",
-        "exit. The request wall time is the time with at least one request in flight; the rest",
-        "of the build's time is beyond its requests.",
+        "Written by `make bench` (`benchmarks/bench.py`); figures only, no pass/fail, with the",
+        "targets and the peer's figures beside them. The companion serves the seeded demo",
+        "store from its own process on a loopback port; every build is a fresh `storefront",
+        "build --api-url ...` process against it over HTTP, so the times are the generator's",
+        "from process start to exit. The request wall time is the time with at least one",
+        "request in flight; the rest of the build's time is beyond its requests.",
         "",
         f"- Date: {datetime.now(UTC):%Y-%m-%d %H:%M} UTC",
         f"- Machine: {machine()}",
         f"- Load average (1 min) when the run ended: {os.getloadavg()[0]:.1f}",
         "",
-        "| figure | target | " + " | ".join(f"{r['products']:,} products" for r in rows) + " |",
-        "|---|---|" + "---:|" * len(rows),
+        "| figure | target | peer | "
+        + " | ".join(f"{r['products']:,} products" for r in rows)
+        + " |",
+        "|---|---|---|" + "---:|" * len(rows),
     ]
-    for label, key, target in FIGURES:
+    for label, key, target, peer in FIGURES:
         values = " | ".join(_shown(r.get(key)) for r in rows)
-        lines.append(f"| {label} | {target} | {values} |")
+        lines.append(f"| {label} | {target} | {peer} | {values} |")
     lines += ["", "Phases, seconds (wall, from process start):", ""]
     lines += [
         "| build | phase | " + " | ".join(f"{r['products']:,}" for r in rows) + " |",
@@ -119,7 +129,7 @@ def report(rows: list[dict[str, Any]], pacing: dict[str, Any] | None, *, repo: P
         "each file compressed on its own as a server sends it "
         f"(target: at most {islands_budget():,}).",
         "",
-        "## Reading the figures",
+        "### Reading the figures",
         "",
         "- The companion runs on the same machine and shares its CPUs with the build: the",
         "  request wall time includes the companion's own work, as it would a remote API's.",
@@ -153,25 +163,6 @@ def report(rows: list[dict[str, Any]], pacing: dict[str, Any] | None, *, repo: P
         lines.append("- 50,000 products: `make bench BENCH_ARGS=--large`.")
     lines.append("")
     return "\n".join(lines)
-
-
-def write_doc(path: Path, text: str) -> None:
-    """Replace the generator's figures; keep the sections other benchmarks write after them."""
-    kept = ""
-    if path.exists():
-        old = path.read_text(encoding="utf-8")
-        at = old.find(OTHER_SECTIONS)
-        kept = old[at:] if at >= 0 else ""
-    path.write_text(text.rstrip("\n") + "\n\n" + kept if kept else text, encoding="utf-8")
-
-
-def machine() -> str:
-    memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 1024**3
-    cpu = platform.processor() or platform.machine()
-    return (
-        f"{len(os.sched_getaffinity(0))} CPUs ({cpu}), {memory:.1f} GiB memory, "
-        f"Python {platform.python_version()}, {platform.system()} {platform.release()}"
-    )
 
 
 def islands(repo: Path) -> str:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import tempfile
@@ -26,7 +25,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-import httpx
+from benchmarks.processes import free_port, wait_ready
 
 #: Seconds between two samples of the process tree's memory.
 SAMPLE_SECONDS = 0.2
@@ -48,12 +47,6 @@ class Run:
     @property
     def seconds(self) -> float:
         return self.ended - self.spawned
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @contextmanager
@@ -83,7 +76,7 @@ def companion_server(
         )
     base = f"http://127.0.0.1:{port}"
     try:
-        _wait_ready(base, server, log)
+        wait_ready(f"{base}/health/ready", server, log=log)
         yield f"{base}/public/v1"
     finally:
         server.terminate()
@@ -92,21 +85,6 @@ def companion_server(
         except subprocess.TimeoutExpired:
             server.kill()
             server.wait()
-
-
-def _wait_ready(base: str, server: subprocess.Popen[bytes], log: Path) -> None:
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            tail = log.read_text(errors="replace").strip().splitlines()[-3:]
-            raise SystemExit(f"bench: the companion stopped while starting: {tail}")
-        try:
-            if httpx.get(f"{base}/health/ready", timeout=2).status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.1)
-    raise SystemExit("bench: the companion was not ready within 60 s")
 
 
 def measured_run(

@@ -122,7 +122,7 @@ def resume_report(row: dict[str, Any], machine: str) -> str:
     lines = [
         SECTION + f" (run of {datetime.now(UTC):%Y-%m-%d %H:%M} UTC)",
         "",
-        "`make bench BENCH_ARGS=--resume` (`scripts/bench_resume.py`): the demo store of "
+        "`make bench BENCH_ARGS=--resume` (`benchmarks/resume.py`): the demo store of "
         f"{row['products']:,} products, crawled in-process against the companion on one "
         "simulated clock (600 requests a minute and 20,000 an hour enforced by the companion and "
         "kept by the client); once without a stop, then stopped after "

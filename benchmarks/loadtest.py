@@ -1,6 +1,6 @@
 """Load test of the companion: many shoppers against two workers on PostgreSQL, then an audit.
 
-    python scripts/loadtest.py --server postgresql://postgres@127.0.0.1:54329/postgres
+    python -m benchmarks.loadtest --server postgresql://postgres@127.0.0.1:54329/postgres
         [--shoppers 200] [--seconds 60] [--probe-seconds 30] [--workers 2] [--port 8765]
 
 What it does, on loopback only, bounded in time (it stops by itself):
@@ -46,7 +46,6 @@ import asyncio
 import json
 import os
 import random
-import signal
 import statistics
 import subprocess
 import sys
@@ -65,21 +64,20 @@ import httpx
 from sqlalchemy import Engine, create_engine, func, select, text, update
 from sqlalchemy.engine import make_url
 
+from benchmarks.loadtest_cpu import cpu_seconds, descendants
+from benchmarks.loadtest_http import LeanClient, Response, TransportError
+from benchmarks.processes import stop
+from companion.db.commerce_schema import order_items, order_status_history, orders
+from companion.db.commerce_schema import payments as payments_table
+from companion.db.engine import database_url, make_engine
+from companion.db.migrate import upgrade
+from companion.db.schema import products, variants
+from companion.keys.lifecycle import create_key
+from companion.ratelimit.leases import lease_size
+from companion.ratelimit.windows import Window
+from companion.seed.demo import seed_demo
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from loadtest_cpu import cpu_seconds, descendants  # noqa: E402
-from loadtest_http import LeanClient, Response, TransportError  # noqa: E402
-
-from companion.db.commerce_schema import order_items, order_status_history, orders  # noqa: E402
-from companion.db.commerce_schema import payments as payments_table  # noqa: E402
-from companion.db.engine import database_url, make_engine  # noqa: E402
-from companion.db.migrate import upgrade  # noqa: E402
-from companion.db.schema import products, variants  # noqa: E402
-from companion.keys.lifecycle import create_key  # noqa: E402
-from companion.ratelimit.leases import lease_size  # noqa: E402
-from companion.ratelimit.windows import Window  # noqa: E402
-from companion.seed.demo import seed_demo  # noqa: E402
 
 T = TypeVar("T")
 PREFIX = "/public/v1"
@@ -333,25 +331,15 @@ def seed(engine: Engine) -> tuple[int, list[str], list[int], list[int], list[str
 
 
 def start_bare(port: int, workers: int, log: Path) -> subprocess.Popen[bytes]:
-    env = {**os.environ, "PYTHONPATH": f"{ROOT / 'scripts'}{os.pathsep}{ROOT}"}
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
     with log.open("wb") as out:
         return subprocess.Popen(
-            [sys.executable, str(ROOT / "scripts" / "loadtest_bare.py"), str(port), str(workers)],
+            [sys.executable, "-m", "benchmarks.loadtest_bare", str(port), str(workers)],
             stdout=out,
             stderr=subprocess.STDOUT,
             env=env,
             cwd=ROOT,
         )
-
-
-def stop(server: subprocess.Popen[bytes]) -> None:
-    if server.poll() is None:
-        server.send_signal(signal.SIGTERM)
-        try:
-            server.wait(timeout=45)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
 
 
 def start_server(url: str, port: int, workers: int, log: Path) -> subprocess.Popen[bytes]:

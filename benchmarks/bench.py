@@ -3,7 +3,7 @@
 For each size (1,000, 10,000 and 100,000 products; --quick: the first two only; --large adds
 50,000) it seeds the demo store into a SQLite file once, starts the companion on it as its own
 process (loopback port, rate limits out of the way), and runs each build as a fresh process
-against it over real HTTP (``bench_build.py``: `storefront build --api-url ... --key ...` with a
+against it over real HTTP (``build.py``: `storefront build --api-url ... --key ...` with a
 timing transport), so the times are the generator's alone, from process start to exit:
 
 - full crawl (--full): requests per product page;
@@ -18,20 +18,20 @@ timing transport), so the times are the generator's alone, from process start to
 - pacing: a crawl of the 1,000-product store under a client rate window against a companion
   enforcing the same rate: share of the allowed rate used, 429 answers seen;
 - with --resume, only a large first build at the real limits on a simulated clock, stopped twice
-  and continued (``bench_resume.py``), written to a section of its own;
-- beside Hugo (``bench_peer.py``, sizes up to 50,000): the store exported through the public
+  and continued (``resume.py``), written to a section of its own;
+- beside Hugo (``peer.py``, sizes up to 50,000): the store exported through the public
   API into the data of a Hugo site with the same page set (bench/hugo/), Hugo and
   `--from-cache --full` timed alternately on tmpfs, the ratio of their pages per second;
   with --peer, only that (and the full build that fills the crawl cache), --keep DIR keeping
   each size's store and crawl cache for the next run;
 - with --sale, only a sale on one key: page views replayed at 600 and 3,000 product views a
   minute, a greedy client and purchases meanwhile, against the companion at the real limits
-  (``bench_sale.py``), written to a section of its own;
+  (``sale.py``), written to a section of its own;
 - with --hostile, only builds against hostile answers (an oversize list, an endless body, a
-  gzip bomb) and their peak memory (``bench_hostile.py``), written to a section of its own.
+  gzip bomb) and their peak memory (``hostile.py``), written to a section of its own.
 
 Figures only, no pass/fail; the issue's targets are printed beside them. The results are
-printed and written to docs/benchmarks.md (its other sections are kept).
+printed and written to their section of docs/benchmarks.md (the other sections are kept).
 """
 
 from __future__ import annotations
@@ -47,19 +47,25 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from bench_hostile import hostile_report, measure_hostile, write_section
-from bench_peer import SECTION as PEER_SECTION
-from bench_peer import compare, peer_report
-from bench_procs import Run, companion_server, measured_run, settle_inodes
-from bench_report import machine, report, write_doc
-from bench_resume import SECTION as RESUME_SECTION
-from bench_resume import measure_resume, resume_report
-from bench_sale import RATES as SALE_RATES
-from bench_sale import SECTION as SALE_SECTION
-from bench_sale import measure_sale, sale_report
+from benchmarks.doc import machine, write_section
+from benchmarks.hostile import SECTION as HOSTILE_SECTION
+from benchmarks.hostile import hostile_report, measure_hostile
+from benchmarks.peer import SECTION as PEER_SECTION
+from benchmarks.peer import compare, peer_report
+from benchmarks.procs import Run, companion_server, measured_run, settle_inodes
+from benchmarks.report import SECTION as BUILD_SECTION
+from benchmarks.report import report
+from benchmarks.resume import SECTION as RESUME_SECTION
+from benchmarks.resume import measure_resume, resume_report
+from benchmarks.sale import RATES as SALE_RATES
+from benchmarks.sale import SECTION as SALE_SECTION
+from benchmarks.sale import measure_sale, sale_report
 
 REPO = Path(__file__).resolve().parents[1]
-BUILD_SCRIPT = Path(__file__).resolve().with_name("bench_build.py")
+#: The measured build, run as a script of its own: this tree's, or another revision's
+#: (``against``), whose older checkouts keep it at ``OLD_BUILD_SCRIPT``.
+BUILD_SCRIPT = Path("benchmarks") / "build.py"
+OLD_BUILD_SCRIPT = Path("scripts") / "bench_build.py"
 SIZES = (1_000, 10_000, 100_000)
 QUICK = (1_000, 10_000)
 LARGE = (50_000,)
@@ -75,11 +81,11 @@ PACING_PRODUCTS = 1_000
 #: Runs of `--from-cache --full` per size, the median shown: the same build on this machine
 #: varied by a third from one run to the next (the host's CPUs as much as the disk). Each
 #: writes a folder of its own, so that none follows the deletion of another's output (see
-#: ``bench_procs.file_create_microseconds``).
+#: ``procs.file_create_microseconds``).
 RENDER_RUNS = 3
 #: Before the whole renders, the bench waits (``SETTLE_LIMIT_SECONDS`` at most) until creating
 #: a file costs at most ``SETTLED_CREATE_US`` microseconds, as on a disk with no large deletion
-#: in its last minutes (see ``bench_procs.file_create_microseconds``).
+#: in its last minutes (see ``procs.file_create_microseconds``).
 SETTLED_CREATE_US = 100
 SETTLE_LIMIT_SECONDS = 600
 #: The largest store set beside Hugo in a whole `make bench` (--peer takes any size).
@@ -96,20 +102,20 @@ def main() -> int:
     parser.add_argument(
         "--hostile",
         action="store_true",
-        help="only the builds against hostile answers (peak memory; scripts/bench_hostile.py)",
+        help="only the builds against hostile answers (peak memory; benchmarks/hostile.py)",
     )
     parser.add_argument(
         "--resume",
         action="store_true",
         help="only a first build at the real limits on a simulated clock, stopped twice "
-        "(scripts/bench_resume.py)",
+        "(benchmarks/resume.py)",
     )
     parser.add_argument("--resume-products", type=int, default=10_000, help="its store's size")
     parser.add_argument(
         "--sale",
         action="store_true",
         help="only a sale on one key: recorded page views, a greedy client and purchases "
-        "(scripts/bench_sale.py)",
+        "(benchmarks/sale.py)",
     )
     parser.add_argument(
         "--sale-seconds", type=float, default=90.0, help="each rate's replay (past a minute)"
@@ -129,7 +135,7 @@ def main() -> int:
         help="product views a minute, comma-separated",
     )
     parser.add_argument(
-        "--peer", action="store_true", help="only the comparison with Hugo (scripts/bench_peer.py)"
+        "--peer", action="store_true", help="only the comparison with Hugo (benchmarks/peer.py)"
     )
     parser.add_argument("--no-peer", action="store_true", help="skip the comparison with Hugo")
     parser.add_argument("--peer-runs", type=int, default=3, help="runs of each tool per size")
@@ -176,15 +182,15 @@ def main() -> int:
     peer_text = peer_report(peers, machine()) if peers else ""
     print(peer_text)
     if not args.no_write:
-        write_doc(REPO / "docs" / "benchmarks.md", text)
+        write_section(text, BUILD_SECTION)
         if peers:
-            write_section(REPO / "docs" / "benchmarks.md", peer_text, PEER_SECTION)
+            write_section(peer_text, PEER_SECTION)
     return 0
 
 
 def bench_beside_hugo(sizes: list[int], runs: int, keep: Path | None, *, write: bool) -> int:
     """Only the comparison with Hugo: per size, the store seeded and crawled by a full build
-    (both kept in ``keep`` for the next run when given), then ``bench_peer.compare``."""
+    (both kept in ``keep`` for the next run when given), then ``peer.compare``."""
     rows = []
     with tempfile.TemporaryDirectory(prefix="storefront-bench-peer-") as scratch:
         for size in sizes:
@@ -203,7 +209,7 @@ def bench_beside_hugo(sizes: list[int], runs: int, keep: Path | None, *, write: 
     text = peer_report(rows, machine())
     print(text)
     if write:
-        write_section(REPO / "docs" / "benchmarks.md", text, PEER_SECTION)
+        write_section(text, PEER_SECTION)
     return 0
 
 
@@ -214,7 +220,7 @@ def bench_resumed_build(products: int, *, write: bool) -> int:
     text = resume_report(row, machine())
     print(text)
     if write:
-        write_section(REPO / "docs" / "benchmarks.md", text, RESUME_SECTION)
+        write_section(text, RESUME_SECTION)
     return 0
 
 
@@ -233,7 +239,7 @@ def bench_sale(
     text = sale_report(result, machine())
     print(text)
     if write:
-        write_section(REPO / "docs" / "benchmarks.md", text, SALE_SECTION)
+        write_section(text, SALE_SECTION)
     return 0
 
 
@@ -244,7 +250,7 @@ def bench_hostile_answers(*, write: bool) -> int:
     text = hostile_report(rows, machine())
     print(text)
     if write:
-        write_section(REPO / "docs" / "benchmarks.md", text)
+        write_section(text, HOSTILE_SECTION)
     return 0
 
 
@@ -346,7 +352,7 @@ def demo_key() -> str:
 
 def build(job: dict[str, Any], tree: Path = REPO) -> dict[str, Any]:
     """One build in a fresh process against the running companion, by the generator of
-    ``tree`` (another checkout's, for ``bench_against``); its figures."""
+    ``tree`` (another checkout's, for ``against``); its figures."""
     folder: Path = job["folder"]
     _settle_disk(folder)
     spawned = time.monotonic()
@@ -361,7 +367,9 @@ def build(job: dict[str, Any], tree: Path = REPO) -> dict[str, Any]:
         "windows": job.get("windows", [(NO_LIMIT, 60.0)]),
         "spawned": spawned,
     }
-    script = tree / "scripts" / BUILD_SCRIPT.name
+    script = tree / BUILD_SCRIPT
+    if not script.exists():
+        script = tree / OLD_BUILD_SCRIPT
     # The tree's own generator, not the installed one.
     env = {**os.environ, "PYTHONPATH": str(tree)} if tree != REPO else None
     command = [sys.executable, str(script), json.dumps(child_job)]

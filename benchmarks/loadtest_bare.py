@@ -6,17 +6,14 @@ at the shoppers' pace, it gives what this machine costs per request at that mome
 companion code runs, so the companion's figures can be read against it in a fast hour and a
 slow one.
 
-    python scripts/loadtest_bare.py PORT WORKERS    (serves until SIGTERM)
+    python -m benchmarks.loadtest_bare PORT WORKERS    (serves until SIGTERM)
 """
 
 from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 from typing import Any
-
-ROOT = Path(__file__).resolve().parents[1]
 
 # About the size of a product page's answer, built once.
 BODY = json.dumps(
@@ -42,11 +39,12 @@ async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
 def main() -> None:
     import uvicorn
 
-    sys.path.insert(0, str(ROOT))
     from companion.server import uvicorn_options
 
     port, workers = int(sys.argv[1]), int(sys.argv[2])
-    uvicorn.run("loadtest_bare:app", workers=workers, **uvicorn_options("127.0.0.1", port))
+    uvicorn.run(
+        "benchmarks.loadtest_bare:app", workers=workers, **uvicorn_options("127.0.0.1", port)
+    )
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ on another day means little. This runs both versions of the generator in one run
   for both trees), each tree rebuilding; then ``--runs`` rounds of each tree rendering its last
   crawl whole (``--from-cache --full``). The trees alternate, the first of a round changing
   from round to round;
-- each build is a fresh process (``bench_build.py`` of its own tree), timed from start to exit.
+- each build is a fresh process (``build.py`` of its own tree), timed from start to exit.
 
 It prints the median of each figure per tree and their ratio: the one-product change's time
 beyond its requests, the whole render's pages per second, and the peak memory of a build with
@@ -29,11 +29,10 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from bench_procs import companion_server
-
-from bench import NO_LIMIT, REPO, change_one_price
-from bench import build as bench_build
-from bench import seed as seed_store
+from benchmarks.bench import NO_LIMIT, REPO, change_one_price
+from benchmarks.bench import build as bench_build
+from benchmarks.bench import seed as seed_store
+from benchmarks.procs import companion_server
 
 
 def main() -> int:
@@ -125,7 +124,7 @@ def table(
         f"| figure | {other} | this tree | this / {other} |",
         "|---|---:|---:|---:|",
     ]
-    # The one-product change's phases (medians), as bench_build.py splits a build's time.
+    # The one-product change's phases (medians), as build.py splits a build's time.
     phases = sorted(
         {name for name in figures[this] if name.startswith("change phase: ")}
         & {name for name in figures[other] if name.startswith("change phase: ")}

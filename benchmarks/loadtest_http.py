@@ -187,7 +187,5 @@ class LeanClient:
             transport, protocol = await loop.create_connection(_Connection, self.host, self.port)
         except OSError as exc:
             raise TransportError(f"cannot connect: {exc}") from exc
-        protocol.transport = cast(
-            asyncio.Transport, transport
-        )  # uvloop: connection_made may come later
+        protocol.transport = transport  # uvloop: connection_made may come later
         return protocol

@@ -37,8 +37,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
-from bench_sale_record import is_activity
-from loadtest_http import LeanClient, TransportError
+from benchmarks.loadtest_http import LeanClient, TransportError
+from benchmarks.sale_record import is_activity
 
 #: Views of each other page type per product view (a store's traffic in a sale: most views are
 #: product pages, reached from the home page, categories and collections).

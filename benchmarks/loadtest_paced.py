@@ -1,6 +1,6 @@
 """A paced probe of the server's CPU per catalogue read: the companion beside the bare endpoint.
 
-    python scripts/loadtest_paced.py --server postgresql://postgres@127.0.0.1:54329/postgres
+    python -m benchmarks.loadtest_paced --server postgresql://postgres@127.0.0.1:54329/postgres
         [--rate 70] [--seconds 30] [--idle-seconds 10] [--connections 20] [--workers 1]
         [--target both|bare|api] [--port 8775] [--hold] [--app module:function ...] [--rounds N]
 
@@ -30,11 +30,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "scripts"))
-sys.path.insert(0, str(ROOT))
-
-from loadtest import (  # noqa: E402
+from benchmarks.loadtest import (
     KEYS,
     PREFIX,
     RATE_PER_HOUR,
@@ -44,11 +40,13 @@ from loadtest import (  # noqa: E402
     run_fast,
     seed,
     start_bare,
-    stop,
     wait_ready,
 )
-from loadtest_cpu import TICKS, descendants  # noqa: E402
-from loadtest_http import LeanClient  # noqa: E402
+from benchmarks.loadtest_cpu import TICKS, descendants
+from benchmarks.loadtest_http import LeanClient
+from benchmarks.processes import stop
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @dataclass
@@ -109,10 +107,8 @@ def start_api(
     )
     env = {
         **os.environ,
-        # The scripts, this tree, then where the caller's variants of the app live (``--app``).
-        "PYTHONPATH": os.pathsep.join(
-            [str(ROOT / "scripts"), str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]
-        ),
+        # This tree, then where the caller's variants of the app live (``--app``).
+        "PYTHONPATH": os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]),
         "STOREFRONT_API_SETTINGS": json.dumps(settings),
     }
     with log.open("wb") as out:
