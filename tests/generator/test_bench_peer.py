@@ -1,6 +1,6 @@
 """The comparison with Hugo of `make bench` (benchmarks/export.py, benchmarks/peer.py,
-bench/hugo/): the export reads the store through the public API, and the Hugo site renders
-from it the same pages and sitemap as `storefront build` of the same store."""
+benchmarks/hugo_site/): the export reads the store through the public API, and the Hugo site
+renders from it the same pages and sitemap as `storefront build` of the same store."""
 
 from __future__ import annotations
 
