@@ -195,7 +195,7 @@ class BuildProgress:
 
 def _bars(console: Printer) -> Progress:
     """The bars drawn on a terminal."""
-    # Imported here: without a terminal nothing is drawn, and rich takes about 35 ms to import.
+    # Imported here, on a terminal only (see ``console.console_for``).
     from rich.console import Console
     from rich.progress import (
         BarColumn,

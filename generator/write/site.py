@@ -117,7 +117,8 @@ def write_incremental(
     linkable = tuple(p.path for p in plan.pages if p.kind != "not_found")  # what links knows
     if state is not None:
         names = [output_name(page.path) for page in plan.pages]
-        # In this process: forking workers for it costs what they would save (measured).
+        # In this process: a fingerprint is cheap beside the fork and the hand-back a worker
+        # needs for it.
         fingerprints = [inputs.fingerprint(page) for page in plan.pages]
         moved = moved_urls(state, plan.links, linkable)
         there = _files_in(previous_out, names)

@@ -18,8 +18,8 @@ the render with ``WorkerLost`` instead of leaving it waiting.
 Each process keeps its own ``{% fragment %}`` outputs (``fragments``) for the pages it renders.
 Before the workers fork, this process renders the all-products listing (``_cards_first``, up
 to ``CARDS_AHEAD`` cards): every worker then inherits each listed product's card rendered, where
-a worker that retires after a few listings would render most of its cards again (about three
-times each, at 10,000 products). Small jobs run in this process: starting workers costs more
+a worker that retires after a few listings would render most of its cards again, once for
+each worker generation that meets them. Small jobs run in this process: starting workers costs more
 than it saves.
 """
 
@@ -135,23 +135,23 @@ def _cards_first(pages: Sequence[Page]) -> list[int]:
     return sorted(first)
 
 
-#: The cards rendered in this process before the workers fork, at most (about 12 MB kept,
-#: which the workers share): a larger store's workers render the rest as they meet them.
+#: The cards rendered in this process before the workers fork, at most (kept in memory the
+#: workers share, so bounded): a larger store's workers render the rest as they meet them.
 CARDS_AHEAD = 10_000
 
 
 def _weight(page: Page) -> int:
     """What rendering ``page`` makes a worker copy of this process's memory, in product pages:
     a listing's cards lie scattered across the heap, and each it shows copies a memory page or
-    two (a product page copies about 4 KB, a listing page of 48 cards about 90)."""
+    two, where a product page copies about one."""
     return 1 + len(getattr(page.subject, "products", ())) // 2
 
 
 def _retiring(spans: int, workers: int, chunk: int) -> int | None:
     """The spans a worker renders before a fresh one takes its place; None (never) when all
     the spans are at most twice the workers' shares: a fresh worker would then be forked for
-    the last span or two, and its first pages cost it 20 to 40 ms of copying the memory it
-    touches, longer than the rest of the render at a thousand products."""
+    the last span or two, and its first pages cost it the copying of the memory it touches,
+    which a small render does not win back."""
     share = max(1, PAGES_PER_WORKER // chunk)
     return None if spans <= 2 * workers * share else share
 
