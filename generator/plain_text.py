@@ -52,7 +52,7 @@ def visible_text(html: str | None) -> str:
 
 def _parsed_text(html: str) -> str:
     """``html_to_text`` through lxml's HTML parser, for any fragment."""
-    # Imported here: most merchant texts never need the parser (lxml takes about 10 ms).
+    # Imported here: most merchant texts never need the parser, and lxml's import is not free.
     import lxml.etree
     import lxml.html
 

@@ -137,7 +137,7 @@ class ThemeSettings:
         path = folder / SETTINGS_FILE
         if not path.is_file():
             return ThemeSettings()
-        import tomllib  # here: most themes have no settings file (about 4 ms to import)
+        import tomllib  # here: most themes have no settings file to parse
 
         try:
             data = tomllib.loads(path.read_text(encoding="utf-8"))

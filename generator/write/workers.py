@@ -212,7 +212,7 @@ def _in_order(
         # Each span's slot holds the process rendering it, 0 before and after: the pool does
         # not notice a worker that ends in the middle of a span (its pages would never come).
         # An anonymous shared mapping, which forked workers share: multiprocessing's RawArray
-        # would import ctypes and make a file for it (about 4 ms).
+        # would import ctypes and make a file for it.
         rendering = memoryview(mmap.mmap(-1, 4 * max(1, len(tasks)))).cast("i")
         _shared = (one, rendering, rest)
         with context.Pool(workers, maxtasksperchild=spans_per_worker) as pool:
