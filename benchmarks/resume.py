@@ -57,9 +57,9 @@ async def crawl_runs(db: Path, cache: Path, stops: list[int]) -> Run:
     from companion.settings import CompanionSettings
     from generator.client import ClientSettings, ManualTimer, RequestLog
     from generator.client.api import ApiClient
-    from generator.crawl.cache import CrawlCache
-    from generator.crawl.catalog import crawl
     from generator.errors import CrawlStopped
+    from generator.replay.cache import CrawlCache
+    from generator.replay.crawl import crawl
 
     timer = ManualTimer()
     start = datetime(2026, 11, 20, 3, 0, 0, tzinfo=UTC).replace(tzinfo=None)

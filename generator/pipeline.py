@@ -29,23 +29,23 @@ import anyio
 from generator.client import ClientSettings, ClientStats, RateWindow, RequestLog
 from generator.config import BuildConfig
 from generator.console import Printer
-from generator.crawl.cache import CacheUnwritable, CrawlCache
-from generator.crawl.catalog import crawl
-from generator.crawl.events import load_payloads, scope_of
 from generator.crawl.settings import CrawlSettings
-from generator.crawl.snapshot import (
-    Snapshot,
-    forget_snapshot,
-    load_snapshot,
-    save_snapshot,
-    snapshot_key,
-)
 from generator.errors import ConfigError, CrawlStopped, WriteError
 from generator.interrupt import interrupt_flag
 from generator.memory import leave_to_exit, release_memory
 from generator.model import Catalog
 from generator.plan.moments import catalog_moments
 from generator.progress import BuildProgress
+from generator.replay.cache import CacheUnwritable, CrawlCache
+from generator.replay.crawl import crawl
+from generator.replay.events import load_payloads, scope_of
+from generator.replay.snapshot import (
+    Snapshot,
+    forget_snapshot,
+    load_snapshot,
+    save_snapshot,
+    snapshot_key,
+)
 from generator.summary import Budget, BuildSummary
 from generator.write.schedule_file import Schedule, forget_schedule, save_schedule
 from generator.write.target import check_output

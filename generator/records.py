@@ -3,7 +3,7 @@
 The model's records are frozen dataclasses with slots, whose default pickling restores each
 field through a Python loop and looks the fields up again for every object. Reduced to their
 class and field values in one C-level ``attrgetter`` call instead, they pickle in a fraction of
-the time and unpickle several times faster. The crawl cache (``crawl.cache_values``) and the
+the time and unpickle several times faster. The crawl cache (``crawl.pickled``) and the
 bytes of a page's fingerprint (``write.page_bytes``) both pickle with this one table.
 """
 

@@ -54,14 +54,7 @@ def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
         ("session_service/visitor.py", "import generator.config", "imports neither"),
         ("generator/write/workers.py", "import benchmarks.processes", "import the benchmarks"),
         ("companion/server.py", "import benchmarks.loadtest_bare", "import the benchmarks"),
-        pytest.param(
-            "generator/crawl/products.py",
-            "import generator.replay.fetch",
-            "never import the replay layer",
-            marks=pytest.mark.xfail(
-                strict=True, reason="the crawl's phases still reach the crawl cache themselves"
-            ),
-        ),
+        ("generator/crawl/products.py", "import generator.replay.fetch", "never import the replay"),
     ],
 )
 def test_a_forbidden_import_breaks_the_contracts(

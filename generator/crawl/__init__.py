@@ -1,6 +1,6 @@
-"""The crawl: what to ask the API, and the ``Catalog`` its answers make (``catalog.crawl``).
+"""The crawl: what to ask the API, and the ``Catalog`` its answers make (``catalog.gather``).
 
-catalog.py        the whole crawl, in its phases: context, lists, routes, details
+catalog.py        the whole crawl, in its phases: context, lists, routes, details (``gather``)
 context.py        store, menus, category tree, banners and the other site-wide blocks
 sitemap.py        the sitemap's paths, for paths no list explains; its counts bound
                   the list walks
@@ -10,8 +10,9 @@ categories.py     category pages; collections.py, collection pages; content.py, 
                   CMS pages and flash sales
 related.py        related products and articles, chosen locally
 versions.py       what each derived answer depends on, digested (its version)
-fetch.py          one place that asks: the client, the crawl cache, readings
-cache.py          the crawl cache file; cache_values.py, what is kept with each answer
+ask.py            the one interface the phases ask through (``generator.replay`` implements
+                  it, keeping and replaying answers; the phases never import it)
+pickled.py        records pickled as calls of their classes; a card's digest
 normalize.py      wire values into the model, once (wire_values.py: money, time, urls)
 pack.py           products packed between the crawl and their page's render
 observer.py, settings.py   progress hooks and the crawl's settings

@@ -1,9 +1,7 @@
 """The crawl: everything a build renders, gathered from any implementation of the spec.
 
-    crawl(client) -> Catalog
+    gather(api) -> Catalog
 
-0. continue  after a stop, a first pass that replays every kept answer and asks only what
-             the cache lacks; the steps below then run as always (resume)
 1. context   /store, /menus, /categories/tree, /collections, ... (context), and the
              sitemap's sections, whose counts bound the walks of the lists
 2. enumerate the sitemap (sitemap), every product card and article summary (cursor
@@ -16,8 +14,9 @@
 5. assemble  the Catalog, with custom paths (an entity rendered at a merchant path, 200, no
              redirect), dead paths and everything skipped
 
-With a crawl cache, every derived answer carries a version built from exactly what can change
-it (``versions``), so a rebuild asks the lists and only what their changes reach.
+Every phase asks through ``api`` (``ask.Api``), each request declaring the version it depends
+on, built from exactly what can change it (``versions``): the replay layer (``generator.replay``)
+replays what has not moved, so a rebuild asks the lists and only what their changes reach.
 
 It relies only on the spec and the documented field names: cursors are opaque, optional blocks
 may be missing (a Skip, not a crash), a detail that 404s is skipped, and a 429 is waited out.
@@ -27,20 +26,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, TypeVar
+from typing import TypeVar
 
 from generator.client import ListBound
 from generator.crawl import normalize
-from generator.crawl.cache import CrawlCache
+from generator.crawl.ask import Api, Later, items_unless_absent, run_concurrently
 from generator.crawl.categories import CategoryIndex, category_pages, index_categories
 from generator.crawl.collections import CollectionResult, collection_pages
 from generator.crawl.content import article_details, cms_pages, flash_sales
 from generator.crawl.context import ContextBlocks, gather_context
-from generator.crawl.events import EventScope
-from generator.crawl.fetch import Fetcher, Later, run_concurrently
 from generator.crawl.observer import CrawlObserver, NullCrawlObserver, SkipLog
 from generator.crawl.products import ListedReplay, product_details
-from generator.crawl.resume import continue_first
 from generator.crawl.routes import (
     Resolution,
     context_links,
@@ -49,7 +45,6 @@ from generator.crawl.routes import (
     resolve_paths,
     unexplained_paths,
 )
-from generator.crawl.settings import CrawlSettings
 from generator.crawl.sitemap import (
     Sections,
     expected_requests,
@@ -79,58 +74,32 @@ from generator.model import (
     UnusableUrl,
 )
 
-if TYPE_CHECKING:  # the client brings httpx, which a crawl from the cache alone never needs
-    from generator.client.api import ApiClient
-
 Listed = TypeVar("Listed", CategoryPage, CollectionPage)
 
 
-async def crawl(
-    client: ApiClient | None,
-    *,
+async def gather(
+    api: Api,
     observer: CrawlObserver | None = None,
-    settings: CrawlSettings | None = None,
-    cache: CrawlCache | None = None,
+    *,
     on_walk_started: Callable[[], None] | None = None,
-    scope: EventScope | None = None,
+    asks_everything: bool = False,
 ) -> Catalog:
-    """The catalog. With ``cache`` unchanged details come from the last crawl (see
-    ``crawl.cache``); ``client`` None replays the last crawl from ``cache`` alone.
-    ``on_walk_started`` is called as the list walk starts: from then on the crawl mostly waits
-    for the API, which leaves time for other work (not before: the first requests go out
-    first). ``scope``: the content-change events that started this rebuild (``events``)."""
-    settings = settings or CrawlSettings()
+    """One pass of the crawl through ``api``. ``on_walk_started`` is called as the list walk
+    starts: from then on the crawl mostly waits for the API, which leaves time for other work
+    (not before: the first requests go out first). ``asks_everything``: nothing will be
+    replayed, so the count of requests the sitemap foretells is reported."""
+    settings = api.settings
     observer = observer or NullCrawlObserver()
-    fresh: frozenset[str] = frozenset()
-    if client is not None and cache is not None and cache.resumed:
-        fresh = await continue_first(
-            lambda fetcher, quiet: _gather(fetcher, settings, quiet, cache, on_walk_started),
-            Fetcher(client, settings, cache=cache, replay_kept=True),
-            observer,
-        )
-    fetcher = Fetcher(client, settings, cache=cache, scope=scope, fresh=fresh)
-    return await _gather(fetcher, settings, observer, cache, on_walk_started)
-
-
-async def _gather(
-    fetcher: Fetcher,
-    settings: CrawlSettings,
-    observer: CrawlObserver,
-    cache: CrawlCache | None,
-    on_walk_started: Callable[[], None] | None,
-) -> Catalog:
-    """One pass of the crawl through ``fetcher``."""
-    client = fetcher.client
     skips = SkipLog(observer)
     sections = Later[Sections | None]()
     context = await gather_context(
-        fetcher,
+        api,
         skips=skips,
         observer=observer,
-        alongside=[sections.job(lambda: sitemap_sections(fetcher))],
+        alongside=[sections.job(lambda: sitemap_sections(api))],
     )
 
-    if client is not None and (cache is None or cache.blank):  # everything will be asked
+    if asks_everything:
         expected = expected_requests(sections.value, settings.page_size)
         if expected is not None:
             observer.requests_expected(expected)
@@ -144,27 +113,31 @@ async def _gather(
     summaries = Later[list[ArticleSummary]]()
 
     async def list_articles() -> list[ArticleSummary]:
-        found = await fetcher.optional_all(
-            "/articles",
-            normalize.article_summary,
-            {"limit": settings.page_size},
-            bound=bound("articles"),
+        found = await items_unless_absent(
+            api.walk(
+                "/articles",
+                normalize.article_summary,
+                {"limit": settings.page_size},
+                bound=bound("articles"),
+            )
         )
         if found is None:
             skips.add("articles (/articles)", "the API does not offer it (404)")
         return found or []
 
-    listed = ListedReplay(fetcher)
+    listed = ListedReplay(api)
 
     async def list_products() -> list[ProductCard]:
         try:
-            return await fetcher.all(
-                "/products",
-                normalize.product_card,
-                {"limit": settings.page_size},
-                on_items=listed.offer,
-                bound=bound("products"),
-            )
+            return (
+                await api.walk(
+                    "/products",
+                    normalize.product_card,
+                    {"limit": settings.page_size},
+                    on_items=listed.offer,
+                    bound=bound("products"),
+                )
+            ).items
         finally:
             listed.close()
 
@@ -173,10 +146,8 @@ async def _gather(
         on_walk_started()
     await run_concurrently(
         [
-            index.job(lambda: index_categories(fetcher, context.category_tree, observer=observer)),
-            sitemap.job(
-                lambda: sitemap_paths(fetcher, sections.value, skips=skips, observer=observer)
-            ),
+            index.job(lambda: index_categories(api, context.category_tree, observer=observer)),
+            sitemap.job(lambda: sitemap_paths(api, sections.value, skips=skips, observer=observer)),
             cards.job(list_products),
             summaries.job(list_articles),
             listed.run,
@@ -184,8 +155,8 @@ async def _gather(
         limit=5,
     )
     site = _site(context, index.value)
-    # The fallback version of what derives from the context and the lists as a whole.
-    fetcher.lists_stamp = fetcher.stamp()
+    # The version of what derives from the context and the lists as a whole.
+    lists = api.read_so_far()
     versions = listed.versions  # each card's version, worked out during the walk
     sitemap_paths_found = [path for path, _ in sitemap.value]
 
@@ -204,7 +175,7 @@ async def _gather(
         summaries=summaries.value,
     )
     resolutions = await resolve_paths(
-        fetcher,
+        api,
         unexplained_paths(links, known, listed.paths.keys),
         version=paths_stamp,
         observer=observer,
@@ -223,7 +194,7 @@ async def _gather(
     featured = Later[tuple[list[ProductCard], bool]]()
 
     async def newest() -> tuple[list[ProductCard], bool]:
-        return await fetcher.listing(
+        return await api.first_page(
             "/products",
             normalize.product_card,
             {"sort": "newest", "limit": settings.featured_limit},
@@ -234,16 +205,16 @@ async def _gather(
     # CPU work, done while the requests of the jobs started before are in flight.
     await run_concurrently(
         [
-            sales.job(lambda: flash_sales(fetcher, skips=skips, observer=observer)),
+            sales.job(lambda: flash_sales(api, skips=skips, observer=observer)),
             featured.job(newest),
             articles.job(
                 lambda: article_details(
-                    fetcher, summaries.value, targets["article"], skips=skips, observer=observer
+                    api, summaries.value, targets["article"], skips=skips, observer=observer
                 )
             ),
             pages.job(
                 lambda: cms_pages(
-                    fetcher,
+                    api,
                     [target_id for _, target_id in targets["cms_page"]],
                     _sitemap_versions(targets["cms_page"], sitemap.value, paths_stamp),
                     skips=skips,
@@ -252,7 +223,7 @@ async def _gather(
             ),
             collections.job(
                 lambda: collection_pages(
-                    fetcher,
+                    api,
                     context.collections,
                     targets["collection"],
                     _sitemap_versions(targets["collection"], sitemap.value, paths_stamp),
@@ -264,7 +235,7 @@ async def _gather(
             ),
             products.job(
                 lambda: product_details(
-                    fetcher,
+                    api,
                     cards.value,
                     [target_id for _, target_id in targets["product"]],
                     versions,
@@ -278,11 +249,12 @@ async def _gather(
     )
     claims = CategoryClaims(cards.value, products.value, index.value.parent_of, versions)
     category_list = await category_pages(
-        fetcher,
+        api,
         index.value,
         [target_id for _, target_id in targets["category"]],
         claims=claims,
         cards=versions,
+        lists=lists,
         skips=skips,
         observer=observer,
     )

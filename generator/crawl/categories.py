@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from generator.crawl import normalize
-from generator.crawl.fetch import Fetcher, gather_limited
+from generator.crawl.ask import Api, absent_as_none, gather_limited, items_unless_absent
 from generator.crawl.observer import CrawlObserver, SkipLog
 from generator.crawl.versions import CategoryClaims, listed_version, listing_bound
 from generator.model import Category, CategoryPage, Crumb
@@ -44,9 +44,9 @@ class CategoryIndex:
 
 
 async def index_categories(
-    fetcher: Fetcher, tree: tuple[Category, ...] | None, *, observer: CrawlObserver
+    api: Api, tree: tuple[Category, ...] | None, *, observer: CrawlObserver
 ) -> CategoryIndex:
-    settings = fetcher.settings
+    settings = api.settings
     flat: dict[int, Category] = {}
     parent_of: dict[int, int | None] = {}
     children: dict[int, list[int]] = {}
@@ -67,7 +67,7 @@ async def index_categories(
             frontier.append(category.id)
 
     if tree is None:
-        roots, _ = await fetcher.first_page(
+        roots, _ = await api.first_page(
             "/categories", normalize.category, {"limit": settings.page_size}
         )
         for root in roots:
@@ -81,7 +81,7 @@ async def index_categories(
         level, frontier = frontier, []
 
         async def children_of(parent: int) -> tuple[int, list[Category]]:
-            found, _ = await fetcher.first_page(
+            found, _ = await api.first_page(
                 "/categories", normalize.category, {"parent": parent, "limit": settings.page_size}
             )
             observer.item_done("category levels")
@@ -115,18 +115,21 @@ async def index_categories(
 
 
 async def category_pages(
-    fetcher: Fetcher,
+    api: Api,
     index: CategoryIndex,
     extra_ids: list[int],
     *,
     claims: CategoryClaims,
     cards: Mapping[int, str],
+    lists: str,
     skips: SkipLog,
     observer: CrawlObserver,
 ) -> list[CategoryPage]:
     """A page for every category with a url, plus those reached only through custom paths.
-    ``claims`` tells which products claim each category, ``cards`` every card's version."""
-    settings = fetcher.settings
+    ``claims`` tells which products claim each category, ``cards`` every card's version;
+    ``lists`` is the version of the context and the lists as a whole (``Api.read_so_far`` once
+    they are read), what a category reached only through a custom path depends on."""
+    settings = api.settings
     wanted = [category for category in index.by_id.values() if category.url is not None]
     wanted_ids = {category.id for category in wanted}
     extra = [cid for cid in dict.fromkeys(extra_ids) if cid not in wanted_ids]
@@ -136,8 +139,8 @@ async def category_pages(
         category = index.by_id.get(category_id)
         breadcrumb = index.breadcrumb(category_id)
         if category is None:
-            category = await fetcher.optional(
-                f"/categories/{category_id}", normalize.category, version=fetcher.lists_stamp
+            category = await absent_as_none(
+                api.one(f"/categories/{category_id}", normalize.category, version=lists)
             )
             if category is None:
                 skips.add(f"category {category_id}", "GET /categories/{id} answered 404")
@@ -146,19 +149,23 @@ async def category_pages(
         subcategories = category.children
         if category_id not in index.by_id:
             subcategories = tuple(
-                await fetcher.optional_all(
-                    f"/categories/{category_id}/subcategories",
-                    normalize.category,
-                    version=fetcher.lists_stamp,
+                await items_unless_absent(
+                    api.walk(
+                        f"/categories/{category_id}/subcategories",
+                        normalize.category,
+                        version=lists,
+                    )
                 )
                 or ()
             )
             category = dataclasses.replace(category, children=subcategories)
         if breadcrumb is None:
-            crumbs = await fetcher.optional_all(
-                f"/categories/{category_id}/breadcrumb",
-                normalize.crumb,
-                version=fetcher.lists_stamp,
+            crumbs = await items_unless_absent(
+                api.walk(
+                    f"/categories/{category_id}/breadcrumb",
+                    normalize.crumb,
+                    version=lists,
+                )
             )
             breadcrumb = (
                 tuple(crumbs)
@@ -168,21 +175,25 @@ async def category_pages(
         params = {"category": category_id, "limit": settings.page_size}
         if category_id in index.by_id:
             base = claims.version(category)
-            products = await fetcher.listing_walk(
-                "/products",
-                normalize.product_card,
-                params,
-                version=lambda listed: listed_version(base, listed, cards),
-                bound=bound,
-            )
+            products = (
+                await api.walk(
+                    "/products",
+                    normalize.product_card,
+                    params,
+                    version=lambda listed: listed_version(base, listed, cards),
+                    bound=bound,
+                )
+            ).items
         else:  # reached through a custom path only: its subtree is not known
-            products = await fetcher.all(
-                "/products",
-                normalize.product_card,
-                params,
-                version=fetcher.lists_stamp,
-                bound=bound,
-            )
+            products = (
+                await api.walk(
+                    "/products",
+                    normalize.product_card,
+                    params,
+                    version=lists,
+                    bound=bound,
+                )
+            ).items
         observer.item_done("categories")
         return CategoryPage(
             category=category,

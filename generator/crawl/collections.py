@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from urllib.parse import quote
 
 from generator.crawl import normalize
+from generator.crawl.ask import Api, absent_as_none, gather_limited
 from generator.crawl.content import last_segment
-from generator.crawl.fetch import Fetcher, gather_limited
 from generator.crawl.observer import CrawlObserver, SkipLog
 from generator.crawl.versions import collection_version, listed_version, listing_bound
 from generator.model import Collection, CollectionPage
@@ -35,7 +35,7 @@ class CollectionResult:
 
 
 async def collection_pages(
-    fetcher: Fetcher,
+    api: Api,
     listed: Sequence[Collection],
     targets: Sequence[tuple[str, int]],
     found_versions: Mapping[int, str | None],
@@ -62,10 +62,12 @@ async def collection_pages(
         for slug in dict.fromkeys(last_segment(path) for path in paths_of[collection_id]):
             if not slug:
                 continue
-            found = await fetcher.optional(
-                f"/collections/by-slug/{quote(slug, safe='')}",
-                normalize.collection,
-                version=found_versions.get(collection_id),
+            found = await absent_as_none(
+                api.one(
+                    f"/collections/by-slug/{quote(slug, safe='')}",
+                    normalize.collection,
+                    version=found_versions.get(collection_id),
+                )
             )
             if found is not None and found.id == collection_id:
                 return found
@@ -82,13 +84,15 @@ async def collection_pages(
             )
             return None
         base = collection_version(collection, listed_set)
-        products = await fetcher.listing_walk(
-            "/products",
-            normalize.product_card,
-            {"collection": collection_id, "limit": fetcher.settings.page_size},
-            version=lambda listed: listed_version(base, listed, cards),
-            bound=bound,
-        )
+        products = (
+            await api.walk(
+                "/products",
+                normalize.product_card,
+                {"collection": collection_id, "limit": api.settings.page_size},
+                version=lambda listed: listed_version(base, listed, cards),
+                bound=bound,
+            )
+        ).items
         observer.item_done("collections")
         return CollectionPage(
             path=paths_of[collection_id][0],
@@ -97,9 +101,9 @@ async def collection_pages(
             has_more=False,
         )
 
-    bound = listing_bound(len(cards), fetcher.settings.list_margin)
+    bound = listing_bound(len(cards), api.settings.list_margin)
     ids = list(paths_of)
-    built = await gather_limited(ids, build, limit=fetcher.settings.concurrency)
+    built = await gather_limited(ids, build, limit=api.settings.concurrency)
     found = [page for page in built if page is not None]
     return CollectionResult(
         pages=tuple(found),

@@ -20,9 +20,10 @@ from collections.abc import Mapping, Sequence
 from urllib.parse import quote, unquote
 
 from generator.crawl import normalize
-from generator.crawl.fetch import Fetcher, entity_version, gather_limited
+from generator.crawl.ask import Api, absent_as_none, gather_limited
 from generator.crawl.observer import CrawlObserver, SkipLog
 from generator.crawl.related import articles_by_category, related_articles
+from generator.crawl.versions import entity_version
 from generator.model import Article, ArticleSummary, CmsPage, FlashSale
 
 
@@ -35,7 +36,7 @@ def last_segment(path: str) -> str:
 
 
 async def article_details(
-    fetcher: Fetcher,
+    api: Api,
     summaries: Sequence[ArticleSummary],
     extra: Sequence[tuple[str, int]],
     *,
@@ -58,7 +59,7 @@ async def article_details(
         slug, expected_id = lookup
         endpoint = slug_path(slug)
         version = versions.get(slug) if expected_id is None else None
-        found = await fetcher.optional(endpoint, normalize.article, version=version)
+        found = await absent_as_none(api.one(endpoint, normalize.article, version=version))
         observer.item_done("articles")
         if found is None or (expected_id is not None and found.summary.id != expected_id):
             what = f"article {expected_id}" if expected_id is not None else f"article {slug!r}"
@@ -66,10 +67,10 @@ async def article_details(
             return None
         return found
 
-    found = await gather_limited(lookups, detail, limit=fetcher.settings.concurrency)
+    found = await gather_limited(lookups, detail, limit=api.settings.concurrency)
     articles = list({article.summary.id: article for article in found if article}.values())
     everything = [*summaries, *(a.summary for a in articles if a.summary.id not in listed_ids)]
-    count = fetcher.settings.related_articles
+    count = api.settings.related_articles
     by_category = articles_by_category(everything)
     return [
         dataclasses.replace(article, related=related_articles(article.summary, by_category, count))
@@ -78,7 +79,7 @@ async def article_details(
 
 
 async def cms_pages(
-    fetcher: Fetcher,
+    api: Api,
     page_ids: Sequence[int],
     versions: Mapping[int, str | None],
     *,
@@ -89,8 +90,8 @@ async def cms_pages(
     observer.phase_started("pages", len(ids))
 
     async def read(page_id: int) -> CmsPage | None:
-        page = await fetcher.optional(
-            f"/pages/{page_id}", normalize.cms_page, version=versions.get(page_id)
+        page = await absent_as_none(
+            api.one(f"/pages/{page_id}", normalize.cms_page, version=versions.get(page_id))
         )
         observer.item_done("pages")
         if page is None:
@@ -99,17 +100,15 @@ async def cms_pages(
 
     return [
         page
-        for page in await gather_limited(ids, read, limit=fetcher.settings.concurrency)
+        for page in await gather_limited(ids, read, limit=api.settings.concurrency)
         if page is not None
     ]
 
 
-async def flash_sales(
-    fetcher: Fetcher, *, skips: SkipLog, observer: CrawlObserver
-) -> list[FlashSale]:
-    page_size = fetcher.settings.page_size
-    first = await fetcher.optional_first_page(
-        "/flash-sales", normalize.flash_sale, {"limit": page_size}
+async def flash_sales(api: Api, *, skips: SkipLog, observer: CrawlObserver) -> list[FlashSale]:
+    page_size = api.settings.page_size
+    first = await absent_as_none(
+        api.first_page("/flash-sales", normalize.flash_sale, {"limit": page_size})
     )
     if first is None:
         skips.add("flash sales (/flash-sales)", "the API does not offer it (404)")
@@ -119,8 +118,8 @@ async def flash_sales(
 
     async def with_products(sale: FlashSale) -> FlashSale:
         path = f"/flash-sales/{sale.id}/products"
-        found = await fetcher.optional_first_page(
-            path, normalize.product_card, {"limit": page_size}
+        found = await absent_as_none(
+            api.first_page(path, normalize.product_card, {"limit": page_size})
         )
         observer.item_done("flash sales")
         if found is None:
@@ -128,4 +127,4 @@ async def flash_sales(
             return sale
         return dataclasses.replace(sale, products=tuple(found[0]))
 
-    return await gather_limited(sales, with_products, limit=fetcher.settings.concurrency)
+    return await gather_limited(sales, with_products, limit=api.settings.concurrency)

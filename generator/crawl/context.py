@@ -16,7 +16,7 @@ from typing import Generic, TypeVar
 
 from generator.client import Params
 from generator.crawl import normalize
-from generator.crawl.fetch import Fetcher, run_concurrently
+from generator.crawl.ask import Api, absent_as_none, items_unless_absent, run_concurrently
 from generator.crawl.observer import CrawlObserver, SkipLog
 from generator.model import (
     ArticleCategory,
@@ -66,13 +66,13 @@ class _Block(Generic[T]):  # noqa: UP046  (Python 3.11: no PEP 695 syntax)
         self.one_page = one_page
         self.items: tuple[T, ...] | None = None
 
-    async def fetch(self, fetcher: Fetcher, skips: SkipLog) -> None:
+    async def fetch(self, api: Api, skips: SkipLog) -> None:
         items: list[T] | None
         if self.one_page:
-            first = await fetcher.optional_first_page(self.path, self.parse, self.params)
+            first = await absent_as_none(api.first_page(self.path, self.parse, self.params))
             items = None if first is None else first[0]
         else:
-            items = await fetcher.optional_all(self.path, self.parse, self.params)
+            items = await items_unless_absent(api.walk(self.path, self.parse, self.params))
         if items is None:
             skips.add(f"{self.name} ({self.path})", "the API does not offer it (404)")
         else:
@@ -84,7 +84,7 @@ class _Block(Generic[T]):  # noqa: UP046  (Python 3.11: no PEP 695 syntax)
 
 
 async def gather_context(
-    fetcher: Fetcher,
+    api: Api,
     *,
     skips: SkipLog,
     observer: CrawlObserver,
@@ -92,7 +92,7 @@ async def gather_context(
 ) -> ContextBlocks:
     """The context blocks; ``alongside``: other jobs the crawl needs done before the lists
     (the sitemap's sections), run with the blocks' and after them in order."""
-    settings = fetcher.settings
+    settings = api.settings
     menus = _Block("menus", "/menus", normalize.menu)
     tree = _Block("category tree", "/categories/tree", normalize.category)
     collections = _Block(
@@ -114,12 +114,12 @@ async def gather_context(
     observer.phase_started("context", 10)
 
     async def get_store() -> None:
-        stores.append(await fetcher.one("/store", normalize.store))
+        stores.append(await api.one("/store", normalize.store))
         observer.item_done("context")
 
     def job(block: _Block[T]) -> Callable[[], Awaitable[None]]:
         async def run() -> None:
-            await block.fetch(fetcher, skips)
+            await block.fetch(api, skips)
             observer.item_done("context")
 
         return run

@@ -21,7 +21,7 @@ import dataclasses
 import hashlib
 import zlib
 
-from generator.crawl.cache_values import card_digest, dump_records, load_records
+from generator.crawl.pickled import card_digest, dump_records, load_records
 from generator.loads import html_loads, image_loads
 from generator.model import PackedProduct, Product, ProductHead
 from generator.plain_text import META_DESCRIPTION_LENGTH, html_to_text, shorten

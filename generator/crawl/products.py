@@ -15,7 +15,7 @@ import anyio
 import anyio.lowlevel
 
 from generator.crawl import normalize
-from generator.crawl.fetch import Fetcher, gather_limited
+from generator.crawl.ask import Api, absent_as_none, gather_limited
 from generator.crawl.observer import CrawlObserver, SkipLog
 from generator.crawl.pack import pack
 from generator.crawl.related import RelatedProducts, cards_by_category
@@ -52,8 +52,8 @@ class ListedReplay:
     version of route resolutions (``paths``).
     """
 
-    def __init__(self, fetcher: Fetcher) -> None:
-        self._fetcher = fetcher
+    def __init__(self, api: Api) -> None:
+        self._api = api
         self._pending: deque[ProductCard] = deque()
         self._more = anyio.Event()
         self._closed = False
@@ -76,14 +76,12 @@ class ListedReplay:
                 # crawl jobs have their turn after every slice of it.
                 count = min(REPLAY_BATCH, len(self._pending))
                 cards = [self._pending.popleft() for _ in range(count)]
-                self._fetcher.prefetch_readings(
-                    f"/products/{card.id}" for card in cards if card.url is not None
-                )
+                self._api.expect(f"/products/{card.id}" for card in cards if card.url is not None)
                 for position, card in enumerate(cards, start=1):
                     version = self.versions[card.id] = card_version(card)
                     self.paths.add(card)
                     if card.url is not None and card.id not in self._tried:
-                        found = _replayed_pack(self._fetcher, f"/products/{card.id}", version)
+                        found = _replayed_pack(self._api, f"/products/{card.id}", version)
                         self._tried[card.id] = (version, found)
                     if position % REPLAY_SLICE == 0 or position == count:
                         await anyio.lowlevel.checkpoint()
@@ -101,7 +99,7 @@ class ListedReplay:
 
 
 async def product_details(
-    fetcher: Fetcher,
+    api: Api,
     cards: Sequence[ProductCard],
     extra_ids: Sequence[int],
     versions: Mapping[int, str],
@@ -117,7 +115,7 @@ async def product_details(
     # (``versions``: the version of each card, see ``versions.card_version``).
 
     async def detail(product_id: int) -> PackedProduct | None:
-        packed = await ask_product(fetcher, product_id, versions.get(product_id), skips)
+        packed = await ask_product(api, product_id, versions.get(product_id), skips)
         observer.item_done("products")
         return packed
 
@@ -135,7 +133,7 @@ async def product_details(
         if not tried:
             if position % REPLAY_SLICE == 0:
                 await anyio.lowlevel.checkpoint()
-            kept = _replayed_pack(fetcher, f"/products/{product_id}", version)
+            kept = _replayed_pack(api, f"/products/{product_id}", version)
         if kept is None:
             continue
         packed, keys = kept
@@ -149,13 +147,13 @@ async def product_details(
 
     async def fetch_asked() -> None:
         try:
-            found = await gather_limited(asked, detail, limit=fetcher.settings.concurrency)
+            found = await gather_limited(asked, detail, limit=api.settings.concurrency)
         except StorefrontError as exc:  # raised as itself below, not in an exception group
             failed.append(exc)
         else:
             fetched.update(zip(asked, found, strict=True))
 
-    related = RelatedProducts(cards_by_category(cards), fetcher.settings.related_products)
+    related = RelatedProducts(cards_by_category(cards), api.settings.related_products)
     async with anyio.create_task_group() as group:
         # The details asked go out first; the replayed products get their related products
         # while those requests are in flight, giving way now and then for their answers.
@@ -173,43 +171,40 @@ async def product_details(
 
 
 async def ask_product(
-    fetcher: Fetcher, product_id: int, version: str | None, skips: SkipLog
+    api: Api, product_id: int, version: str | None, skips: SkipLog
 ) -> PackedProduct | None:
     """A product's detail and variants, asked (or replayed when their answers' ``version`` has
     not moved), packed and kept with the detail's answer; None when the detail answers 404."""
     path = f"/products/{product_id}"
-    product = await fetcher.optional(path, normalize.product, version=version, keep_reading=False)
+    product = await absent_as_none(
+        api.one(path, normalize.product, version=version, keep_reading=False)
+    )
     if product is None:
         skips.add(f"product {product_id}", "GET /products/{id} answered 404")
         return None
-    walked = await fetcher.optional_walk(
-        f"{path}/variants", normalize.variant, version=version, keep_reading=False
+    walked = await absent_as_none(
+        api.walk(f"{path}/variants", normalize.variant, version=version, keep_reading=False)
     )
     variants: tuple[Variant, ...] = ()
     keys: tuple[str, ...] = ()
     if walked is None:
         _absent_variants(skips, product_id)
     else:
-        variants, keys = tuple(walked[0]), walked[1]
+        variants, keys = tuple(walked.items), walked.pages
     packed = pack(dataclasses.replace(product, variants=variants))
     # Kept with the detail's answer: the next build replays the pack as it is, keeping the
     # variants' answers (``keys``; none when the API had no variants list) alongside.
-    fetcher.add_reading(path, PACK_READING, (packed, keys))
+    api.keep(path, PACK_READING, packed, alongside=keys)
     return packed
 
 
-def _replayed_pack(fetcher: Fetcher, path: str, version: str | None) -> Replayed | None:
+def _replayed_pack(api: Api, path: str, version: str | None) -> Replayed | None:
     """The pack the last crawl kept with the detail of ``path``, when the detail and every page
     of its variants can be replayed as they are."""
-    found = fetcher.replayed_reading(path, PACK_READING, version=version)
-    if not isinstance(found, tuple) or len(found) != 2:
+    found = api.kept(path, PACK_READING, version=version)
+    if found is None or not isinstance(found[0], PackedProduct):
         return None
-    packed, keys = found
-    if not isinstance(packed, PackedProduct) or not isinstance(keys, tuple):
-        return None
-    if not all(fetcher.keep_replayable(key, version) for key in keys):
-        return None
-    return packed, keys
+    return found[0], found[1]
 
 
 def _absent_variants(skips: SkipLog, product_id: int) -> None:

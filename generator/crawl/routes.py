@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from urllib.parse import unquote
 
-from generator.crawl.fetch import Fetcher, gather_limited
+from generator.crawl.ask import Api, absent_as_none, gather_limited
 from generator.crawl.normalize import ENTITY_TYPES, WireValueError, route_target
 from generator.crawl.observer import CrawlObserver
 from generator.model import EntityType, MenuItem, SiteContext
@@ -98,19 +98,19 @@ def route_or_type(data: object) -> tuple[EntityType, int] | str:
 
 
 async def resolve_paths(
-    fetcher: Fetcher, paths: list[str], *, version: str | None, observer: CrawlObserver
+    api: Api, paths: list[str], *, version: str | None, observer: CrawlObserver
 ) -> list[Resolution]:
     """Each path's resolution; a cached one is reused while ``version`` (what can change a
     path's meaning, see ``versions.paths_version``) has not moved."""
     observer.phase_started("resolve", len(paths))
 
     async def resolve(path: str) -> Resolution:
-        found = await fetcher.optional(
-            "/routes/resolve", route_or_type, {"path": path}, version=version
+        found = await absent_as_none(
+            api.one("/routes/resolve", route_or_type, {"path": path}, version=version)
         )
         observer.item_done("resolve")
         if isinstance(found, str):
             return Resolution(path, None, other_type=found)
         return Resolution(path, found)
 
-    return await gather_limited(paths, resolve, limit=fetcher.settings.concurrency)
+    return await gather_limited(paths, resolve, limit=api.settings.concurrency)

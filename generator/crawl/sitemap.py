@@ -13,17 +13,17 @@ from urllib.parse import quote
 
 from generator.client import ListBound
 from generator.crawl import normalize
-from generator.crawl.fetch import Fetcher, gather_limited
+from generator.crawl.ask import Api, absent_as_none, gather_limited, items_unless_absent
 from generator.crawl.observer import CrawlObserver, SkipLog
 
 #: (name, the rows it counts or None) of every section of GET /sitemap, in its order.
 Sections = tuple[tuple[str, int | None], ...]
 
 
-async def sitemap_sections(fetcher: Fetcher) -> Sections | None:
+async def sitemap_sections(api: Api) -> Sections | None:
     """The sections of GET /sitemap; None when the API does not offer a sitemap. Read before
     the lists are walked, so that their walks know how long each may be."""
-    return await fetcher.optional("/sitemap", normalize.sitemap_sections)
+    return await absent_as_none(api.one("/sitemap", normalize.sitemap_sections))
 
 
 def list_bound(sections: Sections | None, name: str, margin: int) -> ListBound | None:
@@ -64,7 +64,7 @@ def expected_requests(sections: Sections | None, page_size: int) -> int | None:
 
 
 async def sitemap_paths(
-    fetcher: Fetcher, sections: Sections | None, *, skips: SkipLog, observer: CrawlObserver
+    api: Api, sections: Sections | None, *, skips: SkipLog, observer: CrawlObserver
 ) -> list[tuple[str, str | None]]:
     """Every path of every sitemap section, in section order, with what its item says of the
     row's last change (see ``normalize.sitemap_entry``); [] without a sitemap."""
@@ -76,11 +76,13 @@ async def sitemap_paths(
 
     async def walk(name: str) -> list[tuple[str, str | None]]:
         path = f"/sitemap/{quote(name, safe='')}"
-        found = await fetcher.optional_all(
-            path,
-            normalize.sitemap_entry,
-            {"limit": fetcher.settings.page_size},
-            bound=list_bound(sections, name, fetcher.settings.list_margin),
+        found = await items_unless_absent(
+            api.walk(
+                path,
+                normalize.sitemap_entry,
+                {"limit": api.settings.page_size},
+                bound=list_bound(sections, name, api.settings.list_margin),
+            )
         )
         observer.item_done("sitemap")
         if found is None:
@@ -88,5 +90,5 @@ async def sitemap_paths(
             return []
         return [(item, changed) for item, changed in found if item is not None]
 
-    per_section = await gather_limited(names, walk, limit=fetcher.settings.concurrency)
+    per_section = await gather_limited(names, walk, limit=api.settings.concurrency)
     return [entry for entries in per_section for entry in entries]

@@ -52,6 +52,13 @@ def digest(*parts: object) -> str:
     return hashlib.sha1(text.encode("utf-8"), usedforsecurity=False).hexdigest()
 
 
+def entity_version(entry: object) -> str:
+    """The version of a detail: a digest of the list entry that describes it (a frozen
+    dataclass: its card or summary, with ``updated_at`` and prices), so a detail is asked again
+    exactly when its entry moved."""
+    return hashlib.sha1(repr(entry).encode("utf-8"), usedforsecurity=False).hexdigest()
+
+
 #: A card's fields but its moment, which marshal cannot write (it is written as ISO text).
 _card_values = attrgetter(*(f.name for f in fields(ProductCard) if f.name != "updated_at"))
 

@@ -35,7 +35,7 @@ from collections.abc import Iterable
 from datetime import timezone
 
 from generator import model
-from generator.crawl.cache_values import card_digest
+from generator.crawl.pickled import card_digest
 from generator.model import (
     Category,
     CategoryPage,

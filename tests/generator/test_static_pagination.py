@@ -10,11 +10,11 @@ import lxml.html
 import pytest
 
 from generator.client.api import ApiClient
-from generator.crawl.cache import CrawlCache
-from generator.crawl.catalog import crawl
 from generator.model import Catalog, CategoryPage
 from generator.plan.paths import output_name
 from generator.plan.site_plan import plan_site
+from generator.replay.cache import CrawlCache
+from generator.replay.crawl import crawl
 from tests.support.crawl_helpers import crawl_fake
 from tests.support.fakeapi import KEY, FakeApi, Quirks, small_store
 from tests.support.fixture_site import write_plan

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from generator.client import ClientSettings
 from generator.client.api import ApiClient
-from generator.crawl.catalog import crawl
 from generator.crawl.settings import CrawlSettings
 from generator.model import Catalog
+from generator.replay.crawl import crawl
 from tests.support.fakeapi import KEY, FakeApi
 
 

@@ -13,17 +13,17 @@ import httpx
 import pytest
 
 from generator.client.api import ApiClient
-from generator.crawl import cache as cache_crawl
 from generator.crawl import normalize
-from generator.crawl.cache import (
+from generator.crawl.settings import CrawlSettings
+from generator.model import Tag
+from generator.replay import cache as cache_crawl
+from generator.replay.cache import (
     CACHE_FILE,
     CachedAnswer,
     CacheMiss,
     CrawlCache,
 )
-from generator.crawl.fetch import Fetcher
-from generator.crawl.settings import CrawlSettings
-from generator.model import Tag
+from generator.replay.fetch import Fetcher
 
 BASE = "http://api.test/public/v1"
 
@@ -361,7 +361,7 @@ def test_readings_read_ahead_in_batches_are_what_each_would_read(
 
     cache = CrawlCache.open(tmp_path)
     fetcher = _tag_fetcher(cache, [])
-    fetcher.prefetch_readings([*paths, "/tags/99"])  # one never stored: nothing to read
+    fetcher.expect([*paths, "/tags/99"])  # one never stored: nothing to read
     with sqlite3.connect(tmp_path / CACHE_FILE) as db:  # asked one by one now, none is there
         db.execute("UPDATE bodies SET readings = NULL")
     assert [_tag(fetcher, path) for path in paths] == first

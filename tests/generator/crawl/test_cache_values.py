@@ -9,14 +9,14 @@ import pickle
 import pytest
 
 from generator.client.paging import Page
-from generator.crawl.cache_values import (
+from generator.model import ProductCard
+from generator.replay.cache_values import (
     _SHAPING,
     CardTable,
     card_digest,
     dump_readings,
     load_readings,
 )
-from generator.model import ProductCard
 from tests.support.fixture_store import small_catalog
 
 
@@ -87,4 +87,4 @@ def test_the_rest_of_a_reading_does_not_read_without_its_cards() -> None:
 
 def test_the_layout_of_readings_is_part_of_the_code_that_validates_them() -> None:
     # A cache written with another layout has its readings ignored, never misread.
-    assert "generator.crawl.cache_values" in _SHAPING
+    assert "generator.replay.cache_values" in _SHAPING

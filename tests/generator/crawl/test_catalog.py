@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from generator.client.api import ApiClient
-from generator.crawl.catalog import crawl
 from generator.crawl.pack import unpack
 from generator.crawl.settings import CrawlSettings
 from generator.model import Catalog, Skip
+from generator.replay.crawl import crawl
 from tests.support.crawl_helpers import crawl_fake
 from tests.support.fakeapi import KEY, FakeApi, Quirks, small_store
 

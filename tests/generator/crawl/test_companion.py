@@ -19,10 +19,10 @@ from companion.seed.paths import ABOUT_PATH, PRODUCT_ALIAS_PATH
 from companion.settings import CompanionSettings
 from generator.client import ManualTimer
 from generator.client.api import ApiClient
-from generator.crawl.catalog import crawl
 from generator.crawl.normalize import sitemap_path
 from generator.crawl.routes import path_key
 from generator.model import Catalog
+from generator.replay.crawl import crawl
 
 pytestmark = pytest.mark.anyio
 

@@ -16,10 +16,10 @@ import pytest
 from companion.seed.demo import DEMO_KEY
 from generator.client import ClientSettings
 from generator.client.api import ApiClient
-from generator.crawl.cache import CrawlCache
-from generator.crawl.catalog import crawl
 from generator.errors import CrawlStopped
 from generator.model import Catalog
+from generator.replay.cache import CrawlCache
+from generator.replay.crawl import crawl
 from tests.support.incremental_store import BASE, UNLIMITED, DemoStore, Recording
 
 pytestmark = pytest.mark.anyio

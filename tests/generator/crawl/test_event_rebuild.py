@@ -15,8 +15,8 @@ from companion.db import schema
 from companion.db.commerce_schema import webhook_deliveries
 from companion.webhooks.events import Entity
 from companion.webhooks.subscriptions import add_subscription
-from generator.crawl.events import scope_of
 from generator.errors import ConfigError
+from generator.replay.events import scope_of
 from tests.support.incremental_store import DemoStore, config_for, folder_bytes
 from tests.support.incremental_store import build_asked as build
 

@@ -13,10 +13,10 @@ from companion.seed.demo import seed_demo
 from companion.settings import CompanionSettings
 from generator.client import ClientSettings, RateWindow
 from generator.client.api import ApiClient
-from generator.crawl.cache import CrawlCache
-from generator.crawl.catalog import crawl
 from generator.crawl.sitemap import expected_requests
 from generator.model import Skip
+from generator.replay.cache import CrawlCache
+from generator.replay.crawl import crawl
 
 pytestmark = pytest.mark.anyio
 

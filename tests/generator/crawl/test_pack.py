@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 
 from generator.client.api import ApiClient
-from generator.crawl.cache import CrawlCache
-from generator.crawl.cache_values import card_digest, dump_records
-from generator.crawl.catalog import crawl
 from generator.crawl.pack import pack, unpack
+from generator.crawl.pickled import card_digest, dump_records
 from generator.model import Catalog, PackedProduct, Product
 from generator.plain_text import html_to_text, shorten
+from generator.replay.cache import CrawlCache
+from generator.replay.crawl import crawl
 from tests.support.fakeapi import KEY, FakeApi, Quirks, small_store
 from tests.support.fixture_store import small_catalog
 

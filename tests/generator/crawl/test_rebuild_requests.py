@@ -15,11 +15,11 @@ from companion.seed.demo import DEMO_KEY
 from companion.webhooks.events import Entity
 from generator.client import ClientSettings
 from generator.client.api import ApiClient
-from generator.crawl.cache import CACHE_FILE, CachedAnswer, CrawlCache
-from generator.crawl.catalog import crawl
 from generator.crawl.products import PACK_READING
 from generator.crawl.settings import CrawlSettings
 from generator.model import Catalog, ProductCard
+from generator.replay.cache import CACHE_FILE, CachedAnswer, CrawlCache
+from generator.replay.crawl import crawl
 from tests.support.incremental_store import (
     BASE,
     UNLIMITED,

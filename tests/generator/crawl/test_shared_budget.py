@@ -20,7 +20,7 @@ from companion.seed.demo import seed_demo
 from companion.settings import CompanionSettings
 from generator.client import ManualTimer, RequestLog
 from generator.client.api import ApiClient
-from generator.crawl.catalog import crawl
+from generator.replay.crawl import crawl
 
 pytestmark = pytest.mark.anyio
 

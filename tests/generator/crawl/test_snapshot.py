@@ -9,7 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from companion.webhooks.events import Entity
-from generator.crawl.snapshot import SNAPSHOT_FILE
+from generator.replay.snapshot import SNAPSHOT_FILE
 from tests.support.incremental_store import CrawledStores, build, config_for, folder_bytes
 
 #: A line the replay prints as it walks the crawl cache's products; a kept catalog prints none.
@@ -105,7 +105,7 @@ def test_the_key_is_the_same_in_every_process(tmp_path: Path) -> None:
     (tmp_path / "crawl.sqlite3").write_bytes(b"")
     code = (
         "import sys; from pathlib import Path; from generator.crawl.settings import "
-        "CrawlSettings; from generator.crawl.snapshot import snapshot_key; "
+        "CrawlSettings; from generator.replay.snapshot import snapshot_key; "
         "print(snapshot_key(Path(sys.argv[1]), CrawlSettings()))"
     )
     keys = {

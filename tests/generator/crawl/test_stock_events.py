@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy import select, update
 
 from companion.db import schema
-from generator.crawl.events import scope_of
+from generator.replay.events import scope_of
 from tests.support.incremental_store import (
     DemoStore,
     build_recorded,

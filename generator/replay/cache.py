@@ -46,8 +46,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from generator.crawl.cache_values import READING_CODE, CardTable, dump_readings, load_readings
 from generator.errors import StorefrontError
+from generator.replay.cache_values import READING_CODE, CardTable, dump_readings, load_readings
 
 CACHE_FILE = "crawl.sqlite3"
 #: Bumped whenever the stored shape changes; another file is ignored (a full crawl follows).

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
-from generator.crawl.fetch import Fetcher
 from generator.crawl.observer import CrawlObserver
 from generator.errors import ApiStatusError, RateLimited
 from generator.model import Catalog, Skip
+from generator.replay.fetch import Fetcher
 
 #: How the progress display names a phase of the first pass.
 SUFFIX = " (continued)"

@@ -14,8 +14,8 @@ old shape read by a new generator.
 The cache folder is this build's own state, written by this code: its pickles are as trusted
 as the generator itself.
 
-Model records are pickled as calls of their classes (``records``), which unpickles several
-times faster. The pickler is private: pickling elsewhere is not affected.
+Model records are pickled as calls of their classes (``crawl.pickled``), which unpickles
+several times faster.
 
 A product card is the record readings repeat most: the product list, every category and
 collection listing and the product's own pack each carry it, and a rebuild replays all of
@@ -27,22 +27,17 @@ Equal digests are equal values, so the cards taken are the ones the reading held
 
 from __future__ import annotations
 
-import copyreg
-import dataclasses
 import hashlib
 import importlib.util
 import io
 import marshal
-import operator
 import pickle
 import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
 
 from generator import model
-from generator.client import paging
-from generator.records import reducer, reducers
+from generator.crawl.pickled import DISPATCH, card_digest, dump_records, load_records
 
 #: The modules whose code shapes a reading: the records, their decoding, the list envelope and
 #: how the fetcher reads answers. Named as modules: one renamed or moved fails here at import,
@@ -54,10 +49,12 @@ _SHAPING = (
     "generator.client.paging",
     "generator.crawl.normalize",
     "generator.crawl.wire_values",
-    "generator.crawl.fetch",
+    "generator.crawl.ask",
+    "generator.crawl.pickled",
     "generator.crawl.products",
     "generator.crawl.pack",
-    "generator.crawl.cache_values",
+    "generator.replay.fetch",
+    "generator.replay.cache_values",
 )
 
 
@@ -75,36 +72,8 @@ def _code_digest() -> str:
 READING_CODE = _code_digest()
 
 
-_DISPATCH: Mapping[type, Callable[[Any], Any]] = {
-    **copyreg.dispatch_table,
-    **reducers(model),
-    paging.Page: reducer(paging.Page),
-}
-
-
-def dump_records(value: object) -> bytes:
-    """``value`` pickled, its model records as calls of their classes."""
-    buffer = io.BytesIO()
-    pickler = pickle.Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL)
-    pickler.dispatch_table = _DISPATCH
-    pickler.dump(value)
-    return buffer.getvalue()
-
-
-def load_records(blob: bytes | memoryview) -> object:
-    return pickle.loads(blob)
-
-
 #: The cards a build has read from readings so far, by ``card_digest``.
 CardTable = dict[bytes, model.ProductCard]
-
-_card_fields = operator.attrgetter(*(field.name for field in dataclasses.fields(model.ProductCard)))
-
-
-def card_digest(card: model.ProductCard) -> bytes:
-    """The SHA-1 of a card's field values: plain values (numbers, strings, None, a datetime),
-    whose ``repr`` is exact and costs a third of a pickle."""
-    return hashlib.sha1(repr(_card_fields(card)).encode(), usedforsecurity=False).digest()
 
 
 #: The cards of the reading this thread is loading (``load_readings``), for ``_card_place``.
@@ -139,7 +108,7 @@ def dump_readings(readings: Mapping[str, object]) -> bytes:
     buffer = io.BytesIO()
     apart = _CardsApart()
     pickler = pickle.Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL)
-    pickler.dispatch_table = {**_DISPATCH, model.ProductCard: apart.reduce}
+    pickler.dispatch_table = {**DISPATCH, model.ProductCard: apart.reduce}
     pickler.dump(dict(readings))
     cards = apart.cards
     digests = tuple(card_digest(card) for card in cards)

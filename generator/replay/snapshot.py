@@ -23,10 +23,10 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from generator.crawl.cache import CACHE_FILE
-from generator.crawl.cache_values import dump_records, load_records
+from generator.crawl.pickled import dump_records, load_records
 from generator.crawl.settings import CrawlSettings
 from generator.model import Catalog
+from generator.replay.cache import CACHE_FILE
 from generator.source_digest import code_digest
 
 SNAPSHOT_FILE = "catalog.pickle"
