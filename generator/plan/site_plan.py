@@ -58,7 +58,7 @@ from generator.plan.links import Links
 from generator.plan.pagination import chunks, page_path, pager
 from generator.plan.paths import base_path, output_file, output_name, page_key, public_path
 from generator.plan.usable import set_aside, usable_page_path
-from generator.shells import SENSITIVE_KINDS, SHELLS, Shell
+from generator.shells import SHELLS, Shell
 
 PageKind = Literal[
     "home",
@@ -222,11 +222,6 @@ class SitePlan:
     skipped: tuple[Skip, ...] = ()
     #: Urls of the API the site cannot use, treated as null (``usable``).
     unusable_urls: tuple[UnusableUrl, ...] = ()
-    #: The site's policy as pages carry it in <meta> (set by the write stage, which works it
-    #: out with the theme: ``render.csp``); None: no <meta> policy.
-    content_security_policy: str | None = None
-    #: The policy of the pages that take payment or personal data (``SENSITIVE_KINDS``).
-    sensitive_content_security_policy: str | None = None
 
     @property
     def base_path(self) -> str:
@@ -244,12 +239,6 @@ class SitePlan:
         if url.startswith("/") and not url.startswith("//"):
             return self.site_url + url
         return url
-
-    def policy_of(self, page: Page) -> str | None:
-        """The <meta> policy ``page`` carries."""
-        if page.kind in SENSITIVE_KINDS:
-            return self.sensitive_content_security_policy
-        return self.content_security_policy
 
     def page_at(self, url_path: str) -> Page | None:
         key = page_key(url_path)

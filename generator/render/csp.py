@@ -105,6 +105,32 @@ class PagePolicies:
     warnings: tuple[str, ...]
 
 
+#: Where the render's environment holds the <meta> policies its pages carry (``use_policies``).
+_META_POLICIES = "_storefront_meta_policies"
+
+
+def use_policies(env: jinja2.Environment, policies: PagePolicies) -> None:
+    """The pages ``env`` renders carry ``policies`` in <meta> (none before this is called)."""
+    env.globals[_META_POLICIES] = (policies.site.meta(), policies.sensitive.meta())
+
+
+def meta_policies(env: jinja2.Environment) -> tuple[str, str] | None:
+    """The <meta> policies of the pages ``env`` renders: (the site's, the sensitive pages')."""
+    found = env.globals.get(_META_POLICIES)
+    if not isinstance(found, tuple):
+        return None
+    site, sensitive = found
+    return str(site), str(sensitive)
+
+
+def meta_policy(env: jinja2.Environment, kind: str) -> str | None:
+    """The <meta> policy a page of ``kind`` carries; None: no <meta> policy."""
+    found = meta_policies(env)
+    if found is None:
+        return None
+    return found[1] if kind in SENSITIVE_KINDS else found[0]
+
+
 def page_policies(plan: SitePlan, env: jinja2.Environment) -> PagePolicies:
     theme = theme_script_loads(env) | theme_settings_loads(env)
     settings = env.globals.get("theme")

@@ -43,6 +43,7 @@ from generator.plan.paths import output_name
 from generator.plan.site_plan import Page, PageKind, SitePlan, with_links, with_subject
 from generator.render import buying
 from generator.render.calls import BuildContext
+from generator.render.csp import meta_policy
 from generator.render.escaping import OutputCode, output_text
 from generator.render.fragments import CONTEXT_NAME as FRAGMENTS
 from generator.render.fragments import FragmentCache, PageFragments, page_fragments
@@ -201,6 +202,8 @@ def render_page(
     try:
         template = env.get_template(page.template)
         context = page_context(plan, page)
+        # The render's, not the plan's: the policies the build gave the environment.
+        context["content_security_policy"] = _policy_attribute(meta_policy(env, page.kind))
         if fragments is not None:
             context[FRAGMENTS] = fragments
         links_token = _page_links.set(plan.links)
@@ -263,7 +266,6 @@ def page_context(plan: SitePlan, page: Page) -> dict[str, object]:
         "canonical_url": plan.absolute(page.canonical_path) if page.canonical_path else None,
         "structured_data": structured_data(plan, page),
         "vars": dict(site.custom_variables),
-        "content_security_policy": _policy_attribute(plan.policy_of(page)),
     }
 
 

@@ -33,6 +33,7 @@ import jinja2.meta
 
 from generator.plan.links import Links
 from generator.plan.site_plan import Page, SitePlan
+from generator.render.csp import meta_policies
 from generator.render.theme import Theme, asset_files
 from generator.source_digest import code_digest
 from generator.write.page_bytes import ModelBytes, model_bytes
@@ -227,8 +228,7 @@ class RenderInputs:
         theme = Theme.of(theme_dir)
         shared = _sha1()
         shared.update(plan.site_url.encode("utf-8"))
-        shared.update((plan.content_security_policy or "").encode("utf-8"))
-        shared.update((plan.sensitive_content_security_policy or "-").encode("utf-8"))
+        shared.update(repr(meta_policies(env)).encode("utf-8"))  # the pages' <meta> policies
         shared.update(model_bytes(plan.site))
         shared.update(code_digest().encode())
         shared.update(assets_digest(theme).encode())

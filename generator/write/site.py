@@ -20,7 +20,6 @@ one code path, so both give the same bytes.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -32,7 +31,7 @@ import jinja2
 
 from generator.plan.paths import output_name
 from generator.plan.site_plan import SitePlan
-from generator.render.csp import page_policies
+from generator.render.csp import page_policies, use_policies
 from generator.render.theme import Theme
 from generator.write.host_files import SensitivePolicy
 from generator.write.in_place import commit_in_place, fits
@@ -98,11 +97,7 @@ def write_incremental(
     started = time.perf_counter()
     theme_dir = Theme.of(theme_dir)  # its settings read once
     policies = page_policies(plan, env)
-    plan = dataclasses.replace(
-        plan,
-        content_security_policy=policies.site.meta(),
-        sensitive_content_security_policy=policies.sensitive.meta(),
-    )
+    use_policies(env, policies)
     # What the theme's templates name: the last build's findings hold for unedited ones.
     references = TemplateReferences(
         env, previous.template_references if previous else known_references
