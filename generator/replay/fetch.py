@@ -76,22 +76,22 @@ class Fetcher:
         ``replay_kept``: every answer the cache holds is replayed as it is, whatever its version
         (a continued crawl's first pass, see ``resume``). ``fresh``: the keys of unversioned
         answers (lists, context) this process asked already, replayed as they are."""
-        self.client = client
+        self._client = client
         self._settings = settings
-        self.scope = scope
-        self.replay_kept = replay_kept
-        self.fresh = fresh
+        self._scope = scope
+        self._replay_kept = replay_kept
+        self._fresh = fresh
         #: The keys this fetcher asked the API about.
         self.asked: set[str] = set()
-        self.cache = cache
+        self._cache = cache
         self._unversioned: dict[str, str] = {}
         #: (key, reading name) -> (the digest of the body read, what reading it gave).
         self._values: dict[tuple[str, str], tuple[str, object]] = {}
 
     @property
-    def max_pages(self) -> int:
+    def _max_pages(self) -> int:
         """The longest cursor walk; offline, the cached walk is as long as it was."""
-        return self.client.settings.max_pages if self.client is not None else 1_000_000
+        return self._client.settings.max_pages if self._client is not None else 1_000_000
 
     @property
     def settings(self) -> CrawlSettings:
@@ -112,9 +112,9 @@ class Fetcher:
         self, path: str, params: Params | None = None, *, version: str | None = None
     ) -> ApiResponse:
         """One answer (from the cache when ``version`` has not moved), waiting out 429s."""
-        if self.cache is None:
-            assert self.client is not None  # no cache means a live crawl
-            return await ask_waiting(self.client, self._settings, path, params, None)
+        if self._cache is None:
+            assert self._client is not None  # no cache means a live crawl
+            return await ask_waiting(self._client, self._settings, path, params, None)
         key, answer = await self._cached(path, params, version)
         return ApiResponse(key, answer.status, answer.data, answer.etag)
 
@@ -123,14 +123,14 @@ class Fetcher:
     ) -> tuple[str, CachedAnswer]:
         """The answer as the cache keeps it: the cached one when ``version`` has not moved
         (or offline), else asked again (with ``If-None-Match``) and stored."""
-        assert self.cache is not None
+        assert self._cache is not None
         key = describe_endpoint(path, params)
-        known = self.cache.lookup(key)
-        if known is not None and version is None and key in self.fresh:
+        known = self._cache.lookup(key)
+        if known is not None and version is None and key in self._fresh:
             return key, self._remember(key, version, known)  # asked moments ago, kept already
         if (
-            self.client is None
-            or (self.replay_kept and known is not None)
+            self._client is None
+            or (self._replay_kept and known is not None)
             or (
                 not self._asked_anew(key)
                 and (
@@ -149,8 +149,8 @@ class Fetcher:
                     f"--from-cache: the last crawl has no answer for {key}; "
                     "run a build with the API first"
                 )
-            self.cache.carry_over(key, known)
-            if self.client is not None:
+            self._cache.carry_over(key, known)
+            if self._client is not None:
                 # A replay gives the other jobs their turn: a listing waiting to send its
                 # next request does not wait for every other listing's replay.
                 await anyio.lowlevel.checkpoint()
@@ -160,7 +160,7 @@ class Fetcher:
             answer = await self._ask(path, params, headers)
         except ApiStatusError as exc:
             if is_absent(exc) and not isinstance(exc, RateLimited):
-                self.cache.store(key, CachedAnswer(exc.status, version, None, b"null"))
+                self._cache.store(key, CachedAnswer(exc.status, version, None, b"null"))
                 self.asked.add(key)
             raise
         self.asked.add(key)
@@ -169,22 +169,22 @@ class Fetcher:
         else:
             body = encode_body(answer.data)
             cached = CachedAnswer(answer.status, version, answer.etag, body, decoded=answer.data)
-        self.cache.store(key, cached)
+        self._cache.store(key, cached)
         return key, self._remember(key, version, cached)
 
     def _asked_anew(self, key: str) -> bool:
         """An answer the rebuild's events name (a product whose stock moved): asked again, with
         its ETag, whatever its version says (its list entry may not have moved)."""
-        return self.client is not None and self.scope is not None and self.scope.asks(key)
+        return self._client is not None and self._scope is not None and self._scope.asks(key)
 
     def _unmoved(self, key: str, version: str | None, known: CachedAnswer | None) -> bool:
         """A list page the rebuild's events cannot have moved (see ``events``), whatever its
         version says."""
         return (
-            self.scope is not None
+            self._scope is not None
             and known is not None
             and known.status == 200
-            and self.scope.replays(key, lambda: known.data)
+            and self._scope.replays(key, lambda: known.data)
         )
 
     def _remember(self, key: str, version: str | None, answer: CachedAnswer) -> CachedAnswer:
@@ -204,9 +204,9 @@ class Fetcher:
     ) -> R:
         """``read(endpoint, data)`` of one answer. A cached body is decoded and read at most
         once per build and ``name`` (the reading's stable name; None: not memoized)."""
-        if self.cache is None:
-            assert self.client is not None
-            response = await ask_waiting(self.client, self._settings, path, params, None)
+        if self._cache is None:
+            assert self._client is not None
+            response = await ask_waiting(self._client, self._settings, path, params, None)
             return read(response.endpoint, response.data)
         key, answer = await self._cached(path, params, version)
         return self._memo(key, answer, name, read)
@@ -220,13 +220,13 @@ class Fetcher:
         found = self._values.get(slot)
         if found is not None and found[0] == answer.digest:
             return cast(R, found[1])
-        stored = NO_READING if self.cache is None else self.cache.reading(key, answer, name)
+        stored = NO_READING if self._cache is None else self._cache.reading(key, answer, name)
         if stored is not NO_READING:
             value = cast(R, stored)
         else:
             value = read(key, answer.data)
-            if self.cache is not None:
-                self.cache.add_reading(key, answer, name, value)
+            if self._cache is not None:
+                self._cache.add_reading(key, answer, name, value)
         self._values[slot] = (answer.digest, value)
         return value
 
@@ -242,9 +242,9 @@ class Fetcher:
         """One list page whose version is ``version`` of the items it held: replayed while
         that still matches the version stored with it; asked again, it is stored with
         ``version`` of its new items."""
-        assert self.cache is not None
+        assert self._cache is not None
         key = describe_endpoint(path, params)
-        known = self.cache.lookup(key)
+        known = self._cache.lookup(key)
         held = (
             items_of(self._memo(key, known, name, read))
             if known is not None and known.status == 200
@@ -253,22 +253,22 @@ class Fetcher:
         before = version(held)
         found = await self._read(path, params, before, name, read)
         after = version(items_of(found))
-        stored = self.cache.lookup(key)
+        stored = self._cache.lookup(key)
         if after != before and stored is not None:
-            self.cache.store(key, stored.with_version(after))
+            self._cache.store(key, stored.with_version(after))
         return found
 
     async def _ask(
         self, path: str, params: Params | None, headers: dict[str, str] | None
     ) -> ApiResponse:
-        assert self.client is not None
-        return await ask_waiting(self.client, self._settings, path, params, headers)
+        assert self._client is not None
+        return await ask_waiting(self._client, self._settings, path, params, headers)
 
     def expect(self, paths: Iterable[str]) -> None:
         """Read ahead, in one query, what the crawl cache keeps with the answers of ``paths``
         (``kept`` is about to be asked for each)."""
-        if self.cache is not None:
-            self.cache.prefetch_readings(describe_endpoint(path, None) for path in paths)
+        if self._cache is not None:
+            self._cache.prefetch_readings(describe_endpoint(path, None) for path in paths)
 
     def kept(
         self, path: str, name: str, *, version: str | None
@@ -277,9 +277,9 @@ class Fetcher:
         and those of the keys kept alongside can be replayed as they are (see ``keep``); the
         body is not read. None when they cannot, or there is no such reading."""
         found = self._replayable(describe_endpoint(path, None), version)
-        if found is None or self.cache is None:
+        if found is None or self._cache is None:
             return None
-        stored = self.cache.reading(found[0], found[1], name)
+        stored = self._cache.reading(found[0], found[1], name)
         if stored is NO_READING or not isinstance(stored, tuple) or len(stored) != 2:
             return None
         value, alongside = stored
@@ -293,20 +293,20 @@ class Fetcher:
         """Keep ``value`` as reading ``name`` of the answer this crawl has for ``path``, with
         the keys whose answers it was derived from as well (``kept`` replays it with them)."""
         key = describe_endpoint(path, None)
-        answer = self.cache.lookup(key) if self.cache is not None else None
-        if self.cache is not None and answer is not None:
-            self.cache.add_reading(key, answer, name, (value, alongside))
+        answer = self._cache.lookup(key) if self._cache is not None else None
+        if self._cache is not None and answer is not None:
+            self._cache.add_reading(key, answer, name, (value, alongside))
 
     def _replayable(self, key: str, version: str | None) -> tuple[str, CachedAnswer] | None:
-        if self.cache is None:
+        if self._cache is None:
             return None
-        known = self.cache.lookup(key)
+        known = self._cache.lookup(key)
         if known is None or known.status != 200:
             return None
         moved = version is None or known.version != version or self._asked_anew(key)
-        if self.client is not None and moved and not self.replay_kept:
+        if self._client is not None and moved and not self._replay_kept:
             return None
-        self.cache.carry_over(key, known)
+        self._cache.carry_over(key, known)
         return key, self._remember(key, version, known)
 
     async def one(
@@ -348,7 +348,7 @@ class Fetcher:
         read = page_of(parse)
         keys: list[str] = []
         fetch_page: Callable[[Params], Awaitable[tuple[str, Page]]]
-        if callable(version) and self.cache is not None:
+        if callable(version) and self._cache is not None:
             by_items = version
             listed = _reading_name("page", parse)
 
@@ -368,7 +368,7 @@ class Fetcher:
                 return await self._read(path, page_params, fixed, name, read)
 
         items: list[T] = []
-        pages = walk_parsed_pages(fetch_page, params, max_pages=self.max_pages, bound=bound)
+        pages = walk_parsed_pages(fetch_page, params, max_pages=self._max_pages, bound=bound)
         async for page in pages:
             found = cast(tuple[T, ...], page.items)
             items.extend(found)
@@ -390,7 +390,7 @@ class Fetcher:
         asked again is stored with the version of its new items."""
         name = _reading_name("first", parse)
         read = first_page_of(parse)
-        if callable(version) and self.cache is not None:
+        if callable(version) and self._cache is not None:
             return await self._versioned(
                 path, params or {}, version, name, read, lambda page: page[0]
             )
