@@ -332,6 +332,16 @@ class Pager:
 
 
 @dataclass(frozen=True, slots=True)
+class FilterConfig:
+    """What GET /filters configures for a category (display only): brand names, each
+    attribute's values, price ranges [min, max) in VND (None: open at that end)."""
+
+    brands: tuple[str, ...]
+    attributes: tuple[tuple[str, tuple[str, ...]], ...]
+    price_ranges: tuple[tuple[int | None, int | None], ...]
+
+
+@dataclass(frozen=True, slots=True)
 class CategoryPage:
     category: Category
     breadcrumb: tuple[Crumb, ...]  # root first, the category itself last
@@ -341,6 +351,9 @@ class CategoryPage:
     products: tuple[ProductCard, ...]
     has_more: bool  # in a plan's page: later pages follow
     pager: Pager | None = None  # in a plan's page
+    #: Its filters as GET /filters configures them; None: not offered (the facets then come
+    #: from its products).
+    filters: FilterConfig | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -119,12 +119,14 @@ async def build_site(
         with interrupt_flag() as interrupted:
             # The catalog lives to the end of the build: the collector need not scan it again.
             gc.freeze()
+            from generator.plan.facet_data import facet_files
             from generator.plan.site_plan import plan_site
             from generator.write.incremental import save_references
             from generator.write.site import write_incremental
 
             planning = time.perf_counter()
             plan = plan_site(crawled.catalog, config.site_url)
+            data_files = facet_files(crawled.catalog, plan)
             rendering = time.perf_counter()
             progress.rendering(len(plan.pages))
 
@@ -148,6 +150,7 @@ async def build_site(
                     before_commit=lambda: _forget_state(config.cache_dir),
                     session_url=config.session_url,
                     known_references=ready.known_references,
+                    data_files=data_files,
                 )
             )
             written_at = time.perf_counter()

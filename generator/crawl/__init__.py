@@ -8,6 +8,7 @@ routes.py         /routes/resolve for those paths; custom and dead paths
 products.py       product details and variants (replayed from the cache during the walk)
 categories.py     category pages; collections.py, collection pages; content.py, articles,
                   CMS pages and flash sales
+filters.py        each category's /filters configuration (display only)
 related.py        related products and articles, chosen locally
 versions.py       what each derived answer depends on, digested (its version)
 ask.py            the one interface the phases ask through (``generator.replay`` implements

@@ -10,7 +10,8 @@
              /routes/resolve (routes); 404 makes a dead path
 4. details   products + variants, articles, CMS pages, collection pages, flash sales, the
              newest products for the home page - with bounded concurrency; then category
-             pages, whose versions need the products' categories
+             pages, whose versions need the products' categories, and each category's
+             /filters configuration (filters)
 5. assemble  the Catalog, with custom paths (an entity rendered at a merchant path, 200, no
              redirect), dead paths and everything skipped
 
@@ -35,6 +36,7 @@ from generator.crawl.categories import CategoryIndex, category_pages, index_cate
 from generator.crawl.collections import CollectionResult, collection_pages
 from generator.crawl.content import article_details, cms_pages, flash_sales
 from generator.crawl.context import ContextBlocks, gather_context
+from generator.crawl.filters import category_filters
 from generator.crawl.observer import CrawlObserver, NullCrawlObserver, SkipLog
 from generator.crawl.products import ListedReplay, product_details
 from generator.crawl.routes import (
@@ -257,6 +259,9 @@ async def gather(
         lists=lists,
         skips=skips,
         observer=observer,
+    )
+    category_list = await category_filters(
+        api, category_list, cards=versions, skips=skips, observer=observer
     )
 
     own_paths: dict[EntityType, dict[int, str | None]] = {

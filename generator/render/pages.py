@@ -38,6 +38,7 @@ from generator.crawl.normalize import format_vnd
 from generator.crawl.pack import unpack
 from generator.errors import TemplateError
 from generator.model import Menu, PackedProduct
+from generator.plan.facet_data import facet_data_path
 from generator.plan.links import Links, RecordingLinks
 from generator.plan.paths import output_name
 from generator.plan.site_plan import Page, PageKind, SitePlan, with_links, with_subject
@@ -152,6 +153,7 @@ def build_environment(
     env.globals["tel_href"] = tel_href
     env.globals["mailto_href"] = mailto_href
     env.globals["site_path"] = site_path
+    env.globals["facet_data_path"] = facet_data_path
     # Also a global (not only in the page context), so partials imported without context -
     # compiled once per build instead of once per page - can link.
     env.globals["href"] = current_href

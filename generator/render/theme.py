@@ -246,16 +246,22 @@ def asset_source(theme: Theme | Path, name: str) -> Asset | None:
 #: checkout, payment result and account pages only, never while browsing): the order summary and
 #: the coupon held in every tab, the order this device placed and its joining (docs/islands.md).
 ISLANDS_BUDGET = 14 * 1024
+#: Islands no page loads until the shopper uses them, outside ISLANDS_BUDGET, each with a
+#: budget of its own: filters.js, a listing's filters and sorts, imported on a first choice.
+ON_DEMAND_BUDGETS: dict[str, int] = {"islands/filters.js": 3 * 1024}
 
 
-def island_sizes(theme: Theme | Path) -> dict[str, int]:
+def island_sizes(theme: Theme | Path, *, on_demand: bool = False) -> dict[str, int]:
     """Gzipped size (level 9, one file at a time, as a server sends them) of every island as
     the build publishes it (minified), the merchant's islands over the default's. Each island
-    counts once: its copy in the versioned folder is the same bytes."""
+    counts once: its copy in the versioned folder is the same bytes. ``on_demand``: those of
+    ``ON_DEMAND_BUDGETS`` instead of the others."""
     import gzip  # here: a build never weighs the islands
 
     return {
         published.as_posix(): len(gzip.compress(asset.read_bytes(), 9, mtime=0))
         for published, asset in asset_files(theme)
-        if _is_island(published) and len(published.parts) == 2
+        if _is_island(published)
+        and len(published.parts) == 2
+        and (published.as_posix() in ON_DEMAND_BUDGETS) == on_demand
     }

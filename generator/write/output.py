@@ -26,7 +26,7 @@ import errno
 import os
 import shutil
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
@@ -83,6 +83,7 @@ def finish_output(
     sensitive: SensitivePolicy | None = None,
     session_url: str | None = None,
     unusable_urls: tuple[UnusableUrl, ...] = (),
+    data_files: Sequence[tuple[str, bytes]] = (),
 ) -> WriteReport:
     """Everything besides the pages: assets, ``public_dir``, sitemap, host files, marker, and
     the build's warnings when it has some (``build_warnings``).
@@ -102,6 +103,9 @@ def finish_output(
     for name, content in host_files(
         policy, sensitive=sensitive, session_url=session_url, site_url=site_url
     ):
+        sizes.append(_write_new(staging, name, content))
+        extras.append(name)
+    for name, content in data_files:  # the listings' facet data (plan.facet_data)
         sizes.append(_write_new(staging, name, content))
         extras.append(name)
     warned = warnings_file(unusable_urls)

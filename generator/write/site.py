@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
@@ -89,6 +89,7 @@ def write_incremental(
     before_commit: Callable[[], None] | None = None,
     session_url: str | None = None,
     known_references: References | None = None,
+    data_files: Sequence[tuple[str, bytes]] = (),
 ) -> IncrementalResult:
     """Render what moved and put the output in place; ``before_commit`` runs just before an
     update starts changing the output file by file or entry by entry (in place, or a mount
@@ -174,6 +175,7 @@ def write_incremental(
             sensitive=SensitivePolicy(policies.sensitive.header(), policies.sensitive_paths),
             session_url=session_url,
             unusable_urls=plan.unusable_urls,
+            data_files=data_files,
         )
         # Staged: the pages rendered now and the files besides pages. They replace their old
         # versions in place when the last build's output is there (``in_place``); else the

@@ -1,4 +1,4 @@
-// Listings: the search page, sort and "load more" on category and collection pages, and the
+// Listings: the search page, sort, filters and "load more" on category and collection pages, and the
 // product page's recently viewed (kept in this browser).
 import { api, card, enc, failed, h, part } from './main.js'
 
@@ -35,6 +35,7 @@ const SORTS = { '': 'Mặc định', newest: 'Mới nhất', price_asc: 'Giá t�
 const PAGE = 24
 
 function loadMore (el) {
+  if (el.dataset.facets) return listed(el)
   const grid = el.parentElement.querySelector('.grid')
   const filter = el.dataset.categoryId ? 'category=' + enc(el.dataset.categoryId) : 'collection=' + enc(el.dataset.collectionId)
   let shown = Number(el.dataset.shown) || 0
@@ -77,6 +78,23 @@ function loadMore (el) {
   })
   el.append(button)
   if (sort) sorted()
+}
+
+// A category or collection with the build's facet data: its sort, filters and "more" work on
+// that file's records (filters.js, loaded when first used, or at once when the url carries a
+// choice): the API is never asked. The controls are the theme's parts (partials/filters.html).
+function listed (el) {
+  const tools = part(el, 'tools')
+  const more = el.dataset.hasMore === 'false' ? null : part(el, 'more')
+  el.parentElement.querySelector('.grid').before(tools)
+  if (more) el.append(more)
+  let ready
+  const use = (e) => (ready ||= import('./filters.js').then((m) => m.listing(el, tools, more)))
+    .then((run) => run(e)).catch(failed(el))
+  tools.addEventListener('change', use)
+  tools.addEventListener('click', (e) => e.target.closest('.filter-open') && use(e))
+  more?.addEventListener('click', use)
+  if (location.search) use()
 }
 
 // Recently viewed: this browser's own list (the last 12 products' cards, newest first, from

@@ -6,13 +6,12 @@ from __future__ import annotations
 import httpx
 import pytest
 
+from generator.crawl.filters import filter_config
+from generator.model import FilterConfig
 from tests.support.crawl_helpers import crawl_fake
 from tests.support.fakeapi import FakeApi, Quirks, small_store
 
-pytestmark = [
-    pytest.mark.anyio,
-    pytest.mark.xfail(strict=True, reason="the crawl does not ask /filters yet"),
-]
+pytestmark = pytest.mark.anyio
 
 ANSWER = {
     "brands": [{"id": 1, "name": "An Nhiên"}, {"id": 2, "name": "Phố Cổ"}],
@@ -26,8 +25,6 @@ def _filters(request: httpx.Request) -> httpx.Response:
 
 
 async def test_each_category_page_asks_its_filters_once_and_keeps_them() -> None:
-    from generator.model import FilterConfig
-
     fake = FakeApi(small_store(), Quirks(overrides={"/filters": _filters}))
     catalog, _ = await crawl_fake(fake)
     asked = sorted(int(entry.params["category"]) for entry in fake.requests_to("/filters"))
@@ -63,9 +60,6 @@ async def test_filters_failing_for_good_leave_the_categories_without_and_the_bui
 
 
 def test_an_odd_answer_keeps_what_it_can_read() -> None:
-    from generator.crawl.filters import filter_config
-    from generator.model import FilterConfig
-
     config = filter_config(
         {
             "brands": [{"id": 1, "name": "A"}, {"id": 2}, "B", {"name": "A"}, {"name": " "}],

@@ -37,7 +37,8 @@ def build(store: DemoStore, folder: Path) -> list[str]:
 
 def reached_by(store: DemoStore, product_id: int) -> set[str]:
     """What a change of ``product_id`` may ask again: its detail and variants, the product
-    lists of its categories and their ancestors, of its collections, and the newest."""
+    lists and filters of its categories and their ancestors, of its collections, and the
+    newest."""
     with store.engine.connect() as conn:
         primary = conn.scalar(
             select(schema.products.c.category_id).where(schema.products.c.id == product_id)
@@ -70,6 +71,7 @@ def reached_by(store: DemoStore, product_id: int) -> set[str]:
             f"/products/{product_id}/variants",
             "/products?sort=newest&limit=12",
             *(f"/products?category={c}&limit=100" for c in categories),
+            *(f"/filters?category={c}" for c in categories),
             *(f"/products?collection={c}&limit=100" for c in collections),
         }
 

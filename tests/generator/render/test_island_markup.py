@@ -59,7 +59,7 @@ def read_by(source: str) -> set[str]:
 def declared_by(module: str) -> set[str]:
     found: set[str] = set()
     for island in DECLARED.values():
-        if island["module"] != module:
+        if module not in (island["module"], island.get("on_use")):  # on_use: imported on use
             continue
         for selector, attributes in island["needs"].items():
             found |= set(_TOKEN.findall(selector))

@@ -7,6 +7,7 @@ from pathlib import Path
 from generator.render.theme import (
     DEFAULT_THEME,
     ISLANDS_BUDGET,
+    ON_DEMAND_BUDGETS,
     asset_source,
     island_sizes,
     minify_js,
@@ -66,3 +67,11 @@ def test_the_script_prints_the_published_total_and_exits_1_above_its_budget() ->
 def test_the_default_themes_islands_are_within_their_budget() -> None:
     sizes = island_sizes(DEFAULT_THEME)
     assert sum(sizes.values()) <= ISLANDS_BUDGET, sizes
+
+
+def test_an_island_loaded_on_use_keeps_its_own_budget_outside_the_total() -> None:
+    on_demand = island_sizes(DEFAULT_THEME, on_demand=True)
+    assert set(on_demand) == set(ON_DEMAND_BUDGETS)
+    assert not set(on_demand) & set(island_sizes(DEFAULT_THEME))
+    over = {name: size for name, size in on_demand.items() if size > ON_DEMAND_BUDGETS[name]}
+    assert over == {}
