@@ -167,9 +167,13 @@ def test_sorting_a_category_asks_nothing(browser: Browser, origin: str, category
     context = browser.new_context(locale="vi-VN", viewport={"width": 1366, "height": 900})
     page = context.new_page()
     try:
+        fetched: list[str] = []
+        page.on("request", lambda request: fetched.append(urlsplit(request.url).path))
         with counting() as counter:
             page.goto(origin + category.path)
             page.wait_for_load_state("networkidle")
+            # The first load costs neither the filters' code nor the listing's data.
+            assert not [p for p in fetched if p.endswith("/filters.js") or "/_data/" in p]
             page.locator("#sort").select_option("price_asc")
             ordered = sorted(
                 category.products, key=lambda p: p.price if p.price is not None else 10**15
@@ -177,6 +181,7 @@ def test_sorting_a_category_asks_nothing(browser: Browser, origin: str, category
             shown = min(len(ordered), _step(page))
             expect(page.locator("main .grid > li h3").first).to_have_text(ordered[0].name)
             assert _names(page) == [p.name for p in ordered[:shown]]
+            assert any(p.endswith("/filters.js") for p in fetched)  # loaded once used
             page.close()
             showing, _activity = split(settled(counter))
     finally:
