@@ -154,6 +154,8 @@ async def build_site(
                 )
             )
             written_at = time.perf_counter()
+            _publish_search_index(crawled.catalog, plan, config, ready.theme)
+            indexed_at = time.perf_counter()
         # Saved only once the new output is in place: state always describes what is there.
         moments = catalog_moments(
             crawled.catalog,
@@ -204,8 +206,31 @@ async def build_site(
             ("crawl", crawled_at - started),
             ("plan", rendering - planning),
             ("render and write", written_at - rendering),
+            ("search index", indexed_at - written_at),
         ),
     )
+
+
+def _publish_search_index(
+    catalog: Catalog, plan: SitePlan, config: BuildConfig, theme: Theme
+) -> None:
+    """The product index the islands search (``search_index``), unless the theme turns it off
+    (its search then asks the API)."""
+    from generator.search_index.store import remove_search_index, write_search_index
+
+    search = theme.settings.search
+    if not search.index:
+        remove_search_index(config.out)
+        return
+    with _cache_errors(config.cache_dir, _IN_PLACE):
+        write_search_index(
+            catalog,
+            plan,
+            config.out,
+            config.cache_dir,
+            synonyms=search.synonyms,
+            full=config.full,
+        )
 
 
 def _island_warnings(plan: SitePlan, out: Path, theme: Theme) -> tuple[str, ...]:

@@ -112,6 +112,17 @@ class Embeds:
 
 
 @dataclass(frozen=True, slots=True)
+class Search:
+    """The product search: from the index the build publishes (``index``, on by default: no
+    API request a query), else from the API's /search; and the merchant's synonyms, groups of
+    words a query treats as one (``[["tee", "ao thun"], ...]``: each query word that is one of
+    a group's words also finds the group's others)."""
+
+    index: bool = True
+    synonyms: tuple[tuple[str, ...], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class ThemeSettings:
     colors: Mapping[str, str] = field(default_factory=dict)
     fonts: Mapping[str, str] = field(default_factory=dict)
@@ -128,6 +139,7 @@ class ThemeSettings:
     ecommerce_events: bool = False
     snippets: tuple[Snippet, ...] = ()
     embeds: Embeds = Embeds()
+    search: Search = Search()
     #: The theme interface version the theme was made for (``interface``; None: not named).
     interface: int | None = None
 
@@ -194,6 +206,7 @@ _TOP = (
     "analytics",
     "snippets",
     "embeds",
+    "search",
 )
 
 
@@ -239,7 +252,28 @@ def parse(data: Mapping[str, Any]) -> ThemeSettings:
         interface=interface,
         snippets=_snippets(data.get("snippets", [])),
         embeds=_embeds(_table(data, "embeds", (*SNIPPET_DIRECTIVES, "inline_scripts"))),
+        search=_search(_table(data, "search", ("index", "synonyms"))),
     )
+
+
+def _search(table: Mapping[str, Any]) -> Search:
+    index = table.get("index", True)
+    if type(index) is not bool:
+        raise _error("search.index", "true or false", index)
+    groups = table.get("synonyms", [])
+    wanted = 'a list of word groups such as [["tee", "ao thun"]]'
+    if not isinstance(groups, list):
+        raise _error("search.synonyms", wanted, groups)
+    synonyms = []
+    for group in groups:
+        if (
+            not isinstance(group, list)
+            or len(group) < 2
+            or not all(isinstance(w, str) and w.strip() for w in group)
+        ):
+            raise _error("search.synonyms", wanted, group)
+        synonyms.append(tuple(w.strip() for w in group))
+    return Search(index=index, synonyms=tuple(synonyms))
 
 
 def _embeds(table: Mapping[str, Any]) -> Embeds:

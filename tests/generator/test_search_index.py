@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from sqlalchemy import select
 
 from companion.db import schema
@@ -63,7 +62,6 @@ def _find(postings: dict[str, Any], query: str) -> set[int]:
     return found or set()
 
 
-@pytest.mark.xfail(strict=True, reason="no search index yet")
 def test_fold_drops_tones_and_crossed_d() -> None:
     from generator.search_index.fold import fold, words
 
@@ -90,7 +88,6 @@ def _mtimes(root: Path) -> dict[str, tuple[int, int]]:
     }
 
 
-@pytest.mark.xfail(strict=True, reason="no search index yet")
 def test_index_holds_published_products_folded_and_rewrites_only_what_a_change_moves(
     tmp_path: Path, crawled_stores: CrawledStores
 ) -> None:
@@ -137,7 +134,6 @@ def test_index_holds_published_products_folded_and_rewrites_only_what_a_change_m
         store.close()
 
 
-@pytest.mark.xfail(strict=True, reason="no search index yet")
 def test_a_theme_that_turns_the_index_off_publishes_none(tmp_path: Path) -> None:
     theme = tmp_path / "theme"
     theme.mkdir()
@@ -148,13 +144,12 @@ def test_a_theme_that_turns_the_index_off_publishes_none(tmp_path: Path) -> None
     assert not os.path.exists(tmp_path / "out" / "_search" / "index.json")
 
 
-@pytest.mark.xfail(strict=True, reason="no search index yet")
 @pytest.mark.parametrize("bad", ['synonyms = ["tee"]', 'synonyms = [["tee"]]', "index = 1"])
 def test_bad_search_settings_are_refused(bad: str) -> None:
+    import tomllib
+
     from generator.errors import ConfigError
     from generator.render.theme_settings import parse
-
-    import tomllib
 
     with pytest.raises(ConfigError, match="search"):
         parse(tomllib.loads("[search]\n" + bad))

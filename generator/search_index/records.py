@@ -1,0 +1,178 @@
+"""What the index holds of each published product, category, collection and article.
+
+A product's record has the shape the islands read (the search suggestions, the search page and
+the filters): ``{"id", "n" name, "u" url or null, "i" image or null, "p" effective price,
+"c" compare-at price or null, "b" brand or null, "o" {option: [values]}, "s" in stock,
+"t" created ISO, "k" [category ids with ancestors], "l" [collection ids]}``. Its searchable
+words are kept apart: those of its name (the first one ranks highest) and the others (brand,
+category path, SKUs, option values).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from generator.crawl.pack import unpack
+from generator.model import Catalog, Category, PackedProduct, ProductCard
+from generator.plan.site_plan import SitePlan
+from generator.search_index.fold import fold, words
+
+
+@dataclass(frozen=True, slots=True)
+class Detail:
+    """What only the packed product holds; kept between builds by the pack's digest, so an
+    unchanged product is not unpacked again."""
+
+    skus: tuple[str, ...]
+    options: tuple[tuple[str, tuple[str, ...]], ...]
+    brand: str | None
+    created: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    id: int
+    record: dict[str, Any]
+    name_words: tuple[str, ...]
+    other_words: frozenset[str]
+
+
+def detail_of(packed: PackedProduct) -> Detail:
+    product = unpack(packed)
+    skus = [product.sku] if product.sku else []
+    options: dict[str, list[str]] = {}
+    for variant in product.variants:
+        if variant.sku:
+            skus.append(variant.sku)
+        for name, value in variant.options:
+            values = options.setdefault(name, [])
+            if value not in values:
+                values.append(value)
+    stamp = product.published_at or product.card.updated_at
+    return Detail(
+        skus=tuple(dict.fromkeys(skus)),
+        options=tuple((name, tuple(values)) for name, values in options.items()),
+        brand=product.brand.name if product.brand else None,
+        created=stamp.isoformat() if stamp else None,
+    )
+
+
+def _flat(tree: tuple[Category, ...]) -> Iterator[Category]:
+    for category in tree:
+        yield category
+        yield from _flat(category.children)
+
+
+def product_entries(
+    catalog: Catalog, plan: SitePlan, details: Mapping[bytes, Detail]
+) -> Iterator[tuple[PackedProduct | None, Entry | None]]:
+    """Each product with its entry, or None when its detail is not in ``details`` yet (the
+    caller unpacks it then); a product known by its card alone comes without its pack."""
+    urls = {
+        page.subject.card.id: page.path
+        for page in plan.pages
+        if page.kind == "product" and isinstance(page.subject, PackedProduct)
+    }
+    categories = {c.id: c for c in _flat(plan.site.category_tree)}
+    collections: dict[int, list[int]] = {}
+    for listing in catalog.collections:
+        for card in listing.products:
+            collections.setdefault(card.id, []).append(listing.collection.id)
+    packed_ids = set()
+    for packed in catalog.products:
+        packed_ids.add(packed.card.id)
+        detail = details.get(packed.head.digest)
+        if detail is None:
+            yield packed, None
+            continue
+        card = packed.card
+        yield (
+            packed,
+            _entry(card, packed.category_ids, detail, urls.get(card.id), categories, collections),
+        )
+    # A product without a url has no page for the crawl to read: its card, from the lists that
+    # show it, is what the index holds of it (shown as plain text).
+    for card in _listed_cards(catalog):
+        if card.id in packed_ids:
+            continue
+        packed_ids.add(card.id)
+        stamp = card.updated_at.isoformat() if card.updated_at else None
+        ids = (card.category_id,) if card.category_id is not None else ()
+        yield None, _entry(card, ids, Detail((), (), None, stamp), None, categories, collections)
+
+
+def _listed_cards(catalog: Catalog) -> Iterator[ProductCard]:
+    for category in catalog.categories:
+        yield from category.products
+    for listing in catalog.collections:
+        yield from listing.products
+
+
+def _entry(
+    card: ProductCard,
+    category_ids: tuple[int, ...],
+    detail: Detail,
+    url: str | None,
+    categories: Mapping[int, Category],
+    collections: Mapping[int, list[int]],
+) -> Entry:
+    path: list[int] = []
+    for start in category_ids:
+        seen = start
+        while seen in categories and seen not in path:
+            path.append(seen)
+            parent = categories[seen].parent_id
+            if parent is None:
+                break
+            seen = parent
+    price = card.effective_price if card.effective_price is not None else card.price
+    record = {
+        "id": card.id,
+        "n": card.name,
+        "u": url,
+        "i": card.image_url,
+        "p": price,
+        "c": card.compare_at_price,
+        "b": detail.brand,
+        "o": {name: list(values) for name, values in detail.options},
+        "s": card.in_stock,
+        "t": detail.created,
+        "k": path,
+        "l": sorted(set(collections.get(card.id, ()))),
+    }
+    other = set(words(detail.brand))
+    for category_id in path:
+        other.update(words(categories[category_id].name))
+    for sku in detail.skus:
+        other.update(words(sku))
+        other.add("".join(words(sku)))
+    for _, values in detail.options:
+        for value in values:
+            other.update(words(value))
+    other.discard("")
+    return Entry(card.id, record, tuple(words(card.name)), frozenset(other))
+
+
+def other_pages(plan: SitePlan) -> list[list[Any]]:
+    """The categories, collections and articles a query suggests: [kind, name, url, folded
+    name, top level] (kind "k" a category, "l" a collection, "a" an article)."""
+    found: list[list[Any]] = []
+    for page in plan.pages:
+        subject: Any = page.subject
+        pager = getattr(subject, "pager", None)
+        if pager is not None and pager.number != 1:
+            continue
+        if page.kind == "category":
+            category = subject.category
+            name, top = category.name, category.parent_id is None
+        elif page.kind == "collection":
+            name, top = subject.collection.name, False
+        elif page.kind == "article":
+            name, top = subject.summary.title, False
+        else:
+            continue
+        kind = {"category": "k", "collection": "l", "article": "a"}[page.kind]
+        found.append([kind, name, page.path, " ".join(words(fold(name))), top])
+    return found
