@@ -247,8 +247,10 @@ def asset_source(theme: Theme | Path, name: str) -> Asset | None:
 #: the coupon held in every tab, the order this device placed and its joining (docs/islands.md).
 ISLANDS_BUDGET = 14 * 1024
 #: Islands no page loads until the shopper uses them, outside ISLANDS_BUDGET, each with a
-#: budget of its own: filters.js, a listing's filters and sorts, imported on a first choice.
-ON_DEMAND_BUDGETS: dict[str, int] = {"islands/filters.js": 3 * 1024}
+#: budget of its own: filters.js, a listing's filters and sorts, imported on a first choice;
+#: find.js, the search, imported when the header's search field is first used or on the
+#: search page (under a tenth of what a first query fetches).
+ON_DEMAND_BUDGETS: dict[str, int] = {"islands/filters.js": 3 * 1024, "islands/find.js": 3 * 1024}
 
 
 def island_sizes(theme: Theme | Path, *, on_demand: bool = False) -> dict[str, int]:

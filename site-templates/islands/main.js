@@ -279,11 +279,13 @@ const known = kept()
 showCount(known?.token === cartToken() && known.item_count)
 
 // Island name -> module; a module serving several islands exports {name: function}.
-const MODULES = { search: 'listing', 'load-more': 'listing', recommendations: 'listing', cart: 'checkout', 'payment-return': 'checkout' }
+const MODULES = { search: 'listing', 'load-more': 'listing', recommendations: 'listing', cart: 'checkout', 'payment-return': 'checkout', suggest: 'find', 'search-index': 'find' }
 for (const el of document.querySelectorAll('[data-island]')) {
   const name = el.dataset.island
-  if (name === 'cart-link') continue
-  import(`./${MODULES[name] || name}.js`).then(({ default: run }) => (run[name] || run)(el))
+  const run = () => import(`./${MODULES[name] || name}.js`).then(({ default: run }) => (run[name] || run)(el))
+  // The header's suggestions load once its field is used, not with the page.
+  if (name === 'suggest') el.addEventListener('focusin', run, { once: true })
+  else if (name !== 'cart-link') run()
 }
 
 const page = document.body.dataset

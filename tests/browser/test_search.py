@@ -14,10 +14,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from tests.browser.test_page_requests import counting, settled, split
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.xfail(strict=True, reason="the search asks the API; no suggestions yet"),
-]
+pytestmark = pytest.mark.browser
 
 
 def _names(out: Path) -> dict[int, str]:

@@ -1,0 +1,209 @@
+// Search from the index the build publishes under /_search/ (docs/search.md): the header's
+// suggestions as the shopper types (loaded when the field is first used) and the search page's
+// results. No API request: a query fetches the manifest, the shard of each word's first two
+// letters and the record chunks of what it shows. Words and markup are the theme's.
+import { card, h, price, src } from './main.js'
+
+const ROOT = new URL(import.meta.url).pathname.split('/_assets/')[0]
+const got = {}
+const get = (name, v) => (got[name + v] ||= fetch(`${ROOT}/_search/${name}?v=${v}`).then((r) => (r.ok ? r.json() : null), () => null))
+const manifest = () => get('index.json', Math.floor(Date.now() / 3e5))
+
+// As the build folds: no tone marks, đ as d, lower case ("Áo thun nữ" -> "ao thun nu").
+export const words = (text) => text.normalize('NFD').replace(/[\u0300-\u036f]/g, '').replace(/đ/gi, 'd').toLowerCase().match(/[a-z0-9]+/g) || []
+
+// One typo apart: a letter changed, missing, added, or two swapped.
+function near (a, b) {
+  let i = 0
+  while (a[i] && a[i] === b[i]) i++
+  const rest = (x, y) => a.slice(i + x) === b.slice(i + y)
+  return rest(1, 1) || rest(1, 0) || rest(0, 1) || (a[i] === b[i + 1] && a[i + 1] === b[i] && rest(2, 2))
+}
+
+// Products holding `word` (a prefix too when `prefix`; one typo off from 5 letters), with a
+// score: an exact word over a prefix over a typo, its name's first word over its name over
+// the other words (brand, category path, SKUs, options).
+async function scored (m, word, prefix) {
+  const key = word.slice(0, 2)
+  const shard = m.t[key] && await get(`t/${key}.json`, m.t[key])
+  const out = new Map()
+  for (const term in shard) {
+    const kind = term === word ? 6 : prefix && term.startsWith(word) ? 4 - (term.length - word.length) / 99 : word.length > 4 && near(term, word) ? 2 : 0
+    if (kind) {
+      shard[term].forEach((deltas, field) => {
+        let id = 0
+        for (const d of deltas) {
+          const s = kind * (3 - field)
+          if (!(out.get((id += d)) >= s)) out.set(id, s)
+        }
+      })
+    }
+  }
+  return out
+}
+
+const both = (a, b) => new Map([...a].filter(([id]) => b.has(id)).map(([id, s]) => [id, s + b.get(id)]))
+
+// The ids of the products matching every word of `query`, best first (the last word may be
+// unfinished); a word of a synonym group also finds the group's other words.
+export async function find (query) {
+  const m = await manifest()
+  const typed = words(query)
+  let found = null
+  for (const [n, word] of typed.entries()) {
+    const last = n === typed.length - 1
+    const alike = m.synonyms.filter((g) => g.some((w) => w.join() === word)).flat().filter((w) => w.join() !== word)
+    let any = await scored(m, word, last)
+    for (const alt of alike) {
+      let all = null
+      for (const w of alt) {
+        const s = await scored(m, w, false)
+        all = all ? both(all, s) : s
+      }
+      for (const [id, s] of all) if (!(any.get(id) >= s / alt.length)) any.set(id, s / alt.length)
+    }
+    found = found ? both(found, any) : any
+  }
+  return [...(found || [])].sort((a, b) => b[1] - a[1] || b[0] - a[0]).map(([id]) => id)
+}
+
+// The records of `ids` (the shape of generator/search_index/records.py), in their order.
+export async function records (ids) {
+  const m = await manifest()
+  const chunks = {}
+  for (const id of ids) {
+    const n = Math.floor(id / m.chunk)
+    chunks[n] ||= get(`r/${n}.json`, m.r[n])
+  }
+  const byId = {}
+  for (const list of await Promise.all(Object.values(chunks))) for (const r of list || []) byId[r.id] = r
+  return ids.map((id) => byId[id]).filter(Boolean)
+}
+
+// The categories, collections and articles whose name holds every word of `query`.
+export async function pages (query) {
+  const m = await manifest()
+  const typed = words(query)
+  const all = await get('pages.json', m.pages) || []
+  const fits = (p) => typed.every((w) => p[3].split(' ').some((x) => x.startsWith(w) || (w.length > 4 && near(x, w))))
+  return { found: typed.length ? all.filter(fits) : [], top: all.filter((p) => p[0] === 'k' && p[4]) }
+}
+
+// A record as the card partial and the price markup read a product.
+const asCard = (r) => ({ name: r.n, url: r.u, image_url: r.i, effective_price: r.p, price: r.p, compare_at_price: r.c, in_stock: r.s })
+const go = (url) => url && (location.href = ROOT + url)
+
+// The header's field: a combobox whose listbox groups products, categories, collections and
+// articles; arrows move, Enter opens, Escape closes; the status says how many.
+function suggest (form) {
+  const input = form.q
+  const list = form.querySelector('[role=listbox]')
+  const status = form.querySelector('[role=status]')
+  const say = list.dataset
+  let options = []
+  let active = -1
+  let asked = 0
+  const mark = (n) => {
+    options.forEach((o, i) => o.setAttribute('aria-selected', i === n))
+    active = n
+    if (options[n]) input.setAttribute('aria-activedescendant', options[n].id), options[n].scrollIntoView({ block: 'nearest' })
+    else input.removeAttribute('aria-activedescendant')
+  }
+  const show = (on) => {
+    list.hidden = !on
+    input.setAttribute('aria-expanded', on)
+    if (!on) mark(-1)
+  }
+  const option = (url, ...kids) => h('li', { role: 'option', 'data-url': url }, kids)
+  const group = (label, items) => items.length && h('ul', { role: 'group', 'aria-label': label }, items)
+  const update = async () => {
+    const query = input.value.trim()
+    const mine = ++asked
+    if (!words(query).length) return show(false)
+    const [ids, other] = await Promise.all([find(query), pages(query)])
+    const found = await records(ids.slice(0, 5))
+    if (mine !== asked) return
+    const products = found.map((r) => option(r.u, r.i && h('img', { src: src(r.i), alt: '', width: 48, height: 48 }), h('span', null, r.n), price(asCard(r))))
+    const kinds = ['k', 'l', 'a'].map((k) => group(say[k], other.found.filter((p) => p[0] === k).slice(0, 4).map((p) => option(p[2], p[1]))))
+    const none = !products.length && h('li', { role: 'presentation', class: 'suggest-none' }, say.none)
+    list.replaceChildren(group(say.p, products) || '', ...kinds.filter(Boolean), none || '', (none && group(say.k, other.top.map((p) => option(p[2], p[1])))) || '')
+    options = [...list.querySelectorAll('[role=option]')]
+    options.forEach((o, i) => (o.id = input.id + '-o' + i))
+    status.textContent = status.dataset.count.replace('{n}', options.length)
+    mark(-1)
+    show(true)
+  }
+  input.addEventListener('input', update)
+  input.addEventListener('keydown', (e) => {
+    const n = options.length
+    if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+      e.preventDefault()
+      if (list.hidden) return update()
+      mark(n ? (active + (e.key === 'ArrowDown' ? 1 : n - 1 + (active < 0))) % n : -1)
+    } else if (e.key === 'Escape' && !list.hidden) {
+      e.preventDefault()
+      show(false)
+    } else if (e.key === 'Enter' && options[active]) {
+      e.preventDefault()
+      go(options[active].dataset.url)
+    }
+  })
+  list.addEventListener('mousedown', (e) => e.preventDefault())
+  list.addEventListener('click', (e) => go(e.target.closest('[role=option]')?.dataset.url))
+  form.addEventListener('focusout', (e) => form.contains(e.relatedTarget) || show(false))
+  update()
+}
+
+// The search page: every result, by relevance or the sort chosen (?sap-xep=), 24 at a time.
+const PAGE = 24
+const ORDER = {
+  newest: (a, b) => (b.t || '').localeCompare(a.t || ''),
+  price_asc: (a, b) => (a.p ?? Infinity) - (b.p ?? Infinity),
+  price_desc: (a, b) => (b.p ?? -1) - (a.p ?? -1),
+}
+
+function searchPage (form) {
+  const out = form.parentElement.querySelector('.search-results')
+  const select = form.parentElement.querySelector('.sort select')
+  const say = out.dataset
+  const url = new URL(location)
+  let ids = []
+  let sorted = null
+  let shown = 0
+  const more = h('button', { type: 'button', class: 'more', onclick: () => next() }, say.more)
+  const next = async () => {
+    const batch = sorted ? sorted.slice(shown, shown + PAGE) : await records(ids.slice(shown, shown + PAGE))
+    out.querySelector('.grid').append(...batch.map((r) => card(asCard(r))))
+    shown += batch.length
+    more.hidden = shown >= ids.length
+  }
+  const run = async () => {
+    const query = form.q.value.trim()
+    const sort = select.value
+    url.searchParams.set('q', query)
+    if (sort) url.searchParams.set('sap-xep', sort)
+    else url.searchParams.delete('sap-xep')
+    history.replaceState(null, '', url)
+    if (!query) return
+    ids = await find(query)
+    sorted = ORDER[sort] ? (await records(ids)).sort(ORDER[sort]) : null
+    shown = 0
+    if (!ids.length) {
+      const { top } = await pages(query)
+      return out.replaceChildren(h('p', null, say.none.replace('{q}', query)), h('ul', { class: 'suggest-top' }, top.map((p) => h('li', null, h('a', { href: ROOT + p[2] }, p[1])))))
+    }
+    out.replaceChildren(h('p', { class: 'found' }, say.count.replace('{n}', ids.length)), h('ul', { class: 'grid' }), more)
+    await next()
+  }
+  form.q.value = url.searchParams.get('q') || ''
+  select.value = ORDER[url.searchParams.get('sap-xep')] ? url.searchParams.get('sap-xep') : ''
+  select.closest('.sort').hidden = false
+  form.addEventListener('submit', (e) => {
+    e.preventDefault()
+    run()
+  })
+  select.addEventListener('change', run)
+  run()
+}
+
+export default { suggest, 'search-index': searchPage }
