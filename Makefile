@@ -64,7 +64,8 @@ api: install
 ## twice and continued; --sale: only a sale on one key (page views recorded in Chromium and
 ## replayed at 600 and 3,000 product views a minute, a greedy client, 20 purchases; about 10
 ## minutes); --peer: only the comparison with Hugo, --keep DIR reusing each size's
-## store and crawl cache; --no-peer: without it);
+## store and crawl cache; --no-peer: without it; --search: only the search index at 10,000 and
+## 50,000 products beside Pagefind, --sizes to change them);
 ## writes its sections of docs/benchmarks.md
 bench: install
 	$(BIN)/python -m benchmarks.bench $(BENCH_ARGS)

@@ -93,6 +93,10 @@ PEER_MAX_PRODUCTS = 50_000
 
 
 def main() -> int:
+    if "--search" in sys.argv[1:]:  # the search index's figures alone (bench_search.py)
+        from bench_search import main as search
+
+        return search([arg for arg in sys.argv[1:] if arg != "--search"])
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="1,000 and 10,000 products only")
     parser.add_argument("--large", action="store_true", help="also 50,000 products")

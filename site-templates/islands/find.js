@@ -50,6 +50,7 @@ export async function find (query) {
   const m = await manifest()
   const typed = words(query)
   let found = null
+  for (const w of typed) m.t[w.slice(0, 2)] && get(`t/${w.slice(0, 2)}.json`, m.t[w.slice(0, 2)]) // fetched together
   for (const [n, word] of typed.entries()) {
     const last = n === typed.length - 1
     const alike = m.synonyms.filter((g) => g.some((w) => w.join() === word)).flat().filter((w) => w.join() !== word)
