@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 
@@ -17,4 +18,10 @@ def fold(text: str) -> str:
 
 def words(text: str | None) -> list[str]:
     """The folded words of ``text``: runs of letters and digits."""
-    return _WORD.findall(fold(text)) if text else []
+    return list(_words(text)) if text else []
+
+
+@functools.lru_cache(maxsize=4096)
+def _words(text: str) -> tuple[str, ...]:
+    # Cached: brands, category names and option values repeat across a store's products.
+    return tuple(_WORD.findall(fold(text)))

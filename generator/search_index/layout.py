@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from generator.search_index.fold import words
@@ -53,15 +53,31 @@ def version(data: bytes) -> str:
     return hashlib.sha1(data, usedforsecurity=False).hexdigest()[:8]
 
 
+def _same(held: Any) -> Any:
+    return held
+
+
+def _coded(terms: Mapping[str, Sequence[list[int]]]) -> dict[str, list[list[int]]]:
+    """A shard as its file has it: the words in order, their id lists delta-coded."""
+    return {word: [_deltas(ids) for ids in terms[word]] for word in sorted(terms)}
+
+
+#: Each file by its name: (what it holds, its bytes); a build's files are the next one's
+#: ``previous``.
+Built = dict[str, tuple[Any, bytes]]
+
+
 def index_files(
     entries: Sequence[Entry],
     pages: list[list[Any]],
     synonyms: Sequence[Sequence[str]],
-) -> dict[str, bytes]:
-    """Every file of the index by its name under ``_search/``."""
+    previous: Mapping[str, tuple[Any, bytes]] | None = None,
+) -> Built:
+    """Every file of the index by its name under ``_search/``; a file holding what it held in
+    ``previous`` keeps those very bytes (not encoded again)."""
     postings: dict[str, tuple[list[int], list[int], list[int]]] = {}
     chunks: dict[int, list[dict[str, Any]]] = {}
-    for entry in entries:
+    for entry in sorted(entries, key=lambda e: e.id):
         chunks.setdefault(entry.id // CHUNK, []).append(entry.record)
         seen: set[str] = set()
         for position, word in enumerate(entry.name_words):
@@ -72,29 +88,32 @@ def index_files(
             lists[0 if position == 0 else 1].append(entry.id)
         for word in entry.other_words - seen:
             postings.setdefault(word, ([], [], []))[2].append(entry.id)
-    shards: dict[str, dict[str, list[list[int]]]] = {}
+    shards: dict[str, dict[str, tuple[list[int], list[int], list[int]]]] = {}
     for word, lists in postings.items():
-        shards.setdefault(shard_key(word), {})[word] = [_deltas(ids) for ids in lists]
-    files: dict[str, bytes] = {}
+        shards.setdefault(shard_key(word), {})[word] = lists
+    before = previous or {}
+    built: Built = {}
+
+    def add(name: str, held: Any, encode: Callable[[Any], Any] = _same) -> str:
+        kept = before.get(name)
+        data = kept[1] if kept is not None and kept[0] == held else _dump(encode(held))
+        built[name] = (held, data)
+        return version(data)
+
     versions: dict[str, dict[str, str]] = {"t": {}, "r": {}}
     for key, terms in sorted(shards.items()):
-        data = _dump(dict(sorted(terms.items())))
-        files[f"t/{key}.json"] = data
-        versions["t"][key] = version(data)
+        versions["t"][key] = add(f"t/{key}.json", terms, _coded)
     for number, records in sorted(chunks.items()):
-        data = _dump(sorted(records, key=lambda r: int(r["id"])))
-        files[f"r/{number}.json"] = data
-        versions["r"][str(number)] = version(data)
-    pages_data = _dump(pages)
-    files["pages.json"] = pages_data
+        versions["r"][str(number)] = add(f"r/{number}.json", records)
+    pages_version = add("pages.json", pages)
     manifest = {
         "format": FORMAT,
         "chunk": CHUNK,
         "count": len(entries),
-        "pages": version(pages_data),
+        "pages": pages_version,
         "t": versions["t"],
         "r": versions["r"],
         "synonyms": [[words(w) for w in group] for group in synonyms],
     }
-    files[MANIFEST] = _dump(manifest)
-    return files
+    add(MANIFEST, manifest)
+    return built

@@ -10,9 +10,9 @@ category path, SKUs, option values).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from generator.crawl.pack import unpack
 from generator.model import Catalog, Category, PackedProduct, ProductCard
@@ -31,8 +31,9 @@ class Detail:
     created: str | None
 
 
-@dataclass(frozen=True, slots=True)
-class Entry:
+class Entry(NamedTuple):
+    """A tuple: a large store's build state pickles tens of thousands of them."""
+
     id: int
     record: dict[str, Any]
     name_words: tuple[str, ...]
@@ -65,33 +66,47 @@ def _flat(tree: tuple[Category, ...]) -> Iterator[Category]:
         yield from _flat(category.children)
 
 
+#: What an entry is made from besides its pack: (pack digest, card digest, url, collections,
+#: the category tree's names); an entry whose key is unchanged is taken from the last build.
+EntryKey = tuple[bytes, bytes, str | None, tuple[int, ...], int]
+
+
 def product_entries(
-    catalog: Catalog, plan: SitePlan, details: Mapping[bytes, Detail]
-) -> Iterator[tuple[PackedProduct | None, Entry | None]]:
-    """Each product with its entry, or None when its detail is not in ``details`` yet (the
-    caller unpacks it then); a product known by its card alone comes without its pack."""
+    catalog: Catalog,
+    plan: SitePlan,
+    detail_of: Callable[[PackedProduct], Detail],
+    known: Mapping[EntryKey, Entry],
+) -> Iterator[tuple[EntryKey | None, Entry]]:
+    """Each product's entry, with its key (None for a product known by its card alone): from
+    ``known`` when its key is there, else made (``detail_of`` gives what its pack holds)."""
     urls = {
         page.subject.card.id: page.path
         for page in plan.pages
         if page.kind == "product" and isinstance(page.subject, PackedProduct)
     }
     categories = {c.id: c for c in _flat(plan.site.category_tree)}
+    tree = hash(tuple((c.id, c.parent_id, c.name) for c in categories.values()))
     collections: dict[int, list[int]] = {}
     for listing in catalog.collections:
         for card in listing.products:
             collections.setdefault(card.id, []).append(listing.collection.id)
     packed_ids = set()
     for packed in catalog.products:
-        packed_ids.add(packed.card.id)
-        detail = details.get(packed.head.digest)
-        if detail is None:
-            yield packed, None
-            continue
         card = packed.card
-        yield (
-            packed,
-            _entry(card, packed.category_ids, detail, urls.get(card.id), categories, collections),
+        packed_ids.add(card.id)
+        url = urls.get(card.id)
+        key = (
+            packed.head.digest,
+            packed.head.card_digest,
+            url,
+            tuple(collections.get(card.id, ())),
+            tree,
         )
+        entry = known.get(key)
+        if entry is None:
+            detail = detail_of(packed)
+            entry = _entry(card, packed.category_ids, detail, url, categories, collections)
+        yield key, entry
     # A product without a url has no page for the crawl to read: its card, from the lists that
     # show it, is what the index holds of it (shown as plain text).
     for card in _listed_cards(catalog):

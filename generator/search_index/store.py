@@ -1,14 +1,15 @@
 """The index written into the output, incrementally: ``write_search_index``.
 
-Every build works out every file's bytes (cheap: the products' details are kept between
-builds, by their pack's digest, in ``<cache-dir>/search-index.pickle``) and writes only those
-that differ from what the last build wrote and that are still in the output; files the index
-no longer has are deleted. A file is written beside its place and renamed over it, so a
-browser never reads half of one.
+Every build works out what every file holds (cheap: each product's entry is kept between
+builds, in ``<cache-dir>/search-index.pickle``, by what it is made from) and encodes and writes
+only the files whose content differs from what the last build wrote, or that are no longer in
+the output; files the index no longer has are deleted. A file is written beside its place and
+renamed over it, so a browser never reads half of one.
 """
 
 from __future__ import annotations
 
+import gc
 import os
 import pickle
 import time
@@ -16,15 +17,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from generator.model import Catalog, PackedProduct
+from generator.model import Catalog
 from generator.plan.site_plan import SitePlan
-from generator.search_index.layout import index_files, version
-from generator.search_index.records import Detail, Entry, detail_of, other_pages, product_entries
+from generator.search_index.layout import Built, index_files
+from generator.search_index.records import Entry, EntryKey, detail_of, other_pages, product_entries
 
 #: The index's folder in the output (``/_search/``), and its build state under --cache-dir.
 FOLDER = "_search"
 STATE_FILE = "search-index.pickle"
-_STATE_FORMAT = 1
+_STATE_FORMAT = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,16 +39,23 @@ class IndexReport:
 
 @dataclass(slots=True)
 class _State:
-    details: dict[bytes, Detail] = field(default_factory=dict)
-    versions: dict[str, str] = field(default_factory=dict)  # file -> version written
+    entries: dict[EntryKey, Entry] = field(default_factory=dict)
+    files: Built = field(default_factory=dict)  # file -> (what it holds, its bytes)
 
 
 def _load(cache_dir: Path) -> _State:
+    # Tens of thousands of small containers: the cycle collector need not scan them as they
+    # are made (it would, several times over).
+    collecting = gc.isenabled()
+    gc.disable()
     try:
         with open(cache_dir / STATE_FILE, "rb") as file:
             kept = pickle.load(file)
     except (OSError, pickle.PickleError, EOFError, AttributeError, ValueError):
         return _State()
+    finally:
+        if collecting:
+            gc.enable()
     if not isinstance(kept, tuple) or len(kept) != 3 or kept[0] != _STATE_FORMAT:
         return _State()
     return _State(kept[1], kept[2])
@@ -57,7 +65,7 @@ def _save(cache_dir: Path, state: _State) -> None:
     cache_dir.mkdir(parents=True, exist_ok=True)
     temporary = cache_dir / (STATE_FILE + ".tmp")
     with open(temporary, "wb") as file:
-        pickle.dump((_STATE_FORMAT, state.details, state.versions), file, protocol=5)
+        pickle.dump((_STATE_FORMAT, state.entries, state.files), file, protocol=5)
     os.replace(temporary, cache_dir / STATE_FILE)
 
 
@@ -82,32 +90,22 @@ def write_search_index(
     """The index of ``catalog`` (as ``plan`` publishes it) under ``out_dir/_search``."""
     started = time.perf_counter()
     state = _State() if full else _load(cache_dir)
-    details: dict[bytes, Detail] = {}
-    entries: list[Entry] = []
-    pending: list[PackedProduct] = []
-    for packed, entry in product_entries(catalog, plan, state.details):
-        if entry is None:
-            assert packed is not None, "a card alone has its entry"
-            pending.append(packed)
-            continue
-        entries.append(entry)
-        if packed is not None:
-            details[packed.head.digest] = state.details[packed.head.digest]
-    for packed in pending:
-        details[packed.head.digest] = detail_of(packed)
-    if pending:
-        entries = [entry for _, entry in product_entries(catalog, plan, details) if entry]
-    files = index_files(entries, other_pages(plan), synonyms)
+    entries: dict[EntryKey, Entry] = {}
+    listed: list[Entry] = []
+    for key, entry in product_entries(catalog, plan, detail_of, state.entries):
+        listed.append(entry)
+        if key is not None:
+            entries[key] = entry
+    built = index_files(listed, other_pages(plan), synonyms, state.files)
+    files = {name: data for name, (_, data) in built.items()}
     root = out_dir / FOLDER
     present = _present(root) if root.is_dir() else set()
-    versions: dict[str, str] = {}
     written = 0
     size = 0
     for name, data in files.items():
         size += len(data)
-        versions[name] = stamp = version(data)
-        if name in present and state.versions.get(name) == stamp:
-            continue
+        if name in present and state.files.get(name, (None, b""))[1] is data:
+            continue  # the very bytes of the last build: unchanged
         target = root / name
         target.parent.mkdir(parents=True, exist_ok=True)
         temporary = target.with_name(target.name + ".tmp")
@@ -118,7 +116,7 @@ def write_search_index(
     for name in present - files.keys():
         (root / name).unlink(missing_ok=True)
         deleted += 1
-    _save(cache_dir, _State(details, versions))
+    _save(cache_dir, _State(entries, built))
     return IndexReport(len(files), written, deleted, size, time.perf_counter() - started)
 
 
