@@ -4,7 +4,6 @@ holds, folded for Vietnamese, published products only, and rebuilt file by file.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
@@ -141,7 +140,10 @@ def test_a_theme_that_turns_the_index_off_publishes_none(tmp_path: Path) -> None
     build(None, config_for(tmp_path, templates=theme))
     assert (tmp_path / "out" / "index.html").is_file()
     assert not (tmp_path / "out" / "_search").exists()
-    assert not os.path.exists(tmp_path / "out" / "_search" / "index.json")
+    # The search page asks the API's /search instead; the header's field suggests nothing.
+    search = (tmp_path / "out" / "tim-kiem.html").read_text(encoding="utf-8")
+    assert 'data-island="search"' in search or "data-island=search" in search
+    assert "suggest" not in (tmp_path / "out" / "index.html").read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize("bad", ['synonyms = ["tee"]', 'synonyms = [["tee"]]', "index = 1"])
