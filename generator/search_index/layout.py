@@ -3,9 +3,10 @@
 - ``index.json``, the manifest: the version (``?v=``) of every shard and chunk, the chunk
   size, the merchant's synonyms; a query fetches it first;
 - ``t/<ab>.json``, a term shard: every word starting with those two letters (a one-letter word
-  alone in ``t/<a>.json``), each with three lists of product ids, delta-coded: those whose name
-  starts with it, whose name holds it elsewhere, whose other words (brand, category path,
-  SKUs, option values) do; a query fetches the shard of each word it has;
+  alone in ``t/<a>.json``), each with four lists of product ids, delta-coded: those whose name
+  has it first, second, further on, and whose other words (brand, category path, SKUs, option
+  values) have it (a query ranks "áo thun" above "áo polo thể thao" for "ao th"); a query
+  fetches the shard of each word it has;
 - ``r/<n>.json``, a record chunk: the records of products ``n * CHUNK`` to ``(n + 1) * CHUNK
   - 1`` by id; a query fetches those of the results it shows;
 - ``pages.json``: the categories, collections and articles it suggests.
@@ -29,7 +30,7 @@ from generator.search_index.records import Entry
 CHUNK = 64
 MANIFEST = "index.json"
 #: What the islands are told the format is; raised when it changes.
-FORMAT = 1
+FORMAT = 2
 
 
 def shard_key(word: str) -> str:
@@ -75,7 +76,7 @@ def index_files(
 ) -> Built:
     """Every file of the index by its name under ``_search/``; a file holding what it held in
     ``previous`` keeps those very bytes (not encoded again)."""
-    postings: dict[str, tuple[list[int], list[int], list[int]]] = {}
+    postings: dict[str, tuple[list[int], list[int], list[int], list[int]]] = {}
     chunks: dict[int, list[dict[str, Any]]] = {}
     for entry in sorted(entries, key=lambda e: e.id):
         chunks.setdefault(entry.id // CHUNK, []).append(entry.record)
@@ -84,11 +85,11 @@ def index_files(
             if word in seen:
                 continue
             seen.add(word)
-            lists = postings.setdefault(word, ([], [], []))
-            lists[0 if position == 0 else 1].append(entry.id)
+            lists = postings.setdefault(word, ([], [], [], []))
+            lists[min(position, 2)].append(entry.id)
         for word in entry.other_words - seen:
-            postings.setdefault(word, ([], [], []))[2].append(entry.id)
-    shards: dict[str, dict[str, tuple[list[int], list[int], list[int]]]] = {}
+            postings.setdefault(word, ([], [], [], []))[3].append(entry.id)
+    shards: dict[str, dict[str, tuple[list[int], list[int], list[int], list[int]]]] = {}
     for word, lists in postings.items():
         shards.setdefault(shard_key(word), {})[word] = lists
     before = previous or {}

@@ -20,10 +20,11 @@ function near (a, b) {
   return rest(1, 1) || rest(1, 0) || rest(0, 1) || (a[i] === b[i + 1] && a[i + 1] === b[i] && rest(2, 2))
 }
 
-// Products holding `word` (a prefix too when `prefix`; one typo off from 5 letters), with a
-// score: an exact word over a prefix over a typo, its name's first word over its name over
-// the other words (brand, category path, SKUs, options).
-async function scored (m, word, prefix) {
+// Products holding `word`, the query's `n`th (a prefix too when `prefix`; one typo off from 5
+// letters), with a score: an exact word over a prefix over a typo; in the name where the query
+// has it (first, second) over elsewhere in the name over the other words (brand, category
+// path, SKUs, options).
+async function scored (m, word, prefix, n) {
   const key = word.slice(0, 2)
   const shard = m.t[key] && await get(`t/${key}.json`, m.t[key])
   const out = new Map()
@@ -33,7 +34,7 @@ async function scored (m, word, prefix) {
       shard[term].forEach((deltas, field) => {
         let id = 0
         for (const d of deltas) {
-          const s = kind * (3 - field)
+          const s = kind * (field === n ? 3 : field < 3 ? 2 : 1)
           if (!(out.get((id += d)) >= s)) out.set(id, s)
         }
       })
@@ -54,11 +55,11 @@ export async function find (query) {
   for (const [n, word] of typed.entries()) {
     const last = n === typed.length - 1
     const alike = m.synonyms.filter((g) => g.some((w) => w.join() === word)).flat().filter((w) => w.join() !== word)
-    let any = await scored(m, word, last)
+    let any = await scored(m, word, last, n)
     for (const alt of alike) {
       let all = null
       for (const w of alt) {
-        const s = await scored(m, w, false)
+        const s = await scored(m, w, false, -1)
         all = all ? both(all, s) : s
       }
       for (const [id, s] of all) if (!(any.get(id) >= s / alt.length)) any.set(id, s / alt.length)
