@@ -93,8 +93,8 @@ PEER_MAX_PRODUCTS = 50_000
 
 
 def main() -> int:
-    if "--search" in sys.argv[1:]:  # the search index's figures alone (bench_search.py)
-        from bench_search import main as search
+    if "--search" in sys.argv[1:]:  # the search index's figures alone (benchmarks/search.py)
+        from benchmarks.search import main as search
 
         return search([arg for arg in sys.argv[1:] if arg != "--search"])
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
