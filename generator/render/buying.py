@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from generator.crawl.normalize import format_vnd
-from generator.model import LOW_STOCK, ProductCard, Variant
+from generator.model import LOW_STOCK, Variant
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,11 +63,12 @@ def stock_state(in_stock: bool, stock: int | None = None) -> tuple[str, str]:
 
 
 def saving(now: int, was: int) -> str:
-    """'Tiết kiệm 20%'; the amount when the percentage would round to under 1%."""
+    """'20%'; the amount when the percentage would round to under 1% (the theme's price
+    partial says what it is)."""
     percent = round((was - now) * 100 / was)
     if percent >= 1:
-        return f"Tiết kiệm {percent}%"
-    return "Tiết kiệm " + format_vnd(was - now)
+        return f"{percent}%"
+    return format_vnd(was - now)
 
 
 def variants_data(variants: Sequence[Variant]) -> list[dict[str, object]]:
@@ -88,21 +89,6 @@ def variants_data(variants: Sequence[Variant]) -> list[dict[str, object]]:
         )
         for v in variants
     ]
-
-
-def card_data(card: ProductCard) -> dict[str, object]:
-    """What a product card shows (``partials/product_card.html``), for the islands to draw it
-    again elsewhere: the product page keeps its own in the browser's recently viewed."""
-    return _present(
-        id=card.id,
-        name=card.name,
-        url=card.url,
-        image_url=card.image_url,
-        price=card.price,
-        compare_at_price=card.compare_at_price,
-        effective_price=card.effective_price,
-        in_stock=card.in_stock,
-    )
 
 
 def _present(**fields: object) -> dict[str, object]:

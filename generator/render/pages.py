@@ -29,7 +29,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import jinja2
 from markupsafe import Markup
@@ -45,6 +45,7 @@ from generator.plan.site_plan import Page, PageKind, SitePlan, with_links, with_
 from generator.render import buying
 from generator.render.calls import BuildContext
 from generator.render.csp import meta_policy
+from generator.render.drawn import Priced, SlotCard, SlotPrice, price_states, slot_card
 from generator.render.escaping import OutputCode, output_text
 from generator.render.fragments import CONTEXT_NAME as FRAGMENTS
 from generator.render.fragments import FragmentCache, PageFragments, page_fragments
@@ -76,21 +77,17 @@ class RenderedPage:
         return output_name(self.path)
 
 
-class Priced(Protocol):
-    @property
-    def price(self) -> int | None: ...
-    @property
-    def effective_price(self) -> int | None: ...
-    @property
-    def compare_at_price(self) -> int | None: ...
-
-
 @dataclass(frozen=True, slots=True)
 class PriceView:
     """What to show: the price now, and a higher earlier price to strike through."""
 
     now: int | None
     was: int | None
+
+    @property
+    def off(self) -> str | None:
+        """The saving of ``was`` (``buying.saving``), when there is one."""
+        return None if self.now is None or self.was is None else buying.saving(self.now, self.was)
 
 
 class _BuildEnvironment(jinja2.Environment):
@@ -144,12 +141,12 @@ def build_environment(
     env.globals["image_src"] = image_src
     env.globals["price_of"] = price_of
     env.globals["jsonld_graph"] = graph
-    env.globals["saving"] = buying.saving
+    env.globals["slot_card"] = slot_card
+    env.globals["price_states"] = price_states
     env.globals["stock_state"] = buying.stock_state
     env.globals["first_choice"] = buying.first_choice
     env.globals["option_groups"] = buying.option_groups
     env.globals["variants_data"] = buying.variants_data
-    env.globals["card_data"] = buying.card_data
     env.globals["tel_href"] = tel_href
     env.globals["mailto_href"] = mailto_href
     env.globals["site_path"] = site_path
@@ -279,8 +276,11 @@ def _policy_attribute(policy: str | None) -> Markup | None:
     return Markup(str(Markup.escape(policy)).replace("&#39;", "'"))
 
 
-def vnd(amount: int | None) -> str:
-    """'120.000 ₫'; nothing at all for a missing price (never '0 ₫')."""
+def vnd(amount: int | Markup | None) -> str:
+    """'120.000 ₫'; nothing at all for a missing price (never '0 ₫'); a slot (``drawn``) as
+    it is."""
+    if isinstance(amount, Markup):
+        return amount
     return "" if amount is None else format_vnd(amount)
 
 
@@ -340,8 +340,11 @@ def mailto_href(email: str | None) -> str | None:
     return "mailto:" + email
 
 
-def price_of(item: Priced) -> PriceView:
-    """The price a visitor pays now, and the struck-through one when it is higher."""
+def price_of(item: Priced | SlotCard) -> PriceView | SlotPrice:
+    """The price a visitor pays now, and the struck-through one when it is higher (a slot
+    card's: slots, ``drawn``)."""
+    if isinstance(item, SlotCard):
+        return item.price_view
     now = item.effective_price if item.effective_price is not None else item.price
     if now is None:
         return PriceView(None, None)

@@ -97,19 +97,22 @@ function listed (el) {
   if (location.search) use()
 }
 
-// Recently viewed: this browser's own list (the last 12 products' cards, newest first, from
-// each product page's #product-data), under the words of the island's <template data-part>.
-// Nothing is asked: the related products are the page's own, from the build.
+// Recently viewed: this browser's own list (the last 12 products' cards as their pages drew
+// them, newest first: each product page's <template data-part=mine>, the build's markup),
+// under the words of the island's <template data-part=seen>. Nothing is asked: the related
+// products are the page's own, from the build.
 function recommendations (el) {
   try {
-    const mine = JSON.parse(document.getElementById('product-data').textContent).card
-    const seen = (JSON.parse(localStorage.getItem('sf_seen')) || []).filter((p) => p.id !== mine.id)
+    const id = document.body.dataset.entityId
+    const seen = (JSON.parse(localStorage.getItem('sf_seen')) || []).filter((p) => p.html && p.id !== id)
     if (seen.length) {
       const block = part(el, 'seen')
-      block.querySelector('ul').append(...seen.slice(0, 4).map(card))
+      const cards = h('template')
+      cards.innerHTML = seen.slice(0, 4).map((p) => p.html).join('')
+      block.querySelector('ul').append(cards.content)
       el.append(block)
     }
-    localStorage.setItem('sf_seen', JSON.stringify([mine, ...seen].slice(0, 12)))
+    localStorage.setItem('sf_seen', JSON.stringify([{ id, html: part(el, 'mine').outerHTML }, ...seen].slice(0, 12)))
   } catch {} // recently viewed is extra: the page is complete without it
 }
 

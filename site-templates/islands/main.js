@@ -105,24 +105,36 @@ export function fill (el, data) {
 
 export const priceOf = (item) => item.effective_price ?? item.price
 
-// The price as partials/price.html draws it: now, the higher earlier price struck through,
-// the saving when asked; "Liên hệ" without a price.
-export function price (p, save) {
-  const now = priceOf(p)
-  if (now == null) return h('p', { class: 'price price-contact' }, 'Liên hệ')
-  const was = [p.compare_at_price, p.price].find((x) => x != null && +x > +now)
-  const off = Math.round((was - now) * 100 / was)
-  return h('p', { class: 'price' }, h('span', { class: 'price-now' }, vnd(now)), was && [
-    ' ', h('del', { class: 'price-was' }, h('span', { class: 'visually-hidden' }, 'Giá gốc: '), vnd(was)),
-    save && [' ', h('span', { class: 'price-save' }, 'Tiết kiệm ' + (off >= 1 ? off + '%' : vnd(was - now)))]])
+// A part as the theme draws it (partials/drawn.html: the page's <template data-part>), its
+// <slot>s replaced by the values' text.
+const drawn = (name, values) => {
+  const el = document.querySelector(`template[data-part=${name}]`).content.firstElementChild.cloneNode(true)
+  for (const s of el.querySelectorAll('slot')) s.replaceWith(values[s.name] ?? '')
+  return el
 }
 
-// A product card as partials/product_card.html draws it.
-export const card = (p) => h('li', { class: 'card' },
-  p.image_url && h('img', { src: src(p.image_url), alt: '', width: 600, height: 600, loading: 'lazy' }),
-  h('h3', null, link(p.url, p.name)),
-  price(p),
-  priceOf(p) != null && !p.in_stock && h('p', { class: 'stock stock-out' }, 'Hết hàng'))
+// The price (partials/price.html) in its state: none, now, the higher earlier price struck
+// through, and the saving when asked (off: the percentage, the amount under 1%).
+export function price (p, save) {
+  const now = priceOf(p)
+  const was = now != null && [p.compare_at_price, p.price].find((x) => x != null && +x > +now)
+  const off = Math.round((was - now) * 100 / was)
+  return drawn('price-' + (now == null ? 'contact' : was ? (save ? 'save' : 'was') : 'now'),
+    { now: vnd(now), was: vnd(was), off: off >= 1 ? off + '%' : vnd(was - now) })
+}
+
+// A product card (partials/product_card.html): its name, link and image, price and stock mark.
+export function card (p) {
+  const el = drawn('card', { name: p.name })
+  const [img, a, to] = [el.querySelector('img'), el.querySelector('a'), sitePathOf(p.url)]
+  if (p.image_url) img.src = src(p.image_url)
+  else img.remove()
+  if (to) a.href = to
+  else a.replaceWith(h('span', null, p.name))
+  el.querySelector('.price').replaceWith(price(p))
+  if (priceOf(p) == null || p.in_stock) el.querySelector('.stock').remove()
+  return el
+}
 
 export const cartToken = () => decodeURIComponent(document.cookie.match(/(?:^|; )service_cart=([^;]*)/)?.[1] || '')
 

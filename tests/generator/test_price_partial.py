@@ -7,8 +7,6 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import pytest
-
 from tests.support.incremental_store import CrawledStores, build, config_for
 
 PRICE = """{% macro price(item, save=False) -%}
@@ -19,9 +17,9 @@ PRICE = """{% macro price(item, save=False) -%}
 {%- endmacro %}
 """
 DEFAULT_PRICE = re.compile(r'class="?price-now')
+PRODUCT_CARD = re.compile(r"<li class=card><img [^>]*><h3>")
 
 
-@pytest.mark.xfail(strict=True, reason="product_card.html and main.js draw their own price")
 def test_a_price_partial_override_reaches_cards_and_the_islands_parts(
     tmp_path: Path, crawled_stores: CrawledStores
 ) -> None:
@@ -32,15 +30,15 @@ def test_a_price_partial_override_reaches_cards_and_the_islands_parts(
     build(None, config_for(tmp_path, out="themed", from_cache=True, templates=theme))
     out = tmp_path / "themed"
     pages = {p: p.read_text(encoding="utf-8") for p in out.rglob("*.html")}
-    listings = [html for html in pages.values() if "class=card" in html or 'class="card"' in html]
+    listings = [html for html in pages.values() if PRODUCT_CARD.search(html)]
     assert listings
     for page, html in pages.items():
         assert not DEFAULT_PRICE.search(html), page
     for html in listings:
         assert "PRICE-MARK" in html
     # What the islands draw: the price and card parts they clone, from the same partial.
-    drawing = [html for html in pages.values() if "data-part=price-now" in html]
+    drawing = [html for html in pages.values() if 'data-part="price-now"' in html]
     assert drawing
     for html in drawing:
-        parts = re.findall(r"<template data-part=(?:card|price-\w+)>.*?</template>", html)
-        assert parts and all("PRICE-MARK" in part for part in parts)
+        parts = re.findall(r'<template data-part="?(?:card|price-\w+)"?>.*?</template>', html)
+        assert len(parts) >= 4 and all("PRICE-MARK" in part for part in parts)
