@@ -121,11 +121,12 @@ async def build_site(
             gc.freeze()
             from generator.plan.facet_data import facet_files
             from generator.plan.site_plan import plan_site
+            from generator.render.words import page_words
             from generator.write.incremental import save_references
             from generator.write.site import write_incremental
 
             planning = time.perf_counter()
-            plan = plan_site(crawled.catalog, config.site_url)
+            plan = plan_site(crawled.catalog, config.site_url, words=page_words(ready.theme))
             data_files = facet_files(crawled.catalog, plan)
             rendering = time.perf_counter()
             progress.rendering(len(plan.pages))

@@ -19,18 +19,17 @@ ShellKind = Literal["cart", "checkout", "payment_return", "account", "search"]
 
 @dataclass(frozen=True, slots=True)
 class Shell:
-    kind: ShellKind
+    kind: ShellKind  # also the key of its name (its h1) in the theme's words.toml [pages]
     path: str
-    name: str  # the h1 and the start of the <title>
     template: str
 
 
 SHELLS: tuple[Shell, ...] = (
-    Shell("cart", "/gio-hang", "Giỏ hàng", "cart.html"),
-    Shell("checkout", "/thanh-toan", "Thanh toán", "checkout.html"),
-    Shell("payment_return", "/thanh-toan/ket-qua", "Kết quả thanh toán", "payment_return.html"),
-    Shell("account", "/tai-khoan", "Tài khoản", "account.html"),
-    Shell("search", "/tim-kiem", "Tìm kiếm", "search.html"),
+    Shell("cart", "/gio-hang", "cart.html"),
+    Shell("checkout", "/thanh-toan", "checkout.html"),
+    Shell("payment_return", "/thanh-toan/ket-qua", "payment_return.html"),
+    Shell("account", "/tai-khoan", "account.html"),
+    Shell("search", "/tim-kiem", "search.html"),
 )
 
 SHELL_PATHS: frozenset[str] = frozenset(shell.path for shell in SHELLS)

@@ -58,6 +58,7 @@ from generator.plan.links import Links
 from generator.plan.pagination import chunks, page_path, pager
 from generator.plan.paths import base_path, output_file, output_name, page_key, public_path
 from generator.plan.usable import set_aside, usable_page_path
+from generator.plan.words import PageWords, default_words
 from generator.shells import SHELLS, Shell
 
 PageKind = Literal[
@@ -103,13 +104,8 @@ COLLECTIONS_PER_PAGE = 48
 #: The all-products listing and the collections index: every product and collection is linked
 #: from a listing, whatever its category. A merchant page at one of these paths wins.
 ALL_PRODUCTS_PATH = "/san-pham"
-ALL_PRODUCTS_LABEL = "Tất cả sản phẩm"
 COLLECTIONS_PATH = "/bo-suu-tap"
-COLLECTIONS_LABEL = "Bộ sưu tập"
 LATEST_ARTICLES_ON_HOME = 4
-HOME_LABEL = "Trang chủ"
-ARTICLES_LABEL = "Tin tức"
-NOT_FOUND_TITLE = "Không tìm thấy trang"
 # Files the write phase puts at the root besides pages; a page there would be unreachable.
 _RESERVED = re.compile(r"^/(?:robots\.txt|sitemap\.xml|sitemap-\d+\.xml)$")
 
@@ -118,10 +114,6 @@ _RESERVED = re.compile(r"^/(?:robots\.txt|sitemap\.xml|sitemap-\d+\.xml)$")
 class BreadcrumbItem:
     name: str
     url: str | None  # as the API gave it; the Links rule decides whether it is a link
-
-
-#: The first crumb of every trail (one object: a crumb is immutable).
-_HOME_CRUMB = BreadcrumbItem(HOME_LABEL, HOME_PATH)
 
 
 @dataclass(frozen=True, slots=True)
@@ -251,12 +243,15 @@ def plan_site(
     *,
     articles_per_page: int = ARTICLES_PER_PAGE,
     products_per_page: int = PRODUCTS_PER_PAGE,
+    words: PageWords | None = None,
 ) -> SitePlan:
     """Every page of the site, complete, checked for unsafe paths and collisions. A url the
-    site cannot use is null from here on (``usable.set_aside``)."""
+    site cannot use is null from here on (``usable.set_aside``). ``words``: the theme's
+    (``words.toml`` ``[pages]``), else the default theme's."""
     origin = site_url.rstrip("/")
     catalog, unusable = set_aside(catalog)
-    drafts = _Drafts(catalog, products_per_page)
+    words = words or default_words()
+    drafts = _Drafts(catalog, products_per_page, words)
     pages: list[Page] = [drafts.home()]
     pages += [drafts.product(p, p.card.url) for p in catalog.products if p.card.url]
     for category in catalog.categories:
@@ -291,7 +286,9 @@ def plan_site(
     pages += shells
     taken.update(page_key(p.path) for p in shells)
     pages.append(drafts.not_found())
-    for index, (title, description) in distinct_texts(pages, catalog.site.store.name).items():
+    for index, (title, description) in distinct_texts(
+        pages, catalog.site.store.name, words
+    ).items():
         pages[index] = _retitled(pages[index], title, description)
     _refuse_collisions(pages)
     return SitePlan(
@@ -308,8 +305,11 @@ def plan_site(
 class _Drafts:
     """Builds one Page per entity at a given path, canonical to itself and in the sitemap."""
 
-    def __init__(self, catalog: Catalog, products_per_page: int = PRODUCTS_PER_PAGE) -> None:
+    def __init__(self, catalog: Catalog, products_per_page: int, words: PageWords) -> None:
         self.catalog = catalog
+        self.words = words
+        #: The first crumb of every trail (one object: a crumb is immutable).
+        self.home_crumb = BreadcrumbItem(words["home"], HOME_PATH)
         self.per_page = products_per_page
         self.store_name = catalog.site.store.name
         self.categories = _categories_by_id(catalog)
@@ -373,7 +373,7 @@ class _Drafts:
             meta_title=self.store_name,
             descriptions=[
                 dict(site.custom_variables).get("meta_description"),
-                f"{self.store_name}: sản phẩm, khuyến mãi và tin tức mới nhất.",
+                self.words.say("home_description", store=self.store_name),
             ],
             lastmod=None,
             breadcrumb=(),
@@ -412,7 +412,7 @@ class _Drafts:
             public,
             card.updated_at,
             True,
-            (_HOME_CRUMB, *trail, BreadcrumbItem(name, path)),
+            (self.home_crumb, *trail, BreadcrumbItem(name, path)),
             head.image_url,
         )
 
@@ -432,7 +432,7 @@ class _Drafts:
             meta_title=category.meta_title,
             descriptions=[category.meta_description, html_to_text(category.description_html)],
             lastmod=category.updated_at,
-            breadcrumb=(_home_crumb(), *crumbs, BreadcrumbItem(category.name, path)),
+            breadcrumb=(self.home_crumb, *crumbs, BreadcrumbItem(category.name, path)),
             image_url=category.image_url,
         )
 
@@ -462,10 +462,10 @@ class _Drafts:
         ]
         if not self.catalog.products:
             return []
+        label = self.words["all_products"]
         return self._listing(
-            "the all-products listing", ALL_PRODUCTS_PATH, "product_list", ALL_PRODUCTS_LABEL,
-            subjects,
-        )  # fmt: skip
+            "the all-products listing", ALL_PRODUCTS_PATH, "product_list", label, subjects
+        )
 
     def collection_index(self) -> list[Page]:
         """Every collection with a page, page by page, at ``COLLECTIONS_PATH``."""
@@ -480,10 +480,10 @@ class _Drafts:
         ]
         if not links:
             return []
+        label = self.words["collections"]
         return self._listing(
-            "the collections index", COLLECTIONS_PATH, "collection_list", COLLECTIONS_LABEL,
-            subjects,
-        )  # fmt: skip
+            "the collections index", COLLECTIONS_PATH, "collection_list", label, subjects
+        )
 
     def _listing(
         self, what: str, path: str, kind: PageKind, label: str, subjects: Sequence[Subject]
@@ -498,9 +498,11 @@ class _Drafts:
                 first,
                 name=label,
                 meta_title=None,
-                descriptions=[f"{label} của {self.store_name}."],
+                descriptions=[
+                    self.words.say("listing_description", label=label, store=self.store_name)
+                ],
                 lastmod=None,
-                breadcrumb=(_home_crumb(), BreadcrumbItem(label, path)),
+                breadcrumb=(self.home_crumb, BreadcrumbItem(label, path)),
                 image_url=None,
             ),
         )
@@ -512,7 +514,7 @@ class _Drafts:
             if number == 1:
                 pages.append(first(subject))
             else:
-                pages.append(_later(pages[0], subject, number, self.store_name))
+                pages.append(_later(pages[0], subject, number, self.store_name, self.words))
         return pages
 
     def collection(self, page: CollectionPage, path: str) -> Page:
@@ -526,7 +528,7 @@ class _Drafts:
             meta_title=None,
             descriptions=[html_to_text(collection.description_html)],
             lastmod=collection.updated_at,
-            breadcrumb=(_home_crumb(), BreadcrumbItem(collection.name, path)),
+            breadcrumb=(self.home_crumb, BreadcrumbItem(collection.name, path)),
             image_url=collection.image_url,
         )
 
@@ -546,8 +548,8 @@ class _Drafts:
             ],
             lastmod=summary.updated_at or summary.published_at,
             breadcrumb=(
-                _home_crumb(),
-                BreadcrumbItem(ARTICLES_LABEL, ARTICLES_PATH),
+                self.home_crumb,
+                BreadcrumbItem(self.words["articles"], ARTICLES_PATH),
                 BreadcrumbItem(summary.title, path),
             ),
             image_url=summary.cover_image_url,
@@ -569,10 +571,13 @@ class _Drafts:
                 next_path=_article_list_path(number + 1) if number < len(chunks) else None,
                 pager=pager(ARTICLES_PATH, number, len(chunks)),
             )
-            name = ARTICLES_LABEL if number == 1 else f"{ARTICLES_LABEL} - trang {number}"
-            crumbs = [_home_crumb(), BreadcrumbItem(ARTICLES_LABEL, ARTICLES_PATH)]
+            label = self.words["articles"]
+            name = (
+                label if number == 1 else self.words.say("articles_page", name=label, number=number)
+            )
+            crumbs = [self.home_crumb, BreadcrumbItem(label, ARTICLES_PATH)]
             if number > 1:
-                crumbs.append(BreadcrumbItem(f"Trang {number}", path))
+                crumbs.append(BreadcrumbItem(self.words.say("page_number", number=number), path))
             stamps = [a.updated_at or a.published_at for a in chunk]
             pages.append(
                 self._page(
@@ -582,7 +587,9 @@ class _Drafts:
                     listing,
                     name=name,
                     meta_title=None,
-                    descriptions=[f"{name}: bài viết mới nhất của {self.store_name}."],
+                    descriptions=[
+                        self.words.say("articles_description", name=name, store=self.store_name)
+                    ],
                     lastmod=max((s for s in stamps if s), default=None),
                     breadcrumb=tuple(crumbs),
                     image_url=None,
@@ -600,7 +607,7 @@ class _Drafts:
             meta_title=page.meta_title,
             descriptions=[page.meta_description, html_to_text(page.content_html)],
             lastmod=page.updated_at,
-            breadcrumb=(_home_crumb(), BreadcrumbItem(page.title, path)),
+            breadcrumb=(self.home_crumb, BreadcrumbItem(page.title, path)),
             image_url=None,
         )
 
@@ -610,9 +617,9 @@ class _Drafts:
             NOT_FOUND_PATH,
             "not_found",
             None,
-            name=NOT_FOUND_TITLE,
+            name=self.words["not_found"],
             meta_title=None,
-            descriptions=[f"Trang bạn tìm không có trên {self.store_name}."],
+            descriptions=[self.words.say("not_found_description", store=self.store_name)],
             lastmod=None,
             breadcrumb=(),
             image_url=None,
@@ -626,11 +633,11 @@ class _Drafts:
             shell.path,
             shell.kind,
             None,
-            name=shell.name,
+            name=self.words[shell.kind],
             meta_title=None,
-            descriptions=[f"{shell.name} - {self.store_name}"],
+            descriptions=[f"{self.words[shell.kind]} - {self.store_name}"],
             lastmod=None,
-            breadcrumb=(_home_crumb(), BreadcrumbItem(shell.name, shell.path)),
+            breadcrumb=(self.home_crumb, BreadcrumbItem(self.words[shell.kind], shell.path)),
             image_url=None,
         )
         return replace(page, canonical_path=None, in_sitemap=False)
@@ -789,10 +796,6 @@ def _describe(page: Page) -> str:
     return f"the {page.kind.replace('_', '-')} page"
 
 
-def _home_crumb() -> BreadcrumbItem:
-    return _HOME_CRUMB
-
-
 def _split(page: Listed, per_page: int, listing_path: str) -> list[Listed]:
     """A category's or collection's listing page by page: its products cut, each its pager."""
     parts = chunks(page.products, per_page)
@@ -845,11 +848,12 @@ def _retitled(page: Page, title: str, description: str) -> Page:
     return Page(*values)
 
 
-def _later(first: Page, subject: Subject, number: int, store_name: str) -> Page:
+def _later(first: Page, subject: Subject, number: int, store_name: str, words: PageWords) -> Page:
     """Page ``number`` (2 or more) of the listing whose first page is ``first``: under its
     path, canonical to itself, its title and description told apart by the number (in the
     title before the store's name)."""
-    suffix = f" – Trang {number}"
+    numbered = words.say("page_number", number=number)
+    suffix = f" – {numbered}"
     path = page_path(first.path, number)
     tail = f" | {store_name}"
     title = first.title + suffix
@@ -862,7 +866,7 @@ def _later(first: Page, subject: Subject, number: int, store_name: str) -> Page:
         title=title,
         description=shorten(first.description, META_DESCRIPTION_LENGTH - len(suffix)) + suffix,
         canonical_path=path if first.canonical_path == first.path else first.canonical_path,
-        breadcrumb=(*first.breadcrumb, BreadcrumbItem(f"Trang {number}", path)),
+        breadcrumb=(*first.breadcrumb, BreadcrumbItem(numbered, path)),
     )
 
 

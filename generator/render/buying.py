@@ -53,13 +53,14 @@ def option_groups(variants: Sequence[Variant]) -> tuple[OptionGroup, ...]:
     )
 
 
-def stock_state(in_stock: bool, stock: int | None = None) -> tuple[str, str]:
-    """(css class, words): Hết hàng, Sắp hết (a known stock at or under LOW_STOCK), Còn hàng."""
+def stock_state(in_stock: bool, stock: int | None = None) -> str:
+    """The stock state, its key in the theme's words.toml [stock] (and ``stock-<state>``, its
+    CSS class): out, low (a known stock at or under LOW_STOCK), in."""
     if not in_stock:
-        return "stock-out", "Hết hàng"
+        return "out"
     if stock is not None and stock <= LOW_STOCK:
-        return "stock-low", "Sắp hết"
-    return "stock-in", "Còn hàng"
+        return "low"
+    return "in"
 
 
 def saving(now: int, was: int) -> str:
@@ -73,8 +74,8 @@ def saving(now: int, was: int) -> str:
 
 def variants_data(variants: Sequence[Variant]) -> list[dict[str, object]]:
     """The variants as the product island reads them from the page (no request to show it):
-    its stock number only where the page would say "Sắp hết", so a rebuild is not owed for
-    every sale of an item with plenty left. A field without a value is left out (the island
+    its stock number only where the page would say it is low ("Sắp hết"), so a rebuild is not
+    owed for every sale of an item with plenty left. A field without a value is left out (the island
     reads it as none): every product page carries these bytes."""
     return [
         _present(
@@ -85,7 +86,7 @@ def variants_data(variants: Sequence[Variant]) -> list[dict[str, object]]:
             compare_at_price=v.compare_at_price,
             effective_price=v.effective_price,
             in_stock=v.in_stock,
-            stock=v.stock if stock_state(v.in_stock, v.stock)[0] == "stock-low" else None,
+            stock=v.stock if stock_state(v.in_stock, v.stock) == "low" else None,
         )
         for v in variants
     ]

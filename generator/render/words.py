@@ -1,0 +1,63 @@
+"""The theme's translations file, ``words.toml``: the words its pages say that no single
+template holds (``plan.words``: page names, breadcrumbs, descriptions; the stock states).
+
+Each layer's ``words.toml`` replaces keys of the one below it (the merchant's over the default
+theme's), so a layer holds only the words it changes. A key the default theme does not have,
+or a value that is not text, stops the build before its first request with one line naming it.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from generator.errors import ConfigError
+from generator.plan.words import WORDS_FILE, PageWords
+from generator.render.theme import Theme
+
+#: The theme's words, by table then key: ``words["stock"]["out"]``.
+Words = MappingProxyType[str, MappingProxyType[str, str]]
+
+
+def theme_words(theme: Theme | Path) -> Words:
+    """The words of ``theme``'s layers, the merchant's over the default's."""
+    return _layered(Theme.of(theme).folders)
+
+
+def page_words(theme: Theme | Path) -> PageWords:
+    """What the plan names pages with: the ``[pages]`` table."""
+    return PageWords(theme_words(theme)["pages"])
+
+
+def _layered(folders: tuple[Path, ...]) -> Words:
+    *layers, default = folders
+    merged = {table: dict(texts) for table, texts in _read(default).items()}
+    for folder in reversed(layers):
+        for table, texts in _read(folder).items():
+            for key, text in texts.items():
+                if key not in merged.get(table, {}):
+                    raise ConfigError(
+                        f"{folder / WORDS_FILE}: [{table}] {key} is not a word of the theme "
+                        f"(see the default theme's {WORDS_FILE})"
+                    )
+                merged[table][key] = text
+    return MappingProxyType({t: MappingProxyType(texts) for t, texts in merged.items()})
+
+
+def _read(folder: Path) -> dict[str, dict[str, str]]:
+    file = folder / WORDS_FILE
+    if not file.is_file():
+        return {}
+    try:
+        data: dict[str, Any] = tomllib.loads(file.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{file}: {exc}") from None
+    for table, texts in data.items():
+        if not isinstance(texts, dict):
+            raise ConfigError(f"{file}: {table} must be a table of words ([{table}])")
+        for key, text in texts.items():
+            if not isinstance(text, str):
+                raise ConfigError(f"{file}: [{table}] {key} must be text, got {text!r}")
+    return data
