@@ -126,7 +126,9 @@ async def build_site(
             from generator.write.site import write_incremental
 
             planning = time.perf_counter()
-            plan = plan_site(crawled.catalog, config.site_url, words=page_words(ready.theme))
+            plan = plan_site(
+                crawled.catalog, config.site_url, words=page_words(ready.theme.folders)
+            )
             data_files = facet_files(crawled.catalog, plan)
             rendering = time.perf_counter()
             progress.rendering(len(plan.pages))

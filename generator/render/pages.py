@@ -52,7 +52,7 @@ from generator.render.fragments import FragmentCache, PageFragments, page_fragme
 from generator.render.structured_data import graph, structured_data
 from generator.render.template_check import EXTENSIONS
 from generator.render.theme import ASSETS_URL_PREFIX, Theme, asset_source, islands_folder
-from generator.render.words import theme_words
+from generator.render.words import layered_words
 
 # Vietnam keeps one offset all year (no daylight saving), so a fixed zone is exact.
 VIETNAM_TIME = timezone(timedelta(hours=7), "ICT")
@@ -139,7 +139,7 @@ def build_environment(
     env.globals["island_url"] = asset_urls.island
     # The theme's settings (theme.toml) and words (words.toml), for every template and partial.
     env.globals["theme"] = theme.settings
-    env.globals["words"] = theme_words(theme)
+    env.globals["words"] = layered_words(theme.folders)
     env.globals["image_src"] = image_src
     env.globals["price_of"] = price_of
     env.globals["jsonld_graph"] = graph

@@ -37,6 +37,7 @@ import rjsmin
 from generator.css_urls import CSS_URL, split_url, url_in
 from generator.errors import ConfigError
 from generator.render.theme_settings import ThemeSettings
+from generator.render.words import island_words, layered_words
 from generator.shipped import THEME_DIR
 
 ASSETS_URL_PREFIX = "/_assets/"
@@ -55,6 +56,10 @@ STYLESHEET = PurePosixPath("style.css")
 OVERRIDES = PurePosixPath("overrides.css")
 #: The islands' folder under /_assets/.
 ISLANDS = "islands"
+#: The island the theme's words (``words.island_words``) are published in, in place of its
+#: empty ``words``.
+WORDS_ISLAND = "main.js"
+WORDS_SLOT = b"export const words = {}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,11 +71,15 @@ class Asset:
     minified: bool = False
     #: What is published instead of the source, when the build rewrote it (a stylesheet).
     content: bytes | None = None
+    #: The theme's words, put in the island's ``WORDS_SLOT``.
+    words: bytes | None = None
 
     def read_bytes(self) -> bytes:
         if self.content is not None:
             return self.content
         data = self.source.read_bytes()
+        if self.words is not None:
+            data = data.replace(WORDS_SLOT, WORDS_SLOT[:-2] + self.words, 1)
         if self.minified:
             data = minify_js(data)
         return data + self.appended if self.appended else data
@@ -121,7 +130,8 @@ def asset_files(theme: Theme | Path) -> Iterator[tuple[PurePosixPath, Asset]]:
             overrides.read_bytes(), STYLESHEET, found, _named(layered, overrides)
         )
     islands = _islands_of(found)
-    versioned = PurePosixPath(ISLANDS, islands_digest(islands))
+    words = island_words(layered_words(layered.folders))
+    versioned = PurePosixPath(ISLANDS, islands_digest(islands, words))
     for published, source in islands.items():
         found[versioned.joinpath(*published.parts[1:])] = source
     for published in sorted(found):
@@ -130,6 +140,8 @@ def asset_files(theme: Theme | Path) -> Iterator[tuple[PurePosixPath, Asset]]:
         if published.suffix == ".css":
             own = versioned_css(source.read_bytes(), published, found, _named(layered, source))
             yield published, Asset(source, appended, content=own + appended)
+        elif _is_island(published) and published.name == WORDS_ISLAND:
+            yield published, Asset(source, minified=True, words=words)
         else:
             yield published, Asset(source, appended, _is_island(published))
 
@@ -194,9 +206,10 @@ def _named(layered: Theme, source: Path) -> str:
     return source.as_posix()
 
 
-def islands_digest(islands: dict[PurePosixPath, Path]) -> str:
-    """The digest naming the islands' versioned folder: of every island's path and content."""
-    digest = hashlib.sha256()
+def islands_digest(islands: dict[PurePosixPath, Path], words: bytes = b"") -> str:
+    """The digest naming the islands' versioned folder: of every island's path and content,
+    and the words published in them."""
+    digest = hashlib.sha256(words)
     for published in sorted(islands):
         digest.update(f"{published}\0".encode())
         digest.update(hashlib.sha256(islands[published].read_bytes()).digest())
@@ -205,7 +218,9 @@ def islands_digest(islands: dict[PurePosixPath, Path]) -> str:
 
 def islands_folder(theme: Theme | Path) -> str:
     """``islands/<digest>``: where ``island_url`` points."""
-    return f"{ISLANDS}/{islands_digest(_islands_of(_layered_sources(Theme.of(theme))))}"
+    layered = Theme.of(theme)
+    words = island_words(layered_words(layered.folders))
+    return f"{ISLANDS}/{islands_digest(_islands_of(_layered_sources(layered)), words)}"
 
 
 def _layered_sources(layered: Theme) -> dict[PurePosixPath, Path]:

@@ -1,5 +1,6 @@
 """The theme's translations file, ``words.toml``: the words its pages say that no single
-template holds (``plan.words``: page names, breadcrumbs, descriptions; the stock states).
+template holds (``plan.words``: page names, breadcrumbs, descriptions; the stock states) and
+those its islands say (``[islands]``, published in ``islands/main.js``: ``theme``).
 
 Each layer's ``words.toml`` replaces keys of the one below it (the merchant's over the default
 theme's), so a layer holds only the words it changes. A key the default theme does not have,
@@ -8,6 +9,7 @@ or a value that is not text, stops the build before its first request with one l
 
 from __future__ import annotations
 
+import json
 import tomllib
 from pathlib import Path
 from types import MappingProxyType
@@ -15,23 +17,26 @@ from typing import Any
 
 from generator.errors import ConfigError
 from generator.plan.words import WORDS_FILE, PageWords
-from generator.render.theme import Theme
 
 #: The theme's words, by table then key: ``words["stock"]["out"]``.
 Words = MappingProxyType[str, MappingProxyType[str, str]]
 
 
-def theme_words(theme: Theme | Path) -> Words:
-    """The words of ``theme``'s layers, the merchant's over the default's."""
-    return _layered(Theme.of(theme).folders)
+def page_words(folders: tuple[Path, ...]) -> PageWords:
+    """What the plan names pages with: the ``[pages]`` table of a theme's layers."""
+    return PageWords(layered_words(folders)["pages"])
 
 
-def page_words(theme: Theme | Path) -> PageWords:
-    """What the plan names pages with: the ``[pages]`` table."""
-    return PageWords(theme_words(theme)["pages"])
+def island_words(words: Words) -> bytes:
+    """What the islands are given (``islands/main.js``'s ``words``): ``[islands]``, and
+    ``[stock]`` as its ``stock``, as a JavaScript object."""
+    given = {**words.get("islands", {}), "stock": dict(words.get("stock", {}))}
+    return json.dumps(given, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
-def _layered(folders: tuple[Path, ...]) -> Words:
+def layered_words(folders: tuple[Path, ...]) -> Words:
+    """The words of a theme's layers (``Theme.folders``: the merchant's first, the default
+    theme's last), each over the one below it."""
     *layers, default = folders
     merged = {table: dict(texts) for table, texts in _read(default).items()}
     for folder in reversed(layers):

@@ -2,13 +2,13 @@
 // from its build (#product-data: showing the page asks nothing); add to cart, which has the
 // live truth (the API refuses what is sold out), save for later. Without JS the form only
 // reloads the page. Stock words and the low-stock number as generator/render/buying.py.
-import { UNAVAILABLE, api, h, link, price, priceOf, readCart, said, saveItems, send, track } from './main.js'
+import { UNAVAILABLE, api, h, link, price, priceOf, readCart, said, saveItems, send, track, words } from './main.js'
 
-const stockOf = (v) => !v.in_stock ? ['stock-out', 'Hết hàng'] : v.stock != null && v.stock <= 5 ? ['stock-low', 'Sắp hết'] : ['stock-in', 'Còn hàng']
+const stockOf = (v) => !v.in_stock ? 'out' : v.stock != null && v.stock <= 5 ? 'low' : 'in'
 
 export default async function (form) {
   const status = h('p', { class: 'cart-status', role: 'status' })
-  const save = h('button', { type: 'button', class: 'secondary' }, 'Lưu sản phẩm')
+  const save = h('button', { type: 'button', class: 'secondary' }, words.save)
   form.append(status, save)
   const productId = Number(form.dataset.productId)
   const info = form.parentElement
@@ -20,7 +20,7 @@ export default async function (form) {
   // No session service: the page reads on, the button says ordering is unavailable for now.
   const closed = () => {
     buy.disabled = true
-    buy.textContent = 'Tạm thời chưa đặt hàng được'
+    buy.textContent = words.closed
     save.hidden = true
     status.textContent = UNAVAILABLE
   }
@@ -33,14 +33,14 @@ export default async function (form) {
       picked.value = (variants.find((v) => fits(v)) || {}).id || ''
     }
     const v = variant() || {}
-    const [css, words] = stockOf(v)
+    const state = stockOf(v)
     const ok = v.in_stock && priceOf(v) != null
     const stock = info.querySelector('.stock')
     if (v.id) info.querySelector('.price').replaceWith(price(v, true))
-    stock.className = 'stock ' + css
-    stock.textContent = words
+    stock.className = 'stock stock-' + state
+    stock.textContent = words.stock[state]
     buy.disabled = !ok
-    buy.textContent = ok ? 'Thêm vào giỏ' : 'Hết hàng'
+    buy.textContent = ok ? words.add : words.stock.out
   }
   // A variant as a cart line, for the ecommerce events.
   const asLine = (quantity) => {
@@ -53,8 +53,8 @@ export default async function (form) {
     e.preventDefault()
     const variantId = Number(picked.value)
     const quantity = Math.max(1, Number(form.quantity.value) || 1)
-    if (!variantId) return (status.textContent = 'Vui lòng chọn phân loại.')
-    status.textContent = 'Đang thêm…'
+    if (!variantId) return (status.textContent = words.pick)
+    status.textContent = words.adding
     try {
       const cart = await readCart()
       const items = cart ? cart.items : []
@@ -63,7 +63,7 @@ export default async function (form) {
       else items.push({ variant_id: variantId, quantity })
       await saveItems(items)
       track('add_to_cart', asLine(quantity))
-      status.replaceChildren('Đã thêm vào giỏ hàng. ', link('/gio-hang', 'Xem giỏ hàng'))
+      status.replaceChildren(words.added + ' ', link('/gio-hang', words.see_cart))
     } catch (error) {
       // The cart refuses a line sold out since the build (422): in the form's words for it.
       if (error.unavailable) closed()
@@ -73,9 +73,9 @@ export default async function (form) {
   save.addEventListener('click', async () => {
     try {
       await send('/customer/saved-products', { product_id: productId })
-      status.textContent = 'Đã lưu sản phẩm vào tài khoản.'
+      status.textContent = words.saved
     } catch (error) {
-      if (error.status === 401) status.replaceChildren(link('/tai-khoan', 'Đăng nhập'), ' để lưu sản phẩm.')
+      if (error.status === 401) status.replaceChildren(link('/tai-khoan', words.login), ' ' + words.login_to_save)
       else status.textContent = said(error)
     }
   })

@@ -1,6 +1,6 @@
 // Listings: the search page, sort, filters and "load more" on category and collection pages, and the
 // product page's recently viewed (kept in this browser).
-import { api, card, enc, failed, h, part } from './main.js'
+import { api, card, enc, failed, h, part, say, words } from './main.js'
 
 function search (form) {
   const out = form.nextElementSibling
@@ -10,12 +10,12 @@ function search (form) {
     let grid = out.querySelector('.grid')
     if (!cursor) {
       grid = h('ul', { class: 'grid' })
-      out.replaceChildren(page.items.length ? grid : h('p', null, `Không tìm thấy sản phẩm nào cho "${query}".`))
+      out.replaceChildren(page.items.length ? grid : h('p', null, say(words.no_results, { query })))
     }
     grid.append(...page.items.map(card))
     out.querySelector('.more')?.remove()
     if (page.has_more && page.next_cursor) {
-      out.append(h('button', { type: 'button', class: 'more', onclick: () => run(page.next_cursor).catch(failed(out)) }, 'Xem thêm'))
+      out.append(h('button', { type: 'button', class: 'more', onclick: () => run(page.next_cursor).catch(failed(out)) }, words.more))
     }
   }
   const start = () => {
@@ -31,7 +31,7 @@ function search (form) {
   start()
 }
 
-const SORTS = { '': 'Mặc định', newest: 'Mới nhất', price_asc: 'Giá tăng dần', price_desc: 'Giá giảm dần' }
+const SORTS = ['', 'newest', 'price_asc', 'price_desc']
 const PAGE = 24
 
 function loadMore (el) {
@@ -42,10 +42,10 @@ function loadMore (el) {
   let cursor = null
   // The sort lives in the url (?sap-xep=price_asc): a reload or a shared link keeps it.
   const url = new URL(location)
-  let sort = SORTS[url.searchParams.get('sap-xep')] ? url.searchParams.get('sap-xep') : ''
-  const button = h('button', { type: 'button', class: 'more' }, 'Xem thêm sản phẩm')
-  const select = h('select', { id: 'sort' }, Object.entries(SORTS).map(([value, text]) => h('option', { value }, text)))
-  grid.before(h('p', { class: 'sort' }, h('label', { for: 'sort' }, 'Sắp xếp '), select))
+  let sort = SORTS.includes(url.searchParams.get('sap-xep')) ? url.searchParams.get('sap-xep') : ''
+  const button = h('button', { type: 'button', class: 'more' }, words.more_products)
+  const select = h('select', { id: 'sort' }, SORTS.map((value) => h('option', { value }, words['sort_' + (value || 'default')])))
+  grid.before(h('p', { class: 'sort' }, h('label', { for: 'sort' }, words.sort + ' '), select))
   select.value = sort
 
   const load = async (fresh) => {

@@ -17,32 +17,24 @@ export const enc = encodeURIComponent
 export const sleep = (ms) => new Promise((done) => setTimeout(done, ms))
 
 
-// Errors in our own words, by the answer's code, then its status: never the API's text (a form
-// may say a code its own way: said()).
-const BY_CODE = {
-  out_of_stock: 'Có sản phẩm trong giỏ vừa hết hàng. Vui lòng xem lại giỏ hàng.',
-  item_unavailable: 'Có sản phẩm trong giỏ hiện không bán. Vui lòng xem lại giỏ hàng.',
-}
-const BY_STATUS = {
-  400: 'Thông tin gửi đi chưa hợp lệ.',
-  401: 'Vui lòng đăng nhập để tiếp tục.',
-  403: 'Yêu cầu không được chấp nhận. Vui lòng tải lại trang.',
-  404: 'Không tìm thấy thông tin này.',
-  409: 'Thông tin vừa thay đổi. Vui lòng tải lại trang.',
-  422: 'Vui lòng kiểm tra lại thông tin đã nhập.',
-  429: 'Cửa hàng đang có nhiều lượt truy cập. Vui lòng thử lại sau ít phút.',
-}
+// The theme's words (words.toml [islands], and [stock] as words.stock): the build puts them
+// here as it publishes this module. say() puts in a text's {names}.
+export const words = {}
+export const say = (text, values) => text.replace(/\{(\w+)\}/g, (m, k) => values[k] ?? m)
+
+// Errors in the theme's words, by the answer's code (out_of_stock), then its status
+// (status_404): never the API's text (a form may say a code its own way: said()).
 // A field of the page by its name, as its label says it.
 const label = (field) => document.getElementsByName(field)[0]?.labels?.[0]?.textContent
-const GENERIC = 'Đã có lỗi, vui lòng thử lại.'
 
 function messageFor (status, body) {
-  if (BY_CODE[body?.code]) return BY_CODE[body.code]
+  const code = body?.code
+  if (/^(out_of_stock|item_unavailable)$/.test(code)) return words[code]
   if (status === 422 && Array.isArray(body?.errors)) {
     const names = [...new Set(body.errors.map((e) => label(String(e?.field).split('.').pop())).filter(Boolean))]
-    if (names.length) return 'Vui lòng kiểm tra lại: ' + names.join(', ') + '.'
+    if (names.length) return say(words.check, { fields: names.join(', ') })
   }
-  return BY_STATUS[status] || GENERIC
+  return words['status_' + status] || words.generic
 }
 
 function apiError (status, body) {
@@ -51,7 +43,7 @@ function apiError (status, body) {
 
 // No session service (no answer, a page instead of JSON, 502-504): ordering is unavailable
 // for now; reported once a page, never retried.
-export const UNAVAILABLE = 'Cửa hàng tạm thời chưa nhận đặt hàng trực tuyến. Vui lòng quay lại sau.'
+export const UNAVAILABLE = words.unavailable
 let down = false
 
 function unavailable (status, method, path) {
@@ -97,8 +89,8 @@ export function vnd (amount) {
 export function fill (el, data) {
   for (const f of el.querySelectorAll('[data-field]')) {
     const value = data[f.dataset.field]
-    const words = f.dataset
-    f.textContent = 'money' in words ? vnd(value) : 'other' in words ? words[value] || words.other : value ?? ''
+    const says = f.dataset
+    f.textContent = 'money' in says ? vnd(value) : 'other' in says ? says[value] || says.other : value ?? ''
   }
   return el
 }
@@ -186,7 +178,7 @@ export async function api (path, options = {}) {
   if (status === 429 && !own) {
     // Calm, and never a loop: one retry of a read after Retry-After, then the visitor decides.
     const wait = Math.min(Number(res.headers.get('Retry-After')) || 5, 120)
-    notice(`Cửa hàng đang có nhiều lượt truy cập. Vui lòng đợi khoảng ${wait} giây rồi thử lại.`)
+    notice(say(words.busy, { seconds: wait }))
     if (method === 'GET' && !options.retried) {
       await sleep(wait * 1000)
       return api(path, { ...options, retried: true })
@@ -274,7 +266,7 @@ export const scriptError = (error) => report(500, null, location.pathname, 'JS: 
 export function said (error, form) {
   if (error && error.status !== undefined) return form?.getAttribute('data-' + error.body?.code) || error.message
   scriptError(error)
-  return GENERIC
+  return words.generic
 }
 
 export function failed (root, form) {

@@ -4,13 +4,14 @@ The island sources are read as JavaScript tokens (comments dropped, string and t
 literals kept); a literal is text a shopper may read when it holds words (a space, or a
 Vietnamese letter) and is not code (selectors, paths, attribute values). The few English
 strings that only go to POST /storefront-errors are named below and checked to go there alone.
-The pages the islands fill in give them words too (data-* attributes, <template> parts): those
-templates' words are read with them.
+The pages the islands fill in give them words too (data-* attributes, <template> parts), and
+the theme's words.toml ([islands], [stock], published in main.js): those are read with them.
 """
 
 from __future__ import annotations
 
 import re
+import tomllib
 from pathlib import Path
 
 THEME = Path(__file__).resolve().parents[3] / "site-templates"
@@ -50,7 +51,7 @@ def literals(source: str) -> list[str]:
             i = n if i < 0 else i
         elif source.startswith("/*", i):
             i = source.index("*/", i) + 2
-        elif c in "'\"" and re.search(r"\bclass:\s*$", source[max(0, i - 12) : i]):
+        elif c in "'\"" and re.search(r"\b(?:class:|className =)\s*$", source[max(0, i - 12) : i]):
             i = source.index(c, i + 1) + 1  # a class attribute's value: names, not words
         elif c in "'\"":
             j, text = i + 1, []
@@ -121,6 +122,10 @@ def _all_shown() -> dict[str, list[str]]:
     for name in SHELLS:
         words = template_words((THEME / name).read_text(encoding="utf-8"))
         texts[name] = [t for t in words if shown(t)]
+    # The theme's words the build publishes in main.js.
+    with (THEME / "words.toml").open("rb") as file:
+        tables = tomllib.load(file)
+    texts["words.toml"] = [t for t in {**tables["islands"], **tables["stock"]}.values() if shown(t)]
     return texts
 
 
