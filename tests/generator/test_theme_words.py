@@ -13,6 +13,7 @@ import pytest
 
 from generator.config import BUNDLED_THEME
 from generator.errors import ConfigError
+from generator.render.theme import asset_source, islands_folder
 from generator.render.words import layered_words
 from tests.support.incremental_store import CrawledStores, build, config_for
 
@@ -132,3 +133,17 @@ def test_the_islands_hold_no_shopper_s_words() -> None:
         source = island.read_text(encoding="utf-8")
         code = re.sub(r"(?m)(?:^|\s)//\s.*$", "", re.sub(r"/\*.*?\*/", "", source, flags=re.S))
         assert not VIETNAMESE.search(code), (island.name, VIETNAMESE.search(code))
+
+
+def test_a_layer_s_island_words_are_published_in_main_js_under_a_new_folder(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "words.toml").write_text('[islands]\ngeneric = "Ôi, lỗi rồi."\n', encoding="utf-8")
+    main = asset_source(tmp_path, "islands/main.js")
+    assert main is not None
+    published = main.read_bytes().decode("utf-8")
+    assert '"generic":"Ôi, lỗi rồi."' in published
+    assert default_words()["islands"]["generic"] not in published
+    assert default_words()["islands"]["unavailable"] in published  # the default's other words
+    # Changed words reach visitors despite the islands' year-long cache: another folder.
+    assert islands_folder(tmp_path) != islands_folder(BUNDLED_THEME)
