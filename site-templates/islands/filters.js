@@ -20,7 +20,7 @@
 //     results the same way.
 import { card, h, part, vnd } from './main.js'
 
-const fold = (s) => String(s).normalize('NFD').replace(/[\u0300-\u036f]/g, '').replace(/đ/gi, 'd')
+const fold = (s) => String(s).normalize('NFD').replace(/[\u0300-\u036f]/g, '').replace(/\u0111/gi, 'd')
   .toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '')
 const uniq = (values) => [...new Set(values)]
 const collate = new Intl.Collator('vi').compare

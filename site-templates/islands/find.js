@@ -10,7 +10,7 @@ const get = (name, v) => (got[name + v] ||= fetch(`${ROOT}/_search/${name}?v=${v
 const manifest = () => get('index.json', Math.floor(Date.now() / 3e5))
 
 // As the build folds: no tone marks, đ as d, lower case ("Áo thun nữ" -> "ao thun nu").
-export const words = (text) => text.normalize('NFD').replace(/[\u0300-\u036f]/g, '').replace(/đ/gi, 'd').toLowerCase().match(/[a-z0-9]+/g) || []
+export const words = (text) => text.normalize('NFD').replace(/[\u0300-\u036f]/g, '').replace(/\u0111/gi, 'd').toLowerCase().match(/[a-z0-9]+/g) || []
 
 // One typo apart: a letter changed, missing, added, or two swapped.
 function near (a, b) {
@@ -192,7 +192,7 @@ function searchPage (form) {
     shown = 0
     if (!ids.length) {
       const { top } = await pages(query)
-      return out.replaceChildren(h('p', null, say.none.replace('{q}', query)), h('ul', { class: 'suggest-top' }, top.map((p) => h('li', null, h('a', { href: ROOT + p[2] }, p[1])))))
+      return out.replaceChildren(h('p', null, say.none.replace('{query}', query)), h('ul', { class: 'suggest-top' }, top.map((p) => h('li', null, h('a', { href: ROOT + p[2] }, p[1])))))
     }
     out.replaceChildren(h('p', { class: 'found' }, say.count.replace('{n}', ids.length)), h('ul', { class: 'grid' }), more)
     await next()

@@ -10,10 +10,11 @@ import pytest
 
 from tests.support.demo_build import build_demo_site
 
-#: The most the median product page may weigh: 11 KB (10,613 B at the last measurement: the
+#: The most the median product page may weigh: 12 KB (11,908 B at the last measurement: the
 #: 4 related products, 1.3 KB, and the data its islands read instead of asking the API, about
-#: 0.9 KB, are in the page since showing it asks nothing).
-TARGET = 11 * 1024
+#: 0.9 KB, are in the page since showing it asks nothing; the header's search combobox with the
+#: price parts its suggestions draw, 1.1 KB raw and 0.33 KB gzipped, since search asks nothing).
+TARGET = 12 * 1024
 
 
 @pytest.fixture(scope="session")
@@ -27,5 +28,5 @@ def median_product_page(site: Path) -> float:
     return statistics.median(sizes)
 
 
-def test_the_median_product_page_is_at_most_11_kb(demo_site: Path) -> None:
+def test_the_median_product_page_is_at_most_12_kb(demo_site: Path) -> None:
     assert median_product_page(demo_site) <= TARGET

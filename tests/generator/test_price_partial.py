@@ -41,4 +41,5 @@ def test_a_price_partial_override_reaches_cards_and_the_islands_parts(
     assert drawing
     for html in drawing:
         parts = re.findall(r'<template data-part="?(?:card|price-\w+)"?>.*?</template>', html)
-        assert len(parts) >= 4 and all("PRICE-MARK" in part for part in parts)
+        # Every page has the three prices (the header's suggestions); listings the card too.
+        assert len(parts) >= 3 and all("PRICE-MARK" in part for part in parts)
