@@ -3,8 +3,7 @@
 Nothing is built at import time. The app works under ``httpx.ASGITransport`` (which runs no
 lifespan): the engine is made, and migrations run, before ``create_app`` returns.
 
-In front of everything, the front door (``companion.front_door``) answers the catalogue reads
-the answer cache holds, doing the steps below that apply to them with the same objects.
+Every request takes the one path below; none is answered in front of it.
 Middleware, outermost first: request log (X-Request-Id, one JSON line) -> body limit (413 past a
 size, 408 when it stops coming, refused while it is read) -> hashing lane (a few password hashes
 at once, a bounded wait, a share per client) -> admission gate (a few requests in flight, reads
@@ -35,7 +34,6 @@ from companion.db.migrate import upgrade
 from companion.deps import Services
 from companion.errors_http import CrashBarrier, install_error_handling, problem_response
 from companion.etag import ETagMiddleware
-from companion.front_door import CompanionApp
 from companion.hashing_lane import HashingLane, Lane, hashing_paths
 from companion.health import migration_heads
 from companion.health import router as health_router
@@ -96,7 +94,7 @@ def create_app(
             listener.close()
         engine.dispose()  # a server shutting down releases its connections
 
-    app = CompanionApp(
+    app = FastAPI(
         title="Storefront public API (companion)",
         version="1",
         description=description(settings),
@@ -109,7 +107,8 @@ def create_app(
         telemetry=NO_TELEMETRY,
     )
     app.state.services = services
-    app.header_timeout = settings.header_timeout  # read by the HTTP protocol (header_deadline)
+    # Read by the HTTP protocol (companion.header_deadline).
+    app.state.header_timeout = settings.header_timeout
     # Read per request (a test may switch the extension off to play a spec-only backend).
     app.state.order_discounts = settings.order_discounts
     app.state.migration_heads = migration_heads()

@@ -8,10 +8,11 @@ and from the request's first byte for the next ones on a kept-alive connection (
 waited idle is uvicorn's keep-alive timeout). Past it the connection is closed; when the
 client had started a request, the request log gets a line (408, ``header_timeout``).
 
-The deadline is the served app's: the first layer of it that has a ``header_timeout``
-(``CompanionApp``, the session service's ``OnlySession``), looked for through the layers that
-wrap it (``.app``, and ``.api`` beside the session endpoints). Only parser callbacks and the
-connection's own events are extended, no private method of uvicorn.
+The deadline is the served app's: the first layer of it that has a ``header_timeout``, as an
+attribute (the session service's ``OnlySession``) or in its ``state`` (the companion's app),
+looked for through the layers that wrap it (``.app``, and ``.api`` beside the session
+endpoints). Only parser callbacks and the connection's own events are extended, no private
+method of uvicorn.
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ def header_timeout_of(app: object) -> float:
     node: object = app
     for _ in range(32):  # a chain of layers, never a cycle
         seconds = getattr(node, "header_timeout", None)
+        if seconds is None:
+            seconds = getattr(getattr(node, "state", None), "header_timeout", None)
         if isinstance(seconds, int | float) and seconds > 0:
             return float(seconds)
         inner = getattr(node, "app", None) or getattr(node, "api", None)

@@ -98,8 +98,8 @@ def log_config() -> dict[str, Any]:
     return config
 
 
-#: The HTTP protocol of the companion's workers (``companion.http_protocol``).
-PROTOCOL = "companion.http_protocol:FrontDoorProtocol"
+#: The HTTP protocol of the companion's workers (``companion.header_deadline``).
+PROTOCOL = "companion.header_deadline:HeaderDeadlineProtocol"
 
 
 def uvicorn_options(host: str, port: int) -> dict[str, Any]:
@@ -111,7 +111,7 @@ def uvicorn_options(host: str, port: int) -> dict[str, Any]:
         "log_config": log_config(),
         "access_log": False,  # the request log (companion.logging_http) replaces it
         "server_header": False,
-        # Kept catalogue reads answered without an ASGI task. Named, not given as the class: a
+        # A deadline on each request's head. Named, not given as the class: a
         # worker imports it after it starts answering uvicorn's health check, which kills a
         # worker that does not answer in 5 s (importing the companion can take longer).
         "http": PROTOCOL,

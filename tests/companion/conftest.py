@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 from types import CodeType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import anyio.to_thread
 import httpx
@@ -77,9 +77,6 @@ class Api:
 
 
 MakeApi = Callable[..., Awaitable[Api]]
-
-if TYPE_CHECKING:
-    from tests.companion.front_pairs import MakePair
 
 
 def _names(code: CodeType) -> set[str]:
@@ -182,15 +179,3 @@ async def make_api(settings: CompanionSettings, clock: ManualClock) -> AsyncIter
 @pytest.fixture
 async def api(make_api: MakeApi) -> Api:
     return await make_api()
-
-
-@pytest.fixture
-async def make_pair(
-    make_api: MakeApi, settings: CompanionSettings, clock: ManualClock
-) -> AsyncIterator[MakePair]:
-    """Two apps of one store, the front door on and off (tests.companion.front_pairs)."""
-    # Imported here: front_pairs imports this module's helpers.
-    from tests.companion.front_pairs import pairs
-
-    async with pairs(make_api, settings, clock) as make:
-        yield make

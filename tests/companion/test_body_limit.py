@@ -1,6 +1,6 @@
 """Request bodies are refused past the limit while they are read, on every path a request
-takes: down the middleware chain (in process, the body pulled from a counter), and over
-loopback behind the front door's protocol, where kept reads are answered before the app."""
+takes: in process (the body pulled from a counter), and over loopback behind the companion's
+HTTP protocol."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import socket
 import anyio
 import pytest
 
-from companion.http_protocol import FrontDoorProtocol
 from companion.logging_http import ACCESS_LOGGER
+from companion.server import PROTOCOL
 from companion.session_mount import with_session
 from tests.companion.conftest import PREFIX, Api, MakeApi
 from tests.support.bodies import CHUNK, FedBody, call, upload_until_answered
@@ -112,23 +112,18 @@ async def test_a_body_that_stops_coming_is_answered_408(
 async def test_over_loopback_a_kept_read_with_a_large_body_is_refused_not_served(
     limited: Api,
 ) -> None:
-    door = limited.app.front_door
-    assert door is not None
     sock, _ = loopback_socket()
     port = sock.getsockname()[1]
     read = f"GET {PREFIX}/store HTTP/1.1\r\nHost: test\r\nX-Service-Key: {limited.key}\r\n"
-    with serving_on(sock, limited.app, what="companion", http=FrontDoorProtocol):
-        for _ in range(2):  # read, then kept: the second is answered at the front door
+    with serving_on(sock, limited.app, what="companion", http=PROTOCOL):
+        for _ in range(2):  # read, then kept by the answer cache
             with socket.create_connection(("127.0.0.1", port), timeout=10) as conn:
                 conn.sendall(read.encode() + b"Connection: close\r\n\r\n")
                 assert _read_all(conn).startswith(b"HTTP/1.1 200 ")
-        at_once = door.served_at_once
-        assert at_once == 1
         with socket.create_connection(("127.0.0.1", port), timeout=10) as conn:
             conn.sendall(read.encode() + f"Content-Length: {HUGE}\r\n\r\n".encode())
             answered = _read_all(conn)  # no byte of the body was sent
         assert answered.startswith(b"HTTP/1.1 413 "), answered[:200]
-        assert door.served_at_once == at_once
 
 
 async def test_over_loopback_a_chunked_upload_is_cut_off_at_the_limit(limited: Api) -> None:
@@ -137,7 +132,7 @@ async def test_over_loopback_a_chunked_upload_is_cut_off_at_the_limit(limited: A
         f"PUT {PREFIX}/cart/items HTTP/1.1\r\nHost: test\r\nX-Service-Key: {limited.key}\r\n"
         "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
     ).encode()
-    with serving_on(sock, limited.app, what="companion", http=FrontDoorProtocol):
+    with serving_on(sock, limited.app, what="companion", http=PROTOCOL):
         answered, sent = await anyio.to_thread.run_sync(
             upload_until_answered, sock.getsockname()[1], head, 64 * 1024 * 1024
         )

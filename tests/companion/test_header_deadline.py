@@ -15,8 +15,8 @@ import httpx
 import pytest
 
 from companion.header_deadline import header_timeout_of
-from companion.http_protocol import FrontDoorProtocol
 from companion.logging_http import ACCESS_LOGGER
+from companion.server import PROTOCOL
 from companion.session_mount import with_session
 from companion.settings import CompanionSettings
 from tests.companion.conftest import MakeApi
@@ -39,7 +39,7 @@ async def test_half_a_request_line_is_closed_at_the_deadline_while_others_are_se
     caplog.set_level(logging.INFO, logger=ACCESS_LOGGER)
     api = await make_api(header_timeout=DEADLINE)
     sock, origin = loopback_socket()
-    with serving_on(sock, api.app, what="companion", http=FrontDoorProtocol):
+    with serving_on(sock, api.app, what="companion", http=PROTOCOL):
         with socket.create_connection(("127.0.0.1", sock.getsockname()[1])) as slow:
             opened = time.monotonic()
             slow.sendall(b"GET /public/v1/st")
@@ -57,7 +57,7 @@ async def test_a_kept_alive_connection_gets_the_deadline_for_its_next_head(
 ) -> None:
     api = await make_api(header_timeout=DEADLINE)
     sock, _ = loopback_socket()
-    with serving_on(sock, api.app, what="companion", http=FrontDoorProtocol):
+    with serving_on(sock, api.app, what="companion", http=PROTOCOL):
         with socket.create_connection(("127.0.0.1", sock.getsockname()[1]), timeout=5) as conn:
             conn.sendall(b"GET /health/live HTTP/1.1\r\nHost: test\r\n\r\n")
             assert conn.recv(65536).startswith(b"HTTP/1.1 200 ")

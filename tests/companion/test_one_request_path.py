@@ -26,7 +26,6 @@ def _protocol() -> type:
     return protocol
 
 
-@pytest.mark.xfail(strict=True, reason="the protocol replaces uvicorn's _start_asgi_task")
 def test_the_http_protocol_replaces_no_private_method_of_uvicorn() -> None:
     protocol = _protocol()
     assert issubclass(protocol, HttpToolsProtocol)
@@ -40,7 +39,6 @@ def test_the_http_protocol_replaces_no_private_method_of_uvicorn() -> None:
     assert replaced == set()
 
 
-@pytest.mark.xfail(strict=True, reason="a front door answers before the middleware chain")
 async def test_every_request_enters_the_app_as_fastapi_serves_it(api: Api) -> None:
     assert type(api.app).__call__ is FastAPI.__call__
 
