@@ -46,7 +46,6 @@ from companion.problems import Problem
 from companion.ratelimit.database import make_limiter
 from companion.ratelimit.middleware import RateLimitMiddleware
 from companion.ratelimit.windows import Window
-from companion.routes.merge import built_routes
 from companion.settings import CompanionSettings
 from companion.tenancy import TenancyMiddleware
 from session_service.body_limit import BodyLimit
@@ -114,20 +113,15 @@ def create_app(
     app.state.migration_heads = migration_heads()
     install_error_handling(app)
     install_openapi(app)
-    # One flat list of routes (companion.routes.merge), matched in order: the few routes outside
-    # /public first, so that they are found without trying every API route.
-    app.router.routes.extend(
-        [
-            *built_routes(health_router),  # /health/live, /health/ready: for the load balancer
-            # The sandbox gateway's pages and IPN endpoint: the gateway's side, not the public API.
-            # Mounted always; the pages answer only for the stores the sandbox serves (the demo
-            # store, or every store with sandbox_payments), 404 for any other.
-            *built_routes(gateway_router, include_in_schema=False),
-            *built_routes(read_router, prefix=API_PREFIX),
-            *built_routes(commerce_router, prefix=API_PREFIX),
-            *built_routes(commerce_router, prefix=ALIAS_PREFIX, include_in_schema=False),
-        ]
-    )
+    # The routers, one line each, matched in order.
+    app.include_router(health_router)  # /health/live, /health/ready: for the load balancer
+    # The sandbox gateway's pages and IPN endpoint: the gateway's side, not the public API.
+    # Always there; the pages answer only for the stores the sandbox serves (the demo store, or
+    # every store with sandbox_payments), 404 for any other.
+    app.include_router(gateway_router, include_in_schema=False)
+    app.include_router(read_router, prefix=API_PREFIX)
+    app.include_router(commerce_router, prefix=API_PREFIX)
+    app.include_router(commerce_router, prefix=ALIAS_PREFIX, include_in_schema=False)
 
     # add_middleware wraps what is there: add innermost first.
     app.add_middleware(ETagMiddleware, prefix=f"{API_PREFIX}/")

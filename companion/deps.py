@@ -70,7 +70,6 @@ async def get_tenant(request: Request) -> Tenant:
 ServicesDep = Annotated[Services, Depends(get_services)]
 # "function": committed before the answer is sent, so the next request reads the write.
 Db = Annotated[Connection, Depends(get_db, scope="function")]
-# Only for routes that never write (companion.routes.read): see get_read_db. Those routes are
-# served through companion.routes.read.one_hop, which opens it in the route's own thread.
+# Only for routes that never write (companion.routes.read): see get_read_db.
 ReadDb = Annotated[Connection, Depends(get_read_db, scope="function")]
 CurrentTenant = Annotated[Tenant, Depends(get_tenant)]

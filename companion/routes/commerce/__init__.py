@@ -1,9 +1,8 @@
 """Cart, checkout, payments, customers and the other write endpoints.
 
-``router`` is mounted by ``create_app`` under /public/v1 and, as the spec's aliases, under
-/public. ``gateway_router`` (the sandbox gateway's pages and the IPN endpoint) is mounted at the
-root: gateways and browsers reach it without a publishable key. Routes that write run in one
-worker-thread hop (``one_hop``).
+``router`` is included by ``create_app`` under /public/v1 and, as the spec's aliases, under
+/public. ``gateway_router`` (the sandbox gateway's pages and the IPN endpoint) is included at
+the root: gateways and browsers reach it without a publishable key.
 """
 
 from typing import Any
@@ -27,9 +26,7 @@ from companion.routes.commerce import (
     storefront,
     tracking,
 )
-from companion.routes.commerce.gateway import router as leaf_gateway_router
-from companion.routes.commerce.one_hop import in_one_hop
-from companion.routes.merge import add_routes
+from companion.routes.commerce.gateway import router as gateway_router
 
 COMMERCE_RESPONSES: dict[int | str, dict[str, Any]] = {
     **PROBLEM_RESPONSES,
@@ -61,9 +58,6 @@ for _module in (
     tracking,
     storefront,
 ):
-    add_routes(router, _module.router, endpoint_of=in_one_hop)
-
-gateway_router = APIRouter()
-add_routes(gateway_router, leaf_gateway_router, endpoint_of=in_one_hop)
+    router.include_router(_module.router)
 
 __all__ = ["gateway_router", "router"]

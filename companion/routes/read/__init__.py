@@ -1,10 +1,9 @@
-"""The read side of the public API (catalogue and content), mounted by ``create_app`` under
+"""The read side of the public API (catalogue and content), included by ``create_app`` under
 /public/v1. One module per resource group; every route needs a tenant (``CurrentTenant``)."""
 
 from fastapi import APIRouter, Security
 
 from companion.openapi import PROBLEM_RESPONSES, service_key_scheme
-from companion.routes.merge import add_routes
 from companion.routes.read import (
     articles,
     categories,
@@ -19,7 +18,6 @@ from companion.routes.read import (
     site,
     sitemap,
 )
-from companion.routes.read.one_hop import in_one_thread
 
 router = APIRouter(
     dependencies=[Security(service_key_scheme())],
@@ -39,5 +37,4 @@ for _tag, _module in (
     ("sitemap", sitemap),
     ("routes", resolve),
 ):
-    # Each route's connection opened in its own thread call: one hand-over, not three.
-    add_routes(router, _module.router, tags=[_tag], endpoint_of=in_one_thread)
+    router.include_router(_module.router, tags=[_tag])

@@ -1,6 +1,5 @@
-"""Write routes in one thread hop (companion.routes.commerce.one_hop): the transaction, the
-customer's token check and the route in one thread call, with the same answers, errors and
-OpenAPI document as the plain routes."""
+"""Write routes: the customer's token checked with the route's own transaction, refusals that
+leave nothing written, a route failing after a write rolled back."""
 
 from __future__ import annotations
 
@@ -11,34 +10,13 @@ import pytest
 from fastapi import APIRouter, FastAPI
 from sqlalchemy import Connection, event, func, select
 
-from companion.customers.auth import CustomerId, OptionalCustomerId
 from companion.db.commerce_schema import carts
 from companion.deps import Db
 from companion.errors_http import install_error_handling
 from companion.problems import conflict
-from companion.routes.commerce import cart, checkout, customer_account, customer_orders
-from companion.routes.commerce.one_hop import in_one_hop
-from companion.routes.merge import add_routes
 from tests.companion.commerce.conftest import Store
 
 pytestmark = pytest.mark.anyio
-
-
-async def test_a_cart_write_and_an_order_take_one_thread_call_each(
-    store: Store, thread_calls: list[str]
-) -> None:
-    hops = thread_calls
-    goods = store.goods
-    jwt = await store.customer()
-    hops.clear()
-    token = await store.cart((goods.shirt_m, 2), jwt=jwt)
-    assert len(hops) == 1, hops  # was five: begin, the customer, the route, commit, the answer
-    hops.clear()
-    order = await store.place(token, jwt=jwt)
-    assert len(hops) == 1, hops
-    assert order["current_status"] == "pending" and store.stock(goods.shirt_m) == 8
-    mine = await store.ok("GET", "/customer/orders", jwt=jwt)
-    assert [o["code"] for o in mine["items"]] == [order["code"]]
 
 
 async def test_the_customer_is_checked_with_the_routes_own_connection(store: Store) -> None:
@@ -71,33 +49,6 @@ async def test_refusals_answer_as_before_and_leave_no_cart(store: Store) -> None
         assert conn.execute(select(func.count()).select_from(carts)).scalar_one() == before
 
 
-def test_the_openapi_document_does_not_change() -> None:
-    def app(one_hop: bool) -> FastAPI:
-        built = FastAPI()
-        for module in (cart, checkout, customer_account, customer_orders):
-            if one_hop:
-                add_routes(built.router, module.router, endpoint_of=in_one_hop)
-            else:
-                add_routes(built.router, module.router)
-        return built
-
-    assert app(one_hop=True).openapi() == app(one_hop=False).openapi()
-
-
-def test_routes_it_cannot_serve_in_one_hop_are_left_as_they_are() -> None:
-    def plain(n: int) -> int:
-        return n
-
-    async def asynchronous(db: Db) -> None:
-        return None
-
-    def two_customers(db: Db, a: CustomerId, b: OptionalCustomerId) -> None:
-        return None
-
-    for endpoint in (plain, asynchronous, two_customers):
-        assert in_one_hop(endpoint) is endpoint
-
-
 async def test_a_route_that_fails_after_writing_is_rolled_back(store: Store) -> None:
     router = APIRouter()
 
@@ -114,7 +65,7 @@ async def test_a_route_that_fails_after_writing_is_rolled_back(store: Store) -> 
     app = FastAPI()
     app.state.services = store.app.state.services
     install_error_handling(app)
-    add_routes(app.router, router, endpoint_of=in_one_hop)
+    app.include_router(router)
     with store.engine.connect() as conn:
         before = conn.execute(select(func.count()).select_from(carts)).scalar_one()
     await store.cart((store.goods.shirt_m, 1))
