@@ -10,6 +10,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Annotated
 
+from argon2 import PasswordHasher
 from fastapi import Depends, Request
 from sqlalchemy import Connection, Engine
 
@@ -73,3 +74,12 @@ Db = Annotated[Connection, Depends(get_db, scope="function")]
 # Only for routes that never write (companion.routes.read): see get_read_db.
 ReadDb = Annotated[Connection, Depends(get_read_db, scope="function")]
 CurrentTenant = Annotated[Tenant, Depends(get_tenant)]
+
+
+def password_hasher_of(request: Request) -> PasswordHasher:
+    """The app's hasher (a test sets a cheap one on ``app.state``), else argon2's defaults."""
+    hasher: PasswordHasher | None = getattr(request.app.state, "password_hasher", None)
+    return hasher if hasher is not None else PasswordHasher()
+
+
+Hasher = Annotated[PasswordHasher, Depends(password_hasher_of)]

@@ -1,6 +1,7 @@
 """Every 4xx/5xx answer as RFC 9457 problem JSON: the exception handlers and the crash barrier.
 
-``install_error_handling(app)`` registers handlers for ``Problem``, Starlette's HTTPException
+``install_error_handling(app)`` registers handlers for ``Problem``, a service's ``Refused``
+(``companion.refusals``), Starlette's HTTPException
 (unknown routes: 404, wrong method: 405, unreadable bodies: 400) and request validation (422 with
 ``errors: [{field, message}]``). ``CrashBarrier`` (added by ``create_app``) turns any unexpected
 exception into a 500 problem without a traceback, and a database that cannot be reached or is
@@ -25,7 +26,14 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from companion.problems import PROBLEM_CONTENT_TYPE, FieldError, Problem, service_unavailable
+from companion.problems import (
+    PROBLEM_CONTENT_TYPE,
+    FieldError,
+    Problem,
+    problem_of,
+    service_unavailable,
+)
+from companion.refusals import Refused
 
 LOG = "companion.errors"
 MAX_DETAIL = 500
@@ -83,6 +91,11 @@ async def _on_problem(request: Request, exc: Exception) -> Response:
     return problem_response(exc)
 
 
+async def _on_refusal(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, Refused)
+    return problem_response(problem_of(exc))
+
+
 async def _on_http_exception(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, StarletteHTTPException)
     problem = http_problem(exc.status_code, request.method, request.url.path, exc.detail)
@@ -96,6 +109,7 @@ async def _on_validation_error(request: Request, exc: Exception) -> Response:
 
 def install_error_handling(app: FastAPI) -> None:
     app.add_exception_handler(Problem, _on_problem)
+    app.add_exception_handler(Refused, _on_refusal)  # a service's refusal (companion.refusals)
     app.add_exception_handler(StarletteHTTPException, _on_http_exception)
     app.add_exception_handler(RequestValidationError, _on_validation_error)
 

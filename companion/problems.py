@@ -1,7 +1,8 @@
 """RFC 9457 problem details: the body of every 4xx/5xx answer of the companion.
 
-Handlers raise ``Problem`` (or use the builders below); ``create_app`` registers the exception
-handlers that turn it, FastAPI's validation errors and anything unexpected into
+Routes and middleware raise ``Problem`` (or use the builders below); services raise their own
+refusals (``companion.refusals``), which ``problem_of`` answers here. ``create_app`` registers
+the exception handlers that turn them, FastAPI's validation errors and anything unexpected into
 ``application/problem+json``. Never a traceback, never a 500 for bad input.
 """
 
@@ -9,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
+
+from companion.refusals import Conflict, Invalid, NotFound, NotSignedIn, NotYours, Refused
 
 PROBLEM_CONTENT_TYPE = "application/problem+json"
 
@@ -90,3 +93,25 @@ def too_many_requests(retry_after: int, detail: str) -> Problem:
         headers={"Retry-After": str(retry_after)},
         extra={"retry_after": retry_after},
     )
+
+
+def problem_of(refused: Refused) -> Problem:
+    """The answer to a service's refusal."""
+    if isinstance(refused, Invalid):
+        return unprocessable(refused.field, refused.message)
+    if isinstance(refused, NotFound):
+        return Problem(404, refused.code, "Not found", refused.detail, extra=refused.extra)
+    if isinstance(refused, NotSignedIn):
+        return Problem(
+            401,
+            refused.code,
+            "Unauthorized",
+            refused.detail,
+            headers={"WWW-Authenticate": "Bearer"},
+            extra=refused.extra,
+        )
+    if isinstance(refused, NotYours):
+        return Problem(403, refused.code, "Forbidden", refused.detail, extra=refused.extra)
+    if isinstance(refused, Conflict):
+        return Problem(409, refused.code, "Conflict", refused.detail, extra=refused.extra)
+    return Problem(422, refused.code, "Invalid request", refused.detail, extra=refused.extra)

@@ -14,7 +14,6 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 PACKAGES = ("generator", "companion", "session_service", "benchmarks")
 LINT_IMPORTS = Path(sys.executable).parent / "lint-imports"
-LAYERS_TO_COME = pytest.mark.xfail(strict=True, reason="no contract for the companion's layers")
 
 
 def _lint(tree: Path) -> subprocess.CompletedProcess[str]:
@@ -56,35 +55,18 @@ def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
         ("generator/write/workers.py", "import benchmarks.processes", "import the benchmarks"),
         ("companion/server.py", "import benchmarks.loadtest_bare", "import the benchmarks"),
         ("generator/crawl/products.py", "import generator.replay.fetch", "never import the replay"),
-        pytest.param(
-            "companion/commerce/ordering.py",
-            "import fastapi",
-            "know nothing of HTTP",
-            marks=LAYERS_TO_COME,
-        ),
-        pytest.param(
-            "companion/customers/accounts.py",
-            "import starlette.requests",
-            "know nothing of HTTP",
-            marks=LAYERS_TO_COME,
-        ),
-        pytest.param(
-            "companion/payments/starting.py",
-            "import companion.problems",
-            "know nothing of HTTP",
-            marks=LAYERS_TO_COME,
-        ),
-        pytest.param(
+        ("companion/commerce/ordering.py", "import fastapi", "know nothing of HTTP"),
+        ("companion/customers/accounts.py", "import starlette.requests", "know nothing of HTTP"),
+        ("companion/payments/starting.py", "import companion.problems", "know nothing of HTTP"),
+        (
             "companion/db/tables.py",
             "import companion.commerce.carts",
             "routes, then services, then the database",
-            marks=LAYERS_TO_COME,
         ),
-        pytest.param(
+        (
             "companion/customers/tokens.py",
             "import companion.routes.commerce.cart",
             "routes, then services, then the database",
-            marks=LAYERS_TO_COME,
         ),
     ],
 )

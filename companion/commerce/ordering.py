@@ -56,7 +56,7 @@ from companion.db.commerce_schema import (
     point_entries,
 )
 from companion.db.schema import variants
-from companion.problems import Problem, conflict, forbidden, not_found, unprocessable
+from companion.refusals import Conflict, Invalid, NotFound, NotSignedIn, NotYours, Refused
 
 _CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: read out over the phone
 
@@ -122,18 +122,18 @@ def place_order(
             return _same_cart_or_conflict(conn, keyed, cart_token)
     cart = find_cart(conn, store_id=store_id, token=cart_token)
     if cart is None:
-        raise not_found("cart")
+        raise NotFound("cart")
     existing = _order_for_cart(conn, cart_id=cart.id)
     if existing is not None:
         return Placed(existing, created=False)
     if cart.status is not CartStatus.ACTIVE:
-        raise conflict("cart_closed", f"the cart was {cart.status}; use the cart it went into")
+        raise Conflict("cart_closed", f"the cart was {cart.status}; use the cart it went into")
     lines = price_variants(conn, store_id=store_id, quantities=item_quantities(conn, cart), now=now)
     if not lines:
-        raise unprocessable("cart_token", "the cart is empty")
+        raise Invalid("cart_token", "the cart is empty")
     unavailable = [line.name for line in lines if not line.available]
     if unavailable:
-        raise conflict(
+        raise Conflict(
             "item_unavailable", f"no longer for sale: {', '.join(unavailable)}; update the cart"
         )
     buyer = customer_id if customer_id is not None else cart.customer_id
@@ -199,7 +199,7 @@ def place_order(
                     order_id=order_id,
                     now=now,
                 )
-    except (IntegrityError, Problem):
+    except (IntegrityError, Refused):
         # Lost a race: the cart or the key got its order in a concurrent request, which may
         # also have taken the last unit or coupon use this attempt then found gone.
         winner = _order_for_cart(conn, cart_id=cart.id)
@@ -245,15 +245,12 @@ def _points_spender(cart: Cart, customer_id: int | None) -> int:
     A cart token is readable by the page's scripts and travels in query strings, so the cart's
     customer never stands in for a login."""
     if customer_id is None:
-        raise Problem(
-            401,
+        raise NotSignedIn(
             "login_required",
-            "Unauthorized",
             "redeem_points needs the customer JWT as Authorization: Bearer <token>",
-            headers={"WWW-Authenticate": "Bearer"},
         )
     if cart.customer_id not in (None, customer_id):
-        raise forbidden("cart_not_yours", "this cart belongs to another customer")
+        raise NotYours("cart_not_yours", "this cart belongs to another customer")
     return customer_id
 
 
@@ -295,12 +292,10 @@ def _claim_coupon(
         return None
     coupon_id = claim_coupon_use(conn, store_id=store_id, code=coupon.code)
     if coupon_id is None and priced:
-        raise Problem(
-            409,
+        raise Conflict(
             "coupon_used_up",
-            "Conflict",
             f"coupon {coupon.code} reached its usage limit; quote the cart again",
-            extra={"coupon_code": coupon.code},
+            coupon_code=coupon.code,
         )
     return coupon_id
 
@@ -321,7 +316,7 @@ def _same_cart_or_conflict(
     order_id, cart_id = keyed
     token = conn.execute(_CART_TOKEN, {"cart_id": cart_id}).scalar()
     if token != cart_token:
-        raise conflict(
+        raise Conflict(
             "idempotency_key_reused",
             "this Idempotency-Key was already used for another cart; send a new key",
         )
@@ -419,12 +414,10 @@ def _reserve_stock(conn: Connection, *, store_id: int, lines: Sequence[PricedLin
         # What kept catalogue answers this changed (companion.answer_cache).
         stock_changed(conn, [(row.product_id, row.stock, -line.quantity) for row in taken])
         if len(taken) != 1:
-            raise Problem(
-                409,
+            raise Conflict(
                 "out_of_stock",
-                "Conflict",
                 f"not enough stock for {line.name} ({line.variant_name}); update the cart",
-                extra={"variant_id": line.variant_id},
+                variant_id=line.variant_id,
             )
 
 
@@ -469,7 +462,7 @@ def _redeem_points(
         .values(points_balance=customers.c.points_balance - points)
     )
     if debited.rowcount != 1:
-        raise conflict("points_changed", "the points balance changed; place the order again")
+        raise Conflict("points_changed", "the points balance changed; place the order again")
     conn.execute(
         insert(point_entries).values(
             store_id=store_id,

@@ -8,8 +8,8 @@ from datetime import datetime
 from sqlalchemy import Connection, select
 
 from companion.db.schema import products
-from companion.problems import unprocessable
 from companion.product_cards import CARD_COLUMNS, PUBLISHED, build_cards
+from companion.refusals import Invalid
 from companion.schemas.read import ProductCard
 
 
@@ -22,7 +22,7 @@ def require_published_product(
         )
     ).first()
     if found is None:
-        raise unprocessable(field, f"no published product {product_id} in this store")
+        raise Invalid(field, f"no published product {product_id} in this store")
 
 
 def cards_by_id(

@@ -12,7 +12,7 @@ from sqlalchemy.exc import IntegrityError
 
 from companion.customers.passwords import hash_password
 from companion.db.commerce_schema import customers
-from companion.problems import conflict
+from companion.refusals import Conflict
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,7 +102,7 @@ def register_customer(
                 )
             )
     except IntegrityError:
-        raise conflict("email_taken", "an account with this e-mail already exists") from None
+        raise Conflict("email_taken", "an account with this e-mail already exists") from None
     assert result.inserted_primary_key is not None
     customer_id = int(result.inserted_primary_key[0])
     return Customer(customer_id, email, full_name, phone, 0, now, now)

@@ -9,11 +9,9 @@ hash records its own parameters, so verification works whatever hasher is instal
 from __future__ import annotations
 
 from functools import cache
-from typing import Annotated
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
-from fastapi import Depends, Request
 
 
 def hash_password(hasher: PasswordHasher, password: str) -> str:
@@ -39,11 +37,3 @@ def _decoy_hash(params: tuple[int, int, int, int]) -> str:
     time_cost, memory_cost, parallelism, hash_len = params
     hasher = PasswordHasher(time_cost, memory_cost, parallelism, hash_len)
     return hash_password(hasher, "decoy password that matches nothing")
-
-
-def password_hasher_of(request: Request) -> PasswordHasher:
-    hasher: PasswordHasher | None = getattr(request.app.state, "password_hasher", None)
-    return hasher if hasher is not None else PasswordHasher()
-
-
-Hasher = Annotated[PasswordHasher, Depends(password_hasher_of)]

@@ -12,7 +12,6 @@ from functools import cache
 from typing import Protocol
 
 import httpx
-from starlette.requests import Request
 
 
 class IpnSender(Protocol):
@@ -45,8 +44,3 @@ class HttpIpnSender:
             return ""
         code = answer.get("RspCode") if isinstance(answer, dict) else None
         return code if isinstance(code, str) else ""
-
-
-def ipn_sender_of(request: Request) -> IpnSender:
-    sender: IpnSender | None = getattr(request.app.state, "ipn_sender", None)
-    return sender if sender is not None else HttpIpnSender()

@@ -13,7 +13,7 @@ from sqlalchemy import Connection
 from companion.payments import vnpay
 from companion.payments.gateways import connected_gateways, identify_gateway
 from companion.payments.payment_store import find_payment, order_status
-from companion.problems import unprocessable
+from companion.refusals import Invalid
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,18 +34,18 @@ def verify_return(
     try:
         params = vnpay.parse_query(query_string)
     except vnpay.MalformedQuery as exc:
-        raise unprocessable("query_string", str(exc)) from None
+        raise Invalid("query_string", str(exc)) from None
     gateways = connected_gateways(conn, store_id=store_id)
     if provider is None:
         gateway = identify_gateway(gateways, params)
         if gateway is None:
-            raise unprocessable(
+            raise Invalid(
                 "provider", "no connected gateway recognises this query string; name provider"
             )
     else:
         gateway = next((g for g in gateways if g.code == provider and g.online), None)
         if gateway is None:
-            raise unprocessable(
+            raise Invalid(
                 "provider", f"{provider!r} is not an online gateway connected to this store"
             )
     genuine = params.get("vnp_TmnCode") == gateway.merchant_code and vnpay.is_genuine(

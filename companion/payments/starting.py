@@ -12,7 +12,7 @@ from companion.db.commerce_schema import orders
 from companion.payments import vnpay
 from companion.payments.gateways import online_gateway
 from companion.payments.payment_store import create_payment
-from companion.problems import conflict, unprocessable
+from companion.refusals import Conflict, Invalid
 
 SANDBOX_PAY_PATH = "/sandbox/vnpay/pay"
 SANDBOX_COMPLETE_PATH = "/sandbox/vnpay/complete"
@@ -49,13 +49,13 @@ def start_payment(
         ).where(orders.c.store_id == store_id, orders.c.id == order_id)
     ).one()
     if order.current_status not in PAYABLE:
-        raise conflict(
+        raise Conflict(
             "order_not_payable", f"order {order.code} is {order.current_status}; nothing to pay"
         )
     code = provider or order.payment_method
     gateway = online_gateway(conn, store_id=store_id, code=code) if sandbox else None
     if gateway is None or gateway.merchant_code is None or gateway.hash_secret is None:
-        raise unprocessable(
+        raise Invalid(
             "provider", f"{code!r} is not an online payment gateway connected to this store"
         )
     payment = create_payment(

@@ -121,12 +121,6 @@ class DatabaseRateLimiter:
             if not lock.locked() and lock.statistics().tasks_waiting == 0:
                 self._renewing.pop(bucket, None)
 
-    def hit_now(self, bucket: str) -> RateDecision:
-        """The blocking form of ``hit``, for callers already off the event loop."""
-        now_seconds = self._seconds()
-        decision = self._book.spend(bucket, now_seconds)
-        return decision if decision is not None else self._renew(bucket, now_seconds)
-
     def unspent(self, bucket: str) -> int:
         """Units this worker holds for ``bucket`` in the current windows."""
         return self._book.unspent(bucket, self._seconds())

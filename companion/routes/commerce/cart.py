@@ -22,10 +22,10 @@ from companion.commerce.carts import (
 from companion.commerce.quote import PricedLine, Quote, subtotal_of
 from companion.commerce.quoting import quote_cart
 from companion.commerce_states import CartStatus
-from companion.customers.auth import CustomerId, OptionalCustomerId
 from companion.deps import CurrentTenant, Db, ServicesDep
 from companion.problems import conflict, forbidden, not_found, unprocessable
 from companion.routes.commerce.wire import CartTokenQuery, RequiredCartToken, money
+from companion.routes.customer_auth import CustomerId, OptionalCustomerId
 from companion.schemas.commerce_cart import (
     MAX_QUANTITY,
     CartItemOut,

@@ -21,12 +21,12 @@ from companion.commerce.order_reads import order_item_rows, order_row
 from companion.commerce.ordering import OrderRequest, place_order
 from companion.commerce.shipping import find_method, pickup_location_exists
 from companion.commerce_states import CartStatus, CheckoutStatus, ShippingKind
-from companion.customers.auth import OptionalCustomerId
 from companion.deps import CurrentTenant, Db, ServicesDep
 from companion.order_mail import order_message, send_message
 from companion.payments.sandbox_access import accepted_gateways, sandbox_serves
 from companion.problems import conflict, not_found, unprocessable
 from companion.routes.commerce.wire import RequiredCartToken, money
+from companion.routes.customer_auth import OptionalCustomerId
 from companion.schemas.commerce_checkout import (
     AddressIn,
     AddressOut,

@@ -10,11 +10,11 @@ from fastapi import APIRouter, status
 from sqlalchemy import Connection, insert, select
 
 from companion.customers.accounts import get_customer
-from companion.customers.auth import CustomerId, OptionalCustomerId
 from companion.db.commerce_schema import contacts
 from companion.deps import CurrentTenant, Db, ServicesDep
 from companion.problems import not_found
 from companion.routes.commerce.pages import newest_first, page_of
+from companion.routes.customer_auth import CustomerId, OptionalCustomerId
 from companion.routes.read.params import Cursor, EntityId, Limit
 from companion.schemas.commerce_activity import ContactIn, ContactOut, CustomerContactIn
 from companion.schemas.envelope import Envelope

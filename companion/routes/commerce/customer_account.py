@@ -20,17 +20,17 @@ from companion.customers.accounts import (
     set_password,
     update_profile,
 )
-from companion.customers.auth import CustomerId
 from companion.customers.login_attempts import claim_attempt, give_back
-from companion.customers.passwords import Hasher, burn_verification, verify_password
+from companion.customers.passwords import burn_verification, verify_password
 from companion.customers.signing_key import jwt_secret
 from companion.customers.throttle import LoginLimits, counts_of
 from companion.customers.tokens import issue_token
 from companion.db.commerce_schema import point_entries
-from companion.deps import CurrentTenant, Db, ServicesDep
+from companion.deps import CurrentTenant, Db, Hasher, ServicesDep
 from companion.logging_http import note_refusal
 from companion.problems import Problem, not_found, unprocessable
 from companion.routes.commerce.pages import newest_first, page_of
+from companion.routes.customer_auth import CustomerId
 from companion.routes.read.params import Cursor, Limit
 from companion.schemas.commerce_customer import (
     CustomerOut,

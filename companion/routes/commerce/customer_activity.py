@@ -9,11 +9,11 @@ from sqlalchemy.exc import IntegrityError
 
 from companion.commerce.product_refs import cards_by_id, require_published_product
 from companion.commerce.product_views import record_product_view
-from companion.customers.auth import CustomerId
 from companion.db.commerce_schema import product_views, saved_products
 from companion.deps import CurrentTenant, Db, ServicesDep
 from companion.problems import not_found
 from companion.routes.commerce.pages import newest_first, page_of
+from companion.routes.customer_auth import CustomerId
 from companion.routes.read.params import Cursor, EntityId, Limit
 from companion.schemas.commerce_activity import ProductRefIn, ProductViewOut, SavedProductOut
 from companion.schemas.envelope import Envelope

@@ -18,10 +18,10 @@ from companion.customers.addresses import (
     remove_address,
     set_default,
 )
-from companion.customers.auth import CustomerId
 from companion.deps import CurrentTenant, Db, ServicesDep
 from companion.problems import conflict, not_found, unprocessable
 from companion.routes.commerce.pages import whole
+from companion.routes.customer_auth import CustomerId
 from companion.routes.read.params import EntityId
 from companion.schemas.commerce_customer import (
     CustomerAddressIn,

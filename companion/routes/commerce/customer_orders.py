@@ -11,7 +11,6 @@ from sqlalchemy import select
 from companion.clients import client_address
 from companion.commerce.order_claims import claim_order
 from companion.commerce.order_reads import customer_order_row
-from companion.customers.auth import CustomerId
 from companion.customers.login_attempts import claim_attempt, give_back
 from companion.customers.throttle import counts_of
 from companion.db.commerce_schema import coupon_usages, orders
@@ -21,6 +20,7 @@ from companion.problems import not_found
 from companion.routes.commerce.customer_account import login_limits, login_throttled
 from companion.routes.commerce.pages import newest_first, page_of
 from companion.routes.commerce.wire import money
+from companion.routes.customer_auth import CustomerId
 from companion.routes.read.params import Cursor, EntityId, Limit
 from companion.schemas.commerce_checkout import CustomerOrderRead
 from companion.schemas.commerce_customer import CouponUseOut, OrderClaimIn

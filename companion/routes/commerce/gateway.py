@@ -29,7 +29,7 @@ from companion.logging_http import note_refusal
 from companion.payments import sandbox, vnpay
 from companion.payments.gateways import Gateway, gateway_for_merchant
 from companion.payments.ipn import BAD_SIGNATURE, OTHER, PROVIDER, handle_ipn
-from companion.payments.ipn_sender import ipn_sender_of
+from companion.payments.ipn_sender import HttpIpnSender, IpnSender
 from companion.payments.payment_store import find_payment, order_status
 from companion.payments.return_origins import SiteOrigins, return_url_refusal, store_origins
 from companion.payments.sandbox_access import sandbox_serves
@@ -190,3 +190,9 @@ def _result_summary(services: Services, gateway: Gateway, params: dict[str, str]
         code, status = order_status(conn, order_id=payment.order_id)
     claim = "paid" if params.get("vnp_ResponseCode") == vnpay.PAID else "not paid"
     return f"Order {code}: the gateway reports {claim}; the order is now {status}."
+
+
+def ipn_sender_of(request: Request) -> IpnSender:
+    """The app's IPN sender (a test sets one on ``app.state``), else one over HTTP."""
+    sender: IpnSender | None = getattr(request.app.state, "ipn_sender", None)
+    return sender if sender is not None else HttpIpnSender()

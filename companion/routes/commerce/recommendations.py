@@ -16,12 +16,13 @@ from companion.commerce.product_views import (
     record_product_view,
 )
 from companion.cursors import clamp_limit
-from companion.customers.auth import OptionalCustomerId, token_problem
 from companion.db.schema import products
 from companion.deps import CurrentTenant, Db, ServicesDep
 from companion.problems import forbidden, not_found, unprocessable
 from companion.product_cards import CARD_COLUMNS, PUBLISHED, build_cards
+from companion.refusals import NotSignedIn
 from companion.routes.commerce.pages import page_of, whole
+from companion.routes.customer_auth import OptionalCustomerId
 from companion.routes.read.paging import first_page
 from companion.routes.read.params import EntityId, Limit
 from companion.schemas.commerce_activity import RecommendationViewIn
@@ -103,7 +104,7 @@ def get_recently_viewed(
     that customer's JWT."""
     if customer_id is not None:
         if viewer_id is None:
-            raise token_problem("login_required", "customer_id needs the customer's JWT")
+            raise NotSignedIn("login_required", "customer_id needs the customer's JWT")
         if viewer_id != customer_id:
             raise forbidden("not_your_history", "customer_id is not the logged-in customer")
     if viewer_id is None and not session_token:

@@ -10,12 +10,12 @@ from sqlalchemy import Connection, delete, insert, select
 from sqlalchemy.exc import IntegrityError
 
 from companion.customers.accounts import get_customer
-from companion.customers.auth import CustomerId
 from companion.db.commerce_schema import reviews
 from companion.db.schema import articles, products
 from companion.deps import CurrentTenant, Db, ServicesDep
 from companion.problems import conflict, not_found, unprocessable
 from companion.routes.commerce.pages import newest_first, page_of
+from companion.routes.customer_auth import CustomerId
 from companion.routes.read.params import Cursor, EntityId, Limit
 from companion.schemas.commerce_activity import ReviewedEntity, ReviewIn, ReviewOut
 from companion.schemas.commerce_fields import MAX_ID
