@@ -10,13 +10,11 @@ from typing import Any
 
 from fastapi import APIRouter
 from sqlalchemy import ColumnElement, Connection, select
-from starlette.responses import JSONResponse
 
 from companion.cursors import clamp_limit
 from companion.db.schema import categories
 from companion.deps import CurrentTenant, ReadDb, ServicesDep
 from companion.problems import not_found
-from companion.routes.read.answers import page as page_answer
 from companion.routes.read.category_index import product_counts
 from companion.routes.read.paging import first_page
 from companion.routes.read.params import EntityId, Limit, Ref, Slug
@@ -84,7 +82,7 @@ def list_categories(
     services: ServicesDep,
     parent: Ref = None,
     limit: Limit = None,
-) -> JSONResponse:
+) -> dict[str, Any]:
     """Plain JSON built field by field: a page view's list, answered without a model."""
     settings = services.settings
     size = clamp_limit(limit, default=settings.default_limit, maximum=settings.max_limit)
@@ -96,7 +94,11 @@ def list_categories(
         )
         rows = category_rows(db, tenant.store_id, categories.c.parent_id.in_(parent_ids))
     page, has_more = first_page(rows, size)
-    return page_answer(category_fields(db, tenant.store_id, page), None, has_more)
+    return {
+        "items": category_fields(db, tenant.store_id, page),
+        "next_cursor": None,
+        "has_more": has_more,
+    }
 
 
 @router.get("/categories/tree", summary="Two-level category tree")

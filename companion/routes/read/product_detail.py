@@ -7,7 +7,6 @@ from typing import Any, Literal
 
 from fastapi import APIRouter
 from sqlalchemy import BindParameter, ColumnElement, Connection, Select, bindparam, select
-from starlette.responses import JSONResponse
 
 from companion.cursors import clamp_limit
 from companion.db.schema import brands, product_categories, product_images, products, variants
@@ -23,7 +22,6 @@ from companion.product_cards import (
     card_of,
     running_discounts,
 )
-from companion.routes.read.answers import answer
 from companion.routes.read.paging import first_page
 from companion.routes.read.params import EntityId, Limit, Slug
 from companion.schemas.envelope import Envelope
@@ -117,17 +115,17 @@ def detail_fields(
 )
 def product_by_slug(
     slug: Slug, db: ReadDb, tenant: CurrentTenant, services: ServicesDep
-) -> JSONResponse:
+) -> dict[str, Any]:
     what = f"product {slug!r}"
-    return answer(detail_fields(db, tenant.store_id, "slug", slug, what, services.clock.now()))
+    return detail_fields(db, tenant.store_id, "slug", slug, what, services.clock.now())
 
 
 @router.get("/products/{product_id}", summary="Product detail by id", response_model=ProductDetail)
 def product_by_id(
     product_id: EntityId, db: ReadDb, tenant: CurrentTenant, services: ServicesDep
-) -> JSONResponse:
+) -> dict[str, Any]:
     what = f"product {product_id}"
-    return answer(detail_fields(db, tenant.store_id, "id", product_id, what, services.clock.now()))
+    return detail_fields(db, tenant.store_id, "id", product_id, what, services.clock.now())
 
 
 @router.get("/products/{product_id}/related", summary="Products of the same category")

@@ -12,14 +12,12 @@ from typing import Annotated, Any, Literal, get_args
 
 from fastapi import APIRouter, Query
 from sqlalchemy import ColumnElement, Connection, Integer, Select, bindparam, select
-from starlette.responses import JSONResponse
 
 from companion.cursors import clamp_limit
 from companion.db.schema import categories, collection_products, collections, products
 from companion.deps import CurrentTenant, ReadDb, ServicesDep
 from companion.problems import unprocessable
 from companion.product_cards import PUBLISHED, STORE, bound_card_select, card_of, card_select
-from companion.routes.read.answers import page as page_answer
 from companion.routes.read.category_index import category_parents, descendants, filed_under
 from companion.routes.read.paging import (
     after_desc,
@@ -132,7 +130,7 @@ def list_products(
         str | None, Query(max_length=200, description="Name search, accent-insensitive")
     ] = None,
     sort: Sort = "newest",
-) -> JSONResponse:
+) -> dict[str, Any]:
     settings = services.settings
     size = clamp_limit(limit, default=settings.default_limit, maximum=settings.max_limit)
     now = services.clock.now()
@@ -146,4 +144,8 @@ def list_products(
         query, cursor_of = ordered(cards.where(*conds), sort, cursor)
         rows = db.execute(query.limit(size + 1)).all()
     page, next_cursor, has_more = cut_page(rows, size, cursor_of)
-    return page_answer([card_of(row) for row in page], next_cursor, has_more)
+    return {
+        "items": [card_of(row) for row in page],
+        "next_cursor": next_cursor,
+        "has_more": has_more,
+    }

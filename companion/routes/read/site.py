@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 from sqlalchemy import or_, select
-from starlette.responses import JSONResponse
 
 from companion.cursors import clamp_limit
 from companion.db.schema import banners, custom_variables, promotions, stores
 from companion.deps import CurrentTenant, ReadDb, ServicesDep
 from companion.problems import not_found
-from companion.routes.read.answers import answer
 from companion.routes.read.paging import first_page
 from companion.routes.read.params import Limit
 from companion.schemas.envelope import Envelope
@@ -25,23 +23,21 @@ router = APIRouter()
 @router.get(
     "/store", summary="Store name, logo, contact, social links, currency", response_model=Store
 )
-def store_info(db: ReadDb, tenant: CurrentTenant) -> JSONResponse:
+def store_info(db: ReadDb, tenant: CurrentTenant) -> dict[str, Any]:
     row = db.execute(select(stores).where(stores.c.id == tenant.store_id)).first()
     if row is None:
         raise not_found("store")
     social = row.social if isinstance(row.social, dict) else {}
-    return answer(
-        {
-            "name": row.name,
-            "logo_url": row.logo_url,
-            "email": row.email,
-            "phone": row.phone,
-            "address": row.address,
-            "social": {str(k): str(v) for k, v in social.items() if v},
-            "currency_code": row.currency_code,
-            "locale": row.locale,
-        }
-    )
+    return {
+        "name": row.name,
+        "logo_url": row.logo_url,
+        "email": row.email,
+        "phone": row.phone,
+        "address": row.address,
+        "social": {str(k): str(v) for k, v in social.items() if v},
+        "currency_code": row.currency_code,
+        "locale": row.locale,
+    }
 
 
 @router.get("/custom-variables", summary="Store custom variables")
