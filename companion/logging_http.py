@@ -7,13 +7,11 @@ string (it carries cart tokens) or any header value. A request refused for what 
 past its limit, a throttled login, a bad signature, an address that is not the store's) carries
 the reason (``note_refusal``), so an operator can see an attack.
 
-A line costs a worker more than its few microseconds in a loop suggest: between two requests
-of a real load the processor's caches hold other work, so every line of code a request runs is
-paid several times over. The line is therefore made without the general JSON encoder, ids without
-a system call each, and the record is handed to the logger's handlers without looking up the
-calling code. Lines for a plain stream (how ``storefront api`` logs) wait up to a second and
-are made and written together (``PendingLines``): a flush costs about as much as four lines,
-and at a shop's pace a tenth of a second held one to four.
+Every request writes a line, so the line is made without the general JSON encoder, ids
+without a system call each, and the record is handed to the logger's handlers without looking
+up the calling code. Lines for a plain stream (how ``storefront api`` logs) wait up to a second
+and are made and written together (``PendingLines``): one write for many lines rather than a
+write each.
 """
 
 from __future__ import annotations

@@ -100,7 +100,7 @@ def card_select(store_id: int, now: datetime, *columns: Any) -> Select[Any]:
 
 
 #: Parameters of statements built once per process (``bound_card_select``): a statement reused
-#: as it is skips SQLAlchemy's building and cache-keying, which cost more CPU than the query.
+#: as it is skips SQLAlchemy's building and cache-keying on every read.
 STORE = bindparam("store_id", type_=Integer)
 NOW = bindparam("now", type_=DateTime)
 

@@ -124,7 +124,6 @@ class TenancyMiddleware:
         self.keys = keys or KeyCache()
         self.poll = poll  # takes in revocations by other processes before the cache is read
         self._digests: dict[str, str] = {}
-        self._sent: dict[bytes, str] = {}  # a key header's bytes -> its key's digest
 
     def applies(self, path: str) -> bool:
         return path.startswith(self.prefixes) and path not in self.open_paths
@@ -178,17 +177,4 @@ class TenancyMiddleware:
         """The tenant of a key this worker holds (revocations taken in first); None: look the
         key up (``tenant``)."""
         self.poll()
-        return self.keys.get(digest)
-
-    def known_sent(self, sent: bytes) -> Tenant | None:
-        """``known`` for a key header's bytes as sent (None also for a malformed key), the
-        caller having just polled (the front door): decoded once per key, not per request."""
-        digest = self._sent.get(sent)
-        if digest is None:
-            digest = self.digest(sent.decode("latin-1").strip())
-            if digest is None:
-                return None
-            if len(self._sent) >= MAX_DIGESTS:
-                self._sent.clear()
-            self._sent[sent] = digest
         return self.keys.get(digest)

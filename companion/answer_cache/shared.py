@@ -1,7 +1,7 @@
 """Catalogue answers one worker read, handed to the other workers of the same server.
 
 Each worker keeps the answers it read itself; with several workers, a page one of them read is
-a first read for each of the others, about ten times the CPU of a kept answer. So a worker that
+a first read for each of the others, much dearer than a kept answer. So a worker that
 reads and keeps an answer also writes it here, in a directory that
 ``storefront api --workers N`` makes for its workers (one host: they share its disk and its
 clock) and removes when it stops; a worker that does not hold an answer looks here before

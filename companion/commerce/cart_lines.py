@@ -1,8 +1,7 @@
 """Read variants with the prices in force, for carts, quotes and orders.
 
 Every cart write, quote and order prices its lines here, so the two statements are built once,
-with their values bound at each call: building them took two thirds of the call's CPU
-(docs/benchmarks.md).
+with their values bound at each call, rather than built again by every call.
 """
 
 from __future__ import annotations

@@ -33,8 +33,8 @@ def _cart(row: Any) -> Cart:
 
 
 _COLUMNS = (carts.c.id, carts.c.token, carts.c.customer_id, carts.c.status, carts.c.updated_at)
-# The statements of every cart write and quote, built once (values bound at each call): building
-# one costs about as much CPU as sending it (docs/benchmarks.md).
+# The statements of every cart write and quote, built once (values bound at each call), so no
+# request pays for building them.
 _BY_TOKEN = select(*_COLUMNS).where(
     carts.c.store_id == bindparam("store_id"), carts.c.token == bindparam("token")
 )

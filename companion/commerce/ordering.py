@@ -76,8 +76,8 @@ class Placed:
     created: bool  # False: the cart (or the key) already had this order
 
 
-# Built once, their values bound at each call (a statement's building costs about as much CPU
-# as sending it): the order by cart or by key, the inserts, the stock taken.
+# Built once, their values bound at each call (no order pays for building them): the order by
+# cart or by key, the inserts, the stock taken.
 _FOR_CART = select(orders.c.id).where(orders.c.cart_id == bindparam("cart_id"))
 _FOR_KEY = select(orders.c.id, orders.c.cart_id).where(
     orders.c.store_id == bindparam("store_id"), orders.c.idempotency_key == bindparam("key")

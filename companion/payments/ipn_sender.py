@@ -22,7 +22,7 @@ class IpnSender(Protocol):
 
 @cache
 def _tls() -> ssl.SSLContext:
-    """Built once per process: loading the CA bundle took 10 ms or more of CPU per IPN."""
+    """Built once per process: loading the CA bundle is too dear to do for every IPN."""
     return httpx.create_ssl_context()
 
 

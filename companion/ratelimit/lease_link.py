@@ -1,10 +1,10 @@
 """Rate-limit leases written on the event loop, over one PostgreSQL connection of a worker's own.
 
-Taken through the pool in a worker thread, a lease cost a worker 1.5 to 2.4 ms of CPU at the load
-test's pace (a thread woken and waited for, a pooled connection checked out and pinged, the
-statement through the engine). Here the same upsert is sent from the event loop on a connection
-kept for leases (one more connection per worker, docs/deployment.md), one lease at a time, as a
-statement of its own: one round trip, no BEGIN or COMMIT. A statement is all or nothing by
+Through the pool, a lease would wake a worker thread, check out and ping a pooled connection and
+pass the statement through the engine, while the requests of its bucket wait. Here the same
+upsert is sent from the event loop on a connection kept for leases (one more connection per
+worker, docs/deployment.md), one lease at a time, as a statement of its own: one round trip,
+no BEGIN or COMMIT. A statement is all or nothing by
 itself; a lease that only some windows took (near the limit) is given back at once by a second
 statement (``give_back``): between the two, another worker may see those units counted and
 refuse a request early, never let one too many through. ``lease_each`` leases for several
