@@ -1,5 +1,5 @@
-"""The read routes that answer plain JSON (companion.routes.read.answers) send exactly what their
-response models would: the same fields, in the same order, as the same bytes."""
+"""The read routes send exactly what their response models make: the same fields, in the same
+order, as the same bytes (entity tags and kept answers depend on them)."""
 
 from __future__ import annotations
 
