@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import Depends
+from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from sqlalchemy import Connection
 
 from companion.customers.auth import customer_of, required
-from companion.deps import CurrentTenant, Db, ServicesDep
+from companion.deps import CurrentTenant, Db, ServicesDep, services_of
 
 # Declarative only (it reads a header); it documents the scheme in the OpenAPI document.
 customer_bearer = HTTPBearer(
@@ -31,6 +32,16 @@ def optional_customer(
     token = None if credentials is None else credentials.credentials
     now = services.clock.now()
     return customer_of(token, db, services.settings, store_id=tenant.store_id, now=now)
+
+
+def customer_of_request(
+    credentials: HTTPAuthorizationCredentials | None, db: Connection, request: Request
+) -> int | None:
+    """``optional_customer`` for a caller holding the request and a connection."""
+    services = services_of(request)
+    token = None if credentials is None else credentials.credentials
+    store_id = request.state.tenant.store_id
+    return customer_of(token, db, services.settings, store_id=store_id, now=services.clock.now())
 
 
 def require_customer(customer_id: Annotated[int | None, Depends(optional_customer)]) -> int:

@@ -26,6 +26,7 @@ from companion.deps import CurrentTenant, Db, ServicesDep
 from companion.problems import conflict, forbidden, not_found, unprocessable
 from companion.routes.commerce.wire import CartTokenQuery, RequiredCartToken, money
 from companion.routes.customer_auth import CustomerId, OptionalCustomerId
+from companion.routes.one_hop import OneHopRoute
 from companion.schemas.commerce_cart import (
     MAX_QUANTITY,
     CartItemOut,
@@ -38,7 +39,7 @@ from companion.schemas.commerce_cart import (
 )
 from companion.wire_values import wire
 
-router = APIRouter(tags=["cart"])
+router = APIRouter(tags=["cart"], route_class=OneHopRoute)
 
 
 def cart_view(conn: Connection, *, store_id: int, cart: Cart, now: datetime) -> CartOut:

@@ -27,6 +27,7 @@ from companion.payments.sandbox_access import accepted_gateways, sandbox_serves
 from companion.problems import conflict, not_found, unprocessable
 from companion.routes.commerce.wire import RequiredCartToken, money
 from companion.routes.customer_auth import OptionalCustomerId
+from companion.routes.one_hop import OneHopRoute
 from companion.schemas.commerce_checkout import (
     AddressIn,
     AddressOut,
@@ -40,7 +41,7 @@ from companion.schemas.commerce_checkout import (
 )
 from companion.wire_values import wire
 
-router = APIRouter(tags=["checkout"])
+router = APIRouter(tags=["checkout"], route_class=OneHopRoute)
 
 CheckoutId = Annotated[str, Path(min_length=1, max_length=40, description="The checkout_id")]
 IdempotencyKey = Annotated[

@@ -15,12 +15,13 @@ from companion.deps import CurrentTenant, Db, ServicesDep
 from companion.problems import not_found
 from companion.routes.commerce.pages import newest_first, page_of
 from companion.routes.customer_auth import CustomerId, OptionalCustomerId
+from companion.routes.one_hop import OneHopRoute
 from companion.routes.read.params import Cursor, EntityId, Limit
 from companion.schemas.commerce_activity import ContactIn, ContactOut, CustomerContactIn
 from companion.schemas.envelope import Envelope
 from companion.wire_values import wire
 
-router = APIRouter(tags=["contacts"])
+router = APIRouter(tags=["contacts"], route_class=OneHopRoute)
 
 
 def contact_view(row: Any) -> ContactOut:

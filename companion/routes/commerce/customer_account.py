@@ -31,6 +31,7 @@ from companion.logging_http import note_refusal
 from companion.problems import Problem, not_found, unprocessable
 from companion.routes.commerce.pages import newest_first, page_of
 from companion.routes.customer_auth import CustomerId
+from companion.routes.one_hop import OneHopRoute
 from companion.routes.read.params import Cursor, Limit
 from companion.schemas.commerce_customer import (
     CustomerOut,
@@ -45,7 +46,7 @@ from companion.schemas.envelope import Envelope
 from companion.settings import CompanionSettings
 from companion.wire_values import wire
 
-router = APIRouter(tags=["customer"])
+router = APIRouter(tags=["customer"], route_class=OneHopRoute)
 
 
 def customer_view(customer: Customer) -> CustomerOut:

@@ -14,12 +14,13 @@ from companion.deps import CurrentTenant, Db, ServicesDep
 from companion.problems import not_found
 from companion.routes.commerce.pages import newest_first, page_of
 from companion.routes.customer_auth import CustomerId
+from companion.routes.one_hop import OneHopRoute
 from companion.routes.read.params import Cursor, EntityId, Limit
 from companion.schemas.commerce_activity import ProductRefIn, ProductViewOut, SavedProductOut
 from companion.schemas.envelope import Envelope
 from companion.wire_values import wire
 
-router = APIRouter(tags=["customer"])
+router = APIRouter(tags=["customer"], route_class=OneHopRoute)
 
 
 @router.get("/customer/saved-products", response_model=Envelope[SavedProductOut])

@@ -22,6 +22,7 @@ from companion.deps import CurrentTenant, Db, ServicesDep
 from companion.problems import conflict, not_found, unprocessable
 from companion.routes.commerce.pages import whole
 from companion.routes.customer_auth import CustomerId
+from companion.routes.one_hop import OneHopRoute
 from companion.routes.read.params import EntityId
 from companion.schemas.commerce_customer import (
     CustomerAddressIn,
@@ -31,7 +32,7 @@ from companion.schemas.commerce_customer import (
 from companion.schemas.envelope import Envelope
 from companion.wire_values import wire
 
-router = APIRouter(tags=["customer"])
+router = APIRouter(tags=["customer"], route_class=OneHopRoute)
 
 REQUIRED = ("full_name", "phone", "city")
 

@@ -21,13 +21,14 @@ from companion.routes.commerce.customer_account import login_limits, login_throt
 from companion.routes.commerce.pages import newest_first, page_of
 from companion.routes.commerce.wire import money
 from companion.routes.customer_auth import CustomerId
+from companion.routes.one_hop import OneHopRoute
 from companion.routes.read.params import Cursor, EntityId, Limit
 from companion.schemas.commerce_checkout import CustomerOrderRead
 from companion.schemas.commerce_customer import CouponUseOut, OrderClaimIn
 from companion.schemas.envelope import Envelope
 from companion.wire_values import wire
 
-router = APIRouter(tags=["customer"])
+router = APIRouter(tags=["customer"], route_class=OneHopRoute)
 
 
 def customer_order_view(row: Any) -> CustomerOrderRead:

@@ -39,8 +39,9 @@ from companion.payments.starting import (
     SANDBOX_PAY_PATH,
     SANDBOX_RESULT_PATH,
 )
+from companion.routes.one_hop import OneHopRoute
 
-router = APIRouter(include_in_schema=False)
+router = APIRouter(include_in_schema=False, route_class=OneHopRoute)
 LOG = logging.getLogger("companion.payments")
 MAX_FORM = 8000
 

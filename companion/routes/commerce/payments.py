@@ -18,6 +18,7 @@ from companion.payments.starting import start_payment
 from companion.problems import not_found, unprocessable
 from companion.routes.commerce.pages import whole
 from companion.routes.commerce.wire import RequiredCartToken, money
+from companion.routes.one_hop import OneHopRoute
 from companion.schemas.commerce_checkout import (
     OrderRefOut,
     PayIn,
@@ -28,7 +29,7 @@ from companion.schemas.commerce_checkout import (
 )
 from companion.schemas.envelope import Envelope
 
-router = APIRouter(tags=["payments"])
+router = APIRouter(tags=["payments"], route_class=OneHopRoute)
 
 
 @router.get("/checkout/payment-methods", response_model=Envelope[PaymentMethodOut])

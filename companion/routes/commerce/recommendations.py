@@ -23,6 +23,7 @@ from companion.product_cards import CARD_COLUMNS, PUBLISHED, build_cards
 from companion.refusals import NotSignedIn
 from companion.routes.commerce.pages import page_of, whole
 from companion.routes.customer_auth import OptionalCustomerId
+from companion.routes.one_hop import OneHopRoute
 from companion.routes.read.paging import first_page
 from companion.routes.read.params import EntityId, Limit
 from companion.schemas.commerce_activity import RecommendationViewIn
@@ -30,7 +31,7 @@ from companion.schemas.commerce_fields import MAX_ID
 from companion.schemas.envelope import Envelope
 from companion.schemas.read import ProductCard
 
-router = APIRouter(tags=["recommendations"])
+router = APIRouter(tags=["recommendations"], route_class=OneHopRoute)
 
 
 class RuleType(StrEnum):

@@ -16,13 +16,14 @@ from companion.deps import CurrentTenant, Db, ServicesDep
 from companion.problems import conflict, not_found, unprocessable
 from companion.routes.commerce.pages import newest_first, page_of
 from companion.routes.customer_auth import CustomerId
+from companion.routes.one_hop import OneHopRoute
 from companion.routes.read.params import Cursor, EntityId, Limit
 from companion.schemas.commerce_activity import ReviewedEntity, ReviewIn, ReviewOut
 from companion.schemas.commerce_fields import MAX_ID
 from companion.schemas.envelope import Envelope
 from companion.wire_values import wire
 
-router = APIRouter(tags=["reviews"])
+router = APIRouter(tags=["reviews"], route_class=OneHopRoute)
 
 _TABLES = {ReviewedEntity.PRODUCT: products, ReviewedEntity.ARTICLE: articles}
 

@@ -17,6 +17,7 @@ from companion.db.schema import articles, pages, products
 from companion.deps import CurrentTenant, Db, Services, ServicesDep
 from companion.product_cards import CARD_COLUMNS, PUBLISHED, build_cards
 from companion.routes.commerce.pages import newest_first, page_of
+from companion.routes.one_hop import OneHopRoute
 from companion.routes.read.category_index import category_parents, descendants, filed_under
 from companion.routes.read.paging import cut_page, time_cursor, time_key
 from companion.routes.read.params import Cursor, Limit
@@ -27,7 +28,7 @@ from companion.schemas.read import ProductCard
 from companion.text import fold
 from companion.wire_values import article_path, clean_url, wire
 
-router = APIRouter(tags=["search"])
+router = APIRouter(tags=["search"], route_class=OneHopRoute)
 
 SearchText = Annotated[
     str | None, Query(max_length=200, description="Words to find, accents optional")

@@ -18,6 +18,7 @@ from companion.deps import CurrentTenant, Db, ServicesDep
 from companion.problems import not_found
 from companion.routes.commerce.pages import whole
 from companion.routes.commerce.wire import money
+from companion.routes.one_hop import OneHopRoute
 from companion.schemas.commerce_checkout import (
     PickupLocationOut,
     ProvinceOut,
@@ -28,7 +29,7 @@ from companion.schemas.commerce_checkout import (
 )
 from companion.schemas.envelope import Envelope
 
-router = APIRouter(tags=["shipping"])
+router = APIRouter(tags=["shipping"], route_class=OneHopRoute)
 
 
 @router.post(

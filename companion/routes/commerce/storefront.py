@@ -10,9 +10,10 @@ from sqlalchemy import select
 from companion.db.schema import stores
 from companion.deps import CurrentTenant, Db, ServicesDep
 from companion.payments.sandbox_access import accepted_gateways, sandbox_serves
+from companion.routes.one_hop import OneHopRoute
 from companion.schemas.commerce_activity import StorefrontSettingsOut
 
-router = APIRouter(tags=["storefront"])
+router = APIRouter(tags=["storefront"], route_class=OneHopRoute)
 
 CART_COOKIE = "service_cart"  # shared with the template engine: one cart across both engines
 CUSTOMER_COOKIE = "service_customer"

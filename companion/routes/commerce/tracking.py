@@ -13,6 +13,7 @@ from companion.db.commerce_schema import banner_clicks, entity_views, storefront
 from companion.db.schema import banners
 from companion.deps import CurrentTenant, Db, ServicesDep
 from companion.problems import not_found, unprocessable
+from companion.routes.one_hop import OneHopRoute
 from companion.routes.read.params import EntityId
 from companion.schemas.commerce_activity import (
     BannerClickIn,
@@ -21,7 +22,7 @@ from companion.schemas.commerce_activity import (
     StorefrontErrorsOut,
 )
 
-router = APIRouter(tags=["tracking"])
+router = APIRouter(tags=["tracking"], route_class=OneHopRoute)
 
 
 @router.post(

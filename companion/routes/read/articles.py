@@ -24,6 +24,7 @@ from companion.db.schema import (
 )
 from companion.deps import CurrentTenant, ReadDb, ServicesDep
 from companion.problems import not_found
+from companion.routes.one_hop import OneHopRoute
 from companion.routes.read.paging import after_desc, cut_page, first_page, time_cursor, time_key
 from companion.routes.read.params import Cursor, EntityId, Limit, Ref, Slug
 from companion.routes.read.refs import ref_match
@@ -37,7 +38,7 @@ from companion.schemas.read import (
 )
 from companion.wire_values import wire
 
-router = APIRouter()
+router = APIRouter(route_class=OneHopRoute)
 
 NEWEST = (articles.c.published_at.desc(), articles.c.id.desc())
 

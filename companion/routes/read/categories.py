@@ -15,6 +15,7 @@ from companion.cursors import clamp_limit
 from companion.db.schema import categories
 from companion.deps import CurrentTenant, ReadDb, ServicesDep
 from companion.problems import not_found
+from companion.routes.one_hop import OneHopRoute
 from companion.routes.read.category_index import product_counts
 from companion.routes.read.paging import first_page
 from companion.routes.read.params import EntityId, Limit, Ref, Slug
@@ -23,7 +24,7 @@ from companion.schemas.envelope import Envelope
 from companion.schemas.read import BreadcrumbItem, Category, CategoryTreeNode
 from companion.wire_values import clean_url, wire
 
-router = APIRouter()
+router = APIRouter(route_class=OneHopRoute)
 
 VISIBLE = categories.c.status == "published"
 SIBLING_ORDER = (categories.c.position, categories.c.id)

@@ -11,13 +11,14 @@ from companion.cursors import clamp_limit
 from companion.db.schema import collections
 from companion.deps import CurrentTenant, ReadDb, ServicesDep
 from companion.problems import not_found
+from companion.routes.one_hop import OneHopRoute
 from companion.routes.read.paging import first_page
 from companion.routes.read.params import Limit, Slug
 from companion.schemas.envelope import Envelope
 from companion.schemas.read import Collection
 from companion.wire_values import wire
 
-router = APIRouter()
+router = APIRouter(route_class=OneHopRoute)
 
 
 def to_collection(row: Any) -> Collection:

@@ -14,12 +14,13 @@ from sqlalchemy import ColumnElement, func, select
 from companion.db.schema import brands, categories, products, variants
 from companion.deps import CurrentTenant, ReadDb
 from companion.problems import not_found
+from companion.routes.one_hop import OneHopRoute
 from companion.routes.read.category_index import category_parents, descendants, filed_under
 from companion.routes.read.params import Ref
 from companion.routes.read.refs import ref_id
 from companion.schemas.read import FilterAttribute, FilterBrand, Filters, PriceRange
 
-router = APIRouter()
+router = APIRouter(route_class=OneHopRoute)
 
 FIRST_STEP = 100_000  # VND
 

@@ -14,13 +14,14 @@ from companion.deps import CurrentTenant, ReadDb, ServicesDep
 from companion.pricing import sale_status
 from companion.problems import not_found
 from companion.product_cards import CARD_COLUMNS, PUBLISHED, build_cards
+from companion.routes.one_hop import OneHopRoute
 from companion.routes.read.paging import first_page
 from companion.routes.read.params import EntityId, Limit
 from companion.schemas.envelope import Envelope
 from companion.schemas.read import FlashSale, ProductCard
 from companion.wire_values import wire
 
-router = APIRouter()
+router = APIRouter(route_class=OneHopRoute)
 
 
 def to_sale(row: Any, now: datetime) -> FlashSale:

@@ -11,11 +11,12 @@ from sqlalchemy import select
 
 from companion.db.schema import menu_items, menus
 from companion.deps import CurrentTenant, ReadDb
+from companion.routes.one_hop import OneHopRoute
 from companion.schemas.envelope import Envelope
 from companion.schemas.read import Menu, MenuItem
 from companion.wire_values import clean_url
 
-router = APIRouter()
+router = APIRouter(route_class=OneHopRoute)
 
 
 def nest(rows: Sequence[Any]) -> list[MenuItem]:

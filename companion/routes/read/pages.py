@@ -10,11 +10,12 @@ from sqlalchemy import ColumnElement, Connection, select
 from companion.db.schema import pages
 from companion.deps import CurrentTenant, ReadDb
 from companion.problems import not_found
+from companion.routes.one_hop import OneHopRoute
 from companion.routes.read.params import EntityId, Slug
 from companion.schemas.read import CmsPage
 from companion.wire_values import clean_url, wire
 
-router = APIRouter()
+router = APIRouter(route_class=OneHopRoute)
 
 
 def find_page(conn: Connection, store_id: int, match: ColumnElement[bool], what: str) -> CmsPage:

@@ -22,13 +22,14 @@ from companion.product_cards import (
     card_of,
     running_discounts,
 )
+from companion.routes.one_hop import OneHopRoute
 from companion.routes.read.paging import first_page
 from companion.routes.read.params import EntityId, Limit, Slug
 from companion.schemas.envelope import Envelope
 from companion.schemas.read import ProductCard, ProductDetail, Variant
 from companion.wire_values import wire
 
-router = APIRouter()
+router = APIRouter(route_class=OneHopRoute)
 
 DETAIL_COLUMNS = (
     *CARD_COLUMNS,

@@ -18,6 +18,7 @@ from companion.db.schema import categories, collection_products, collections, pr
 from companion.deps import CurrentTenant, ReadDb, ServicesDep
 from companion.problems import unprocessable
 from companion.product_cards import PUBLISHED, STORE, bound_card_select, card_of, card_select
+from companion.routes.one_hop import OneHopRoute
 from companion.routes.read.category_index import category_parents, descendants, filed_under
 from companion.routes.read.paging import (
     after_desc,
@@ -34,7 +35,7 @@ from companion.schemas.envelope import Envelope
 from companion.schemas.read import ProductCard
 from companion.text import fold
 
-router = APIRouter()
+router = APIRouter(route_class=OneHopRoute)
 
 Sort = Literal["newest", "price_asc", "price_desc"]
 MAX_IDS = 100

@@ -21,9 +21,10 @@ from sqlalchemy import ColumnElement, Connection, Table, select
 from companion.db.schema import articles, categories, collections, custom_paths, pages, products
 from companion.deps import CurrentTenant, ReadDb, ServicesDep
 from companion.problems import not_found
+from companion.routes.one_hop import OneHopRoute
 from companion.schemas.read import RouteTarget
 
-router = APIRouter()
+router = APIRouter(route_class=OneHopRoute)
 
 TargetType = Literal["product", "category", "collection", "article", "cms_page"]
 ARTICLE_PREFIX = "/bai-viet/"

@@ -11,13 +11,14 @@ from companion.cursors import clamp_limit
 from companion.db.schema import banners, custom_variables, promotions, stores
 from companion.deps import CurrentTenant, ReadDb, ServicesDep
 from companion.problems import not_found
+from companion.routes.one_hop import OneHopRoute
 from companion.routes.read.paging import first_page
 from companion.routes.read.params import Limit
 from companion.schemas.envelope import Envelope
 from companion.schemas.read import Banner, CustomVariable, Promotion, Store
 from companion.wire_values import wire
 
-router = APIRouter()
+router = APIRouter(route_class=OneHopRoute)
 
 
 @router.get(

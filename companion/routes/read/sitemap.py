@@ -20,13 +20,14 @@ from sqlalchemy import ColumnElement, Select, String, Table, and_, func, literal
 from companion.cursors import clamp_limit
 from companion.db.schema import articles, categories, collections, custom_paths, pages, products
 from companion.deps import CurrentTenant, ReadDb, ServicesDep
+from companion.routes.one_hop import OneHopRoute
 from companion.routes.read.paging import after_asc, cut_page, time_cursor, time_key
 from companion.routes.read.params import Cursor, Limit
 from companion.schemas.envelope import Envelope
 from companion.schemas.read import SectionName, Sitemap, SitemapEntry, SitemapSection
 from companion.wire_values import wire
 
-router = APIRouter()
+router = APIRouter(route_class=OneHopRoute)
 
 SECTIONS: tuple[SectionName, ...] = ("products", "categories", "collections", "articles", "pages")
 WITH_URL: dict[str, Table] = {"products": products, "categories": categories, "pages": pages}

@@ -1,5 +1,6 @@
-"""Write routes: the customer's token checked with the route's own transaction, refusals that
-leave nothing written, a route failing after a write rolled back."""
+"""Write routes: one thread call each (companion.routes.one_hop), the customer's token checked
+with the route's own transaction, refusals that leave nothing written, a route failing after a
+write rolled back."""
 
 from __future__ import annotations
 
@@ -17,6 +18,21 @@ from companion.problems import conflict
 from tests.companion.commerce.conftest import Store
 
 pytestmark = pytest.mark.anyio
+
+
+async def test_a_cart_write_and_an_order_take_one_thread_call_each(
+    store: Store, thread_calls: list[str]
+) -> None:
+    hops = thread_calls
+    goods = store.goods
+    jwt = await store.customer()
+    hops.clear()
+    token = await store.cart((goods.shirt_m, 2), jwt=jwt)
+    assert len(hops) == 1, hops  # companion.routes.one_hop; FastAPI alone: four or more
+    hops.clear()
+    order = await store.place(token, jwt=jwt)
+    assert len(hops) == 1, hops
+    assert order["current_status"] == "pending" and store.stock(goods.shirt_m) == 8
 
 
 async def test_the_customer_is_checked_with_the_routes_own_connection(store: Store) -> None:
