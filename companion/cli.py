@@ -7,6 +7,7 @@ packages (``keys.cli``, ``webhooks.cli``).
                    [--sandbox-payments] [--max-body-bytes N]
                    [--header-timeout SECONDS] [--body-timeout SECONDS]
     storefront api keys ...
+    storefront api staff ...
     storefront api webhooks ...
 
 User errors end in one line on stderr and a non-zero exit, never a traceback.
@@ -22,6 +23,7 @@ from urllib.parse import urlsplit
 
 from sqlalchemy import Engine
 
+from companion.backoffice.cli import add_staff_parser
 from companion.cli_support import CommandError, guarded, open_database, shown_database
 from companion.keys.cli import add_keys_parser
 from companion.settings import CompanionSettings, browsable_origin
@@ -155,6 +157,7 @@ def add_parser(subparsers: Any) -> None:
     actions = api.add_subparsers(dest="api_action", metavar="ACTION")
     add_webhook_parser(actions)
     add_keys_parser(actions)
+    add_staff_parser(actions)
 
 
 def _public_url(given: str | None, host: str, port: int) -> str:
@@ -189,14 +192,21 @@ def _site_origins(given: list[str] | None) -> tuple[str, ...]:
 
 def refuse_demo_secrets(engine: Engine) -> None:
     """Stop before serving when a store other than the demo holds the demo's credentials."""
+    from companion.backoffice.demo_staff import demo_staff_holders
     from companion.payments.demo_secrets import DemoSecretsInUse
     from companion.payments.demo_secrets import refuse_demo_secrets as refuse
 
     try:
         with engine.connect() as conn:
             refuse(conn)
+            holders = demo_staff_holders(conn)
     except DemoSecretsInUse as exc:
         raise CommandError(str(exc)) from None
+    if holders:
+        raise CommandError(
+            f"store {holders[0]} is not the demo store, but a staff account of it has the demo "
+            "store's published password: give it its own (storefront api staff add)"
+        )
 
 
 def seed(engine: Engine, products: int) -> None:
