@@ -66,7 +66,6 @@ async def sign_in(database: str, email: str, password: str) -> int:
         app.state.services.engine.dispose()
 
 
-@pytest.mark.xfail(strict=True, reason="no /admin login page yet")
 async def test_the_first_owner_is_added_and_signs_in(
     database: str,
     engine: Engine,
@@ -101,7 +100,6 @@ def test_a_short_password_or_the_demo_password_is_refused(
         assert password not in err
 
 
-@pytest.mark.xfail(strict=True, reason="no /admin login page yet")
 async def test_the_demo_store_has_its_owner_and_no_other_store_may(
     database: str,
     engine: Engine,

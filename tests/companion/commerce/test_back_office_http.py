@@ -25,10 +25,7 @@ from tests.companion.commerce.conftest import ADDRESS, Store, Template, opened_s
 from tests.companion.commerce.test_order_mail import Inbox, _mail_settings
 from tests.companion.commerce.test_order_mail import smtp as smtp  # the fixture
 
-pytestmark = [
-    pytest.mark.anyio,
-    pytest.mark.xfail(strict=True, reason="the back office has no pages yet"),
-]
+pytestmark = pytest.mark.anyio
 
 OWNER, CLERK = "chu@shop.example", "nv@shop.example"
 
