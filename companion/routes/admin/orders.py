@@ -95,7 +95,7 @@ def get_slip(code: str, desk: OrdersDesk, services: ServicesDep, store_id: Store
         shown = order_page(conn, store_id=store_id, code=code[:20])
     if shown is None:
         raise PageMissing
-    return page("slip.html", desk=desk, o=shown)
+    return page("slip.html", desk=desk, o=shown, here="orders")
 
 
 @router.post("/orders/{code}/move")

@@ -78,6 +78,8 @@ async def test_staff_find_a_new_order_first_and_fulfil_it(office: Store, browser
     assert listed.text.index(order["code"]) < listed.text.index(older["code"])
     page = await browser.get(f"/admin/orders/{order['code']}")
     assert "Gửi hàng" in page.text and "Huỷ đơn" in page.text
+    slip = await browser.get(f"/admin/orders/{order['code']}/slip")
+    assert slip.status_code == 200 and "Phiếu đóng gói" in slip.text
 
     moved = await browser.post(
         f"/admin/orders/{order['code']}/move", to="fulfilled", reason="Giao GHN"
