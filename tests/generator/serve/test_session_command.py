@@ -55,8 +55,6 @@ def test_bad_settings_end_in_one_line(
     assert message in err
 
 
-@pytest.mark.xfail(strict=True, reason="a secret key is taken like a publishable one")
-@pytest.mark.xfail(strict=True, reason="a secret key is taken like a publishable one")
 def test_a_secret_key_is_refused_before_anything_starts(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
