@@ -131,5 +131,12 @@ def set_product_price(
     price: int | None,
     now: datetime,
 ) -> None:
-    """A new list price (None: no price yet); emits ``product.updated`` with changed [price]."""
+    """A new price (None: no price yet) for the product and every one of its variants: a
+    variant's own price is what the cart and the order charge, so one edit sets all of them.
+    Emits ``product.updated`` with changed [price]."""
     update_entity(conn, Entity.PRODUCT, product_id, {"price": price}, store_id=store_id, now=now)
+    conn.execute(
+        update(t.variants)
+        .where(t.variants.c.store_id == store_id, t.variants.c.product_id == product_id)
+        .values(price=price, updated_at=now)
+    )
