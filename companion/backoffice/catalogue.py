@@ -1,9 +1,10 @@
 """Products as the back office lists and quick-edits them: price and stock.
 
 One price for a product: the card shows the product's price, the page and the cart its
-variants'; a quick edit sets both, so they never disagree. A variant price changed on its own
-(a CSV import) leaves the product at its lowest variant price. Each change is written through
-the catalogue's internal API, which queues the ``product.updated`` content-change webhook.
+variants'; a quick edit sets both (``catalog_admin.set_product_price``), so they never
+disagree. A variant price changed on its own (a CSV import) leaves the product at its lowest
+variant price. Each change is written through the catalogue's internal API, which queues the
+``product.updated`` content-change webhook.
 """
 
 from __future__ import annotations
@@ -94,18 +95,14 @@ def check_price(price: int) -> int:
 def set_price(
     conn: Connection, *, store_id: int, product_id: int, price: int, now: datetime
 ) -> None:
-    """The product's price and every variant's: cards, pages, cart and orders then agree."""
+    """The product's price and every variant's (the catalogue's one price edit): cards, pages,
+    cart and orders then agree."""
     try:
         set_product_price(
             conn, store_id=store_id, product_id=product_id, price=check_price(price), now=now
         )
     except CatalogError as exc:
         raise EditRefused(str(exc)) from None
-    conn.execute(
-        update(t.variants)
-        .where(t.variants.c.store_id == store_id, t.variants.c.product_id == product_id)
-        .values(price=price, updated_at=now)
-    )
 
 
 def set_variant(
