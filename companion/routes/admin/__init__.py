@@ -12,13 +12,13 @@ from pathlib import Path
 from fastapi import APIRouter
 from starlette.responses import Response
 
-from companion.routes.admin import login, orders, owner, product_csv, products
+from companion.routes.admin import login, offers, orders, owner, product_csv, products
 from companion.routes.admin.render import TEMPLATES, secured
 
 ADMIN_PREFIX = "/admin"
 
 router = APIRouter(include_in_schema=False)
-for part in (login, orders, product_csv, products, owner):  # /products/csv before /{id}
+for part in (login, orders, product_csv, products, offers, owner):  # /products/csv before /{id}
     router.include_router(part.router, prefix=ADMIN_PREFIX)
 
 _STYLES = (Path(TEMPLATES) / "admin.css").read_bytes

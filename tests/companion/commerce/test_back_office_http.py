@@ -320,7 +320,6 @@ async def test_without_mail_the_login_page_offers_no_reset(browser: Browser) -> 
     assert "/admin/password/forgot" not in page.text
 
 
-@pytest.mark.xfail(strict=True, reason="no offers page yet")
 async def test_staff_switch_a_coupon_off_and_set_a_free_shipping_threshold(
     office: Store, browser: Browser
 ) -> None:
