@@ -25,16 +25,10 @@ from companion.seed.demo import seed_demo
 from companion.settings import CompanionSettings
 from companion.webhooks.subscriptions import add_subscription
 from companion.webhooks.worker import deliver_due
-from generator.serve.stack import proxy_stack
+from generator.serve.stack import embedded_stack
 from tests.support.loopback import loopback_socket, serving_on
 
-pytestmark = [
-    pytest.mark.browser,
-    # The served site's session client keeps its connection to the companion when the site's
-    # server thread stops its loop: the harness's leftover at teardown, not the product's.
-    pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning"),
-    pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning"),
-]
+pytestmark = pytest.mark.browser
 
 REPO = Path(__file__).resolve().parents[2]
 PRODUCTS = 24
@@ -112,7 +106,10 @@ def shop(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Shop]:
             except BaseException:
                 site_sock.close()
                 raise
-            served = proxy_stack(out, api_url=f"{companion}/public/v1", key=DEMO_KEY)
+            # The built site as `storefront serve` serves it, its API on the same database.
+            served = embedded_stack(
+                out, database=str(database), public_url=site, seed_products=None
+            )
             with serving_on(site_sock, served, what="the site"):
                 yield Shop(site, companion, out, cache, engine)
     finally:
