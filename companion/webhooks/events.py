@@ -24,6 +24,12 @@ class Entity(StrEnum):
     ARTICLE = "article"
     PAGE = "page"
     MENU = "menu"
+    BANNER = "banner"
+    COUPON = "coupon"
+    PROMOTION = "promotion"  # a text promotion (the storefront's strip)
+    ORDER_PROMOTION = "order_promotion"  # an automatic order-level discount
+    SHIPPING_METHOD = "shipping_method"
+    FLASH_SALE = "flash_sale"
 
 
 class Action(StrEnum):
