@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Query, Response, status
+from fastapi import APIRouter, BackgroundTasks, Depends, Query, Response, status
 from pydantic import BaseModel, Field
 
 from companion.admin import catalog, inbox, orders, people, store
@@ -17,6 +17,7 @@ from companion.admin.errors import Invalid, NotFound, Refused
 from companion.admin.paging import Page
 from companion.cursors import clamp_limit
 from companion.deps import Db, ServicesDep
+from companion.order_mail import send_order_mails
 from companion.problems import conflict, not_found, unprocessable
 from companion.routes.admin.auth import AdminKey, permitted
 from companion.routes.admin.document import admin_openapi
@@ -128,6 +129,7 @@ def post_move(
     admin: Annotated[AdminKey, key("orders:write")],
     db: Db,
     services: ServicesDep,
+    background: BackgroundTasks,
 ) -> OrderOut:
     """A move of the order state machine (docs/orders.md) with its reason; 409 ``refused``
     when the order's status does not allow it."""
@@ -139,6 +141,15 @@ def post_move(
             target=body.status,
             reason=body.reason,
             now=services.clock.now(),
+        )
+    if body.status == "paid":  # the merchant's e-mail, once the move is committed
+        background.add_task(
+            send_order_mails,
+            services.engine,
+            services.settings,
+            store_id=admin.store_id,
+            order_id=order_id,
+            event="paid",
         )
     return order_out(detail)
 
