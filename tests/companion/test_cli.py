@@ -234,3 +234,23 @@ async def test_a_secret_key_gets_the_permissions_ticked_and_opens_only_the_admin
     assert run("api", "keys", "create", "--db", db, "--permission", "orders:read") == 2
     with pytest.raises(SystemExit):
         run("api", "keys", "create", "--db", db, "--secret", "--permission", "orders:delete")
+
+
+def test_the_merchant_e_mail_is_a_setting_said_once_at_start(
+    db: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    served: list[CompanionSettings] = []
+    monkeypatch.setattr("companion.server.serve", lambda settings, **_: served.append(settings))
+    monkeypatch.delenv("STOREFRONT_MERCHANT_EMAIL", raising=False)
+    mail = ("--smtp-host", "mail.example.vn", "--smtp-from", "donhang@example.vn")
+    assert run("api", "--db", db, *mail) == 0
+    assert capsys.readouterr().err.count("none to the merchant (no --merchant-email)") == 1
+    monkeypatch.setenv("STOREFRONT_MERCHANT_EMAIL", "chu@example.vn")
+    assert run("api", "--db", db, *mail) == 0
+    assert capsys.readouterr().err.count("merchant's to chu@example.vn") == 1
+    without, given = served
+    assert (without.merchant_email, given.merchant_email) == (None, "chu@example.vn")
+    secret = "sk_live_" + "s" * 43
+    assert run("api", "--db", db, "--session-key", secret) == 2
+    err = capsys.readouterr().err
+    assert "never a secret key" in err and secret not in err
