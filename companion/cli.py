@@ -26,6 +26,7 @@ from sqlalchemy import Engine
 from companion.backoffice.cli import add_staff_parser
 from companion.cli_support import CommandError, guarded, open_database, shown_database
 from companion.keys.cli import add_keys_parser
+from companion.keys.material import SECRET_PREFIX
 from companion.settings import CompanionSettings, browsable_origin
 from companion.webhooks.cli import add_webhook_parser
 
@@ -122,6 +123,13 @@ def add_parser(subparsers: Any) -> None:
         metavar="ADDRESS",
         help="the From of the order e-mails (default $STOREFRONT_SMTP_FROM; needed with "
         "--smtp-host)",
+    )
+    api.add_argument(
+        "--merchant-email",
+        default=os.environ.get("STOREFRONT_MERCHANT_EMAIL"),
+        metavar="ADDRESS",
+        help="where an e-mail of each new and each paid order is sent, through --smtp-host "
+        "(default $STOREFRONT_MERCHANT_EMAIL; none: no e-mail to the merchant)",
     )
     api.add_argument(
         "--smtp-tls",
@@ -227,7 +235,12 @@ def _mail_line(args: argparse.Namespace) -> str:
     """What the start line says of order e-mails: said once, so a store without them knows."""
     if not args.smtp_host:
         return "order e-mails: off (no --smtp-host)"
-    return f"order e-mails: from {args.smtp_from} via {args.smtp_host}:{args.smtp_port}"
+    merchant = (
+        f"merchant's to {args.merchant_email}"
+        if args.merchant_email
+        else "none to the merchant (no --merchant-email)"
+    )
+    return f"order e-mails: from {args.smtp_from} via {args.smtp_host}:{args.smtp_port}, {merchant}"
 
 
 def run_api(args: argparse.Namespace) -> int:
@@ -248,6 +261,11 @@ def run_api(args: argparse.Namespace) -> int:
         raise CommandError("--smtp-host needs --smtp-from, the address order e-mails come from")
     if not 0 < args.smtp_port < 65536:
         raise CommandError("--smtp-port must be between 1 and 65535")
+    if args.session_key and args.session_key.strip().startswith(SECRET_PREFIX):
+        raise CommandError(
+            "--session-key takes a publishable key (pk_live_...), never a secret key: the "
+            "session endpoints stand between browsers and the API"
+        )
     public_url = _public_url(args.public_url, args.host, args.port)
     site_origins = _site_origins(args.site_origin)
     engine = open_database(args.db)
@@ -273,6 +291,7 @@ def run_api(args: argparse.Namespace) -> int:
         smtp_port=args.smtp_port,
         smtp_from=args.smtp_from or None,
         smtp_tls=args.smtp_tls,
+        merchant_email=args.merchant_email or None,
         smtp_user=os.environ.get("STOREFRONT_SMTP_USER") or None,
         smtp_password=os.environ.get("STOREFRONT_SMTP_PASSWORD") or None,
     )

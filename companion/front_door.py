@@ -29,6 +29,7 @@ from companion.admission import AdmissionGate
 from companion.answer_cache.middleware import Answer, AnswerCache, reply
 from companion.errors_http import CrashBarrier
 from companion.input_guard import nul_in
+from companion.keys.material import SECRET_PREFIX
 from companion.logging_http import RequestLogMiddleware, new_request_id, request_id_of
 from companion.ratelimit.middleware import (
     RateLimitMiddleware,
@@ -43,6 +44,8 @@ from companion.tenant import Tenant
 from session_service.body_limit import BodyLimit
 
 _KEY = SERVICE_KEY_HEADER.encode()
+_AUTHORIZATION = b"authorization"
+_SECRET = SECRET_PREFIX.encode()
 _REQUEST_ID = b"x-request-id"
 _IF_NONE_MATCH = b"if-none-match"
 _CONTENT_LENGTH = b"content-length"
@@ -126,6 +129,8 @@ class FrontDoor:
                 given = value if given is None else given
             elif name == _IF_NONE_MATCH:
                 asked = value if asked is None else asked
+            elif name == _AUTHORIZATION and _SECRET in value:
+                return None  # a secret key: the chain's key check refuses it
             elif name == _TRANSFER_ENCODING:
                 return None  # a body of no declared length: the chain's body limit reads it
             elif name == _CONTENT_LENGTH and (not value.isdigit() or int(value) > self.max_body):

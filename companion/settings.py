@@ -83,6 +83,9 @@ class CompanionSettings:
     #: Login at the SMTP server (from the environment: STOREFRONT_SMTP_USER, _PASSWORD).
     smtp_user: str | None = None
     smtp_password: str | None = field(default=None, repr=False)
+    #: The merchant's address: an e-mail of each new and each paid order is sent there (through
+    #: the SMTP server above); None: none is sent.
+    merchant_email: str | None = None
     #: Seconds to wait for the SMTP server before giving the e-mail up (the order stands).
     smtp_timeout: float = 10.0
     #: Login attempts one client may make at one e-mail in a window; more are refused (429)

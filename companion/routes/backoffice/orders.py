@@ -15,7 +15,7 @@ from companion.backoffice.staff import Power
 from companion.commerce.order_states import OrderStatus, TransitionRefused
 from companion.commerce.order_transitions import transition_order
 from companion.deps import ServicesDep
-from companion.routes.admin.access import (
+from companion.routes.backoffice.access import (
     AdminRoute,
     Desk,
     DeskDep,
@@ -25,7 +25,7 @@ from companion.routes.admin.access import (
     needs,
     posted_needs,
 )
-from companion.routes.admin.render import page
+from companion.routes.backoffice.render import page
 
 router = APIRouter(route_class=AdminRoute)
 

@@ -17,7 +17,7 @@ from companion.backoffice.sessions import csrf_matches
 from companion.backoffice.staff import Power
 from companion.deps import ServicesDep
 from companion.logging_http import note_refusal
-from companion.routes.admin.access import (
+from companion.routes.backoffice.access import (
     SESSION_COOKIE,
     AdminRoute,
     Desk,
@@ -25,7 +25,7 @@ from companion.routes.admin.access import (
     StoreId,
     needs,
 )
-from companion.routes.admin.render import page
+from companion.routes.backoffice.render import page
 
 router = APIRouter(route_class=AdminRoute)
 

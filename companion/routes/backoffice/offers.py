@@ -21,9 +21,9 @@ from companion.backoffice.offers import (
 )
 from companion.backoffice.staff import Power
 from companion.deps import ServicesDep
-from companion.routes.admin.access import AdminRoute, Desk, Form, StoreId, needs, posted_needs
-from companion.routes.admin.products import read_amount
-from companion.routes.admin.render import page
+from companion.routes.backoffice.access import AdminRoute, Desk, Form, StoreId, needs, posted_needs
+from companion.routes.backoffice.products import read_amount
+from companion.routes.backoffice.render import page
 
 router = APIRouter(route_class=AdminRoute)
 

@@ -17,8 +17,8 @@ from companion.backoffice.catalogue import (
 )
 from companion.backoffice.staff import Power
 from companion.deps import ServicesDep
-from companion.routes.admin.access import AdminRoute, Desk, Form, StoreId, needs, posted_needs
-from companion.routes.admin.render import page
+from companion.routes.backoffice.access import AdminRoute, Desk, Form, StoreId, needs, posted_needs
+from companion.routes.backoffice.render import page
 
 router = APIRouter(route_class=AdminRoute)
 

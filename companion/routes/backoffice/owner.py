@@ -20,8 +20,8 @@ from companion.backoffice.staff import (
 )
 from companion.customers.passwords import hash_password, password_hasher_of
 from companion.deps import ServicesDep
-from companion.routes.admin.access import AdminRoute, Desk, Form, StoreId, needs, posted_needs
-from companion.routes.admin.render import page
+from companion.routes.backoffice.access import AdminRoute, Desk, Form, StoreId, needs, posted_needs
+from companion.routes.backoffice.render import page
 
 router = APIRouter(route_class=AdminRoute)
 

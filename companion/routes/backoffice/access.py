@@ -21,7 +21,7 @@ from companion.backoffice.sessions import csrf_matches, csrf_token, session_staf
 from companion.backoffice.staff import Power, Staff, may
 from companion.deps import ServicesDep
 from companion.logging_http import note_refusal
-from companion.routes.admin.render import page, secured
+from companion.routes.backoffice.render import page, secured
 from companion.tenancy import host_name, tenant_for_host
 
 SESSION_COOKIE = "sf_admin"

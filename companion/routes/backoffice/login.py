@@ -32,7 +32,7 @@ from companion.customers.passwords import (
 from companion.customers.throttle import counts_of
 from companion.deps import ServicesDep
 from companion.logging_http import note_refusal
-from companion.routes.admin.access import (
+from companion.routes.backoffice.access import (
     LOGIN_COOKIE,
     SESSION_COOKIE,
     AdminRoute,
@@ -42,7 +42,7 @@ from companion.routes.admin.access import (
     check_login_form,
     cookie_options,
 )
-from companion.routes.admin.render import page
+from companion.routes.backoffice.render import page
 from companion.routes.commerce.customer_account import login_limits
 
 router = APIRouter(route_class=AdminRoute)
