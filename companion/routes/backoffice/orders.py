@@ -9,6 +9,8 @@ from typing import Annotated
 from fastapi import APIRouter, Depends
 from starlette.responses import RedirectResponse, Response
 
+from companion.admin.errors import Invalid
+from companion.admin.orders import set_merchant_note
 from companion.backoffice import audit
 from companion.backoffice.orders import OrderFilter, list_orders, order_page, today
 from companion.backoffice.staff import Power
@@ -135,4 +137,35 @@ def post_move(
             shown = order_page(conn, store_id=store_id, code=code[:20])
         assert shown is not None
         return page("order.html", 409, desk=desk, o=shown, error=str(exc), here="orders")
+    return RedirectResponse(f"/admin/orders/{shown.order.code}", status_code=303)
+
+
+@router.post("/orders/{code}/note")
+def post_note(
+    code: str, desk: PostedOrdersDesk, form: Form, services: ServicesDep, store_id: StoreId
+) -> Response:
+    """The merchant's own note (the admin API's ``set_merchant_note``), apart from the
+    shopper's."""
+    note, now = form.get("note", "").strip(), services.clock.now()
+    try:
+        with services.engine.begin() as conn:
+            shown = order_page(conn, store_id=store_id, code=code[:20])
+            if shown is None:
+                raise PageMissing
+            set_merchant_note(
+                conn, store_id=store_id, order_id=shown.order.id, note=note or None, now=now
+            )
+            audit.record(
+                conn,
+                staff=desk.staff,
+                action="order.note",
+                subject=shown.order.code,
+                detail=note,
+                now=now,
+            )
+    except Invalid as exc:
+        with services.engine.connect() as conn:
+            again = order_page(conn, store_id=store_id, code=code[:20])
+        assert again is not None
+        return page("order.html", 422, desk=desk, o=again, error=str(exc), here="orders")
     return RedirectResponse(f"/admin/orders/{shown.order.code}", status_code=303)

@@ -360,7 +360,6 @@ async def test_staff_switch_a_coupon_off_and_set_a_free_shipping_threshold(
     assert [a for a in actions if a != "login"] == ["coupon.edit", "shipping.edit"]
 
 
-@pytest.mark.xfail(strict=True, reason="no merchant's note on the order page yet")
 async def test_the_merchants_note_is_kept_apart_from_the_shoppers(
     office: Store, browser: Browser
 ) -> None:
