@@ -67,6 +67,9 @@ def create_app(
 ) -> FastAPI:
     """``shared_answers``: where the workers of one server hand each other catalogue answers
     (``companion.answer_cache.shared``); None for a lone worker."""
+    from companion.routes.admin import ADMIN_PREFIX
+    from companion.routes.admin import router as admin_router
+    from companion.routes.backoffice import router as backoffice_router
     from companion.routes.commerce import gateway_router
     from companion.routes.commerce import router as commerce_router
     from companion.routes.read import router as read_router
@@ -122,6 +125,8 @@ def create_app(
     app.include_router(read_router, prefix=API_PREFIX)
     app.include_router(commerce_router, prefix=API_PREFIX)
     app.include_router(commerce_router, prefix=ALIAS_PREFIX, include_in_schema=False)
+    app.include_router(admin_router, prefix=ADMIN_PREFIX, include_in_schema=False)
+    app.include_router(backoffice_router)  # /admin: the back office's pages (routes.backoffice)
 
     # add_middleware wraps what is there: add innermost first.
     app.add_middleware(ETagMiddleware, prefix=f"{API_PREFIX}/")

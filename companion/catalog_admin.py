@@ -15,8 +15,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, Table, delete, insert, update
+from sqlalchemy import Connection, Table, delete, insert, select, update
 
+from companion.db import commerce_schema as c
 from companion.db import schema as t
 from companion.text import fold
 from companion.webhooks.events import Action, Entity
@@ -29,7 +30,15 @@ TABLES: dict[Entity, Table] = {
     Entity.ARTICLE: t.articles,
     Entity.PAGE: t.pages,
     Entity.MENU: t.menus,
+    Entity.BANNER: t.banners,
+    Entity.COUPON: c.coupons,
+    Entity.PROMOTION: t.promotions,
+    Entity.ORDER_PROMOTION: c.order_promotions,
+    Entity.SHIPPING_METHOD: c.shipping_methods,
+    Entity.FLASH_SALE: t.flash_sales,
 }
+#: A product's own rows: written through the product, announced as ``product.updated``.
+PARTS: dict[str, Table] = {"variants": t.variants, "images": t.product_images}
 #: Columns derived from others: never written directly.
 DERIVED = {"id", "store_id", "search_name", "search_title", "created_at", "updated_at"}
 
@@ -48,7 +57,13 @@ def _checked(entity: Entity, values: dict[str, Any]) -> dict[str, Any]:
         row["search_name"] = fold(row["name"])
     if entity is Entity.ARTICLE and "title" in row:
         row["search_title"] = fold(row["title"])
+    if entity is Entity.COUPON and isinstance(row.get("code"), str):
+        row["code"] = row["code"].upper()  # matched case-insensitively against upper case
     return row
+
+
+def _stamped(table: Table, row: dict[str, Any], now: datetime) -> dict[str, Any]:
+    return {**row, "updated_at": now} if "updated_at" in table.c else row
 
 
 def create_entity(
@@ -56,7 +71,8 @@ def create_entity(
 ) -> int:
     table = TABLES[entity]
     row = _checked(entity, values)
-    row.update(store_id=store_id, updated_at=now)
+    row = _stamped(table, row, now)
+    row["store_id"] = store_id
     if "created_at" in table.c:
         row["created_at"] = now
     result = conn.execute(insert(table).values(**row))
@@ -88,7 +104,7 @@ def update_entity(
     changed = conn.execute(
         update(table)
         .where(table.c.store_id == store_id, table.c.id == entity_id)
-        .values(**row, updated_at=now)
+        .values(**_stamped(table, row, now))
     )
     if changed.rowcount != 1:
         raise CatalogError(f"no {entity.value} {entity_id} in store {store_id}")
@@ -131,5 +147,71 @@ def set_product_price(
     price: int | None,
     now: datetime,
 ) -> None:
-    """A new list price (None: no price yet); emits ``product.updated`` with changed [price]."""
+    """A new price (None: no price yet) for the product and every one of its variants: a
+    variant's own price is what the cart and the order charge, so one edit sets all of them.
+    Emits ``product.updated`` with changed [price]."""
     update_entity(conn, Entity.PRODUCT, product_id, {"price": price}, store_id=store_id, now=now)
+    conn.execute(
+        update(t.variants)
+        .where(t.variants.c.store_id == store_id, t.variants.c.product_id == product_id)
+        .values(price=price, updated_at=now)
+    )
+
+
+def write_part(
+    conn: Connection,
+    part: str,
+    product_id: int,
+    part_id: int | None,
+    values: dict[str, Any] | None,
+    *,
+    store_id: int,
+    now: datetime,
+) -> int:
+    """Create (``part_id`` None), update or delete (``values`` None) a variant or an image of a
+    product; emits ``product.updated`` with changed [``part``]. The row's id."""
+    table = PARTS[part]
+    owned = (table.c.store_id == store_id, table.c.product_id == product_id)
+    if values is not None:
+        unknown = sorted(set(values) - (set(table.c.keys()) - DERIVED - {"product_id"}))
+        if unknown:
+            raise CatalogError(f"{part} have no writable column(s): {', '.join(unknown)}")
+        values = _stamped(table, values, now)
+    if part_id is None:
+        if values is None:
+            raise CatalogError(f"nothing to create for {part}")
+        exists = conn.execute(
+            select(t.products.c.id).where(
+                t.products.c.store_id == store_id, t.products.c.id == product_id
+            )
+        ).first()
+        if exists is None:
+            raise CatalogError(f"no product {product_id} in store {store_id}")
+        result = conn.execute(
+            insert(table).values(**values, store_id=store_id, product_id=product_id)
+        )
+        assert result.inserted_primary_key is not None
+        part_id = int(result.inserted_primary_key[0])
+    elif values is None:
+        if conn.execute(delete(table).where(*owned, table.c.id == part_id)).rowcount != 1:
+            raise CatalogError(f"no {part} {part_id} of product {product_id}")
+    elif (
+        conn.execute(update(table).where(*owned, table.c.id == part_id).values(**values)).rowcount
+        != 1
+    ):
+        raise CatalogError(f"no {part} {part_id} of product {product_id}")
+    conn.execute(
+        update(t.products)
+        .where(t.products.c.store_id == store_id, t.products.c.id == product_id)
+        .values(updated_at=now)
+    )
+    emit(
+        conn,
+        store_id=store_id,
+        entity=Entity.PRODUCT,
+        action=Action.UPDATED,
+        entity_id=product_id,
+        changed=[part],
+        now=now,
+    )
+    return part_id

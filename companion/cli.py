@@ -7,6 +7,7 @@ packages (``keys.cli``, ``webhooks.cli``).
                    [--sandbox-payments] [--max-body-bytes N]
                    [--header-timeout SECONDS] [--body-timeout SECONDS]
     storefront api keys ...
+    storefront api staff ...
     storefront api webhooks ...
 
 User errors end in one line on stderr and a non-zero exit, never a traceback.
@@ -22,8 +23,10 @@ from urllib.parse import urlsplit
 
 from sqlalchemy import Engine
 
+from companion.backoffice.cli import add_staff_parser
 from companion.cli_support import CommandError, guarded, open_database, shown_database
 from companion.keys.cli import add_keys_parser
+from companion.keys.material import SECRET_PREFIX
 from companion.settings import CompanionSettings, browsable_origin
 from companion.webhooks.cli import add_webhook_parser
 
@@ -122,6 +125,13 @@ def add_parser(subparsers: Any) -> None:
         "--smtp-host)",
     )
     api.add_argument(
+        "--merchant-email",
+        default=os.environ.get("STOREFRONT_MERCHANT_EMAIL"),
+        metavar="ADDRESS",
+        help="where an e-mail of each new and each paid order is sent, through --smtp-host "
+        "(default $STOREFRONT_MERCHANT_EMAIL; none: no e-mail to the merchant)",
+    )
+    api.add_argument(
         "--smtp-tls",
         choices=("starttls", "tls", "none"),
         default=os.environ.get("STOREFRONT_SMTP_TLS", defaults.smtp_tls),
@@ -155,6 +165,7 @@ def add_parser(subparsers: Any) -> None:
     actions = api.add_subparsers(dest="api_action", metavar="ACTION")
     add_webhook_parser(actions)
     add_keys_parser(actions)
+    add_staff_parser(actions)
 
 
 def _public_url(given: str | None, host: str, port: int) -> str:
@@ -189,14 +200,21 @@ def _site_origins(given: list[str] | None) -> tuple[str, ...]:
 
 def refuse_demo_secrets(engine: Engine) -> None:
     """Stop before serving when a store other than the demo holds the demo's credentials."""
+    from companion.backoffice.demo_staff import demo_staff_holders
     from companion.payments.demo_secrets import DemoSecretsInUse
     from companion.payments.demo_secrets import refuse_demo_secrets as refuse
 
     try:
         with engine.connect() as conn:
             refuse(conn)
+            holders = demo_staff_holders(conn)
     except DemoSecretsInUse as exc:
         raise CommandError(str(exc)) from None
+    if holders:
+        raise CommandError(
+            f"store {holders[0]} is not the demo store, but a staff account of it has the demo "
+            "store's published password: give it its own (storefront api staff add)"
+        )
 
 
 def seed(engine: Engine, products: int) -> None:
@@ -217,7 +235,12 @@ def _mail_line(args: argparse.Namespace) -> str:
     """What the start line says of order e-mails: said once, so a store without them knows."""
     if not args.smtp_host:
         return "order e-mails: off (no --smtp-host)"
-    return f"order e-mails: from {args.smtp_from} via {args.smtp_host}:{args.smtp_port}"
+    merchant = (
+        f"merchant's to {args.merchant_email}"
+        if args.merchant_email
+        else "none to the merchant (no --merchant-email)"
+    )
+    return f"order e-mails: from {args.smtp_from} via {args.smtp_host}:{args.smtp_port}, {merchant}"
 
 
 def run_api(args: argparse.Namespace) -> int:
@@ -238,6 +261,11 @@ def run_api(args: argparse.Namespace) -> int:
         raise CommandError("--smtp-host needs --smtp-from, the address order e-mails come from")
     if not 0 < args.smtp_port < 65536:
         raise CommandError("--smtp-port must be between 1 and 65535")
+    if args.session_key and args.session_key.strip().startswith(SECRET_PREFIX):
+        raise CommandError(
+            "--session-key takes a publishable key (pk_live_...), never a secret key: the "
+            "session endpoints stand between browsers and the API"
+        )
     public_url = _public_url(args.public_url, args.host, args.port)
     site_origins = _site_origins(args.site_origin)
     engine = open_database(args.db)
@@ -263,6 +291,7 @@ def run_api(args: argparse.Namespace) -> int:
         smtp_port=args.smtp_port,
         smtp_from=args.smtp_from or None,
         smtp_tls=args.smtp_tls,
+        merchant_email=args.merchant_email or None,
         smtp_user=os.environ.get("STOREFRONT_SMTP_USER") or None,
         smtp_password=os.environ.get("STOREFRONT_SMTP_PASSWORD") or None,
     )

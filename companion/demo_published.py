@@ -12,3 +12,12 @@ DEMO_KEY = "pk_live_demo"
 #: the sandbox moves no money.
 DEMO_MERCHANT_CODE = "DEMOSHOP"
 DEMO_HASH_SECRET = "sandbox-demo-hash-secret-not-for-production"
+#: The demo store's owner account in the back office (/admin), for local use only: the password
+#: is in the README, so the companion refuses to start when another store holds it.
+DEMO_STAFF_EMAIL = "chu@demo.localhost"
+DEMO_STAFF_PASSWORD = "demo-admin-2026"
+#: Its argon2id hash, made once (the seed hashes nothing: a hash costs tens of milliseconds).
+DEMO_STAFF_PASSWORD_HASH = (
+    "$argon2id$v=19$m=65536,t=3,p=4$pyTg4J5PQ67NHRgwTW7llQ"
+    "$l6GFL/RRTs1E+o5M6nVhQJ+iHHkpzvy+2XsntSMR4kw"
+)

@@ -37,10 +37,13 @@ from companion.problems import too_many_requests
 
 #: Paths (under each API prefix) whose POST hashes a password.
 HASHING_PATHS = ("/customer/register", "/customer/login", "/customer/me/password")
+#: The back office's (companion.routes.admin): staff login, a new password, a new account.
+ADMIN_HASHING_PATHS = ("/admin/login", "/admin/password/new", "/admin/staff")
 
 
 def hashing_paths(*prefixes: str) -> frozenset[str]:
-    return frozenset(prefix + path for prefix in prefixes for path in HASHING_PATHS)
+    under = (prefix + path for prefix in prefixes for path in HASHING_PATHS)
+    return frozenset((*under, *ADMIN_HASHING_PATHS))
 
 
 @dataclass(eq=False, slots=True)

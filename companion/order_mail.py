@@ -1,9 +1,11 @@
-"""The order e-mail to the shopper, sent through the store's SMTP server when one is set.
+"""The order e-mails, sent through the store's SMTP server when one is set: to the shopper once
+the order is placed, to the merchant (``merchant_email``) of each new and each paid order.
 
-The words are the template's (``mail_templates/order_placed.txt``: its first line the subject);
-this module gathers the order for it and hands the message to the server. The message is made
-inside the order's transaction and sent after the answer, so a slow or failing mail server
-never holds or fails an order: a failure is logged, the order stands.
+The words are the templates' (``mail_templates/order_placed.txt``, ``merchant_order.txt``: the
+first line the subject); this module gathers the order for them and hands the messages to the
+server. ``send_order_mails`` runs after the answer, on a connection of its own: the messages
+are made outside the order's transaction (which holds no lock for them) and a slow or failing
+mail server never holds or fails an order: a failure is logged, the order stands.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from functools import cache
 from pathlib import Path
 
 import jinja2
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection, Engine, select
 
 from companion.commerce.discounts import format_vnd
 from companion.commerce.order_reads import order_item_rows, order_row
@@ -49,15 +51,22 @@ def _datetime_vi(moment: datetime) -> str:
 
 
 def order_message(
-    conn: Connection, *, store_id: int, order_id: int, sender: str
+    conn: Connection,
+    *,
+    store_id: int,
+    order_id: int,
+    sender: str,
+    merchant: str | None = None,
+    event: str = "new",
 ) -> EmailMessage | None:
-    """The e-mail of a placed order, or None when the order names no e-mail address."""
+    """The shopper's e-mail of a placed order (None when the order names no e-mail address),
+    or with ``merchant`` the merchant's of a ``new`` or ``paid`` order, sent to that address."""
     order = order_row(conn, store_id=store_id, order_id=order_id)
     store = conn.execute(select(stores).where(stores.c.id == store_id)).first()
     if order is None or store is None:
         return None
     address = dict(order.address or {})
-    recipient = order.email or address.get("email")
+    recipient = merchant or order.email or address.get("email")
     if not recipient:
         return None
     items = [
@@ -69,22 +78,59 @@ def order_message(
         }
         for item in order_item_rows(conn, order_id=order_id)
     ]
-    for field in ("full_name", "street", "ward", "province", "city"):
+    for field in ("full_name", "phone", "street", "ward", "province", "city"):
         address.setdefault(field, None)
+    template = "merchant_order.txt" if merchant else "order_placed.txt"
     text = (
         _environment()
-        .get_template("order_placed.txt")
-        .render(store=store, order=order, items=items, address=address)
+        .get_template(template)
+        .render(store=store, order=order, items=items, address=address, event=event)
     )
     subject, _, body = text.lstrip().partition("\n")
     message = EmailMessage()
     message["Subject"] = subject.strip()
     message["From"] = sender
     message["To"] = recipient
-    if store.email:
-        message["Reply-To"] = store.email
+    reply_to = (order.email or address.get("email")) if merchant else store.email
+    if reply_to:
+        message["Reply-To"] = reply_to
     message.set_content(body.lstrip("\n"))
     return message
+
+
+def send_order_mails(
+    engine: Engine,
+    settings: CompanionSettings,
+    *,
+    store_id: int,
+    order_id: int,
+    event: str,
+) -> None:
+    """After the answer: the e-mails of a ``new`` order (the shopper's and the merchant's) or of
+    a ``paid`` one (the merchant's), made on a connection of their own, then sent."""
+    sender = settings.smtp_from
+    if not settings.smtp_host or not sender:
+        return
+    messages: list[EmailMessage | None] = []
+    with engine.connect() as conn:
+        if event == "new":
+            messages.append(
+                order_message(conn, store_id=store_id, order_id=order_id, sender=sender)
+            )
+        if settings.merchant_email:
+            messages.append(
+                order_message(
+                    conn,
+                    store_id=store_id,
+                    order_id=order_id,
+                    sender=sender,
+                    merchant=settings.merchant_email,
+                    event=event,
+                )
+            )
+    for message in messages:
+        if message is not None:
+            send_message(message, settings)
 
 
 def send_message(message: EmailMessage, settings: CompanionSettings) -> None:

@@ -83,6 +83,9 @@ class CompanionSettings:
     #: Login at the SMTP server (from the environment: STOREFRONT_SMTP_USER, _PASSWORD).
     smtp_user: str | None = None
     smtp_password: str | None = field(default=None, repr=False)
+    #: The merchant's address: an e-mail of each new and each paid order is sent there (through
+    #: the SMTP server above); None: none is sent.
+    merchant_email: str | None = None
     #: Seconds to wait for the SMTP server before giving the e-mail up (the order stands).
     smtp_timeout: float = 10.0
     #: Login attempts one client may make at one e-mail in a window; more are refused (429)
@@ -95,6 +98,15 @@ class CompanionSettings:
     login_account_attempts: int = 100
     #: Seconds of the login throttle's window.
     login_window_seconds: int = 900
+    #: Seconds a back-office (/admin) sign-in lasts; then the staff member signs in again.
+    staff_session_seconds: int = 8 * 3600
+    #: Seconds a back-office password-reset link stays valid (it is used once).
+    staff_reset_seconds: int = 3600
+    #: Largest product CSV the back office imports, in bytes: a larger one is refused while it
+    #: is read (keep it below ``max_body_bytes``, which every request body is held to first).
+    admin_csv_max_bytes: int = 768 * 1024
+    #: Most lines (after the header) an imported product CSV may have; more are refused.
+    admin_csv_max_rows: int = 5000
     #: Seconds `keys revoke` and `keys rotate` wait for every worker (PostgreSQL) to confirm
     #: that it refuses the old key; past them, the command names the workers that did not.
     key_revoke_wait: float = 10.0

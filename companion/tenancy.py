@@ -25,7 +25,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from companion.db.schema import api_keys, store_hosts, stores
 from companion.errors_http import problem_response
 from companion.keys.cache import KeyCache
-from companion.keys.material import PUBLISHABLE_PREFIX, hash_key
+from companion.keys.material import PUBLISHABLE_PREFIX, SECRET_PREFIX, hash_key
 from companion.logging_http import note_refusal
 from companion.problems import Problem, unauthorized
 from companion.tenant import Tenant
@@ -47,6 +47,7 @@ def host_name(host_header: str) -> str:
 
 #: Why a key was refused, as the request log says it (``logging_http.note_refusal``).
 MALFORMED_KEY, UNKNOWN_KEY, REVOKED_KEY = "malformed_key", "unknown_key", "revoked_key"
+SECRET_KEY = "secret_key"
 
 
 class KeyRefused(Exception):
@@ -55,7 +56,23 @@ class KeyRefused(Exception):
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
-        self.problem = invalid_key()
+        self.problem = secret_key_refused() if reason == SECRET_KEY else invalid_key()
+
+
+def secret_key_refused() -> Problem:
+    return unauthorized(
+        "secret_key_refused",
+        "a secret key (sk_live_...) serves the admin API only; the public API takes a "
+        "publishable key (pk_live_...)",
+    )
+
+
+def sends_secret_key(headers: Headers) -> bool:
+    """A secret key in X-Service-Key or as a bearer token: never taken by the public API (the
+    spec: the kinds are not interchangeable), even where a customer token is expected."""
+    key = headers.get(SERVICE_KEY_HEADER, "").strip()
+    bearer = headers.get("authorization", "").strip()
+    return key.startswith(SECRET_PREFIX) or bearer[7:].strip().startswith(SECRET_PREFIX)
 
 
 def invalid_key() -> Problem:
@@ -80,7 +97,7 @@ def well_formed(key: str) -> bool:
 def tenant_for_digest(engine: Engine, digest: str) -> Tenant:
     """The tenant of the active key with this digest; ``KeyRefused`` if there is none."""
     query = select(api_keys.c.id, api_keys.c.store_id, api_keys.c.revoked_at).where(
-        api_keys.c.key_hash == digest
+        api_keys.c.key_hash == digest, api_keys.c.kind == "publishable"
     )
     with engine.connect() as conn:
         row = conn.execute(query).first()
@@ -137,6 +154,8 @@ class TenancyMiddleware:
         key = headers.get(SERVICE_KEY_HEADER, "").strip()
         host = headers.get("host", "")
         try:
+            if sends_secret_key(headers):
+                raise KeyRefused(SECRET_KEY)
             tenant = await self.tenant(key, host)
         except KeyRefused as refused:
             note_refusal(scope, refused.reason)

@@ -7,7 +7,8 @@ Side effects:
 - to ``cancelled`` (and ``refunded`` before shipping): the reserved stock goes back on sale;
 - to ``cancelled`` or ``refunded``: redeemed loyalty points are returned;
 - to ``delivered``: the points the order earned are credited (once);
-- ``delivered -> refunded``: credited points are taken back (the balance never goes below 0).
+- ``delivered -> refunded``: credited points are taken back (the balance never goes below 0);
+- every move: the ``order.status_changed`` webhook (and ``order.paid`` to paid) is queued.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from datetime import datetime
 from sqlalchemy import Connection, case, insert, select, update
 
 from companion.answer_cache.changes import stock_changed
+from companion.commerce.order_events import order_moved
 from companion.commerce.order_states import (
     OrderStatus,
     TransitionRefused,
@@ -73,6 +75,15 @@ def transition_order(
             reason=reason[:200],
             at=now,
         )
+    )
+    order_moved(
+        conn,
+        store_id=store_id,
+        order_id=order_id,
+        source=source.value,
+        reason=reason[:200],
+        paid=goal is OrderStatus.PAID,
+        now=now,
     )
     if releases_stock(source, goal):
         _release_stock(conn, order_id=order_id)

@@ -34,6 +34,7 @@ from companion.commerce.checkouts import (
 )
 from companion.commerce.coupon_store import claim_coupon_use, record_coupon_use
 from companion.commerce.discounts import CouponVerdict
+from companion.commerce.order_events import order_created
 from companion.commerce.order_states import OrderStatus
 from companion.commerce.order_totals import OrderTotals, order_totals
 from companion.commerce.quote import (
@@ -215,6 +216,7 @@ def place_order(
         update_checkout(
             conn, checkout, {"status": CheckoutStatus.COMPLETED, "order_id": order_id}, now=now
         )
+    order_created(conn, store_id=store_id, order_id=order_id, now=now)
     return Placed(order_id, created=True)
 
 

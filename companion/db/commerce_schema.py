@@ -311,6 +311,7 @@ orders = Table(
     Column("address", JSON, nullable=False),
     Column("email", String(254)),
     Column("note", Text),
+    Column("merchant_note", Text),  # the merchant's own, never shown to the shopper
     Column("placed_at", DateTime, nullable=False),
     Column("updated_at", DateTime, nullable=False),
     UniqueConstraint("store_id", "code", name="uq_orders_code"),
@@ -395,6 +396,8 @@ reviews = Table(
     Column("title", String(200)),
     Column("content", Text, nullable=False),
     Column("author_name", String(200), nullable=False),
+    # published | hidden (by the merchant: the public API leaves it out)
+    Column("status", String(20), nullable=False, default="published", server_default="published"),
     Column("created_at", DateTime, nullable=False),
     UniqueConstraint("customer_id", "entity_type", "entity_id"),
     Index("ix_reviews_entity", "store_id", "entity_type", "entity_id", "created_at", "id"),

@@ -83,6 +83,9 @@ api_keys = Table(
     Column("key_hash", String(64), nullable=False, unique=True),
     Column("created_at", DateTime, nullable=False),
     Column("revoked_at", DateTime),
+    # publishable (the public API) | secret (the admin API, with the permissions ticked)
+    Column("kind", String(20), nullable=False, default="publishable", server_default="publishable"),
+    Column("permissions", JSON),  # a secret key's permission names; NULL for publishable keys
 )
 
 brands = Table(

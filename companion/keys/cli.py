@@ -1,6 +1,7 @@
-"""`storefront api keys create|list|revoke|rotate`: manage publishable keys.
+"""`storefront api keys create|list|revoke|rotate`: manage publishable and secret keys.
 
     storefront api keys create [--db ...] [--store ID] [--name NAME]
+                               [--secret --permission orders:write ...]
     storefront api keys list   [--db ...] [--store ID]
     storefront api keys revoke [--db ...] [--store ID] [--wait SECONDS] KEY_ID
     storefront api keys rotate [--db ...] [--store ID] [--wait SECONDS] KEY_ID
@@ -20,6 +21,7 @@ from companion.cli_support import CommandError, guarded, open_database, pick_sto
 from companion.clock import SystemClock, wire_timestamp
 from companion.keys.everywhere import Confirmation, end_everywhere
 from companion.keys.lifecycle import create_key, list_keys, revoke_key, rotate_key
+from companion.keys.permissions import PERMISSIONS
 from companion.settings import CompanionSettings
 
 #: What revoke and rotate promise (their help texts).
@@ -27,7 +29,10 @@ AT_ONCE = "every worker refuses it before this command returns"
 
 
 def add_keys_parser(subparsers: Any) -> None:
-    keys = subparsers.add_parser("keys", help="create, list, revoke or rotate publishable keys")
+    keys = subparsers.add_parser(
+        "keys",
+        help="create, list, revoke or rotate keys (publishable, or secret for the admin API)",
+    )
     key_actions = keys.add_subparsers(dest="keys_action", metavar="ACTION", required=True)
     for name, func, text in (
         ("create", run_create, "create a key; the full key is printed once"),
@@ -46,6 +51,20 @@ def add_keys_parser(subparsers: Any) -> None:
         action.add_argument("--store", type=int, help="store id (needed with several stores)")
         if name == "create":
             action.add_argument("--name", default="", help="a label for the key")
+            action.add_argument(
+                "--secret",
+                action="store_true",
+                help="a secret key (sk_live_...) for the admin API, with the --permission given; "
+                "it must never reach client code",
+            )
+            action.add_argument(
+                "--permission",
+                action="append",
+                default=[],
+                choices=PERMISSIONS,
+                metavar="NAME",
+                help=f"a permission of the secret key (repeat for more): {', '.join(PERMISSIONS)}",
+            )
         if name in ("revoke", "rotate"):
             wait = CompanionSettings().key_revoke_wait
             action.add_argument(
@@ -61,11 +80,24 @@ def add_keys_parser(subparsers: Any) -> None:
 
 
 def run_create(args: argparse.Namespace) -> int:
+    if args.permission and not args.secret:
+        raise CommandError("--permission is for secret keys: add --secret")
+    if args.secret and not args.permission:
+        raise CommandError(f"a secret key needs --permission (one of {', '.join(PERMISSIONS)})")
     engine = open_database(args.db)
     with engine.begin() as conn:
         store_id = pick_store(conn, args.store)
-        info, key = create_key(conn, store_id, now=SystemClock().now(), name=args.name)
-    print(f"created key {info.id} for store {store_id}; it is shown only now:")
+        info, key = create_key(
+            conn,
+            store_id,
+            now=SystemClock().now(),
+            name=args.name,
+            permissions=args.permission if args.secret else None,
+        )
+    kind = (
+        f"secret key {info.id} ({', '.join(info.permissions)})" if args.secret else f"key {info.id}"
+    )
+    print(f"created {kind} for store {store_id}; it is shown only now:")
     print(key)
     return 0
 
@@ -78,7 +110,8 @@ def run_list(args: argparse.Namespace) -> int:
     for k in rows:
         state = f"revoked {wire_timestamp(k.revoked_at)}" if k.revoked_at else "active"
         label = f" {k.name}" if k.name else ""
-        print(f"{k.id}\tstore {k.store_id}\t{k.prefix}\t{state}{label}")
+        kind = f"secret {','.join(k.permissions)}" if k.kind == "secret" else "publishable"
+        print(f"{k.id}\tstore {k.store_id}\t{k.prefix}\t{kind}\t{state}{label}")
     if not rows:
         print("no keys", file=sys.stderr)
     return 0

@@ -1,4 +1,5 @@
-"""Publishable keys of a store: create (the full key is returned once), list, revoke, rotate.
+"""Keys of a store, publishable (the public API) or secret (the admin API): create (the full
+key is returned once), list, revoke, rotate.
 
 Only a digest is stored (``material.hash_key``); revocation is a timestamp. Workers keep a key's
 store (``keys.cache``): a revocation in this process moves ``revocations``, which empties those
@@ -9,11 +10,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import Connection, event, insert, select, update
+from sqlalchemy import Connection, Row, event, insert, select, update
 
 from companion.db.schema import api_keys
-from companion.keys.material import display_prefix, hash_key, new_publishable_key
+from companion.keys.material import (
+    display_prefix,
+    hash_key,
+    new_publishable_key,
+    new_secret_key,
+)
+from companion.keys.permissions import checked_permissions
+
+PUBLISHABLE, SECRET = "publishable", "secret"
 
 
 class Generation:
@@ -38,34 +48,63 @@ class KeyInfo:
     prefix: str
     created_at: datetime
     revoked_at: datetime | None
+    kind: str = PUBLISHABLE
+    permissions: tuple[str, ...] = ()
 
 
 def create_key(
-    conn: Connection, store_id: int, *, now: datetime, name: str = "", key: str | None = None
+    conn: Connection,
+    store_id: int,
+    *,
+    now: datetime,
+    name: str = "",
+    key: str | None = None,
+    permissions: list[str] | tuple[str, ...] | None = None,
 ) -> tuple[KeyInfo, str]:
     """Store a new key for ``store_id``; returns its record and the full key (shown once).
 
-    ``key`` fixes the key's text (the demo store's well-known key); normally it is random.
+    ``permissions`` (a list, even empty) makes a secret key with them (``UnknownPermission``
+    for a name the admin API does not have, or none); None, a publishable key. ``key`` fixes
+    the key's text (the demo store's well-known key); normally it is random.
     """
-    full = key or new_publishable_key()
+    secret = permissions is not None
+    granted = tuple(checked_permissions(list(permissions))) if permissions is not None else ()
+    full = key or (new_secret_key() if secret else new_publishable_key())
     prefix = display_prefix(full)
+    kind = SECRET if secret else PUBLISHABLE
     key_id = conn.execute(
         insert(api_keys).values(
-            store_id=store_id, name=name, prefix=prefix, key_hash=hash_key(full), created_at=now
+            store_id=store_id,
+            name=name,
+            prefix=prefix,
+            key_hash=hash_key(full),
+            created_at=now,
+            kind=kind,
+            permissions=list(granted) if secret else None,
         )
     ).inserted_primary_key
     assert key_id is not None
-    return KeyInfo(int(key_id[0]), store_id, name, prefix, now, None), full
+    return KeyInfo(int(key_id[0]), store_id, name, prefix, now, None, kind, granted), full
 
 
 def list_keys(conn: Connection, store_id: int | None = None) -> list[KeyInfo]:
     query = select(api_keys).order_by(api_keys.c.id)
     if store_id is not None:
         query = query.where(api_keys.c.store_id == store_id)
-    return [
-        KeyInfo(r.id, r.store_id, r.name, r.prefix, r.created_at, r.revoked_at)
-        for r in conn.execute(query)
-    ]
+    return [key_info(r) for r in conn.execute(query)]
+
+
+def key_info(r: Row[Any]) -> KeyInfo:
+    return KeyInfo(
+        r.id,
+        r.store_id,
+        r.name,
+        r.prefix,
+        r.created_at,
+        r.revoked_at,
+        r.kind,
+        tuple(r.permissions or ()),
+    )
 
 
 def revoke_key(
@@ -91,7 +130,7 @@ def rotate_key(
     """Replace active key ``key_id`` (in that store) by a new one of the same store and name,
     and revoke it: the new key's record and its full text (shown once). None when there is no
     such active key."""
-    query = select(api_keys.c.store_id, api_keys.c.name).where(
+    query = select(api_keys.c.store_id, api_keys.c.name, api_keys.c.permissions).where(
         api_keys.c.id == key_id, api_keys.c.revoked_at.is_(None)
     )
     if store_id is not None:
@@ -99,6 +138,7 @@ def rotate_key(
     row = conn.execute(query.with_for_update()).first()
     if row is None:
         return None
-    created = create_key(conn, row.store_id, now=now, name=row.name)
+    # A secret key's successor is secret, with the same permissions.
+    created = create_key(conn, row.store_id, now=now, name=row.name, permissions=row.permissions)
     revoke_key(conn, key_id, now=now)
     return created

@@ -1,4 +1,4 @@
-"""Publishable keys: generated with high entropy, stored only as a SHA-256 digest."""
+"""Publishable and secret keys: generated with high entropy, stored only as a SHA-256 digest."""
 
 from __future__ import annotations
 
@@ -6,6 +6,8 @@ import hashlib
 import secrets
 
 PUBLISHABLE_PREFIX = "pk_live_"
+#: A secret key serves the admin API only, and must never reach client code.
+SECRET_PREFIX = "sk_live_"
 
 
 def hash_key(key: str) -> str:
@@ -15,6 +17,10 @@ def hash_key(key: str) -> str:
 
 def new_publishable_key() -> str:
     return PUBLISHABLE_PREFIX + secrets.token_urlsafe(24)
+
+
+def new_secret_key() -> str:
+    return SECRET_PREFIX + secrets.token_urlsafe(32)
 
 
 def display_prefix(key: str) -> str:

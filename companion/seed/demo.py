@@ -29,6 +29,7 @@ from itertools import islice
 
 from sqlalchemy import Connection, Engine, func, select
 
+from companion.backoffice.demo_staff import seed_demo_staff
 from companion.clock import SystemClock
 from companion.db import schema as t
 from companion.keys.lifecycle import create_key
@@ -167,6 +168,7 @@ def seed_demo_on(
     store_id = writer.insert_returning_ids(t.stores, [store_row()])[0]
     writer.insert(t.store_hosts, host_rows(store_id))
     create_key(conn, store_id, now=OPENED_AT, name="Demo storefront", key=DEMO_KEY)
+    seed_demo_staff(conn, store_id=store_id, now=OPENED_AT)  # the README gives its password
     writer.tally(t.api_keys, 1)
     brand_ids = writer.insert_returning_ids(t.brands, brand_rows(store_id))
     tree = plan_category_tree(_rng("categories"), store_id, products)

@@ -19,7 +19,7 @@ import httpx
 
 from companion.cli_support import CommandError, guarded, open_database, pick_store
 from companion.clock import SystemClock
-from companion.webhooks.events import EVENT_TYPES
+from companion.webhooks.events import EVENT_TYPES, ORDER_EVENT_TYPES
 from companion.webhooks.subscriptions import (
     SubscriptionError,
     add_subscription,
@@ -44,8 +44,8 @@ def add_webhook_parser(subparsers: Any) -> None:
         action="append",
         default=[],
         metavar="TYPE",
-        help="event type, <entity>.* or * (repeatable; default *). "
-        f"Types: {', '.join(EVENT_TYPES)}",
+        help="event type, <entity>.* or * (repeatable; default *: content events, not order "
+        f"events). Types: {', '.join((*EVENT_TYPES, *ORDER_EVENT_TYPES))}",
     )
     add.add_argument("--secret", help="signing secret (default: generated)")
     listing = actions.add_parser("list", help="list subscriptions")

@@ -24,6 +24,12 @@ class Entity(StrEnum):
     ARTICLE = "article"
     PAGE = "page"
     MENU = "menu"
+    BANNER = "banner"
+    COUPON = "coupon"
+    PROMOTION = "promotion"  # a text promotion (the storefront's strip)
+    ORDER_PROMOTION = "order_promotion"  # an automatic order-level discount
+    SHIPPING_METHOD = "shipping_method"
+    FLASH_SALE = "flash_sale"
 
 
 class Action(StrEnum):
@@ -34,6 +40,15 @@ class Action(StrEnum):
 
 EVENT_TYPES = tuple(f"{entity}.{action}" for entity in Entity for action in Action)
 ALL = "*"
+#: The order events (the merchant's, not content): sent only to subscriptions naming them
+#: (``order.*`` or the type), never to ``*``, which a site rebuild subscribes with.
+ORDER = "order"
+ORDER_CREATED, ORDER_PAID, ORDER_STATUS_CHANGED = (
+    "order.created",
+    "order.paid",
+    "order.status_changed",
+)
+ORDER_EVENT_TYPES = (ORDER_CREATED, ORDER_PAID, ORDER_STATUS_CHANGED)
 
 
 def new_event_id() -> str:
@@ -41,9 +56,25 @@ def new_event_id() -> str:
 
 
 def wants(subscribed: list[str], event_type: str) -> bool:
-    """A subscription to ``*``, to the exact type, or to ``<entity>.*`` receives the event."""
+    """A subscription to ``*`` (content events only), to the exact type, or to ``<entity>.*``
+    receives the event."""
     entity = event_type.split(".", 1)[0]
-    return ALL in subscribed or event_type in subscribed or f"{entity}.*" in subscribed
+    everything = ALL in subscribed and entity != ORDER
+    return everything or event_type in subscribed or f"{entity}.*" in subscribed
+
+
+def order_payload(
+    *, event_id: str, event_type: str, store_id: int, data: dict[str, object], now: datetime
+) -> str:
+    """An order event's body: ``data`` holds the order's id, code, status (and ``from``)."""
+    body = {
+        "id": event_id,
+        "type": event_type,
+        "created_at": wire_timestamp(now),
+        "store_id": store_id,
+        "data": {"entity": ORDER, **data},
+    }
+    return json.dumps(body, ensure_ascii=False, separators=(",", ":"))
 
 
 def payload(

@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 from sqlalchemy import Connection, delete, insert, select
 
 from companion.db.commerce_schema import webhook_subscriptions as subs
-from companion.webhooks.events import ALL, EVENT_TYPES, Entity
+from companion.webhooks.events import ALL, EVENT_TYPES, ORDER, ORDER_EVENT_TYPES, Entity
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,7 +27,13 @@ class SubscriptionError(ValueError):
 
 
 def check_events(events: list[str]) -> list[str]:
-    valid = {ALL, *EVENT_TYPES, *(f"{entity}.*" for entity in Entity)}
+    valid = {
+        ALL,
+        *EVENT_TYPES,
+        *ORDER_EVENT_TYPES,
+        f"{ORDER}.*",
+        *(f"{entity}.*" for entity in Entity),
+    }
     unknown = [e for e in events if e not in valid]
     if unknown:
         raise SubscriptionError(

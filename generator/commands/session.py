@@ -200,17 +200,25 @@ def _add_budget(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from generator.serve.proxies import ProxyConfigError, parse_networks
-    from generator.serve.service import HEADER_TIMEOUT, SessionSettings, serve_session
+    from generator.serve.service import (
+        HEADER_TIMEOUT,
+        SecretKeyRefused,
+        SessionSettings,
+        serve_session,
+    )
     from session_service.session import BODY_TIMEOUT, MAX_BODY
 
-    settings = SessionSettings(
-        api_url=_api_url(args.api_url or os.environ.get("STOREFRONT_API_URL")),
-        key=args.key or os.environ.get("STOREFRONT_SESSION_KEY") or None,
-        allowed_origins=tuple(
-            _origin(o) for o in args.allowed_origin or _listed("STOREFRONT_ALLOWED_ORIGINS")
-        ),
-        trusted_proxies=tuple(args.trusted_proxy or _listed("STOREFRONT_TRUSTED_PROXIES")),
-    )
+    try:
+        settings = SessionSettings(
+            api_url=_api_url(args.api_url or os.environ.get("STOREFRONT_API_URL")),
+            key=args.key or os.environ.get("STOREFRONT_SESSION_KEY") or None,
+            allowed_origins=tuple(
+                _origin(o) for o in args.allowed_origin or _listed("STOREFRONT_ALLOWED_ORIGINS")
+            ),
+            trusted_proxies=tuple(args.trusted_proxy or _listed("STOREFRONT_TRUSTED_PROXIES")),
+        )
+    except SecretKeyRefused as exc:
+        raise ConfigError(str(exc)) from None
     settings = dataclasses.replace(
         settings,
         max_body_bytes=_positive("--max-body-bytes", args.max_body_bytes, MAX_BODY),

@@ -55,6 +55,14 @@ HEADER_TIMEOUT = 15.0
 _TIMEOUT = httpx.Timeout(30.0, connect=10.0)
 
 
+#: How a secret key of the API begins: one serves the admin API and must never reach client code.
+SECRET_KEY_PREFIX = "sk_"
+
+
+class SecretKeyRefused(ValueError):
+    """The session service was given a secret key: it runs only with a publishable one."""
+
+
 @dataclass(frozen=True, slots=True)
 class SessionSettings:
     #: The API's base address, ending in /public/v1.
@@ -94,6 +102,15 @@ class SessionSettings:
     #: Bytes of activity bodies queued at most (many near the largest body must not fill the
     #: memory); past them the oldest are dropped.
     activity_queue_bytes: int = MAX_BYTES
+
+    def __post_init__(self) -> None:
+        # The session service stands between browsers and the API: a secret key there would
+        # serve the admin API's permissions to whoever reaches it.
+        if self.key is not None and self.key.strip().startswith(SECRET_KEY_PREFIX):
+            raise SecretKeyRefused(
+                "the session service takes a publishable key (pk_live_...), never a secret "
+                "key (sk_live_...): a secret key serves the admin API and must not reach clients"
+            )
 
 
 def traffic_settings(settings: SessionSettings) -> TrafficSettings:

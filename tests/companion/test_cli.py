@@ -215,3 +215,42 @@ def test_help_says_the_old_key_is_refused_before_the_command_returns(
     shown = " ".join(capsys.readouterr().out.split())
     assert "every worker refuses it before this command returns" in shown
     assert "--wait" in shown
+
+
+async def test_a_secret_key_gets_the_permissions_ticked_and_opens_only_the_admin_api(
+    db: str, engine: Engine, capsys: pytest.CaptureFixture[str]
+) -> None:
+    Shop(engine, START)
+    argv = ("api", "keys", "create", "--db", db, "--secret", "--permission", "orders:read")
+    assert run(*argv, "--permission", "store:read") == 0
+    key = capsys.readouterr().out.splitlines()[-1]
+    assert key.startswith("sk_live_")
+    assert await store_status(db, key) == 401  # not on the public API
+    assert run("api", "--db", db, "keys", "list") == 0
+    listing = capsys.readouterr().out
+    assert "secret orders:read,store:read" in listing and key not in listing
+    assert run("api", "keys", "create", "--db", db, "--secret") == 2
+    assert "needs --permission" in capsys.readouterr().err
+    assert run("api", "keys", "create", "--db", db, "--permission", "orders:read") == 2
+    with pytest.raises(SystemExit):
+        run("api", "keys", "create", "--db", db, "--secret", "--permission", "orders:delete")
+
+
+def test_the_merchant_e_mail_is_a_setting_said_once_at_start(
+    db: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    served: list[CompanionSettings] = []
+    monkeypatch.setattr("companion.server.serve", lambda settings, **_: served.append(settings))
+    monkeypatch.delenv("STOREFRONT_MERCHANT_EMAIL", raising=False)
+    mail = ("--smtp-host", "mail.example.vn", "--smtp-from", "donhang@example.vn")
+    assert run("api", "--db", db, *mail) == 0
+    assert capsys.readouterr().err.count("none to the merchant (no --merchant-email)") == 1
+    monkeypatch.setenv("STOREFRONT_MERCHANT_EMAIL", "chu@example.vn")
+    assert run("api", "--db", db, *mail) == 0
+    assert capsys.readouterr().err.count("merchant's to chu@example.vn") == 1
+    without, given = served
+    assert (without.merchant_email, given.merchant_email) == (None, "chu@example.vn")
+    secret = "sk_live_" + "s" * 43
+    assert run("api", "--db", db, "--session-key", secret) == 2
+    err = capsys.readouterr().err
+    assert "never a secret key" in err and secret not in err

@@ -256,7 +256,12 @@ async def test_refused_keys_are_logged_with_their_reason(
 ) -> None:
     logger, stream = served_log
     server_handler_only(logger)
-    sent = {"k-unknown": "pk_live_" + "x" * 32, "k-malformed": "sk_live_1", "k-good": api.key}
+    sent = {
+        "k-unknown": "pk_live_" + "x" * 32,
+        "k-malformed": "pl_live_1",
+        "k-secret": "sk_live_1",
+        "k-good": api.key,
+    }
     for request_id, key in sent.items():
         headers = {"X-Request-Id": request_id, "X-Service-Key": key}
         await api.client.get("/public/v1/store", headers=headers)
@@ -267,4 +272,5 @@ async def test_refused_keys_are_logged_with_their_reason(
         401,
         "malformed_key",
     )
+    assert (lines["k-secret"]["status"], lines["k-secret"]["refused"]) == (401, "secret_key")
     assert lines["k-good"]["status"] == 200 and "refused" not in lines["k-good"]

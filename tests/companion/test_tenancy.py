@@ -63,7 +63,7 @@ async def test_unknown_key_is_a_401_problem(api: Api) -> None:
 async def test_secret_key_is_not_accepted_as_publishable(api: Api) -> None:
     response = await api.get("/store", key="sk_live_abcdef")
     assert response.status_code == 401
-    assert response.json()["code"] == "invalid_key"
+    assert response.json()["code"] == "secret_key_refused"  # the admin API's kind, named
 
 
 async def test_revoked_key_stops_working_at_once(api: Api) -> None:

@@ -122,6 +122,12 @@ def test_the_wheel_holds_what_commands_read_and_no_tests(built: tuple[Path, Path
     assert "generator/shipped/site-templates/islands/main.js" in names
     assert "companion/data/provinces-wards.json" in names
     assert "companion/db/migrations/env.py" in names
+    admin = {n for n in names if n.startswith("companion/admin_templates/")}
+    assert admin == {
+        f"companion/admin_templates/{p.name}"
+        for p in (REPO / "companion/admin_templates").iterdir()
+    }  # the back office's pages and stylesheet
+    assert "companion/mail_templates/staff_password_reset.txt" in names
     assert "generator/audit/sitemaps_xsd/sitemap.xsd" in names
     versions = [n for n in names if n.startswith("companion/db/migrations/versions/")]
     assert len(versions) == len(list((REPO / "companion/db/migrations/versions").glob("*.py")))

@@ -22,7 +22,7 @@ from companion.commerce.ordering import OrderRequest, place_order
 from companion.commerce.shipping import find_method, pickup_location_exists
 from companion.commerce_states import CartStatus, CheckoutStatus, ShippingKind
 from companion.deps import CurrentTenant, Db, ServicesDep
-from companion.order_mail import order_message, send_message
+from companion.order_mail import send_order_mails
 from companion.payments.sandbox_access import accepted_gateways, sandbox_serves
 from companion.problems import conflict, not_found, unprocessable
 from companion.routes.commerce.wire import RequiredCartToken, money
@@ -257,13 +257,15 @@ def post_place_order(
     )
     if not placed.created:
         response.status_code = status.HTTP_200_OK
-    settings = services.settings
-    if placed.created and settings.smtp_host and settings.smtp_from:
-        message = order_message(
-            db, store_id=store_id, order_id=placed.order_id, sender=settings.smtp_from
+    if placed.created:  # made and sent once the order is committed and answered
+        background.add_task(
+            send_order_mails,
+            services.engine,
+            services.settings,
+            store_id=store_id,
+            order_id=placed.order_id,
+            event="new",
         )
-        if message is not None:  # sent once the order is committed and answered
-            background.add_task(send_message, message, settings)
     row = order_row(db, store_id=store_id, order_id=placed.order_id)
     assert row is not None
     return order_view(db, row)

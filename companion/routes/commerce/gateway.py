@@ -20,15 +20,18 @@ from datetime import datetime
 from urllib.parse import parse_qsl
 
 import anyio.to_thread
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, BackgroundTasks, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from sqlalchemy import Connection, select
 
+from companion.db.commerce_schema import payments
 from companion.deps import Db, Services, ServicesDep
 from companion.errors_http import http_problem, problem_response
 from companion.logging_http import note_refusal
+from companion.order_mail import send_order_mails
 from companion.payments import sandbox, vnpay
 from companion.payments.gateways import Gateway, gateway_for_merchant
-from companion.payments.ipn import BAD_SIGNATURE, OTHER, PROVIDER, handle_ipn
+from companion.payments.ipn import BAD_SIGNATURE, CONFIRMED, OTHER, PROVIDER, handle_ipn
 from companion.payments.ipn_sender import HttpIpnSender, IpnSender
 from companion.payments.payment_store import find_payment, order_status
 from companion.payments.return_origins import SiteOrigins, return_url_refusal, store_origins
@@ -47,7 +50,9 @@ MAX_FORM = 8000
 
 
 @router.get(IPN_PATH)
-def vnpay_ipn(request: Request, db: Db, services: ServicesDep) -> JSONResponse:
+def vnpay_ipn(
+    request: Request, db: Db, services: ServicesDep, background: BackgroundTasks
+) -> JSONResponse:
     """Idempotent and all-or-nothing: anything unexpected rolls back and answers 99."""
     try:
         params = vnpay.parse_query(request.url.query)
@@ -62,7 +67,30 @@ def vnpay_ipn(request: Request, db: Db, services: ServicesDep) -> JSONResponse:
         answer = OTHER
     if answer is BAD_SIGNATURE:
         note_refusal(request.scope, "ipn: unknown merchant or invalid signature")
+    paid = paid_order(db, params) if answer is CONFIRMED else None
+    if paid is not None:  # the merchant's e-mail, once the payment is committed
+        store_id, order_id = paid
+        background.add_task(
+            send_order_mails,
+            services.engine,
+            services.settings,
+            store_id=store_id,
+            order_id=order_id,
+            event="paid",
+        )
     return JSONResponse(answer.body())
+
+
+def paid_order(db: Connection, params: dict[str, str]) -> tuple[int, int] | None:
+    """The (store, order) a confirmed notification of a successful payment paid."""
+    if params.get("vnp_ResponseCode") != vnpay.PAID or params.get("vnp_TransactionStatus") != "00":
+        return None
+    row = db.execute(
+        select(payments.c.store_id, payments.c.order_id).where(
+            payments.c.provider == PROVIDER, payments.c.txn_ref == params.get("vnp_TxnRef", "")
+        )
+    ).first()
+    return None if row is None else (row.store_id, row.order_id)
 
 
 @dataclass(frozen=True, slots=True)

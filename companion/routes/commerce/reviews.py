@@ -66,6 +66,7 @@ def get_reviews(
         reviews.c.store_id == tenant.store_id,
         reviews.c.entity_type == entity_type.value,
         reviews.c.entity_id == entity_id,
+        reviews.c.status == "published",  # hidden by the merchant: left out
     )
     rows, next_cursor, has_more = newest_first(
         db,

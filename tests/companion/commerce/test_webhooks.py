@@ -215,7 +215,7 @@ async def test_subscription_input_is_checked(store: Store) -> None:
                 conn,
                 store_id=store.store_id,
                 url=HOOK,
-                events=["order.paid"],
+                events=["order.shipped"],
                 now=store.clock.now(),
             )
 

@@ -14,6 +14,7 @@ import pytest
 
 from companion.seed.demo import DEMO_KEY
 from generator.cli import main
+from generator.serve.service import SessionSettings
 from tests.support.bodies import closed_after
 from tests.support.processes import running_companion, running_session
 
@@ -52,6 +53,19 @@ def test_bad_settings_end_in_one_line(
     err = capsys.readouterr().err
     assert err.startswith("storefront session: error: ") and err.count("\n") == 1
     assert message in err
+
+
+def test_a_secret_key_is_refused_before_anything_starts(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with pytest.raises(ValueError, match="never a secret key"):
+        SessionSettings(api_url="http://a/public/v1", key="sk_live_" + "y" * 32)
+    monkeypatch.delenv("STOREFRONT_API_URL", raising=False)
+    monkeypatch.setenv("STOREFRONT_SESSION_KEY", "sk_live_" + "x" * 32)
+    assert main(["session", "--api-url", "http://127.0.0.1:9/public/v1"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("storefront session: error: ") and err.count("\n") == 1
+    assert "never a secret key" in err
 
 
 def test_two_workers_in_front_of_the_companion_keep_no_session_of_their_own(

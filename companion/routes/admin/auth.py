@@ -1,0 +1,103 @@
+"""Who may call the admin API: a secret key of the store (``Authorization: Bearer sk_live_...``)
+holding the permission the route names.
+
+A publishable key, a customer token or nothing is a 401 (``secret_key_required``); an unknown
+or revoked secret key a 401 (``invalid_key``); a secret key without the route's permission a
+403 (``permission_denied``). Each refusal is written to the request log with its reason. The
+key is looked up on every call: a revocation holds from the next request, in every worker.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass
+from typing import Any
+
+import anyio.to_thread
+from fastapi import Request
+from sqlalchemy import Engine, select
+
+from companion.db.schema import api_keys
+from companion.deps import services_of
+from companion.keys.material import SECRET_PREFIX, hash_key
+from companion.logging_http import note_refusal
+from companion.problems import Problem, forbidden
+
+MAX_KEY_LENGTH = 200
+
+
+@dataclass(frozen=True, slots=True)
+class AdminKey:
+    key_id: int
+    store_id: int
+    permissions: frozenset[str]
+
+
+def _unauthorized(code: str, detail: str) -> Problem:
+    return Problem(401, code, "Unauthorized", detail, headers={"WWW-Authenticate": "Bearer"})
+
+
+def _secret_key_of(request: Request) -> str:
+    bearer = request.headers.get("authorization", "").strip()
+    scheme, _, token = bearer.partition(" ")
+    token = token.strip()
+    if scheme.lower() != "bearer" or not token.startswith(SECRET_PREFIX):
+        kind = (
+            "a publishable key"
+            if request.headers.get("x-service-key") or token.startswith("pk_")
+            else "a customer token"
+            if token
+            else "no key"
+        )
+        note_refusal(request.scope, f"admin API: {kind}")
+        raise _unauthorized(
+            "secret_key_required",
+            "the admin API takes a secret key of the store: Authorization: Bearer sk_live_...",
+        )
+    if len(token) > MAX_KEY_LENGTH:
+        note_refusal(request.scope, "admin API: malformed_key")
+        raise _unauthorized("invalid_key", "not a secret key of this API (unknown or revoked)")
+    return token
+
+
+def _lookup(engine: Engine, digest: str) -> AdminKey | str:
+    """The key, or why it is refused (the request log's words)."""
+    with engine.connect() as conn:
+        row = conn.execute(
+            select(
+                api_keys.c.id,
+                api_keys.c.store_id,
+                api_keys.c.kind,
+                api_keys.c.permissions,
+                api_keys.c.revoked_at,
+            ).where(api_keys.c.key_hash == digest)
+        ).first()
+    if row is None or row.kind != "secret":
+        return "unknown_key"
+    if row.revoked_at is not None:
+        return "revoked_key"
+    return AdminKey(row.id, row.store_id, frozenset(row.permissions or ()))
+
+
+async def admin_key(request: Request) -> AdminKey:
+    token = _secret_key_of(request)
+    engine = services_of(request).engine
+    found = await anyio.to_thread.run_sync(_lookup, engine, hash_key(token))
+    if isinstance(found, str):
+        note_refusal(request.scope, f"admin API: {found}")
+        raise _unauthorized("invalid_key", "not a secret key of this API (unknown or revoked)")
+    return found
+
+
+def permitted(permission: str) -> Callable[[Request], Coroutine[Any, Any, AdminKey]]:
+    """A dependency: the request's secret key, which must hold ``permission``."""
+
+    async def check(request: Request) -> AdminKey:
+        key = await admin_key(request)
+        if permission not in key.permissions:
+            note_refusal(request.scope, f"admin API: key {key.key_id} lacks {permission}")
+            raise forbidden("permission_denied", f"this key does not hold {permission}")
+        return key
+
+    check.__name__ = f"permitted_{permission.replace(':', '_')}"
+    return check
