@@ -98,6 +98,12 @@ def order_message(
     return message
 
 
+def mail_is_on(settings: CompanionSettings) -> bool:
+    """Whether order e-mails are sent at all (an SMTP server and a sender are set): without,
+    nothing is scheduled after the answer."""
+    return bool(settings.smtp_host and settings.smtp_from)
+
+
 def send_order_mails(
     engine: Engine,
     settings: CompanionSettings,
@@ -109,7 +115,7 @@ def send_order_mails(
     """After the answer: the e-mails of a ``new`` order (the shopper's and the merchant's) or of
     a ``paid`` one (the merchant's), made on a connection of their own, then sent."""
     sender = settings.smtp_from
-    if not settings.smtp_host or not sender:
+    if not mail_is_on(settings) or not sender:
         return
     messages: list[EmailMessage | None] = []
     with engine.connect() as conn:

@@ -17,7 +17,7 @@ from companion.admin.errors import Invalid, NotFound, Refused
 from companion.admin.paging import Page
 from companion.cursors import clamp_limit
 from companion.deps import Db, ServicesDep
-from companion.order_mail import send_order_mails
+from companion.order_mail import mail_is_on, send_order_mails
 from companion.problems import conflict, not_found, unprocessable
 from companion.routes.admin.auth import AdminKey, permitted
 from companion.routes.admin.document import admin_openapi
@@ -142,7 +142,7 @@ def post_move(
             reason=body.reason,
             now=services.clock.now(),
         )
-    if body.status == "paid":  # the merchant's e-mail, once the move is committed
+    if body.status == "paid" and mail_is_on(services.settings):  # once the move is committed
         background.add_task(
             send_order_mails,
             services.engine,

@@ -22,7 +22,7 @@ from companion.commerce.ordering import OrderRequest, place_order
 from companion.commerce.shipping import find_method, pickup_location_exists
 from companion.commerce_states import CartStatus, CheckoutStatus, ShippingKind
 from companion.deps import CurrentTenant, Db, ServicesDep
-from companion.order_mail import send_order_mails
+from companion.order_mail import mail_is_on, send_order_mails
 from companion.payments.sandbox_access import accepted_gateways, sandbox_serves
 from companion.problems import conflict, not_found, unprocessable
 from companion.routes.commerce.wire import RequiredCartToken, money
@@ -257,7 +257,7 @@ def post_place_order(
     )
     if not placed.created:
         response.status_code = status.HTTP_200_OK
-    if placed.created:  # made and sent once the order is committed and answered
+    if placed.created and mail_is_on(services.settings):  # once committed and answered
         background.add_task(
             send_order_mails,
             services.engine,

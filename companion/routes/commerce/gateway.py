@@ -28,7 +28,7 @@ from companion.db.commerce_schema import payments
 from companion.deps import Db, Services, ServicesDep
 from companion.errors_http import http_problem, problem_response
 from companion.logging_http import note_refusal
-from companion.order_mail import send_order_mails
+from companion.order_mail import mail_is_on, send_order_mails
 from companion.payments import sandbox, vnpay
 from companion.payments.gateways import Gateway, gateway_for_merchant
 from companion.payments.ipn import BAD_SIGNATURE, CONFIRMED, OTHER, PROVIDER, handle_ipn
@@ -68,7 +68,7 @@ def vnpay_ipn(
     if answer is BAD_SIGNATURE:
         note_refusal(request.scope, "ipn: unknown merchant or invalid signature")
     paid = paid_order(db, params) if answer is CONFIRMED else None
-    if paid is not None:  # the merchant's e-mail, once the payment is committed
+    if paid is not None and mail_is_on(services.settings):  # once the payment is committed
         store_id, order_id = paid
         background.add_task(
             send_order_mails,
