@@ -12,7 +12,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Connection, DateTime, Table, select
+from sqlalchemy import Boolean, Connection, DateTime, Integer, Numeric, String, Table, select
 from sqlalchemy.exc import IntegrityError
 
 from companion.admin.errors import Invalid, NotFound, Refused
@@ -55,12 +55,27 @@ def entity_of(kind: str) -> Entity:
         raise NotFound(f"no catalogue kind {kind!r}") from None
 
 
+#: What a column of each type takes from JSON (SQLite would store any value in any column;
+#: PostgreSQL would refuse it with an error no answer names).
+_WIRE_TYPES: tuple[tuple[type, tuple[type, ...], str], ...] = (
+    (Boolean, (bool,), "true or false"),
+    (Integer, (int,), "a whole number"),
+    (Numeric, (int, float), "a number"),
+    (String, (str,), "text"),
+)
+
+
 def _typed(table: Table, values: dict[str, Any]) -> dict[str, Any]:
-    """Wire values as the columns take them: ISO times to naive UTC datetimes."""
+    """Wire values as the columns take them: ISO times to naive UTC datetimes; a value of
+    another type than its column's is refused with its name."""
     row = dict(values)
     for name, value in values.items():
         column = table.c.get(name)
-        if column is not None and isinstance(column.type, DateTime) and isinstance(value, str):
+        if column is None or value is None:
+            continue
+        if isinstance(column.type, DateTime):
+            if not isinstance(value, str):
+                raise Invalid(name, "an ISO 8601 date and time")
             try:
                 moment = datetime.fromisoformat(value)
             except ValueError:
@@ -68,6 +83,13 @@ def _typed(table: Table, values: dict[str, Any]) -> dict[str, Any]:
             if moment.tzinfo is not None:
                 moment = moment.astimezone(UTC).replace(tzinfo=None)
             row[name] = moment
+            continue
+        for kind, takes, what in _WIRE_TYPES:
+            if isinstance(column.type, kind):
+                wrong_bool = isinstance(value, bool) and bool not in takes
+                if wrong_bool or not isinstance(value, takes):
+                    raise Invalid(name, what)
+                break
     return row
 
 

@@ -177,3 +177,18 @@ async def test_messages_and_reviews_are_moderated(store: Store) -> None:
     customers = await admin.ok("GET", "/customers", params={"q": "lan@"})
     assert [c["email"] for c in customers["items"]] == ["lan@example.vn"]
     assert "password_hash" not in customers["items"][0]
+
+
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [
+        ("/catalog/coupons", {"code": "SAI", "kind": "percent", "value": "mười"}),
+        ("/catalog/banners", {"title": "Tết", "position": "đầu"}),
+    ],
+)
+async def test_a_wrongly_typed_catalogue_value_is_a_422_problem(
+    store: Store, path: str, body: dict[str, object]
+) -> None:
+    answer = await Admin(store).call("POST", path, json=body)
+    assert answer.status_code == 422, answer.text
+    assert answer.headers["content-type"] == "application/problem+json"
