@@ -14,11 +14,15 @@ from typing import Any
 import httpx
 import pytest
 from fastapi.routing import APIRoute
+from sqlalchemy import insert
 
+from companion.catalog_admin import create_entity
+from companion.db.schema import menu_items
 from companion.keys.lifecycle import create_key, revoke_key
 from companion.keys.permissions import PERMISSIONS
 from companion.logging_http import flush_request_log
 from companion.routes.admin import router as admin_router
+from companion.webhooks.events import Entity
 from tests.companion.commerce.conftest import Store
 from tests.companion.commerce.test_webhooks import subscribe
 from tests.companion.test_logging_http import served_log, server_handler_only
@@ -48,6 +52,7 @@ def routes(
     store: Store, order_id: int, ids: dict[str, int]
 ) -> list[tuple[str, str, str, Any, str]]:
     shirt, size_m, size_l = store.goods.shirt, store.goods.shirt_m, store.goods.shirt_l
+    menu = ids["menu"]
     image = f"https://img.example/{order_id}.jpg"
     return [
         ("GET", "/orders", "/orders", None, "orders:read"),
@@ -110,6 +115,55 @@ def routes(
             None,
             "catalog:write",
         ),
+        (
+            "PUT",
+            "/catalog/menus/{menu_id}/order",
+            f"/catalog/menus/{menu}/order",
+            {"item_ids": [ids["item_b"], ids["item_a"]]},
+            "catalog:write",
+        ),
+        (
+            "POST",
+            "/catalog/menus/{menu_id}/items",
+            f"/catalog/menus/{menu}/items",
+            {"label": "Mới", "url": "/moi"},
+            "catalog:write",
+        ),
+        (
+            "PATCH",
+            "/catalog/menus/{menu_id}/items/{item_id}",
+            f"/catalog/menus/{menu}/items/{ids['item_a']}",
+            {"label": "Áo nam"},
+            "catalog:write",
+        ),
+        (
+            "DELETE",
+            "/catalog/menus/{menu_id}/items/{item_id}",
+            f"/catalog/menus/{menu}/items/{ids['item_b']}",
+            None,
+            "catalog:write",
+        ),
+        (
+            "PUT",
+            "/catalog/collections/{collection_id}/products/{product_id}",
+            f"/catalog/collections/{ids['collection']}/products/{shirt}",
+            {"position": 1},
+            "catalog:write",
+        ),
+        (
+            "DELETE",
+            "/catalog/collections/{collection_id}/products/{product_id}",
+            f"/catalog/collections/{ids['collection']}/products/{shirt}",
+            None,
+            "catalog:write",
+        ),
+        (
+            "PUT",
+            "/catalog/products/{product_id}/categories",
+            f"/catalog/products/{shirt}/categories",
+            {"category_ids": [store.goods.category]},
+            "catalog:write",
+        ),
         ("GET", "/customers", "/customers", None, "customers:read"),
         (
             "GET",
@@ -149,7 +203,8 @@ def routes(
 
 
 async def made_ids(store: Store) -> dict[str, int]:
-    """A customer, a message, a review and a subscription for the routes that name one."""
+    """A customer, a message, a review, a subscription, a menu with two items and a collection
+    for the routes that name one."""
     jwt = await store.customer()
     me = await store.ok("GET", "/customer/me", jwt=jwt)
     contact = {"name": "Lan", "email": "lan@example.vn", "message": "Còn hàng không?"}
@@ -162,7 +217,27 @@ async def made_ids(store: Store) -> dict[str, int]:
     }
     posted = await store.ok("POST", "/customer/reviews/", status=201, json=review, jwt=jwt)
     subscribe(store, ["*"])
+    now = store.clock.now()
+    with store.engine.begin() as conn:
+        menu = create_entity(
+            conn, Entity.MENU, {"code": "m", "name": "M"}, store_id=store.store_id, now=now
+        )
+        collection = create_entity(
+            conn, Entity.COLLECTION, {"name": "Hè", "slug": "he"}, store_id=store.store_id, now=now
+        )
+        item_a, item_b = (
+            conn.execute(
+                insert(menu_items).values(
+                    store_id=store.store_id, menu_id=menu, label=label, position=n
+                )
+            ).inserted_primary_key[0]
+            for n, label in enumerate(("Áo", "Quần"))
+        )
     return {
+        "menu": menu,
+        "item_a": item_a,
+        "item_b": item_b,
+        "collection": collection,
         "customer": me["id"],
         "message": message["id"],
         "review": posted["id"],
@@ -176,6 +251,10 @@ async def an_order(store: Store) -> int:
     return order_id
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="the admin API has no menu items, collection products or extra categories yet",
+)
 async def test_each_admin_route_needs_its_permission_and_no_other_opens_it(store: Store) -> None:
     order_id = await an_order(store)
     table = routes(store, order_id, await made_ids(store))
