@@ -1,5 +1,6 @@
-"""The catalogue as the merchant edits it: products (their variants and images), categories,
-collections, articles, pages, menus, banners, coupons, text and order promotions, shipping
+"""The catalogue as the merchant edits it: products (their variants, images and extra
+categories), categories, collections (their products), articles, pages, menus (their items),
+banners, coupons, text and order promotions, shipping
 methods and flash sales.
 
 Writes go through ``companion.catalog_admin``, which keeps derived columns in step and queues
@@ -26,6 +27,17 @@ from companion.catalog_admin import (
     set_product_price,
     update_entity,
     write_part,
+)
+from companion.catalog_links import (
+    LinkInvalid,
+    collection_product_ids,
+    extra_category_ids,
+    menu_item_rows,
+    order_menu_items,
+    put_in_collection,
+    set_extra_categories,
+    take_from_collection,
+    write_menu_item,
 )
 from companion.webhooks.events import Entity
 
@@ -117,7 +129,12 @@ def list_rows(
 
 def get_row(conn: Connection, kind: str, row_id: int, *, store_id: int) -> dict[str, Any]:
     row = _row(conn, TABLES[entity_of(kind)], store_id, row_id)
+    if kind == "menus":
+        row["items"] = menu_item_rows(conn, row_id)
+    if kind == "collections":
+        row["product_ids"] = collection_product_ids(conn, row_id)
     if kind == "products":
+        row["category_ids"] = extra_category_ids(conn, row_id)
         for part in PART_NAMES:
             table = PARTS[part]
             row[part] = [
@@ -135,6 +152,9 @@ def _written(action: Any) -> Any:
     try:
         with conn.begin_nested():
             return call()
+    except LinkInvalid as error:
+        field, _, message = str(error).partition(": ")
+        raise Invalid(field, message) from None
     except CatalogError as error:
         message = str(error)
         if message.startswith("no "):
@@ -216,6 +236,95 @@ def write_product_part(
     found = conn.execute(select(table).where(table.c.id == written)).first()
     assert found is not None
     return dict(found._mapping)
+
+
+def write_item(
+    conn: Connection,
+    menu_id: int,
+    item_id: int | None,
+    values: dict[str, Any] | None,
+    *,
+    store_id: int,
+    now: datetime,
+) -> dict[str, Any] | None:
+    """Create, update or delete (``values`` None) an item of a menu; the item after."""
+    written = _written(
+        (
+            conn,
+            lambda: write_menu_item(conn, menu_id, item_id, values, store_id=store_id, now=now),
+        )
+    )
+    if values is None:
+        return None
+    return next(row for row in menu_item_rows(conn, menu_id) if row["id"] == written)
+
+
+def order_items(
+    conn: Connection,
+    menu_id: int,
+    parent_id: int | None,
+    item_ids: list[int],
+    *,
+    store_id: int,
+    now: datetime,
+) -> dict[str, Any]:
+    """The siblings under ``parent_id`` in the order given; the menu after."""
+    _written(
+        (
+            conn,
+            lambda: order_menu_items(
+                conn, menu_id, parent_id, item_ids, store_id=store_id, now=now
+            ),
+        )
+    )
+    return get_row(conn, "menus", menu_id, store_id=store_id)
+
+
+def collect(
+    conn: Connection,
+    collection_id: int,
+    product_id: int,
+    *,
+    position: int | None,
+    member: bool,
+    store_id: int,
+    now: datetime,
+) -> list[int]:
+    """Add (``member``) or remove a product of a collection; the collection's products after."""
+    if member:
+        _written(
+            (
+                conn,
+                lambda: put_in_collection(
+                    conn, collection_id, product_id, position, store_id=store_id, now=now
+                ),
+            )
+        )
+    else:
+        _written(
+            (
+                conn,
+                lambda: take_from_collection(
+                    conn, collection_id, product_id, store_id=store_id, now=now
+                ),
+            )
+        )
+    return collection_product_ids(conn, collection_id)
+
+
+def set_categories(
+    conn: Connection, product_id: int, category_ids: list[int], *, store_id: int, now: datetime
+) -> list[int]:
+    """A product's extra categories, replaced; the ids set."""
+    written: list[int] = _written(
+        (
+            conn,
+            lambda: set_extra_categories(
+                conn, product_id, category_ids, store_id=store_id, now=now
+            ),
+        )
+    )
+    return written
 
 
 #: Columns a merchant never writes (kept in step by the writes themselves).

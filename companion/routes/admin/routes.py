@@ -338,6 +338,182 @@ def delete_part(
         )
 
 
+# -- catalogue links: a menu's items, a collection's products, a product's extra categories --
+
+
+@router.post(
+    "/catalog/menus/{menu_id}/items",
+    response_model=Record,
+    status_code=status.HTTP_201_CREATED,
+    summary="Add an item to a menu (label, url, parent_id, position)",
+)
+def post_menu_item(
+    menu_id: int,
+    body: Record,
+    admin: Annotated[AdminKey, key("catalog:write")],
+    db: Db,
+    services: ServicesDep,
+) -> Record:
+    with answered():
+        row = catalog.write_item(
+            db, menu_id, None, body, store_id=admin.store_id, now=services.clock.now()
+        )
+    assert row is not None
+    return row
+
+
+@router.patch(
+    "/catalog/menus/{menu_id}/items/{item_id}",
+    response_model=Record,
+    summary="Change a menu's item",
+)
+def patch_menu_item(
+    menu_id: int,
+    item_id: int,
+    body: Record,
+    admin: Annotated[AdminKey, key("catalog:write")],
+    db: Db,
+    services: ServicesDep,
+) -> Record:
+    with answered():
+        row = catalog.write_item(
+            db, menu_id, item_id, body, store_id=admin.store_id, now=services.clock.now()
+        )
+    assert row is not None
+    return row
+
+
+@router.delete(
+    "/catalog/menus/{menu_id}/items/{item_id}",
+    status_code=status.HTTP_204_NO_CONTENT,
+    response_class=Response,
+    summary="Remove a menu's item (and the items under it)",
+)
+def delete_menu_item(
+    menu_id: int,
+    item_id: int,
+    admin: Annotated[AdminKey, key("catalog:write")],
+    db: Db,
+    services: ServicesDep,
+) -> None:
+    with answered():
+        catalog.write_item(
+            db, menu_id, item_id, None, store_id=admin.store_id, now=services.clock.now()
+        )
+
+
+class OrderIn(BaseModel):
+    parent_id: int | None = Field(None, description="Whose children (none: the top level)")
+    item_ids: list[Id] = Field(max_length=1000, description="Every one of them, in order")
+
+
+@router.put("/catalog/menus/{menu_id}/order", response_model=Record, summary="Order a menu's items")
+def put_menu_order(
+    menu_id: int,
+    body: OrderIn,
+    admin: Annotated[AdminKey, key("catalog:write")],
+    db: Db,
+    services: ServicesDep,
+) -> Record:
+    with answered():
+        return catalog.order_items(
+            db,
+            menu_id,
+            body.parent_id,
+            body.item_ids,
+            store_id=admin.store_id,
+            now=services.clock.now(),
+        )
+
+
+class MemberIn(BaseModel):
+    position: int | None = Field(None, ge=0, le=2**31 - 1)
+
+
+class MembersOut(BaseModel):
+    collection_id: int
+    product_ids: list[int]
+
+
+@router.put(
+    "/catalog/collections/{collection_id}/products/{product_id}",
+    response_model=MembersOut,
+    summary="Add a product to a collection (again: only its position changes)",
+)
+def put_collection_product(
+    collection_id: int,
+    product_id: int,
+    admin: Annotated[AdminKey, key("catalog:write")],
+    db: Db,
+    services: ServicesDep,
+    body: MemberIn | None = None,
+) -> MembersOut:
+    with answered():
+        members = catalog.collect(
+            db,
+            collection_id,
+            product_id,
+            position=body.position if body else None,
+            member=True,
+            store_id=admin.store_id,
+            now=services.clock.now(),
+        )
+    return MembersOut(collection_id=collection_id, product_ids=members)
+
+
+@router.delete(
+    "/catalog/collections/{collection_id}/products/{product_id}",
+    status_code=status.HTTP_204_NO_CONTENT,
+    response_class=Response,
+    summary="Remove a product from a collection",
+)
+def delete_collection_product(
+    collection_id: int,
+    product_id: int,
+    admin: Annotated[AdminKey, key("catalog:write")],
+    db: Db,
+    services: ServicesDep,
+) -> None:
+    with answered():
+        catalog.collect(
+            db,
+            collection_id,
+            product_id,
+            position=None,
+            member=False,
+            store_id=admin.store_id,
+            now=services.clock.now(),
+        )
+
+
+class CategoriesIn(BaseModel):
+    category_ids: list[Id] = Field(max_length=1000)
+
+
+class CategoriesOut(BaseModel):
+    product_id: int
+    category_ids: list[int]
+
+
+@router.put(
+    "/catalog/products/{product_id}/categories",
+    response_model=CategoriesOut,
+    summary="Set a product's extra categories (its primary one is its category_id)",
+)
+def put_product_categories(
+    product_id: int,
+    body: CategoriesIn,
+    admin: Annotated[AdminKey, key("catalog:write")],
+    db: Db,
+    services: ServicesDep,
+) -> CategoriesOut:
+    with answered():
+        ids = catalog.set_categories(
+            db, product_id, body.category_ids, store_id=admin.store_id, now=services.clock.now()
+        )
+    return CategoriesOut(product_id=product_id, category_ids=ids)
+
+
 # -- customers, messages, reviews -----------------------------------------------------------
 
 
