@@ -1,5 +1,6 @@
 """Products and variants out as the widely used product CSV and back in through the back office:
-a dry run lists exactly what an import would change, an import changes exactly that, a file
+a dry run lists exactly what an import would change and create, an import does exactly that (a
+Handle not in the store is a new product with its variants), a file
 with an error changes nothing and names its lines, and a file past its size limit is refused
 while it is read."""
 
@@ -19,8 +20,10 @@ from companion.backoffice.staff import Role
 from companion.clock import ManualClock
 from companion.db.schema import products, variants
 from companion.logging_http import ACCESS_LOGGER
+from tests.companion.admin.test_order_notifications import queued
 from tests.companion.commerce.back_office import Browser, add_account
 from tests.companion.commerce.conftest import Store, Template, opened_store
+from tests.companion.commerce.test_webhooks import subscribe
 
 pytestmark = pytest.mark.anyio
 
@@ -158,3 +161,103 @@ async def test_too_many_lines_are_refused(
         status, page = await upload(browser, "Handle,Variant Price\n" + "x,1\n" * 4, dry_run=True)
         assert status == 422 and "more than 3 lines" in page
         await browser.close()
+
+
+HEADER = ",".join(
+    [
+        "Handle", "Title", "Body (HTML)", "Vendor", "Option1 Name", "Option1 Value",
+        "Option2 Name", "Option2 Value", "Variant SKU", "Variant Price",
+        "Variant Compare At Price", "Variant Inventory Qty", "Image Src", "Status",
+    ]
+)  # fmt: skip
+#: A product not in the store, of two variants (sizes S and M), by an existing brand.
+NEW_PRODUCT = [
+    "ao-khoac-gio,Áo khoác gió,<p>Nhẹ</p>,Việt Tiến,Kích cỡ,S,Màu,Xanh,AK-S,350000,400000,4,"
+    "https://img.example/ak-1.jpg,active",
+    "ao-khoac-gio,,,,,M,,Xanh,AK-M,370000,,,https://img.example/ak-2.jpg,",
+]
+
+
+@pytest.mark.xfail(strict=True, reason="an import does not create products yet")
+async def test_a_new_handle_is_created_with_its_variants_and_an_edit_beside_it(
+    store: Store, owner: Browser
+) -> None:
+    subscribe(store, ["*"])
+    exported = (await owner.get("/admin/products/export.csv")).text
+    header, *rows = exported.splitlines()
+    assert header == HEADER
+    jeans_line = next(n for n, row in enumerate(rows) if ",500000," in row)
+    rows[jeans_line] = rows[jeans_line].replace(",500000,", ",490000,")
+    text = "\n".join([header, *rows, *NEW_PRODUCT]) + "\n"
+    new_lines = (len(rows) + 2, len(rows) + 3)  # the header is line 1
+
+    before = catalogue(store)
+    status, page = await upload(owner, text, dry_run=True)
+    assert status == 200, page
+    assert "Chạy thử: 1 thay đổi, 1 sản phẩm mới" in page
+    assert f"<td>{jeans_line + 2}</td>" in page
+    assert f"<td>{new_lines[0]}</td><td>ao-khoac-gio</td>" in page
+    assert f"<td>{new_lines[1]}</td><td>ao-khoac-gio</td>" in page
+    assert catalogue(store) == before and queued(store) == []
+
+    status, page = await upload(owner, text, dry_run=False)
+    assert status == 200 and "Đã nhập: 1 thay đổi, 1 sản phẩm mới" in page
+    after = catalogue(store)
+    jeans, jeans_v = f"p{store.goods.jeans}", f"v{store.goods.jeans_v}"
+    assert {key for key in before if after[key] != before[key]} == {jeans, jeans_v}
+    assert after[jeans_v][0] == 490_000
+    made = {key: value for key, value in after.items() if key not in before}
+    [new_id] = [int(key[1:]) for key in made if key.startswith("p")]
+    assert sorted(value for key, value in made.items() if key.startswith("v")) == [
+        (350_000, 400_000, 4),
+        (370_000, None, None),
+    ]
+    events = [(event, data["id"]) for _, event, data in queued(store)]
+    assert ("product.created", new_id) in events and (
+        "product.updated",
+        store.goods.jeans,
+    ) in events
+    assert {data["id"] for _, _, data in queued(store)} == {new_id, store.goods.jeans}
+
+    product = await store.ok("GET", "/products/by-slug/ao-khoac-gio")
+    assert (product["id"], product["name"], product["price"]) == (new_id, "Áo khoác gió", 350_000)
+    assert product["description_html"] == "<p>Nhẹ</p>"
+    assert product["brand"] == {"id": store.goods.brand, "name": "Việt Tiến"}
+    assert [i["url"] for i in product["images"]] == [
+        "https://img.example/ak-1.jpg",
+        "https://img.example/ak-2.jpg",
+    ]
+    sold = await store.ok("GET", f"/products/{new_id}/variants")
+    assert [(v["sku"], v["options"], v["price"], v["stock"]) for v in sold["items"]] == [
+        ("AK-S", {"Kích cỡ": "S", "Màu": "Xanh"}, 350_000, 4),
+        ("AK-M", {"Kích cỡ": "M", "Màu": "Xanh"}, 370_000, None),
+    ]
+    listed = await store.ok("GET", "/products", params={"q": "khoác gió"})
+    assert [p["id"] for p in listed["items"]] == [new_id]
+
+    status, page = await upload(owner, text, dry_run=True)
+    assert "Chạy thử: 0 thay đổi, 0 sản phẩm mới" in page  # the same file: nothing left
+
+
+@pytest.mark.xfail(strict=True, reason="an import does not create products yet")
+async def test_a_new_products_bad_rows_are_named_and_nothing_is_made(
+    store: Store, owner: Browser
+) -> None:
+    exported = (await owner.get("/admin/products/export.csv")).text
+    header, *rows = exported.splitlines()
+    edited = [rows[0].replace(",200000,", ",210000,")]
+    bad = [
+        NEW_PRODUCT[0].replace("Việt Tiến", "Hãng lạ"),  # no such brand
+        NEW_PRODUCT[1].replace("370000", "ba trăm"),
+        NEW_PRODUCT[1],  # the same options again
+        "khan-moi,,,,,,,,,90000,,,,active",  # a new product without a Title
+    ]
+    text = "\n".join([header, *edited, *bad]) + "\n"
+    before = catalogue(store)
+    status, page = await upload(owner, text, dry_run=False)
+    assert status == 422
+    assert "Dòng 3: Vendor" in page
+    assert "Dòng 4: Variant Price" in page
+    assert "Dòng 5: a second line for the same variant" in page
+    assert "Dòng 6: Title" in page
+    assert catalogue(store) == before
