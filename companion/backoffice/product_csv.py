@@ -1,11 +1,12 @@
 """Products and variants as the widely used product CSV, out and back in.
 
 Export: one line per variant (one for a product without variants), the product's own columns on
-its first line only, as that format has it. Import changes existing products only, and only
-these columns: Title, Body (HTML), Status, Variant Price, Variant Compare At Price, Variant
-Inventory Qty; a line is matched to its product by Handle (the product's slug) and to its variant
-by Variant SKU, else by its option values. A file with any error changes nothing: the plan lists
-every error with its line number, and a dry run lists what an import would change.
+its first line only, as that format has it. Import changes these columns of existing products:
+Title, Body (HTML), Status, Variant Price, Variant Compare At Price, Variant Inventory Qty; a
+line is matched to its product by Handle (the product's slug) and to its variant by Variant SKU,
+else by its option values. The lines of a Handle the store does not have make a new product
+(``csv_new_products``). A file with any error changes nothing: the plan lists every error with
+its line number, and a dry run lists what an import would change and create.
 """
 
 from __future__ import annotations
@@ -20,6 +21,16 @@ from typing import Any
 from sqlalchemy import Connection, select
 
 from companion.backoffice.catalogue import set_variant
+from companion.backoffice.csv_new_products import (
+    NAME_OPTION,
+    STATUS_IN,
+    NewProduct,
+    add_line,
+    brand_ids,
+    create_product,
+    first_line,
+    read_amount,
+)
 from companion.catalog_admin import update_entity
 from companion.db import schema as t
 from companion.webhooks.events import Entity
@@ -42,9 +53,6 @@ COLUMNS = (
 )
 #: The format's product status and the store's.
 STATUS_OUT = {"published": "active", "draft": "draft"}
-STATUS_IN = {"active": "published", "draft": "draft"}
-MAX_AMOUNT = 10**12
-NAME_OPTION = "Title"
 
 
 class CsvRefused(ValueError):
@@ -66,6 +74,7 @@ class Change:
 class Plan:
     changes: list[Change] = field(default_factory=list)
     errors: list[tuple[int, str]] = field(default_factory=list)
+    created: list[NewProduct] = field(default_factory=list)
 
 
 def _amount(value: int | None) -> str:
@@ -158,17 +167,6 @@ def _option_value(variant: Any, name: str) -> str:
     return str(options.get(name, ""))
 
 
-def _read_amount(text: str, column: str) -> int | None:
-    """Whole đồng; ``1590000.00`` as the format's other tools write it. Empty: None."""
-    text = text.strip()
-    if not text:
-        return None
-    whole, _, cents = text.partition(".")
-    if not whole.isdigit() or (cents and set(cents) != {"0"}) or int(whole) >= MAX_AMOUNT:
-        raise ValueError(f"{column}: {text[:30]!r} is not a whole amount of đồng")
-    return int(whole)
-
-
 def lines_of(text: str, *, max_rows: int) -> Iterator[tuple[int, dict[str, str]]]:
     reader = csv.DictReader(io.StringIO(text.lstrip("\ufeff")))
     missing = [c for c in ("Handle", "Variant Price") if c not in (reader.fieldnames or [])]
@@ -190,16 +188,27 @@ def plan_import(conn: Connection, *, store_id: int, text: str, max_rows: int) ->
     for v in conn.execute(select(t.variants).where(t.variants.c.store_id == store_id)):
         variants.setdefault(v.product_id, []).append(v)
     seen: set[tuple[int, int | None]] = set()
-    first_line: set[str] = set()
+    begun: set[str] = set()
     names: dict[str, list[str]] = {}
+    brands: dict[str, int] | None = None
+    new: dict[str, NewProduct] = {}
     for line, row in lines_of(text, max_rows=max_rows):
         handle = row.get("Handle", "").strip()
         product = products.get(handle)
         if product is None:
-            plan.errors.append((line, f"no product with Handle {handle[:80]!r}"))
+            if handle not in new:
+                if brands is None:
+                    brands = brand_ids(conn, store_id=store_id)
+                new[handle], errors = first_line(line, handle, row, brands)
+                plan.errors.extend(errors)
+                plan.created.append(new[handle])
+            try:
+                add_line(new[handle], line, row)
+            except ValueError as exc:
+                plan.errors.append((line, str(exc)))
             continue
-        if handle not in first_line:
-            first_line.add(handle)
+        if handle not in begun:
+            begun.add(handle)
             names[handle] = [row.get("Option1 Name", ""), row.get("Option2 Name", "")]
             _product_changes(plan, line, product, row)
         try:
@@ -239,8 +248,8 @@ def _variant_changes(
     names: list[str],
     seen: set[tuple[int, int | None]],
 ) -> None:
-    price = _read_amount(row.get("Variant Price", ""), "Variant Price")
-    compare = _read_amount(row.get("Variant Compare At Price", ""), "Variant Compare At Price")
+    price = read_amount(row.get("Variant Price", ""), "Variant Price")
+    compare = read_amount(row.get("Variant Compare At Price", ""), "Variant Compare At Price")
     if not variants:
         key: tuple[int, int | None] = (product.id, None)
         if key in seen:
@@ -259,7 +268,7 @@ def _variant_changes(
     if (product.id, variant.id) in seen:
         raise ValueError(f"a second line for the same variant of {product.slug}")
     seen.add((product.id, variant.id))
-    stock = _read_amount(row.get("Variant Inventory Qty", ""), "Variant Inventory Qty")
+    stock = read_amount(row.get("Variant Inventory Qty", ""), "Variant Inventory Qty")
     for column, before, after in (
         ("Variant Price", variant.price if variant.price is not None else product.price, price),
         ("Variant Compare At Price", variant.compare_at_price, compare),
@@ -298,7 +307,8 @@ _AMOUNTS = {
 
 
 def apply_plan(conn: Connection, plan: Plan, *, store_id: int, now: datetime) -> None:
-    """Every change of an error-free plan, each through the catalogue's writes (webhooks)."""
+    """Every change and new product of an error-free plan, each through the catalogue's writes
+    (webhooks)."""
     assert not plan.errors
     products: dict[int, dict[str, Any]] = {}
     variant_changes: dict[tuple[int, int], dict[str, Any]] = {}
@@ -320,3 +330,5 @@ def apply_plan(conn: Connection, plan: Plan, *, store_id: int, now: datetime) ->
             changes=values,
             now=now,
         )
+    for product in plan.created:
+        create_product(conn, product, store_id=store_id, now=now)

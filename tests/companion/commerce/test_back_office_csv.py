@@ -126,7 +126,7 @@ async def test_a_file_with_errors_changes_nothing_and_names_its_lines(
     before = catalogue(store)
     status, page = await upload(owner, bad + "\n", dry_run=False)
     assert status == 422
-    assert "Dòng 3: no product with Handle" in page
+    assert "Dòng 3: Title: a new product needs one" in page  # an unknown Handle is a new one
     assert "Variant Price" in page and "không có gì được thay đổi" in page
     assert catalogue(store) == before
 
@@ -178,7 +178,6 @@ NEW_PRODUCT = [
 ]
 
 
-@pytest.mark.xfail(strict=True, reason="an import does not create products yet")
 async def test_a_new_handle_is_created_with_its_variants_and_an_edit_beside_it(
     store: Store, owner: Browser
 ) -> None:
@@ -239,7 +238,6 @@ async def test_a_new_handle_is_created_with_its_variants_and_an_edit_beside_it(
     assert "Chạy thử: 0 thay đổi, 0 sản phẩm mới" in page  # the same file: nothing left
 
 
-@pytest.mark.xfail(strict=True, reason="an import does not create products yet")
 async def test_a_new_products_bad_rows_are_named_and_nothing_is_made(
     store: Store, owner: Browser
 ) -> None:
