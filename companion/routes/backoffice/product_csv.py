@@ -1,6 +1,7 @@
 """CSV export and import of products and variants. Import is the owner's (it rewrites the
-catalogue wholesale); a dry run shows what it would change, and a file with any error changes
-nothing. The file is refused while it is read once past ``admin_csv_max_bytes``."""
+catalogue wholesale, and makes the products of Handles the store does not have); a dry run
+shows what it would change and create, and a file with any error changes nothing. The file is
+refused while it is read once past ``admin_csv_max_bytes``."""
 
 from __future__ import annotations
 
@@ -124,7 +125,7 @@ def post_import(
                 conn,
                 staff=desk.staff,
                 action="products.import",
-                detail=f"{len(plan.changes)} changes",
+                detail=f"{len(plan.changes)} changes, {len(plan.created)} new products",
                 now=now,
             )
     except CsvRefused as exc:
