@@ -103,6 +103,8 @@ def write_menu_item(
         unknown = sorted(set(values) - ITEM_COLUMNS)
         if unknown:
             raise CatalogError(f"menu items have no writable column(s): {', '.join(unknown)}")
+        if ("label" in values or item_id is None) and not values.get("label"):
+            raise LinkInvalid("label: a menu item needs one")
         if values.get("parent_id") is not None:
             _check_parent(conn, menu_id, item_id, values["parent_id"])
     mine = (items.c.store_id == store_id, items.c.menu_id == menu_id)

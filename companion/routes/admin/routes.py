@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, BackgroundTasks, Depends, Query, Response, status
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from companion.admin import catalog, inbox, orders, people, store
 from companion.admin.errors import Invalid, NotFound, Refused
@@ -340,6 +340,21 @@ def delete_part(
 
 # -- catalogue links: a menu's items, a collection's products, a product's extra categories --
 
+Position = Annotated[int, Field(ge=0, le=2**31 - 1)]
+
+
+class ItemIn(BaseModel):
+    """A menu item's columns; a new item needs its label. Those left out are not changed."""
+
+    model_config = ConfigDict(extra="forbid")
+    label: str | None = Field(None, min_length=1, max_length=200)
+    url: str | None = Field(None, max_length=2000)
+    parent_id: Id | None = Field(None, description="An item of the same menu; none: the top")
+    position: Position | None = None
+
+    def values(self) -> Record:
+        return self.model_dump(exclude_unset=True)
+
 
 @router.post(
     "/catalog/menus/{menu_id}/items",
@@ -349,14 +364,14 @@ def delete_part(
 )
 def post_menu_item(
     menu_id: int,
-    body: Record,
+    body: ItemIn,
     admin: Annotated[AdminKey, key("catalog:write")],
     db: Db,
     services: ServicesDep,
 ) -> Record:
     with answered():
         row = catalog.write_item(
-            db, menu_id, None, body, store_id=admin.store_id, now=services.clock.now()
+            db, menu_id, None, body.values(), store_id=admin.store_id, now=services.clock.now()
         )
     assert row is not None
     return row
@@ -370,14 +385,14 @@ def post_menu_item(
 def patch_menu_item(
     menu_id: int,
     item_id: int,
-    body: Record,
+    body: ItemIn,
     admin: Annotated[AdminKey, key("catalog:write")],
     db: Db,
     services: ServicesDep,
 ) -> Record:
     with answered():
         row = catalog.write_item(
-            db, menu_id, item_id, body, store_id=admin.store_id, now=services.clock.now()
+            db, menu_id, item_id, body.values(), store_id=admin.store_id, now=services.clock.now()
         )
     assert row is not None
     return row
@@ -427,7 +442,7 @@ def put_menu_order(
 
 
 class MemberIn(BaseModel):
-    position: int | None = Field(None, ge=0, le=2**31 - 1)
+    position: Position | None = None
 
 
 class MembersOut(BaseModel):

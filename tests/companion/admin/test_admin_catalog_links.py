@@ -83,6 +83,10 @@ async def test_menu_items_are_written_ordered_and_served_by_get_menus(store: Sto
     assert not_siblings.status_code == 422
     unknown_column = await admin.call("POST", path, json={"label": "Z", "colour": "đỏ"})
     assert unknown_column.status_code == 422
+    for bad in ({"url": "/z"}, {"label": None}, {"label": 5}, {"label": "Z", "position": 2**40}):
+        refused = await admin.call("POST", path, json=bad)
+        assert refused.status_code == 422, (bad, refused.text)
+        assert refused.headers["content-type"] == "application/problem+json"
     missing = await admin.call("POST", "/catalog/menus/999999/items", json={"label": "Z"})
     assert missing.status_code == 404
     assert await public_menu(store, "top") == [("Quần", "/quan", []), ("Áo nam", "/ao", [])]
