@@ -90,6 +90,10 @@ async def test_menu_items_are_written_ordered_and_served_by_get_menus(store: Sto
     missing = await admin.call("POST", "/catalog/menus/999999/items", json={"label": "Z"})
     assert missing.status_code == 404
     assert await public_menu(store, "top") == [("Quần", "/quan", []), ("Áo nam", "/ao", [])]
+    jeans = {"label": "Jean", "url": "/jean", "parent_id": trousers["id"]}
+    await admin.ok("POST", path, status=201, json=jeans)
+    await admin.ok("DELETE", f"{path}/{trousers['id']}", status=204)  # its items go with it
+    assert await public_menu(store, "top") == [("Áo nam", "/ao", [])]
 
 
 async def test_a_collections_products_are_added_and_removed(store: Store) -> None:
