@@ -238,6 +238,7 @@ async def test_a_new_handle_is_created_with_its_variants_and_an_edit_beside_it(
     assert "Chạy thử: 0 thay đổi, 0 sản phẩm mới" in page  # the same file: nothing left
 
 
+@pytest.mark.xfail(strict=True, reason="a stock past the column's range is not refused yet")
 async def test_a_new_products_bad_rows_are_named_and_nothing_is_made(
     store: Store, owner: Browser
 ) -> None:
@@ -249,6 +250,7 @@ async def test_a_new_products_bad_rows_are_named_and_nothing_is_made(
         NEW_PRODUCT[1].replace("370000", "ba trăm"),
         NEW_PRODUCT[1],  # the same options again
         "khan-moi,,,,,,,,,90000,,,,active",  # a new product without a Title
+        "ao-khoac-gio,,,,,L,,Xanh,AK-L,370000,,10000000000,,",
     ]
     text = "\n".join([header, *edited, *bad]) + "\n"
     before = catalogue(store)
@@ -258,4 +260,5 @@ async def test_a_new_products_bad_rows_are_named_and_nothing_is_made(
     assert "Dòng 4: Variant Price" in page
     assert "Dòng 5: a second line for the same variant" in page
     assert "Dòng 6: Title" in page
+    assert "Dòng 7: Variant Inventory Qty" in page  # more than a stock column holds
     assert catalogue(store) == before
