@@ -23,6 +23,8 @@ from companion.webhooks.events import Entity
 
 STATUS_IN = {"active": "published", "draft": "draft"}
 MAX_AMOUNT = 10**12
+#: A stock count the column holds (the back office's quick edit takes the same).
+MAX_STOCK = 10**9
 NAME_OPTION = "Title"
 #: A Handle a new product may take: its slug and its path.
 HANDLE = re.compile(r"[a-z0-9][a-z0-9-]{0,199}")
@@ -37,6 +39,14 @@ def read_amount(text: str, column: str) -> int | None:
     if not whole.isdigit() or (cents and set(cents) != {"0"}) or int(whole) >= MAX_AMOUNT:
         raise ValueError(f"{column}: {text[:30]!r} is not a whole amount of đồng")
     return int(whole)
+
+
+def read_stock(text: str) -> int | None:
+    """Units, or None (empty: not counted)."""
+    stock = read_amount(text, "Variant Inventory Qty")
+    if stock is not None and stock >= MAX_STOCK:
+        raise ValueError(f"Variant Inventory Qty: {stock} is more than {MAX_STOCK - 1}")
+    return stock
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,7 +135,7 @@ def add_line(product: NewProduct, line: int, row: dict[str, str]) -> None:
             row.get("Variant SKU", "").strip()[:100],
             read_amount(row.get("Variant Price", ""), "Variant Price"),
             read_amount(row.get("Variant Compare At Price", ""), "Variant Compare At Price"),
-            read_amount(row.get("Variant Inventory Qty", ""), "Variant Inventory Qty"),
+            read_stock(row.get("Variant Inventory Qty", "")),
         )
     )
     image = row.get("Image Src", "").strip()

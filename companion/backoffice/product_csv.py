@@ -30,6 +30,7 @@ from companion.backoffice.csv_new_products import (
     create_product,
     first_line,
     read_amount,
+    read_stock,
 )
 from companion.catalog_admin import update_entity
 from companion.db import schema as t
@@ -268,7 +269,7 @@ def _variant_changes(
     if (product.id, variant.id) in seen:
         raise ValueError(f"a second line for the same variant of {product.slug}")
     seen.add((product.id, variant.id))
-    stock = read_amount(row.get("Variant Inventory Qty", ""), "Variant Inventory Qty")
+    stock = read_stock(row.get("Variant Inventory Qty", ""))
     for column, before, after in (
         ("Variant Price", variant.price if variant.price is not None else product.price, price),
         ("Variant Compare At Price", variant.compare_at_price, compare),

@@ -238,7 +238,6 @@ async def test_a_new_handle_is_created_with_its_variants_and_an_edit_beside_it(
     assert "Chạy thử: 0 thay đổi, 0 sản phẩm mới" in page  # the same file: nothing left
 
 
-@pytest.mark.xfail(strict=True, reason="a stock past the column's range is not refused yet")
 async def test_a_new_products_bad_rows_are_named_and_nothing_is_made(
     store: Store, owner: Browser
 ) -> None:
