@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Annotated
 
 from fastapi import APIRouter, Depends
@@ -96,30 +97,27 @@ def post_new_coupon(
 def post_coupon(
     coupon_id: int, desk: PostedOffersDesk, form: Form, services: ServicesDep, store_id: StoreId
 ) -> Response:
-    try:
-        value, minimum = _whole(form, "value"), _whole(form, "min_order")
-    except EditRefused as exc:
-        return offers_page(desk, services, store_id, str(exc))
-    active = form.get("active") == "1"
-
-    def change(conn: Connection) -> str:
-        return set_coupon(
-            conn,
-            store_id=store_id,
-            coupon_id=coupon_id,
-            value=value,
-            min_order=minimum,
-            active=active,
-        )
-
-    detail = f"value {value}, from {minimum}, {'on' if active else 'off'}"
-    return _saved(desk, services, store_id, "coupon.edit", change, detail)
+    setter = partial(set_coupon, coupon_id=coupon_id)
+    return _edit_offer(desk, form, services, store_id, "coupon.edit", setter)
 
 
 @router.post("/offers/promotions/{promotion_id}")
 def post_promotion(
     promotion_id: int, desk: PostedOffersDesk, form: Form, services: ServicesDep, store_id: StoreId
 ) -> Response:
+    setter = partial(set_promotion, promotion_id=promotion_id)
+    return _edit_offer(desk, form, services, store_id, "promotion.edit", setter)
+
+
+def _edit_offer(
+    desk: PostedOffersDesk,
+    form: Form,
+    services: ServicesDep,
+    store_id: StoreId,
+    action: str,
+    setter: Callable[..., str],
+) -> Response:
+    """A coupon's or a promotion's value, minimum and switch, as the form sets them."""
     try:
         value, minimum = _whole(form, "value"), _whole(form, "min_order")
     except EditRefused as exc:
@@ -127,17 +125,10 @@ def post_promotion(
     active = form.get("active") == "1"
 
     def change(conn: Connection) -> str:
-        return set_promotion(
-            conn,
-            store_id=store_id,
-            promotion_id=promotion_id,
-            value=value,
-            min_order=minimum,
-            active=active,
-        )
+        return setter(conn, store_id=store_id, value=value, min_order=minimum, active=active)
 
     detail = f"value {value}, from {minimum}, {'on' if active else 'off'}"
-    return _saved(desk, services, store_id, "promotion.edit", change, detail)
+    return _saved(desk, services, store_id, action, change, detail)
 
 
 @router.post("/offers/shipping/{method_id}")
