@@ -295,6 +295,25 @@ async def test_a_share_spent_behind_a_proxy_not_trusted_says_so_in_the_log(
     assert refused.startswith("visitor_share_spent") and "--trusted-proxy" in refused
 
 
+@pytest.mark.anyio
+async def test_behind_a_trusted_proxy_each_shopper_has_a_share_of_their_own(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Behind a proxy given as --trusted-proxy, a share is the forwarded shopper's: one client
+    past its share is refused while another shopper through the same proxy goes on."""
+    caplog.set_level(logging.INFO, logger="companion.access")
+    stack = _stack(tmp_path, visitor_per_minute=2, trusted_proxies=("10.0.0.5",))
+    greedy, shopper = {"X-Forwarded-For": "203.0.113.66"}, {"X-Forwarded-For": "198.51.100.7"}
+    async with stack.browser("10.0.0.5") as proxy:
+        for _ in range(2):
+            assert (await proxy.get("/session/api/store", headers=greedy)).status_code == 200
+        _answered_here(await proxy.get("/session/api/store", headers=greedy), "visitor_share_spent")
+        for _ in range(2):
+            assert (await proxy.get("/session/api/store", headers=shopper)).status_code == 200
+    [refused] = _refusals(caplog)
+    assert refused == "visitor_share_spent"  # believed: nothing said of the proxy
+
+
 def test_the_visitors_tracked_are_bounded_the_least_recent_forgotten() -> None:
     from session_service.visitor_share import VisitorShare
 
@@ -489,6 +508,42 @@ async def test_activity_is_answered_at_once_and_forwarded_as_sent(
     assert stack.upstream.statuses and stack.upstream.statuses[0] < 300
     assert activity["forwarded"] == 1 and activity["dropped"] == 0
     assert _counts(caplog)[-1]["forwarded"] == 1
+
+
+def _activity_call(stack: Stack, kind: str) -> tuple[str, dict[str, Any]]:
+    """(path, body) of one activity call of ``kind``, as the islands send it."""
+    product = stack.a_product()
+    if kind == "entity-view":
+        return "/analytics/entity-view", {
+            "entity_type": "product",
+            "entity_id": product,
+            "session_token": "s-1",
+        }
+    if kind == "recommendations-view":
+        return "/recommendations/view", {"product_id": product, "session_token": "s-1"}
+    if kind == "banner-click":
+        return "/banners/1/click", {"session_token": "s-1"}
+    report = {"status": 500, "method": "GET", "path": "/x", "occurred_at": "2026-12-02T08:00:00Z"}
+    return "/storefront-errors", {"events": [report]}
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    "kind", ["entity-view", "recommendations-view", "banner-click", "storefront-errors"]
+)
+async def test_each_kind_of_activity_is_answered_at_once_and_queued(
+    stack: Stack, kind: str
+) -> None:
+    """Views, banner clicks and error reports (a customer's product views: below) are answered
+    before anything is sent: the API is first asked by the queue, once, the call as it came."""
+    path, body = _activity_call(stack, kind)
+    async with stack.browser("203.0.113.9") as browser:
+        answer = await browser.post("/session/api" + path, json=body, headers=WRITE)
+        assert answer.status_code == 202 and answer.json() == {}
+        assert stack.upstream.sent == []  # not sent yet: the queue's task has not run
+        activity = await _drained(stack)
+    assert stack.upstream.sent == [path]
+    assert activity["forwarded"] == 1 and activity["dropped"] == 0
 
 
 @pytest.mark.anyio
