@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import re
 import shutil
+import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -15,6 +17,7 @@ import anyio
 import pytest
 from rich.console import Console
 
+from benchmarks.processes import free_port, running
 from generator.config import BUNDLED_THEME
 from generator.watch.loop import Rebuilder
 from generator.watch.reload import ReloadBroadcaster
@@ -129,3 +132,25 @@ def test_each_good_rebuild_hands_its_moments_to_the_schedule(
     assert anyio.run(rebuilder.rebuild, "first build")
     assert len(planned) == 1
     assert 'Flash sale "Giờ vàng giá sốc" ends' in {m.what for m in planned[0]}
+
+
+#: What watch's schedule says when it waits for a moment (the build's own summary line gives
+#: the moment to the minute, without the delay).
+ANNOUNCED = re.compile(r"next scheduled rebuild: \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC \(")
+
+
+def test_the_watch_command_schedules_the_moments_its_first_build_recorded(
+    tmp_path: Path,
+) -> None:
+    """`storefront watch` as a merchant runs it, on the demo store (its flash sale's and
+    banners' ends within the horizon): the first build's moments reach the schedule, which runs
+    and says which it waits for."""
+    port = free_port()
+    args = ["watch", "--port", str(port), "--poll", "0", "--demo-products", "2"]
+    args += ["--out", str(tmp_path / "out"), "--cache-dir", str(tmp_path / "cache")]
+    log = tmp_path / "watch.log"
+    with running(args, ready=f"http://127.0.0.1:{port}/", log=log, cwd=tmp_path, seconds=180):
+        deadline = time.monotonic() + 30  # the line follows the build that answered "/"
+        while not ANNOUNCED.search(log.read_text(errors="replace")):
+            assert time.monotonic() < deadline, log.read_text(errors="replace")[-2000:]
+            time.sleep(0.2)
