@@ -1,8 +1,9 @@
 """What showing a page costs the store's API key, counted where the key is spent: the requests
 the companion answers (its request log), for each page type a shopper opens, in a fresh browser.
 Showing a page asks nothing; activity (a view, an error report) is counted apart, at most one
-call a view. Counted until no new request has come for a second (the session service may
-forward activity later), within a bound."""
+call a view. Counted until the session service's activity queue is empty and no new request
+has come for a second (the service forwards activity from its queue), within a bound; nothing
+dropped from the queue meanwhile, so what the companion counts is every activity call sent."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import urlsplit
 
+import httpx
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
@@ -54,11 +56,20 @@ def counting() -> Iterator[CountingCompanion]:
         logger.propagate = propagate
 
 
-def settled(counter: CountingCompanion) -> list[str]:
-    """The paths answered, once none has come for QUIET seconds (at most BOUND)."""
+def activity_figures(origin: str) -> dict[str, int]:
+    """The session service's activity queue, as /session/health shows it."""
+    answer = httpx.get(origin + "/session/health", timeout=5)
+    assert answer.status_code == 200, answer.text
+    figures = answer.json()["budget"]["activity"]
+    return {name: int(figures[name]) for name in ("queued", "forwarded", "dropped")}
+
+
+def settled(counter: CountingCompanion, origin: str) -> list[str]:
+    """The paths answered, once the session service's activity queue is empty and none has
+    come for QUIET seconds (at most BOUND)."""
     deadline = time.monotonic() + BOUND
     seen, since = counter.requests, time.monotonic()
-    while time.monotonic() - since < QUIET:
+    while time.monotonic() - since < QUIET or activity_figures(origin)["queued"]:
         assert time.monotonic() < deadline, "the API kept being asked"
         time.sleep(0.1)
         if counter.requests != seen:
@@ -108,14 +119,16 @@ def test_showing_a_page_asks_the_api_nothing_and_sends_one_activity_call_at_most
     browser: Browser, origin: str, demo_output: Path, kind: str
 ) -> None:
     context = browser.new_context(locale="vi-VN")
+    dropped = activity_figures(origin)["dropped"]
     try:
         page = context.new_page()
         with counting() as counter:
             shown(page, origin, page_paths(demo_output)[kind])
             page.close()  # pagehide: whatever the page still had to send goes now
-            showing, activity = split(settled(counter))
+            showing, activity = split(settled(counter, origin))
     finally:
         context.close()
+    assert activity_figures(origin)["dropped"] == dropped  # every activity call reached the API
     assert showing == [], showing
     assert len(activity) <= 1, activity
     if kind != "home":  # a page of one thing records its view
@@ -137,7 +150,7 @@ def test_a_visitor_with_a_cart_is_shown_a_product_page_without_asking(
             shown(page, origin, other)
             expect(page.locator("[data-island=recommendations] h2")).to_have_text("Sản phẩm đã xem")
             page.close()
-            showing, activity = split(settled(counter))
+            showing, activity = split(settled(counter, origin))
     finally:
         context.close()
     # The header's cart count comes from the browser's copy of the cart: nothing is asked.
@@ -166,7 +179,7 @@ def a_customers_product_view(
             page.on("request", lambda r: sent.append(urlsplit(r.url).path))
             shown(page, origin, products_with_variants(demo_output, 1)[0])
             page.close()
-            settled(counter)
+            settled(counter, origin)
             with counter._lock:
                 answered = list(counter.answered)
     finally:
