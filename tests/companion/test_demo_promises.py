@@ -1,8 +1,9 @@
 """Every promise the demo store shows is kept when the shopper orders what it describes.
 
-The promises are read from the data the pages show (GET /promotions, the flash sales' prices),
-not from the seed's constants: a text that says "from 500.000 ₫" is checked against an order of
-exactly 500.000 ₫ and one just under it; "mua 2 giảm 15%" against the categories it names.
+The promises are read from the data the pages show (GET /promotions, the running banners'
+titles, the flash sales' prices), not from the seed's constants: a text that says "from
+500.000 ₫" is checked against an order of exactly 500.000 ₫ and one just under it; "mua 2 giảm
+15%" against the categories it names; "giảm đến 50%" against the page its banner leads to.
 The orders are placed on the real companion (in process) holding the seeded demo store.
 """
 
@@ -12,6 +13,7 @@ import itertools
 import re
 from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any
 
 import httpx
@@ -28,7 +30,8 @@ from tests.companion.conftest import PREFIX
 
 pytestmark = pytest.mark.anyio
 
-FREE_SHIPPING = re.compile(r"Miễn phí vận chuyển cho đơn từ ([\d.]+) ₫")
+FREE_SHIPPING = re.compile(r"Miễn phí vận chuyển(?:.*? cho đơn từ ([\d.]+) ₫)?")
+UP_TO = re.compile(r"giảm đến (\d+)%")
 BUY_N = re.compile(r"^(?P<names>.+?): mua (?P<count>\d+) giảm (?P<percent>\d+)%")
 
 
@@ -43,6 +46,7 @@ class Unit:
 class Demo:
     client: httpx.AsyncClient
     engine: Engine
+    clock: ManualClock
 
     async def ok(self, method: str, path: str, status: int = 200, **kwargs: Any) -> Any:
         response = await self.client.request(
@@ -105,7 +109,7 @@ async def demo(settings: CompanionSettings, clock: ManualClock) -> AsyncIterator
     async with httpx.AsyncClient(
         transport=httpx.ASGITransport(app=app), base_url="http://test"
     ) as client:
-        yield Demo(client, engine)
+        yield Demo(client, engine, clock)
     engine.dispose()
 
 
@@ -126,18 +130,70 @@ def _cart_of(units: list[Unit], total: int) -> list[Unit]:
     raise AssertionError(f"no cart of exactly {total} VND in the demo")
 
 
-async def test_free_shipping_starts_where_the_promise_says(demo: Demo) -> None:
-    texts = [m for text in await _promises(demo) if (m := FREE_SHIPPING.search(text))]
-    assert texts, "the demo promises free shipping"
-    threshold = _vnd(texts[0].group(1))
+async def _shown(demo: Demo) -> list[tuple[str, str | None]]:
+    """What the home page promises: the text promotions and the running banners' titles, each
+    with its link."""
+    shown = [(p["text"], p["link_url"]) for p in (await demo.ok("GET", "/promotions"))["items"]]
+    for location in ("home_hero", "home_middle"):
+        answer = await demo.ok("GET", "/banners", params={"location_code": location})
+        shown += [(b["title"], b["link_url"]) for b in answer["items"]]
+    return shown
+
+
+@pytest.mark.xfail(strict=True, reason="a banner promises free shipping on every order")
+async def test_free_shipping_starts_where_each_promise_says(demo: Demo) -> None:
+    found = [m for text, _ in await _shown(demo) if (m := FREE_SHIPPING.search(text))]
+    assert len(found) >= 2, "the demo promises free shipping (a promotion and a banner)"
     units = demo.units()
-    quote, order = await demo.order(_cart_of(units, threshold))
-    assert int(quote["subtotal"]) == threshold
-    assert int(order["shipping_total"]) == 0, "the promise says free from here"
-    assert int(order["total"]) == threshold - sum(int(d["amount"]) for d in quote["discount_lines"])
-    under = max((u for u in units if u.price < threshold), key=lambda u: u.price)
-    _, below = await demo.order([under])
-    assert int(below["shipping_total"]) > 0, "and not below it"
+    for promise in found:
+        # A promise without a threshold says free from the first đồng.
+        threshold = _vnd(promise.group(1)) if promise.group(1) else units[0].price
+        cart = [units[0]] if not promise.group(1) else _cart_of(units, threshold)
+        quote, order = await demo.order(cart)
+        assert int(quote["subtotal"]) == threshold
+        assert int(order["shipping_total"]) == 0, f"{promise.group(0)!r}: {threshold} pays it"
+        off = sum(int(d["amount"]) for d in quote["discount_lines"])
+        assert int(order["total"]) == threshold - off
+        if promise.group(1):
+            under = max((u for u in units if u.price < threshold), key=lambda u: u.price)
+            _, below = await demo.order([under])
+            assert int(below["shipping_total"]) > 0, "and not below it"
+
+
+async def _largest_saving(demo: Demo, link: str) -> float:
+    """The largest saving a card shows on the collection page ``link`` leads to: its price now
+    against the higher price struck through."""
+    target = await demo.ok("GET", "/routes/resolve", params={"path": link})
+    assert target["type"] == "collection"
+    savings: list[float] = []
+    cursor = None
+    while True:
+        params = {"collection": str(target["id"]), "limit": 100}
+        answer = await demo.ok(
+            "GET", "/products", params=params | ({"cursor": cursor} if cursor else {})
+        )
+        for card in answer["items"]:
+            now = card["effective_price"] or card["price"]
+            if now:
+                was = max(int(p) for p in (card["compare_at_price"], card["price"], now) if p)
+                savings.append(1 - int(now) / was)
+        if not (cursor := answer.get("next_cursor")):
+            return max(savings)
+
+
+@pytest.mark.xfail(strict=True, reason="the summer banner's 50% is found only in a flash sale")
+async def test_a_saving_up_to_a_percent_is_found_where_the_banner_leads(demo: Demo) -> None:
+    found = [(m, link) for text, link in await _shown(demo) if (m := UP_TO.search(text))]
+    assert found, "the demo promises savings up to a percent"
+    # The flash sales end; a banner without an end promises as much after them.
+    sales = (await demo.ok("GET", "/flash-sales"))["items"]
+    after = max(datetime.fromisoformat(s["ends_at"]) for s in sales) + timedelta(days=1)
+    for moment in (demo.clock.now(), after.replace(tzinfo=None)):
+        demo.clock.set(moment)
+        for promise, link in found:
+            assert link, promise.group(0)
+            largest = await _largest_saving(demo, link)
+            assert largest * 100 >= int(promise.group(1)), (promise.group(0), moment, largest)
 
 
 def _named(names: str, category: str) -> bool:
