@@ -197,9 +197,13 @@ def seed_demo_on(
     )
     category_urls = {c.row["name"]: c.row["url"] for top in tree for c in (top, *top.children)}
     _write_menus(writer, store_id, category_urls, collection_paths)
-    writer.insert(
-        t.banners, banner_rows(store_id, now, late_collection_path=collection_paths[-1][1])
+    banners = banner_rows(
+        store_id,
+        now,
+        late_collection_path=collection_paths[-1][1],
+        summer_saving=_largest_saving(conn, collection_ids[0]),
     )
+    writer.insert(t.banners, banners)
     _write_flash_sales(writer, store_id, now, catalogue)
     writer.insert(t.promotions, promotion_rows(store_id))
     writer.insert(t.custom_variables, custom_variable_rows(store_id))
@@ -207,6 +211,19 @@ def seed_demo_on(
     seed_commerce(conn, store_id=store_id, now=now)
     seed_bundle_promotion(conn, store_id=store_id, now=now)
     return _summary(store_id, writer.counts, created=True)
+
+
+def _largest_saving(conn: Connection, collection_id: int) -> int:
+    """The largest saving (a whole percent, down to a multiple of 5) a product of the collection
+    shows against its list price: what its banner may promise "up to" once the flash sales end."""
+    p, cp = t.products, t.collection_products
+    rows = conn.execute(
+        select(p.c.price, p.c.compare_at_price)
+        .join(cp, cp.c.product_id == p.c.id)
+        .where(cp.c.collection_id == collection_id, p.c.compare_at_price > p.c.price)
+    )
+    largest = max((100 - 100 * row.price / row.compare_at_price for row in rows), default=0)
+    return int(largest) // 5 * 5
 
 
 def _rng(section: str) -> random.Random:

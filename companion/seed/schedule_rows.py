@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from companion.commerce.discounts import format_vnd
+from companion.seed.commerce import FREE_SHIPPING_OVER
 from companion.seed.paths import SUMMER_SALE_PATH, category_url
 from companion.seed.pictures import banner_picture
 from companion.seed.product_rows import ProductFacts
@@ -21,8 +23,15 @@ DAY = timedelta(days=1)
 FLASH_SALE_SIZE = 12
 
 
-def banner_rows(store_id: int, now: datetime, *, late_collection_path: str) -> list[dict[str, Any]]:
-    """home_hero: two running, one expired; home_middle: one running, one not started yet."""
+def banner_rows(
+    store_id: int, now: datetime, *, late_collection_path: str, summer_saving: int
+) -> list[dict[str, Any]]:
+    """home_hero: two running, one expired; home_middle: one running, one not started yet.
+
+    A title promises only what the store keeps: the summer sale's "up to" is ``summer_saving``
+    (the largest saving its products show without a flash sale; 0 says none), free shipping
+    names the order it starts from."""
+    summer = "Khuyến mãi hè" + (f" – giảm đến {summer_saving}%" if summer_saving else "")
     banners: list[tuple[str, str, str | None, str, int, datetime, datetime | None]] = [
         (
             "Bộ sưu tập Thu Đông",
@@ -34,7 +43,7 @@ def banner_rows(store_id: int, now: datetime, *, late_collection_path: str) -> l
             now + 20 * DAY,
         ),
         (
-            "Khuyến mãi hè – giảm đến 50%",
+            summer,
             "hero-2",
             SUMMER_SALE_PATH,
             "home_hero",
@@ -52,7 +61,7 @@ def banner_rows(store_id: int, now: datetime, *, late_collection_path: str) -> l
             now - DAY,
         ),
         (
-            "Miễn phí vận chuyển toàn quốc",
+            f"Miễn phí vận chuyển toàn quốc cho đơn từ {format_vnd(FREE_SHIPPING_OVER)}",
             "middle-1",
             None,
             "home_middle",
