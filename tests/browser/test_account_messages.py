@@ -1,13 +1,15 @@
 """The account page's messages: a form's own words for an error code, and a 422 that names the
-fields by the page's labels; never the API's text."""
+fields by the page's labels; never the API's text. What the shopper's own input earns (a wrong
+password, a coupon that does not apply) is said on the page, never reported as a fault."""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from playwright.sync_api import Page, Request, expect
 
-from tests.browser.shopper import register
+from tests.browser.shopper import add_variants, products_with_variants, register
 
 
 def test_login_and_register_say_what_went_wrong_in_the_pages_words(page: Page, origin: str) -> None:
@@ -86,6 +88,47 @@ def test_a_shoppers_own_mistakes_are_not_reported_as_faults(page: Page, origin: 
     signup.locator('button[type="submit"]').click()  # 422
     expect(signup.locator("[role=status]")).to_have_text("Vui lòng kiểm tra lại: Mật khẩu.")
     # A genuine fault (an endpoint that is not there) is still reported, and sent now.
+    with page.expect_request(lambda r: r.url.endswith("/storefront-errors")):
+        page.evaluate(
+            """async () => {
+                const main = await import(document.querySelector('script[type=module]').src)
+                await main.api('/no-such-endpoint').catch(() => {})
+                main.flush()
+            }"""
+        )
+    assert [(e["status"], e["method"]) for e in reported] == [(404, "GET")], reported
+
+
+def test_a_coupon_that_does_not_apply_is_not_reported_as_a_fault(
+    page: Page, origin: str, demo_output: Path
+) -> None:
+    reported: list[dict[str, object]] = []
+
+    def collect(request: Request) -> None:
+        if request.method == "POST" and request.url.endswith("/storefront-errors"):
+            reported.extend(json.loads(request.post_data or "{}")["events"])
+
+    page.on("request", collect)
+    add_variants(page, origin, products_with_variants(demo_output, 1)[0], 1)
+    page.goto(origin + "/gio-hang")
+    coupon = page.locator("form.coupon")
+    # Expired, not started, used up, under its minimum order, unknown: each said on the page.
+    for code in ("HETHAN", "SAPTOI", "HETLUOT", "GIAM50K", "KHONGCO"):
+        page.locator(".totals").evaluate("el => { el.textContent = '' }")
+        coupon.locator("#coupon-code").fill(code)
+        coupon.locator("button").click()
+        expect(page.locator(".coupon-bad")).to_be_visible()
+        expect(page.locator(".totals")).not_to_have_text("")
+    # A coupon this device held, used up since: the checkout takes it off and prices without.
+    token = next(c["value"] for c in page.context.cookies() if c["name"] == "service_cart")
+    page.evaluate(
+        "(token) => { localStorage.sf_coupon = JSON.stringify({ token, code: 'HETLUOT' }) }", token
+    )
+    page.goto(origin + "/thanh-toan")
+    form = page.locator("form.checkout")
+    expect(form.locator("button.place-order")).to_be_enabled()
+    expect(form.locator(".co-coupon")).to_be_hidden()
+    # A genuine fault is still reported, and sent now: the only one.
     with page.expect_request(lambda r: r.url.endswith("/storefront-errors")):
         page.evaluate(
             """async () => {
