@@ -143,11 +143,13 @@ def test_the_payment_result_shows_its_amount(page: Page, origin: str, demo_outpu
     add_variants(page, origin, products_with_variants(demo_output, 3)[2], 1)
     fill_checkout(page, origin, payment="vnpay")
     page.wait_for_url(re.compile(r"/sandbox/vnpay/pay\?"))
+    charged = re.sub(r"\D", "", page.locator(".amount").inner_text())  # what the gateway took
     page.get_by_role("button", name="Thanh toán (thành công)").click()
     page.wait_for_url(re.compile(r"/thanh-toan/ket-qua\?"))
     done = page.locator(".order-done")
     expect(done).to_have_attribute("data-status", "paid")
     expect(done.locator(".order-total")).to_have_text(re.compile(r"^[\d.]+\s₫$"))
+    assert re.sub(r"\D", "", done.locator(".order-total").inner_text()) == charged
     expect(done.locator(".done-items li")).to_have_count(1)
 
 
