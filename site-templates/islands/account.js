@@ -53,7 +53,7 @@ function orders (items, line, details) {
       if (order.items) {
         none.remove()
         list.append(...order.items.map((i) => h('li', null, i.image_url && h('img', { src: src(i.image_url), alt: '', width: 64, height: 64 }),
-          link(i.url, i.name), h('small', null, i.variant_name), h('span', null, '× ' + i.quantity), h('b', null, vnd(i.line_total)))))
+          link(i.url, i.name), h('small', null, i.variant_name), h('span', null, `${i.quantity} × ${vnd(i.unit_price)}`), h('b', null, vnd(i.line_total)))))
         again.onclick = (e) => {
           e.preventDefault()
           const count = {}

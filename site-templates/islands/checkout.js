@@ -165,7 +165,7 @@ function done (root, section, order, items, online) {
   if (next) next.textContent = next.dataset[order.pay] || next.dataset.online
   section.querySelector('.done-items')?.replaceChildren(...(order.items || []).map((item) =>
     h('li', null, item.image_url && h('img', { src: src(item.image_url), alt: '', width: 64, height: 64 }), link(item.url, item.name),
-      h('small', null, item.variant_name), h('span', null, '× ' + item.quantity), h('b', null, vnd(item.line_total)))))
+      h('small', null, item.variant_name), h('span', null, `${item.quantity} × ${vnd(item.unit_price)}`), h('b', null, vnd(item.line_total)))))
   root.replaceChildren(fill(section, order))
 }
 
