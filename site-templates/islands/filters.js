@@ -1,8 +1,9 @@
 // Filters and sorts of a list of product records in the browser: nothing is asked. Loaded on
-// first use (listing.js imports it): the category and collection pages' facets, and any list's.
-// A record is the shape the build writes (generator/plan/product_records.py):
+// first use (listing.js and find.js import it): the category, collection and search pages'
+// facets. A record is the shape the build writes (generator/plan/product_records.py):
 // {id, n: name, u: url, i: image, p: effective price, c: earlier price, b: brand,
-//  o: {option: [values]}, s: in stock, t: published ISO, k: [category ids], l: [collection ids]}.
+//  o: {option: [values]}, s: in stock, t: published ISO, k: [category ids], l: [collection ids]};
+// what is filtered and sorted needs only id, p, b, o, s and t (a number or ISO text).
 //
 //   const f = filtering(records, config, words)
 //     config: the /filters configuration ({brands, attributes: [{name, values}],
@@ -16,8 +17,10 @@
 //     the list's order)
 //   mount(root, tools, records, config, draw) -> run(event): the panel, the sort and the url's
 //     state on a page whose `root` holds the template parts of partials/filters.html, `tools`
-//     its tools part; draw(list, active) shows the list. A search page can mount it on its
-//     results the same way.
+//     its tools part; draw(list, active) shows the list.
+//   listing(el, tools, more, data, full) -> run(event): a page's list drawn a page at a time,
+//     data {f: config, r: records} (a category's file when not given), full(records) -> the
+//     complete records of those shown (the search page's come from its index).
 import { card, h, part, vnd } from './main.js'
 
 const fold = (s) => String(s).normalize('NFD').replace(/[\u0300-\u036f]/g, '').replace(/\u0111/gi, 'd')
@@ -84,8 +87,9 @@ export function filtering (records, config, words) {
   }
 }
 
+const t = (r) => r.t || ''
 const ORDER = {
-  newest: (a, b) => (b.t || '').localeCompare(a.t || ''),
+  newest: (a, b) => (t(b) > t(a)) - (t(b) < t(a)),
   price_asc: (a, b) => (a.p ?? Infinity) - (b.p ?? Infinity),
   price_desc: (a, b) => (b.p ?? -1) - (a.p ?? -1),
 }
@@ -206,19 +210,24 @@ export function mount (root, tools, records, config, draw) {
 }
 
 // A category's or collection's page: its records from the build's file (data-facets), drawn
-// into the page's grid a page at a time; "more" shows the next from the same records.
-export async function listing (el, tools, more) {
-  const res = await fetch(el.dataset.facets)
-  if (!res.ok) throw new Error('facets ' + res.status)
-  const data = await res.json()
+// into the page's grid a page at a time; "more" shows the next from the same records. The
+// search page's: its results, given.
+export async function listing (el, tools, more, data, full = (list) => list) {
+  if (!data) {
+    const res = await fetch(el.dataset.facets)
+    if (!res.ok) throw new Error('facets ' + res.status)
+    data = await res.json()
+  }
   const grid = el.parentElement.querySelector('.grid')
   const pager = el.parentElement.querySelector('.pagination')
   const step = Number(el.dataset.shown) || 24
   let shown = 0
   let list = []
   const none = part(el, 'none')
-  const show = (from) => {
-    grid.append(...list.slice(from, shown).map(toCard))
+  const show = async (from) => {
+    const drawn = list
+    const batch = await full(list.slice(from, shown))
+    if (drawn === list) grid.append(...batch.map(toCard)) // else a newer choice redrew it
     if (more) more.hidden = list.length <= shown
   }
   const run = mount(el, tools, data.r, data.f, (found, active) => {

@@ -2,7 +2,7 @@
 // suggestions as the shopper types (loaded when the field is first used) and the search page's
 // results. No API request: a query fetches the manifest, the shard of each word's first two
 // letters and the record chunks of what it shows. Words and markup are the theme's.
-import { card, h, price, src } from './main.js'
+import { card, h, part, price, src } from './main.js'
 
 const ROOT = new URL(import.meta.url).pathname.split('/_assets/')[0]
 const got = {}
@@ -69,18 +69,25 @@ export async function find (query) {
   return [...(found || [])].sort((a, b) => b[1] - a[1] || b[0] - a[0]).map(([id]) => id)
 }
 
-// The records of `ids` (the shape of generator/search_index/records.py), in their order.
-export async function records (ids) {
+// What the files of `dir` (one each `size` products by id, each decoded by `decode` into a
+// list of records) hold of `ids`, in their order.
+async function held (ids, size, dir, decode) {
   const m = await manifest()
-  const chunks = {}
+  const files = {}
   for (const id of ids) {
-    const n = Math.floor(id / m.chunk)
-    chunks[n] ||= get(`r/${n}.json`, m.r[n])
+    const n = Math.floor(id / m[size])
+    files[n] ||= get(`${dir}/${n}.json`, m[dir][n]).then(decode)
   }
   const byId = {}
-  for (const list of await Promise.all(Object.values(chunks))) for (const r of list || []) byId[r.id] = r
+  for (const list of await Promise.all(Object.values(files))) for (const r of list || []) byId[r.id] = r
   return ids.map((id) => byId[id]).filter(Boolean)
 }
+
+// The records of `ids` (the shape of generator/search_index/records.py), in their order.
+export const records = (ids) => held(ids, 'chunk', 'r', (list) => list)
+
+// What a sort and the filters read of `ids`, in their order: their records.
+export const light = records
 
 // The categories, collections and articles whose name holds every word of `query`.
 export async function pages (query) {
@@ -156,56 +163,42 @@ function suggest (form) {
   update()
 }
 
-// The search page: every result, by relevance or the sort chosen (?sap-xep=), 24 at a time.
+// The search page: every result of its query (?q=, the form's submit loads the page again),
+// 24 at a time; the sort and the filters of a category's page (filters.js, loaded on first use
+// or when the url carries a choice) over the results' light records.
 const PAGE = 24
-const ORDER = {
-  newest: (a, b) => (b.t || '').localeCompare(a.t || ''),
-  price_asc: (a, b) => (a.p ?? Infinity) - (b.p ?? Infinity),
-  price_desc: (a, b) => (b.p ?? -1) - (a.p ?? -1),
-}
 
-function searchPage (form) {
+async function searchPage (form) {
   const out = form.parentElement.querySelector('.search-results')
-  const select = form.parentElement.querySelector('.sort select')
-  const say = out.dataset
+  const el = out.querySelector('.search-more')
   const url = new URL(location)
-  let ids = []
-  let sorted = null
+  const query = (form.q.value = url.searchParams.get('q') || '').trim()
+  if (!query) return
+  const ids = await find(query)
+  if (!ids.length) {
+    const { top } = await pages(query)
+    return out.replaceChildren(h('p', { role: 'status' }, out.dataset.none.replace('{query}', query)), h('ul', { class: 'suggest-top' }, top.map((p) => h('li', null, h('a', { href: ROOT + p[2] }, p[1])))))
+  }
+  const tools = part(el, 'tools')
+  const more = part(el, 'more')
+  const grid = h('ul', { class: 'grid' })
+  const found = tools.querySelector('.found')
+  found.textContent = found.dataset.text.replace('{n}', ids.length)
+  el.before(tools, grid)
+  el.append(more)
   let shown = 0
-  const more = h('button', { type: 'button', class: 'more', onclick: () => next() }, say.more)
+  let ready
   const next = async () => {
-    const batch = sorted ? sorted.slice(shown, shown + PAGE) : await records(ids.slice(shown, shown + PAGE))
-    out.querySelector('.grid').append(...batch.map((r) => card(asCard(r))))
-    shown += batch.length
+    grid.append(...(await records(ids.slice(shown, (shown += PAGE)))).map((r) => card(asCard(r))))
     more.hidden = shown >= ids.length
   }
-  const run = async () => {
-    const query = form.q.value.trim()
-    const sort = select.value
-    url.searchParams.set('q', query)
-    if (sort) url.searchParams.set('sap-xep', sort)
-    else url.searchParams.delete('sap-xep')
-    history.replaceState(null, '', url)
-    if (!query) return
-    ids = await find(query)
-    sorted = ORDER[sort] ? (await records(ids)).sort(ORDER[sort]) : null
-    shown = 0
-    if (!ids.length) {
-      const { top } = await pages(query)
-      return out.replaceChildren(h('p', null, say.none.replace('{query}', query)), h('ul', { class: 'suggest-top' }, top.map((p) => h('li', null, h('a', { href: ROOT + p[2] }, p[1])))))
-    }
-    out.replaceChildren(h('p', { class: 'found' }, say.count.replace('{n}', ids.length)), h('ul', { class: 'grid' }), more)
-    await next()
-  }
-  form.q.value = url.searchParams.get('q') || ''
-  select.value = ORDER[url.searchParams.get('sap-xep')] ? url.searchParams.get('sap-xep') : ''
-  select.closest('.sort').hidden = false
-  form.addEventListener('submit', (e) => {
-    e.preventDefault()
-    run()
-  })
-  select.addEventListener('change', run)
-  run()
+  const use = (e) => (ready ||= Promise.all([import('./filters.js'), light(ids)])
+    .then(([f, list]) => f.listing(el, tools, more, { r: list }, (list) => records(list.map((r) => r.id)))))
+    .then((run) => run(e))
+  tools.addEventListener('change', use)
+  tools.addEventListener('click', (e) => e.target.closest('.filter-open') && use(e))
+  more.addEventListener('click', (e) => (ready ? use(e) : next()))
+  ;[...url.searchParams.keys()].some((k) => k !== 'q') ? use() : next()
 }
 
 export default { suggest, 'search-index': searchPage }

@@ -24,11 +24,14 @@ STEP = 24  # the search page shows its results 24 at a time
 
 
 def _catalogue(origin: str) -> dict[str, Listed]:
-    """Every listed product by name, with its brand and effective price, as the API says."""
+    """Every listed product by name, with its brand and effective price, as the API says. A
+    product without a url has no page for the crawl to read: the build knows it by its card
+    alone, without a brand (generator/search_index/records.py), and so do the facets."""
     found: dict[str, Listed] = {}
     with httpx.Client(base_url=origin + "/public/v1", headers={"X-Service-Key": DEMO_KEY}) as api:
         for card in _walk(api, "/products", {"limit": 100}):
-            brand = (api.get(f"/products/{card['id']}").json().get("brand") or {}).get("name")
+            detail = api.get(f"/products/{card['id']}").json() if card.get("url") else {}
+            brand = (detail.get("brand") or {}).get("name")
             price = _money(card.get("effective_price"))
             name = str(card["name"])
             assert name not in found, f"two products named {name!r}"
@@ -56,7 +59,6 @@ def _open(page: Page) -> None:
     expect(page.locator(".filters")).to_be_visible()
 
 
-@pytest.mark.xfail(strict=True, reason="the search page has no filters yet")
 def test_a_query_filtered_by_a_brand_and_a_price_range_shows_what_the_catalogue_says(
     browser: Browser, origin: str
 ) -> None:
@@ -125,7 +127,6 @@ def test_a_query_filtered_by_a_brand_and_a_price_range_shows_what_the_catalogue_
     assert len(activity) <= 3, activity  # the page's view, once per load
 
 
-@pytest.mark.xfail(strict=True, reason="the search page has no filters yet")
 def test_on_a_phone_the_search_pages_drawer_clears_all_but_the_query(
     browser: Browser, origin: str
 ) -> None:
