@@ -1,7 +1,8 @@
 // Search from the index the build publishes under /_search/ (docs/search.md): the header's
 // suggestions as the shopper types (loaded when the field is first used) and the search page's
 // results. No API request: a query fetches the manifest, the shard of each word's first two
-// letters and the record chunks of what it shows. Words and markup are the theme's.
+// letters and the record chunks of what it shows; a sort or a filter, its results' light
+// records (column chunks) first. Words and markup are the theme's.
 import { card, h, part, price, src } from './main.js'
 
 const ROOT = new URL(import.meta.url).pathname.split('/_assets/')[0]
@@ -86,8 +87,25 @@ async function held (ids, size, dir, decode) {
 // The records of `ids` (the shape of generator/search_index/records.py), in their order.
 export const records = (ids) => held(ids, 'chunk', 'r', (list) => list)
 
-// What a sort and the filters read of `ids`, in their order: their records.
-export const light = records
+// What a sort and the filters read of `ids` ({id, p, t, b, o, s}), in their order: from the
+// column chunks (generator/search_index/layout.py columns) when the results spread over many
+// record chunks, else from those.
+export async function light (ids) {
+  const m = await manifest()
+  const span = (size) => new Set(ids.map((id) => Math.floor(id / size))).size
+  return span(m.chunk) > 2 * span(m.columns)
+    ? held(ids, 'columns', 'f', (c) => {
+      let id = 0
+      let t = 0
+      return c && c.i.map((d, j) => {
+        const o = {}
+        for (const v of c.o[j]) (o[c.O[v][0]] ||= []).push(c.O[v][1])
+        t += c.t[j]
+        return { id: (id += d), p: c.p[j], t: c.t[j] == null ? null : t, b: c.B[c.b[j]] ?? null, o, s: !!c.s[j] }
+      })
+    })
+    : records(ids)
+}
 
 // The categories, collections and articles whose name holds every word of `query`.
 export async function pages (query) {
