@@ -104,21 +104,14 @@ class ProductHead:
     meta_description: str | None
     summary: str  # the visible text of its description, shortened for a meta description
     image_url: str | None  # its first image: of the gallery, else the card's, else a variant's
-    #: The SHA-1 of the pack's blob and of its card's field values (``crawl.pack``), taken when
-    #: it was packed and kept with it: a page's fingerprint takes them instead of digesting the
-    #: blob and the card again at every build.
-    digest: bytes
-    card_digest: bytes
-    #: What its page makes a browser load from elsewhere (``generator.loads``): image hosts of
-    #: its gallery, card and variants, and what its description fetches, as (directive, source).
-    loads: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
 class PackedProduct:
     """A product as a build holds it between the crawl and its page's render: the head the plan
     reads, and the rest pickled and compressed (``crawl.pack``), under a KB instead of some
-    hundred objects. Unpacked only by the render of a page that shows it."""
+    hundred objects. Unpacked only by the render of a page that shows it. What later stages
+    derive from it (digests, loads) is kept beside it, by its blob (``crawl.pack_facts``)."""
 
     head: ProductHead
     blob: bytes  # the Product with its variants, without ``related`` (crawl.pack)

@@ -29,6 +29,7 @@ import anyio
 from generator.client import ClientSettings, ClientStats, RateWindow, RequestLog
 from generator.config import BuildConfig
 from generator.console import Printer
+from generator.crawl import pack_facts
 from generator.crawl.settings import CrawlSettings
 from generator.errors import ConfigError, CrawlStopped, WriteError
 from generator.interrupt import interrupt_flag
@@ -85,6 +86,7 @@ async def build_site(
     begun = (clock or _utc_now)()
     check_output(config.out)  # before the crawl: a wrong --out costs no requests
     _check_templates(config)  # and a template that does not parse neither
+    pack_facts.forget()  # the last build's (watch): this catalog's are kept as it is read
     with (
         _collecting_less(),
         BuildProgress(console) as progress,

@@ -3,6 +3,7 @@
     pack(product) -> PackedProduct      (head + the product with its variants, pickled and
                                          compressed)
     unpack(packed) -> Product           (with ``related``)
+    facts(packed) -> PackFacts          (its digests and its page's loads: ``pack_facts``)
 
 A large store's catalog is mostly its products' page content: descriptions, galleries,
 variants. As live objects that is some hundred objects and tens of KB a product, held by the
@@ -10,9 +11,10 @@ build from the crawl to the end and copied, page by touched page, into every ren
 packed product is its head (what the plan, the category versions and the related products
 read) and one ``bytes`` of the rest, pickled then compressed, which the crawl cache keeps as it
 is (a rebuild replays it without unpickling) and the render of the product's own page alone
-unpacks. Their SHA-1, and the card's, are taken here once and kept in the head (the crawl
-cache keeps them with the pack): a page's fingerprint and the listings showing the card take
-them as they are, so an unchanged product costs a rebuild no digesting.
+unpacks. Their SHA-1, the card's and the loads of its page are worked out here once and kept
+beside the pack (``pack_facts``; the crawl cache keeps them with it): a page's fingerprint, the
+listings showing the card and the content security policy take them as they are, so an
+unchanged product costs a rebuild no digesting and no unpacking.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ import dataclasses
 import hashlib
 import zlib
 
+from generator.crawl import pack_facts
+from generator.crawl.pack_facts import PackFacts
 from generator.crawl.pickled import card_digest, dump_records, load_records
 from generator.loads import html_loads, image_loads
 from generator.model import PackedProduct, Product, ProductHead
@@ -35,8 +39,18 @@ def pack(product: Product) -> PackedProduct:
     """``product`` (with its variants) packed; its related products go with the pack, not in
     it (they are worked out from the lists at every build)."""
     blob = zlib.compress(dump_records(dataclasses.replace(product, related=())), BLOB_LEVEL)
-    digest = hashlib.sha1(blob, usedforsecurity=False).digest()
-    return PackedProduct(head=_head(product, digest), blob=blob, related=product.related)
+    pack_facts.remember(blob, _facts(product, blob))
+    return PackedProduct(head=_head(product), blob=blob, related=product.related)
+
+
+def facts(packed: PackedProduct) -> PackFacts:
+    """The digests of ``packed``'s blob and card and the loads of its page: as kept when it was
+    packed or read back, else worked out from its blob (and kept)."""
+    found = pack_facts.known(packed.blob)
+    if found is None:
+        found = _facts(unpack(packed), packed.blob)
+        pack_facts.remember(packed.blob, found)
+    return found
 
 
 def unpack(packed: PackedProduct) -> Product:
@@ -47,7 +61,12 @@ def unpack(packed: PackedProduct) -> Product:
     return dataclasses.replace(product, related=packed.related)
 
 
-def _head(product: Product, digest: bytes) -> ProductHead:
+def _facts(product: Product, blob: bytes) -> PackFacts:
+    digest = hashlib.sha1(blob, usedforsecurity=False).digest()
+    return PackFacts(digest=digest, card_digest=card_digest(product.card), loads=_loads(product))
+
+
+def _head(product: Product) -> ProductHead:
     return ProductHead(
         card=product.card,
         category_ids=product.category_ids,
@@ -55,9 +74,6 @@ def _head(product: Product, digest: bytes) -> ProductHead:
         meta_description=product.meta_description,
         summary=shorten(product_text(product), META_DESCRIPTION_LENGTH),
         image_url=next(iter(product_image_urls(product)), None),
-        digest=digest,
-        card_digest=card_digest(product.card),
-        loads=_loads(product),
     )
 
 

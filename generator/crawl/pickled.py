@@ -5,7 +5,8 @@
 
 A product's pack (``pack``), the crawl cache's readings and the last catalog (``replay``) are
 pickled with this one table, which unpickles several times faster than the default. The
-pickler is private: pickling elsewhere is not affected.
+pickler is private: pickling elsewhere is not affected. A packed product is pickled with the
+facts kept beside it (``pack_facts``), and brings them back when it is read.
 """
 
 from __future__ import annotations
@@ -21,12 +22,35 @@ from typing import Any
 
 from generator import model
 from generator.client import paging
+from generator.crawl import pack_facts
 from generator.records import reducer, reducers
+
+_FactValues = tuple[bytes, bytes, tuple[tuple[str, str], ...]]
+
+
+def _packed(
+    head: model.ProductHead,
+    blob: bytes,
+    related: tuple[model.ProductCard, ...],
+    facts: _FactValues | None,
+) -> model.PackedProduct:
+    """A pack read back, its facts kept again beside it."""
+    if facts is not None:
+        pack_facts.remember(blob, pack_facts.PackFacts(*facts))
+    return model.PackedProduct(head, blob, related)
+
+
+def _reduce_packed(packed: model.PackedProduct) -> tuple[Callable[..., object], tuple[object, ...]]:
+    found = pack_facts.known(packed.blob)
+    facts = None if found is None else (found.digest, found.card_digest, found.loads)
+    return _packed, (packed.head, packed.blob, packed.related, facts)
+
 
 #: How model records (and a list's pages) are pickled: as calls of their classes.
 DISPATCH: Mapping[type, Callable[[Any], Any]] = {
     **copyreg.dispatch_table,
     **reducers(model),
+    model.PackedProduct: _reduce_packed,
     paging.Page: reducer(paging.Page),
 }
 

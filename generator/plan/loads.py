@@ -3,8 +3,8 @@ pages carry some given loads: ``pages_loading(plan, loads)``.
 
 The loads (``generator.loads``) of every image url and merchant ``*_html`` field the pages
 show: a walk over the site context and each page's subject, down through their records. A
-packed product brings the loads worked out when it was packed, so its blob stays closed; a
-record shared by many pages (a card, a category) is walked once.
+packed product brings the loads worked out when it was packed (``crawl.pack.facts``), so its
+blob stays closed; a record shared by many pages (a card, a category) is walked once.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Set
 
+from generator.crawl.pack import facts
 from generator.loads import Load, html_loads, url_source
 from generator.model import Image, PackedProduct, ProductCard
 from generator.plan.site_plan import SitePlan
@@ -27,10 +28,9 @@ def site_loads(plan: SitePlan) -> frozenset[Load]:
     for page in plan.pages:
         subject = page.subject
         if type(subject) is PackedProduct:  # most pages: their pack's loads, directly
-            head = subject.head
-            walk.loads.update(head.loads)
+            walk.loads.update(facts(subject).loads)
             # Its card's image is among them: the listings showing that card skip it.
-            seen.add(id(head.card))
+            seen.add(id(subject.head.card))
             if subject.related:
                 walk.visit(subject.related)
         else:
@@ -46,7 +46,7 @@ def pages_loading(plan: SitePlan, wanted: Set[Load]) -> dict[Load, list[str]]:
     for page in plan.pages:
         subject = page.subject
         if type(subject) is PackedProduct:
-            loads: set[Load] = set(subject.head.loads)
+            loads: set[Load] = set(facts(subject).loads)
         else:
             walk = _Walk()
             walk.visit(subject)
@@ -85,7 +85,7 @@ class _Walk:
         self.seen.add(id(value))
         if kind is PackedProduct:
             assert isinstance(value, PackedProduct)
-            self.loads.update(value.head.loads)  # its card's image included
+            self.loads.update(facts(value).loads)  # its card's image included
             self.visit(value.related)
             return
         if kind is Image:

@@ -51,6 +51,7 @@ _SHAPING = (
     "generator.crawl.wire_values",
     "generator.crawl.ask",
     "generator.crawl.pickled",
+    "generator.crawl.pack_facts",
     "generator.crawl.products",
     "generator.crawl.pack",
     "generator.replay.fetch",

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from generator.crawl.pack import unpack
+from generator.crawl.pack import facts, unpack
 from generator.model import Catalog, Category, PackedProduct, ProductCard
 from generator.plan.site_plan import SitePlan
 from generator.search_index.fold import fold, words
@@ -95,9 +95,10 @@ def product_entries(
         card = packed.card
         packed_ids.add(card.id)
         url = urls.get(card.id)
+        kept = facts(packed)
         key = (
-            packed.head.digest,
-            packed.head.card_digest,
+            kept.digest,
+            kept.card_digest,
             url,
             tuple(collections.get(card.id, ())),
             tree,

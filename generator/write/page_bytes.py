@@ -8,10 +8,12 @@ class and field values in one C-level ``attrgetter`` call, instead of pickle's d
 through each object's ``__getstate__`` (which looks the fields up again for every object). That
 halves the cost of fingerprinting a build's pages. A packed product is reduced to its blob's
 digest and related cards: its head is worked out from the product its blob holds
-(``crawl.pack``), so the blob stands for both, and the digest was taken when it was packed.
+(``crawl.pack``), so the blob stands for both, and the digest was taken when it was packed
+(``crawl.pack.facts``).
 A product page, most pages of a store, is its plain field values ``marshal`` writes, no
 pickle at all. ``ModelBytes`` stands each product card and each category by the digest of
-its own bytes, worked out once per object (a product's own card: taken as its pack keeps it):
+its own bytes, worked out once per object (a product's own card: taken as its pack's facts
+have it):
 the same cards recur on many pages (a
 category's first products are the related products of all the others, every listing page of a
 category shows it with its subtree), and writes a listing's cards as one string of their
@@ -35,6 +37,7 @@ from collections.abc import Iterable
 from datetime import timezone
 
 from generator import model
+from generator.crawl.pack import facts
 from generator.crawl.pickled import card_digest
 from generator.model import (
     Category,
@@ -42,7 +45,6 @@ from generator.model import (
     CollectionPage,
     PackedProduct,
     ProductCard,
-    ProductHead,
 )
 from generator.plan import site_plan
 from generator.records import Reducer, reducers
@@ -98,26 +100,25 @@ class ModelBytes:
     def _product_page(self, page: site_plan.Page, packed: PackedProduct) -> bytes:
         # Most pages of a store: its fields are plain values once the pack stands as the
         # digests it was packed with, which ``marshal`` writes in C at a fraction of a
-        # pickle's cost. Its card, met again in the listings, takes the digest the pack keeps
-        # (the same ``card_digest``, taken when it was packed).
-        head = packed.head
-        self._know(head)
+        # pickle's cost. Its card, met again in the listings, takes the digest kept beside the
+        # pack (the same ``card_digest``, taken when it was packed).
+        self._know(packed)
         values = list(_page_reduced(page)[1])
-        values[_SUBJECT] = (head.digest, self._related(packed.related))
+        values[_SUBJECT] = (facts(packed).digest, self._related(packed.related))
         return marshal.dumps(values, _MARSHAL_VERSION)
 
     def know_cards(self, pages: Iterable[site_plan.Page]) -> None:
-        """The card of each product page among ``pages``, by the digest its pack keeps. Render
+        """The card of each product page among ``pages``, by the digest kept beside its pack. Render
         workers forked after this find the cards of their listings known, as one process does
         once it has fingerprinted the product pages (which come first)."""
         for page in pages:
             if type(page.subject) is PackedProduct:
-                self._know(page.subject.head)
+                self._know(page.subject)
 
-    def _know(self, head: ProductHead) -> None:
-        card = head.card
+    def _know(self, packed: PackedProduct) -> None:
+        card = packed.head.card
         if id(card) not in self._cards:
-            self._cards[id(card)] = head.card_digest
+            self._cards[id(card)] = facts(packed).card_digest
             self._kept.append(card)
 
     def _related(self, related: tuple[ProductCard, ...]) -> bytes:
@@ -155,7 +156,7 @@ class ModelBytes:
 
     def _packed(self, packed: PackedProduct) -> tuple[type, tuple[object, ...]]:
         # A pack met inside another object than its page.
-        return PackedProduct, (packed.head.digest, CardDigest, self._related(packed.related))
+        return PackedProduct, (facts(packed).digest, CardDigest, self._related(packed.related))
 
 
 Listing = CategoryPage | CollectionPage | site_plan.ProductListing
