@@ -4,8 +4,8 @@ process about to end keeps rather than free: ``leave_to_exit(...)``.
 CPython keeps small objects in arenas of its own, returned to the system only once empty, and
 everything larger (a product's pack, long texts, the tables of large dicts and lists) in the C
 library's heap, which keeps what is freed for later. A full crawl frees most of what it built
-(its catalog is read again from the crawl cache it wrote); asking the C library to trim then
-returns those pages, so the render and its workers (forked from the build, each copying the
+(its catalog is copied once crawled, ``pipeline.crawl_catalog``); asking the C library to trim
+then returns those pages, so the render and its workers (forked from the build, each copying the
 pages it touches) do not start from the crawl's peak. glibc only (``malloc_trim``); elsewhere
 nothing happens.
 

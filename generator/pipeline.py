@@ -30,6 +30,7 @@ from generator.client import ClientSettings, ClientStats, RateWindow, RequestLog
 from generator.config import BuildConfig
 from generator.console import Printer
 from generator.crawl import pack_facts
+from generator.crawl.pickled import dump_records, load_records
 from generator.crawl.settings import CrawlSettings
 from generator.errors import ConfigError, CrawlStopped, WriteError
 from generator.interrupt import interrupt_flag
@@ -437,15 +438,21 @@ async def crawl_catalog(
             log.record(client.limiter)
         budget = _budget(client) if windows != UNLIMITED else None
     cache.prepare_save()  # what it no longer needs is freed for the plan and the render
-    written = CrawlCache.reopen_new_file(cache)
-    if written is not None:
+    if cache.written_whole:
         # A whole crawl's records lie scattered among the holes its answers' decoding left, and
-        # the build's memory stays that large. Read back from the file just written, the
-        # catalog (the same records) fills those holes, and the plan and render fit beside it.
+        # the build's memory stays that large. Copied (pickled, the crawl's objects freed, then
+        # unpickled), the catalog fills those holes, and the plan and render fit beside it.
+        pickled = dump_records(catalog)
         del catalog
         release_memory()
-        catalog = await crawl(None, settings=settings, cache=written)
+        catalog = _catalog_of(load_records(pickled))
+        del pickled
     return Crawled(catalog, client.stats, cache, reused=cache.reused, budget=budget)
+
+
+def _catalog_of(value: object) -> Catalog:
+    assert isinstance(value, Catalog), "a catalog pickled gives a catalog"
+    return value
 
 
 def _budget(client: ApiClient) -> Budget | None:

@@ -6,7 +6,7 @@
     cache.carry_over(key)                                 (the last answer kept as it is)
     cache.prepare_save()                                  (the crawl is done: keep only
                                                            what save needs)
-    CrawlCache.reopen_new_file(cache) -> CrawlCache|None  (a cache written whole, read back)
+    cache.written_whole                                   (prepared: to a new file, whole)
     cache.save()                                          (after a successful build only)
     cache.reading(key, answer, name) / cache.add_reading(key, name, value)
                                                           (what the crawl read from an answer)
@@ -510,13 +510,11 @@ class CrawlCache:
         found = cls._read(path, path, in_background=in_background)
         return found if found is not None else cls(path, {})  # not ``or``: that asks its len
 
-    @classmethod
-    def reopen_new_file(cls, prepared: CrawlCache) -> CrawlCache | None:
-        """What a cache written whole has just written (before ``save`` moves the file in),
-        opened as the next build would open it; None for a cache that writes its difference."""
-        if prepared._save_plan is None or not prepared._save_plan.whole:
-            return None
-        return cls._read(prepared.path, prepared._new_file())
+    @property
+    def written_whole(self) -> bool:
+        """Whether, prepared, it has written every answer to a new file (a crawl that started
+        with nothing to differ from), rather than the difference to the file it read."""
+        return self._save_plan is not None and self._save_plan.whole
 
     @classmethod
     def _read(cls, path: Path, file: Path, *, in_background: bool = False) -> CrawlCache | None:

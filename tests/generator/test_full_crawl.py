@@ -13,7 +13,6 @@ from generator import pipeline
 from tests.support.incremental_store import DemoStore, build_asked, config_for
 
 
-@pytest.mark.xfail(strict=True, reason="a full build reads its catalog back from its cache")
 def test_a_full_build_reads_its_catalog_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

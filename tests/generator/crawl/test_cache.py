@@ -316,27 +316,27 @@ def test_a_crawl_that_fails_before_it_settles_leaves_the_previous_cache(tmp_path
     assert CrawlCache.open(tmp_path).lookup("a") == CachedAnswer(200, "v1", None, b'"a"')
 
 
-def test_what_a_cache_written_whole_wrote_reads_back_before_it_is_moved_in(
+def test_what_a_cache_written_whole_wrote_is_replayed_once_it_is_moved_in(
     tmp_path: Path,
 ) -> None:
     READS.clear()
     cache = CrawlCache.empty(tmp_path)
     first = _tag(_tag_fetcher(cache, []))
-    assert CrawlCache.reopen_new_file(cache) is None  # not settled yet
+    assert not cache.written_whole  # not settled yet
     cache.prepare_save()
-    written = CrawlCache.reopen_new_file(cache)
-    assert written is not None and not (tmp_path / CACHE_FILE).exists()
+    assert cache.written_whole and not (tmp_path / CACHE_FILE).exists()
+    cache.save()
+    reopened = CrawlCache.open(tmp_path)
     again = anyio.run(
-        lambda: Fetcher(None, CrawlSettings(), cache=written).one(
+        lambda: Fetcher(None, CrawlSettings(), cache=reopened).one(
             "/tags/1", counted_tag, version="v"
         )
     )
     assert again == first and len(READS) == 1  # offline, from the reading it wrote
-    cache.save()
     reopened = CrawlCache.open(tmp_path)
     _tag(_tag_fetcher(reopened, []))
     reopened.prepare_save()
-    assert CrawlCache.reopen_new_file(reopened) is None  # it writes only its difference
+    assert not reopened.written_whole  # it writes only its difference
 
 
 def test_an_answer_gives_what_the_client_decoded_once_then_decodes_its_body() -> None:
