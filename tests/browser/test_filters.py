@@ -156,7 +156,7 @@ def test_a_brand_and_a_price_range_show_what_the_catalogue_says_and_the_url_roun
             assert _names(page) == brand_only[: _step(page)]
             assert parse_qs(urlsplit(page.url).query) == {brand_param: [brand]}
             page.close()
-            showing, activity = split(settled(counter))
+            showing, activity = split(settled(counter, origin))
     finally:
         context.close()
     assert showing == [], showing
@@ -183,7 +183,7 @@ def test_sorting_a_category_asks_nothing(browser: Browser, origin: str, category
             assert _names(page) == [p.name for p in ordered[:shown]]
             assert any(p.endswith("/filters.js") for p in fetched)  # loaded once used
             page.close()
-            showing, _activity = split(settled(counter))
+            showing, _activity = split(settled(counter, origin))
     finally:
         context.close()
     assert showing == [], showing

@@ -75,7 +75,7 @@ def test_typing_without_tones_suggests_products_and_asks_the_api_nothing(
                 page.locator("#q-list ul[aria-label='Danh mục'] [role=option]")
             ).not_to_have_count(0)
             page.close()
-            showing, _activity = split(settled(counter))
+            showing, _activity = split(settled(counter, origin))
     finally:
         context.close()
     assert showing == [], showing
@@ -104,7 +104,7 @@ def test_the_search_page_lists_every_result_and_sorts_them_without_asking(
             titles = grid.locator("h3").all_inner_texts()
             prices = page.locator(".search-results .grid .price-now").all_inner_texts()
             page.close()
-            showing, _activity = split(settled(counter))
+            showing, _activity = split(settled(counter, origin))
     finally:
         context.close()
     assert showing == [], showing

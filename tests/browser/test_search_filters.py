@@ -120,7 +120,7 @@ def test_a_query_filtered_by_a_brand_and_a_price_range_shows_what_the_catalogue_
             assert parse_qs(urlsplit(page.url).query) == {"q": [QUERY], brand_param: [brand]}
             expect(page.locator("meta[name=robots][content=noindex]")).not_to_have_count(0)
             page.close()
-            showing, activity = split(settled(counter))
+            showing, activity = split(settled(counter, origin))
     finally:
         context.close()
     assert showing == [], showing
