@@ -199,3 +199,18 @@ def test_an_ordered_line_reads_its_quantity_unit_price_and_total_apart(
     order = page.locator(f'.order[data-code="{code}"]')
     order.get_by_role("button", name="Chi tiết").click()
     _reads_clearly(order.locator(".done-items li"))
+
+
+@pytest.mark.xfail(strict=True, reason="the detail shows 'Giảm giá 0 ₫' and an empty note")
+def test_the_order_detail_leaves_out_a_discount_and_a_note_it_has_not(
+    page: Page, origin: str, demo_output: Path
+) -> None:
+    code = place_cod(page, origin, products_with_variants(demo_output, 1)[0])
+    register(page, origin, "Đỗ Thị Hoa", email(), PASSWORD)
+    order = page.locator(f'.order[data-code="{code}"]')
+    order.get_by_role("button", name="Chi tiết").click()
+    info = order.locator(".order-info")
+    expect(info.locator("div", has_text="Tạm tính")).to_be_visible()
+    expect(info.locator("div", has_text="Giảm giá")).to_be_hidden()
+    expect(info.locator("div", has_text="Ghi chú")).to_be_hidden()
+    expect(info.locator("div", has_text="Giao đến")).to_contain_text("12 Lê Lợi")
