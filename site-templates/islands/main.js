@@ -85,12 +85,13 @@ export function vnd (amount) {
 
 // A template part's [data-field] elements filled in from `data`: as money where data-money; in
 // the element's own words where it has data-other (data-<value>, else data-other: an order's
-// status, partials/order_statuses.html).
+// status, partials/order_statuses.html); data-optional hides its row when empty or zero.
 export function fill (el, data) {
   for (const f of el.querySelectorAll('[data-field]')) {
     const value = data[f.dataset.field]
     const says = f.dataset
     f.textContent = 'money' in says ? vnd(value) : 'other' in says ? says[value] || says.other : value ?? ''
+    if ('optional' in says) f.parentNode.hidden = !value || value == 0
   }
   return el
 }

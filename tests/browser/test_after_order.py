@@ -201,7 +201,6 @@ def test_an_ordered_line_reads_its_quantity_unit_price_and_total_apart(
     _reads_clearly(order.locator(".done-items li"))
 
 
-@pytest.mark.xfail(strict=True, reason="the detail shows 'Giảm giá 0 ₫' and an empty note")
 def test_the_order_detail_leaves_out_a_discount_and_a_note_it_has_not(
     page: Page, origin: str, demo_output: Path
 ) -> None:
