@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from functools import partial
 
 import anyio.to_thread
 from fastapi import FastAPI
@@ -25,7 +26,7 @@ from starlette.types import ASGIApp
 
 from companion.admission import AdmissionGate
 from companion.answer_cache.changes import watch_writes
-from companion.answer_cache.feeds import feed_for
+from companion.answer_cache.feeds import feed_for, poll_once
 from companion.answer_cache.middleware import AnswerCache
 from companion.answer_cache.shared import SharedAnswers
 from companion.clock import Clock, SystemClock
@@ -143,7 +144,7 @@ def create_app(
         TenancyMiddleware,
         engine=engine,
         keys=KeyCache(trusted=trusted),
-        poll=feed.poll,
+        poll=partial(poll_once, feed),
         prefixes=(f"{ALIAS_PREFIX}/",),
         open_paths={OPENAPI_PATH, DOCS_PATH, f"{DOCS_PATH}/oauth2-redirect"},
     )

@@ -132,14 +132,16 @@ class TenancyMiddleware:
         prefixes: tuple[str, ...],
         open_paths: Collection[str],
         keys: KeyCache | None = None,
-        poll: Callable[[], None] = lambda: None,
+        poll: Callable[[Scope], object] = lambda _scope: None,
     ) -> None:
         self.app = app
         self.engine = engine
         self.prefixes = prefixes
         self.open_paths = frozenset(open_paths)
         self.keys = keys or KeyCache()
-        self.poll = poll  # takes in revocations by other processes before the cache is read
+        # Takes in revocations by other processes before the cache is read (once a request:
+        # ``feeds.poll_once``).
+        self.poll = poll
         self._digests: dict[str, str] = {}
 
     def applies(self, path: str) -> bool:
@@ -156,7 +158,7 @@ class TenancyMiddleware:
         try:
             if sends_secret_key(headers):
                 raise KeyRefused(SECRET_KEY)
-            tenant = await self.tenant(key, host)
+            tenant = await self.tenant(key, host, scope)
         except KeyRefused as refused:
             note_refusal(scope, refused.reason)
             await problem_response(refused.problem)(scope, receive, send)
@@ -167,13 +169,13 @@ class TenancyMiddleware:
         scope.setdefault("state", {})["tenant"] = tenant
         await self.app(scope, receive, send)
 
-    async def tenant(self, key: str, host: str) -> Tenant:
+    async def tenant(self, key: str, host: str, scope: Scope) -> Tenant:
         if not key:
             return await anyio.to_thread.run_sync(tenant_for_host, self.engine, host_name(host))
         digest = self.digest(key)
         if digest is None:
             raise KeyRefused(MALFORMED_KEY)
-        tenant = self.known(digest)
+        tenant = self.known(digest, scope)
         if tenant is None:
             generation = self.keys.generation()
             tenant = await anyio.to_thread.run_sync(tenant_for_digest, self.engine, digest)
@@ -192,8 +194,8 @@ class TenancyMiddleware:
             digest = self._digests[key] = hash_key(key)
         return digest
 
-    def known(self, digest: str) -> Tenant | None:
+    def known(self, digest: str, scope: Scope) -> Tenant | None:
         """The tenant of a key this worker holds (revocations taken in first); None: look the
         key up (``tenant``)."""
-        self.poll()
+        self.poll(scope)
         return self.keys.get(digest)

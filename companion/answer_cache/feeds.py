@@ -21,9 +21,11 @@ Writes made by this process mark themselves (``changes``), before they answer.
 from __future__ import annotations
 
 import sqlite3
+import time
 from typing import Protocol
 
 from sqlalchemy import Engine, event
+from starlette.types import Scope
 
 from companion.answer_cache.changes import catalogue
 from companion.keys.lifecycle import revocations
@@ -90,6 +92,21 @@ class SqliteFeed:
         conn, self._conn = self._conn, None
         if conn is not None:
             conn.close()
+
+
+#: ``scope["state"]`` key: ``time.monotonic()`` just before the request's poll of the feed.
+POLLED_AT = "feed_polled_at"
+
+
+def poll_once(feed: Feed, scope: Scope) -> float:
+    """Poll ``feed`` for this request unless it was polled for it already (the key check polls,
+    then the answer cache reads the same poll): ``time.monotonic()`` taken before that poll."""
+    state = scope.setdefault("state", {})
+    polled_at: float | None = state.get(POLLED_AT)
+    if polled_at is None:
+        polled_at = state[POLLED_AT] = time.monotonic()
+        feed.poll()
+    return polled_at
 
 
 def feed_for(engine: Engine) -> Feed:

@@ -21,7 +21,6 @@ from __future__ import annotations
 import json
 import math
 import re
-import time
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -30,7 +29,7 @@ from sqlalchemy import Engine, func, select, union_all
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from companion.answer_cache.changes import catalogue, stock
-from companion.answer_cache.feeds import Feed
+from companion.answer_cache.feeds import Feed, poll_once
 from companion.answer_cache.shared import SharedAnswer, SharedAnswers
 from companion.clock import Clock, epoch_seconds, seconds_reader
 from companion.db.schema import flash_sales
@@ -153,7 +152,8 @@ class AnswerCache:
         if not isinstance(tenant, Tenant) or not self.cacheable(scope):
             await self.app(scope, receive, send)
             return
-        read_at = time.monotonic()  # before the feed's poll and every read below
+        # Before the feed's poll (this request's first, maybe the key check's) and every read
+        read_at = poll_once(self.feed, scope)
         version = self.version()
         if version is None:  # changes by other processes may be missed: no cache at all
             await self.app(scope, receive, send)
@@ -171,9 +171,9 @@ class AnswerCache:
         await self._read(scope, receive, send, read, asked)
 
     def version(self) -> int | None:
-        """The catalogue's version, other processes' changes taken in (answers kept at an older
-        one are dropped); None: they may be missed, so nothing is served or kept."""
-        self.feed.poll()
+        """The catalogue's version, other processes' changes taken in by the request's poll
+        (answers kept at an older one are dropped); None: they may be missed, so nothing is
+        served or kept."""
         version = self.feed.version()
         if version != self._version:
             self._forget(version)
