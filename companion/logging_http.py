@@ -28,7 +28,7 @@ from datetime import UTC, datetime
 from json.encoder import encode_basestring
 from typing import Any
 
-from starlette.datastructures import Headers, MutableHeaders
+from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from session_service.refusals import REFUSED
@@ -41,8 +41,15 @@ ACCESS_LOGGER = "companion.access"
 _TOKEN = re.compile(r"[A-Za-z0-9._:-]{1,128}")
 
 
-def request_id_from(headers: Headers) -> str:
-    return request_id_of(headers.get(REQUEST_ID_HEADER, ""))
+_REQUEST_ID_NAME = REQUEST_ID_HEADER.lower().encode()
+
+
+def request_id_from(scope: Scope) -> str:
+    """The request's id: its X-Request-Id (the first) when a plain token, else a new one."""
+    for name, value in scope["headers"]:
+        if name == _REQUEST_ID_NAME:
+            return request_id_of(value.decode("latin-1"))
+    return _new_ids.next()
 
 
 def request_id_of(given: str) -> str:
@@ -149,16 +156,21 @@ class RequestLogMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        request_id = request_id_from(Headers(scope=scope))
+        request_id = request_id_from(scope)
         scope.setdefault("state", {})["request_id"] = request_id
         started = time.perf_counter()
         status = 500  # what the client sees if the app ends without answering
+        id_header = (_REQUEST_ID_NAME, request_id.encode("latin-1"))
 
         async def send_with_id(message: Message) -> None:
             nonlocal status
             if message["type"] == "http.response.start":
                 status = int(message["status"])
-                MutableHeaders(scope=message)[REQUEST_ID_HEADER] = request_id
+                headers = message["headers"] = list(message["headers"])
+                if any(name == _REQUEST_ID_NAME for name, _ in headers):
+                    MutableHeaders(raw=headers)[REQUEST_ID_HEADER] = request_id  # replaced
+                else:
+                    headers.append(id_header)
             await send(message)
 
         try:

@@ -19,7 +19,6 @@ from collections.abc import Callable, Collection
 
 import anyio.to_thread
 from sqlalchemy import Engine, select
-from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from companion.db.schema import api_keys, store_hosts, stores
@@ -67,12 +66,29 @@ def secret_key_refused() -> Problem:
     )
 
 
-def sends_secret_key(headers: Headers) -> bool:
-    """A secret key in X-Service-Key or as a bearer token: never taken by the public API (the
-    spec: the kinds are not interchangeable), even where a customer token is expected."""
-    key = headers.get(SERVICE_KEY_HEADER, "").strip()
-    bearer = headers.get("authorization", "").strip()
+def sends_secret_key(key: str, authorization: str) -> bool:
+    """A secret key in X-Service-Key (``key``, stripped) or as a bearer token: never taken by
+    the public API (the spec: the kinds are not interchangeable), even where a customer token is
+    expected."""
+    bearer = authorization.strip()
     return key.startswith(SECRET_PREFIX) or bearer[7:].strip().startswith(SECRET_PREFIX)
+
+
+_KEY, _HOST, _AUTHORIZATION = SERVICE_KEY_HEADER.encode(), b"host", b"authorization"
+
+
+def key_headers(scope: Scope) -> tuple[str, str, str]:
+    """X-Service-Key (stripped), Host and Authorization as sent ("" when absent; the first of
+    each), read in one pass over the raw headers (ASGI names them in lower case)."""
+    key = host = authorization = None
+    for name, value in scope["headers"]:
+        if name == _KEY:
+            key = value.decode("latin-1") if key is None else key
+        elif name == _HOST:
+            host = value.decode("latin-1") if host is None else host
+        elif name == _AUTHORIZATION:
+            authorization = value.decode("latin-1") if authorization is None else authorization
+    return (key or "").strip(), host or "", authorization or ""
 
 
 def invalid_key() -> Problem:
@@ -152,11 +168,9 @@ class TenancyMiddleware:
         if not self.applies(path):
             await self.app(scope, receive, send)
             return
-        headers = Headers(scope=scope)
-        key = headers.get(SERVICE_KEY_HEADER, "").strip()
-        host = headers.get("host", "")
+        key, host, authorization = key_headers(scope)
         try:
-            if sends_secret_key(headers):
+            if sends_secret_key(key, authorization):
                 raise KeyRefused(SECRET_KEY)
             tenant = await self.tenant(key, host, scope)
         except KeyRefused as refused:
