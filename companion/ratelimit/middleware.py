@@ -83,7 +83,9 @@ class RateLimitMiddleware:
         if not isinstance(tenant, Tenant):
             await self.app(scope, receive, send)
             return
-        decision = await self.limiter.hit(bucket_of(tenant))
+        bucket = bucket_of(tenant)
+        # Awaited only when the limiter must wait (a lease from the database)
+        decision = self.limiter.hit_at_once(bucket) or await self.limiter.hit(bucket)
         if not decision.allowed:
             await refusal(decision)(scope, receive, send)
             return
