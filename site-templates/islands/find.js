@@ -24,8 +24,8 @@ function near (a, b) {
 // Products holding `word`, the query's `n`th (a prefix too when `prefix`; one typo off from 5
 // letters), with a score: an exact word over a prefix over a typo; in the name where the query
 // has it (first, second) over elsewhere in the name over the other words (brand, category
-// path, SKUs, options).
-async function scored (m, word, prefix, n) {
+// path, SKUs, options). Only those `keep` has, when given (the earlier words' products).
+async function scored (m, word, prefix, n, keep) {
   const key = word.slice(0, 2)
   const shard = m.t[key] && await get(`t/${key}.json`, m.t[key])
   const out = new Map()
@@ -33,18 +33,22 @@ async function scored (m, word, prefix, n) {
     const kind = term === word ? 6 : prefix && term.startsWith(word) ? 4 - (term.length - word.length) / 99 : word.length > 4 && near(term, word) ? 2 : 0
     if (kind) {
       shard[term].forEach((deltas, field) => {
+        const s = kind * (field === n ? 3 : field < 3 ? 2 : 1)
         let id = 0
-        for (const d of deltas) {
-          const s = kind * (field === n ? 3 : field < 3 ? 2 : 1)
-          if (!(out.get((id += d)) >= s)) out.set(id, s)
-        }
+        for (const d of deltas) if ((id += d), !keep || keep.has(id)) out.get(id) >= s || out.set(id, s)
       })
     }
   }
   return out
 }
 
-const both = (a, b) => new Map([...a].filter(([id]) => b.has(id)).map(([id, s]) => [id, s + b.get(id)]))
+// The products of both, their scores added (the smaller one walked).
+function both (a, b) {
+  if (a.size > b.size) [a, b] = [b, a]
+  const out = new Map()
+  for (const [id, s] of a) b.has(id) && out.set(id, s + b.get(id))
+  return out
+}
 
 // The ids of the products matching every word of `query`, best first (the last word may be
 // unfinished); a word of a synonym group also finds the group's other words.
@@ -56,11 +60,11 @@ export async function find (query) {
   for (const [n, word] of typed.entries()) {
     const last = n === typed.length - 1
     const alike = m.synonyms.filter((g) => g.some((w) => w.join() === word)).flat().filter((w) => w.join() !== word)
-    let any = await scored(m, word, last, n)
+    let any = await scored(m, word, last, n, found)
     for (const alt of alike) {
       let all = null
       for (const w of alt) {
-        const s = await scored(m, w, false, -1)
+        const s = await scored(m, w, false, -1, found)
         all = all ? both(all, s) : s
       }
       for (const [id, s] of all) if (!(any.get(id) >= s / alt.length)) any.set(id, s / alt.length)
