@@ -58,8 +58,16 @@ def running_nginx(
         session=session,
         base_path=base_path,
     )
+    with nginx_running(work, port, block) as origin:
+        yield origin
+
+
+@contextmanager
+def nginx_running(work: Path, port: int, server_block: str) -> Iterator[str]:
+    """nginx with ``server_block`` (listening on ``port``) in ``main_config``, its files under
+    ``work``, until the block ends; yields its origin."""
     config = work / "nginx.conf"
-    config.write_text(main_config(work, block), encoding="utf-8")
+    config.write_text(main_config(work, server_block), encoding="utf-8")
     error_log = work / "error.log"
     process = subprocess.Popen(
         [str(NGINX), "-p", str(work), "-c", str(config), "-e", str(error_log),

@@ -9,17 +9,14 @@ from __future__ import annotations
 
 import os
 import re
-import socket
-import subprocess
-import time
 from pathlib import Path
 
 import httpx
 import pytest
 
+from benchmarks.nginx import NGINX, nginx_running
 from tests.companion.test_server import free_port, running_api
 
-NGINX = Path("/usr/sbin/nginx")
 CONFIG = Path(__file__).parents[2] / "deploy" / "nginx-api.conf"
 
 pytestmark = pytest.mark.serving
@@ -41,58 +38,18 @@ def site_config(api_port: int, port: int) -> str:
     )
 
 
-def main_config(work: Path, site: str) -> str:
-    temps = "".join(
-        f"    {name}_temp_path {work / name};\n"
-        for name in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
-    )
-    user = "user root;\n" if os.geteuid() == 0 else ""
-    return (
-        f"{user}worker_processes 1;\npid {work / 'nginx.pid'};\n"
-        f"error_log {work / 'error.log'} warn;\n"
-        "events { worker_connections 64; }\n"
-        f"http {{\n    access_log off;\n{temps}{site}\n}}\n"
-    )
-
-
-def wait_for_port(port: int, process: subprocess.Popen[bytes], log: Path) -> None:
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            pytest.fail(f"nginx exited: {log.read_text(errors='replace')}", pytrace=False)
-        with socket.socket() as probe:
-            if probe.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.05)
-    pytest.fail("nginx did not listen within 10 s", pytrace=False)
-
-
 def test_nginx_spreads_requests_over_the_workers_with_a_request_id(tmp_path: Path) -> None:
     with running_api(tmp_path, workers=2) as (api, _server):
         work = tmp_path / "nginx"
         work.mkdir()
         port = free_port()
-        config = work / "nginx.conf"
         api_port = int(api.rsplit(":", 1)[1])
-        config.write_text(main_config(work, site_config(api_port, port)), encoding="utf-8")
-        error_log = work / "error.log"
-        nginx = subprocess.Popen(
-            [str(NGINX), "-p", str(work), "-c", str(config), "-e", str(error_log),
-             "-g", "daemon off;"],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )  # fmt: skip
-        try:
-            wait_for_port(port, nginx, error_log)
-            base = f"http://127.0.0.1:{port}"
+        with nginx_running(work, port, site_config(api_port, port)) as base:
             assert httpx.get(f"{base}/health/ready").json() == {"status": "ok"}
             answers = [httpx.get(f"{base}/public/v1/store") for _ in range(3)]
             assert [a.status_code for a in answers] == [200, 200, 200]
             ids = [a.headers["X-Request-Id"] for a in answers]
             assert all(re.fullmatch(r"[0-9a-f]{32}", i) for i in ids)  # nginx's $request_id
             assert len(set(ids)) == 3
-        finally:
-            nginx.terminate()
-            nginx.wait(timeout=10)
     logged = (tmp_path / "server.log").read_text()
     assert all(i in logged for i in ids)  # the workers logged nginx's ids
