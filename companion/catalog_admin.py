@@ -158,6 +158,33 @@ def set_product_price(
     )
 
 
+def write_child(
+    conn: Connection,
+    table: Table,
+    parent: dict[str, int],
+    row_id: int | None,
+    values: dict[str, Any] | None,
+    *,
+    missing: str,
+) -> int:
+    """Insert (``row_id`` None), delete (``values`` None) or update a row of ``table`` under
+    ``parent`` (its store's and its owner's ids, column by column); the row's id.
+    ``CatalogError(missing)`` when the row to change is not there."""
+    if row_id is None:
+        assert values is not None, "the caller refuses a create with nothing to create"
+        result = conn.execute(insert(table).values(**values, **parent))
+        assert result.inserted_primary_key is not None
+        return int(result.inserted_primary_key[0])
+    mine = [table.c[name] == value for name, value in parent.items()]
+    if values is None:
+        changed = conn.execute(delete(table).where(*mine, table.c.id == row_id))
+    else:
+        changed = conn.execute(update(table).where(*mine, table.c.id == row_id).values(**values))
+    if changed.rowcount != 1:
+        raise CatalogError(missing)
+    return row_id
+
+
 def write_part(
     conn: Connection,
     part: str,
@@ -171,7 +198,6 @@ def write_part(
     """Create (``part_id`` None), update or delete (``values`` None) a variant or an image of a
     product; emits ``product.updated`` with changed [``part``]. The row's id."""
     table = PARTS[part]
-    owned = (table.c.store_id == store_id, table.c.product_id == product_id)
     if values is not None:
         unknown = sorted(set(values) - (set(table.c.keys()) - DERIVED - {"product_id"}))
         if unknown:
@@ -187,19 +213,14 @@ def write_part(
         ).first()
         if exists is None:
             raise CatalogError(f"no product {product_id} in store {store_id}")
-        result = conn.execute(
-            insert(table).values(**values, store_id=store_id, product_id=product_id)
-        )
-        assert result.inserted_primary_key is not None
-        part_id = int(result.inserted_primary_key[0])
-    elif values is None:
-        if conn.execute(delete(table).where(*owned, table.c.id == part_id)).rowcount != 1:
-            raise CatalogError(f"no {part} {part_id} of product {product_id}")
-    elif (
-        conn.execute(update(table).where(*owned, table.c.id == part_id).values(**values)).rowcount
-        != 1
-    ):
-        raise CatalogError(f"no {part} {part_id} of product {product_id}")
+    part_id = write_child(
+        conn,
+        table,
+        {"store_id": store_id, "product_id": product_id},
+        part_id,
+        values,
+        missing=f"no {part} {part_id} of product {product_id}",
+    )
     conn.execute(
         update(t.products)
         .where(t.products.c.store_id == store_id, t.products.c.id == product_id)

@@ -14,7 +14,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Table, delete, insert, select, update
 
-from companion.catalog_admin import CatalogError
+from companion.catalog_admin import CatalogError, write_child
 from companion.db import schema as t
 from companion.webhooks.events import Action, Entity
 from companion.webhooks.queue import emit
@@ -107,21 +107,16 @@ def write_menu_item(
             raise LinkInvalid("label: a menu item needs one")
         if values.get("parent_id") is not None:
             _check_parent(conn, menu_id, item_id, values["parent_id"])
-    mine = (items.c.store_id == store_id, items.c.menu_id == menu_id)
-    if item_id is None:
-        if values is None:
-            raise CatalogError("nothing to create for a menu item")
-        result = conn.execute(insert(items).values(**values, store_id=store_id, menu_id=menu_id))
-        assert result.inserted_primary_key is not None
-        item_id = int(result.inserted_primary_key[0])
-    elif values is None:
-        if conn.execute(delete(items).where(*mine, items.c.id == item_id)).rowcount != 1:
-            raise CatalogError(f"no item {item_id} of menu {menu_id}")
-    elif (
-        conn.execute(update(items).where(*mine, items.c.id == item_id).values(**values)).rowcount
-        != 1
-    ):
-        raise CatalogError(f"no item {item_id} of menu {menu_id}")
+    if item_id is None and values is None:
+        raise CatalogError("nothing to create for a menu item")
+    item_id = write_child(
+        conn,
+        items,
+        {"store_id": store_id, "menu_id": menu_id},
+        item_id,
+        values,
+        missing=f"no item {item_id} of menu {menu_id}",
+    )
     _changed(conn, Entity.MENU, t.menus, menu_id, "items", store_id=store_id, now=now)
     return item_id
 
