@@ -342,9 +342,12 @@ def start_bare(port: int, workers: int, log: Path) -> subprocess.Popen[bytes]:
         )
 
 
-def start_server(url: str, port: int, workers: int, log: Path) -> subprocess.Popen[bytes]:
+def start_server(
+    url: str, port: int, workers: int, log: Path, *, chain_bypass: bool = True
+) -> subprocess.Popen[bytes]:
     settings = {
         "database": url,
+        "chain_bypass": chain_bypass,
         "rate_per_minute": RATE_PER_MINUTE,
         "rate_per_hour": RATE_PER_HOUR,
         "public_url": f"http://127.0.0.1:{port}",
@@ -683,7 +686,8 @@ def report(
     low, high = args.think
     tally = mix.tally
     print(
-        f"\n{args.shoppers} shoppers (pauses {low:g}-{high:g} s), {args.workers} workers; "
+        f"\n{args.shoppers} shoppers (pauses {low:g}-{high:g} s), {args.workers} workers, "
+        f"chain bypass {'on' if args.chain_bypass else 'off'}; "
         f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores at the end"
     )
     for phase in (bare, catalogue, mix):
@@ -779,7 +783,7 @@ def load_and_audit(
     bare_server = start_bare(args.port + 1, args.workers, bare_log)
     try:
         wait_ready(bare_shop.base, bare_server, path="/bare", log=bare_log, workers=args.workers)
-        server = start_server(url, args.port, args.workers, log)
+        server = start_server(url, args.port, args.workers, log, chain_bypass=args.chain_bypass)
         try:
             wait_ready(base, server, log=log, workers=args.workers)
             bare_workers = descendants(bare_server.pid)
@@ -824,6 +828,12 @@ def main(argv: list[str] | None = None) -> int:
         default=(1.0, 5.0),
         metavar=("MIN", "MAX"),
         help="seconds a shopper pauses between actions (default 1 5)",
+    )
+    parser.add_argument(
+        "--no-chain-bypass",
+        dest="chain_bypass",
+        action="store_false",
+        help="every request down the middleware chain (to measure what the bypass saves)",
     )
     args = parser.parse_args(argv)
     host = make_url(database_url(args.server)).host or ""

@@ -3,14 +3,14 @@
 Nothing is built at import time. The app works under ``httpx.ASGITransport`` (which runs no
 lifespan): the engine is made, and migrations run, before ``create_app`` returns.
 
-Every request takes the one path below; none is answered in front of it.
-Middleware, outermost first: request log (X-Request-Id, one JSON line) -> body limit (413 past a
-size, 408 when it stops coming, refused while it is read) -> hashing lane (a few password hashes
-at once, a bounded wait, a share per client) -> admission gate (a few requests in flight, reads
-first, 503 past a bounded queue) -> crash barrier (500 problem)
--> input guard (NUL) -> tenancy (key or Host -> store; 401) -> rate limit (429, RateLimit-*
-headers) -> answer cache (catalogue answers served again until what they show changes) ->
-entity tags (ETag, 304 on If-None-Match) -> the routes.
+Every request takes the path below. Middleware, outermost first: chain bypass (a kept catalogue
+read answered by the layers below, without passing through them: ``companion.chain_bypass``)
+-> request log (X-Request-Id, one JSON line) -> body limit (413 past a size, 408 when it stops
+coming, refused while it is read) -> hashing lane (a few password hashes at once, a bounded
+wait, a share per client) -> admission gate (a few requests in flight, reads first, 503 past a
+bounded queue) -> crash barrier (500 problem) -> input guard (NUL) -> tenancy (key or Host ->
+store; 401) -> rate limit (429, RateLimit-* headers) -> answer cache (catalogue answers served
+again until what they show changes) -> entity tags (ETag, 304 on If-None-Match) -> the routes.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from companion.answer_cache.changes import watch_writes
 from companion.answer_cache.feeds import feed_for, poll_once
 from companion.answer_cache.middleware import AnswerCache
 from companion.answer_cache.shared import SharedAnswers
+from companion.chain_bypass import ChainBypass
 from companion.clock import Clock, SystemClock
 from companion.db.engine import POOL_SIZE, make_engine, open_pool
 from companion.db.migrate import upgrade
@@ -177,7 +178,9 @@ def create_app(
         read_timeout=settings.body_timeout,
         answer=body_refusal,
     )
-    app.add_middleware(RequestLogMiddleware)  # outermost: the request id and log see everything
+    app.add_middleware(RequestLogMiddleware)  # the request id and log see everything
+    # Kept catalogue reads past the layers above, by their own instances.
+    app.add_middleware(ChainBypass, enabled=settings.chain_bypass)
     return app
 
 

@@ -47,6 +47,9 @@ class CompanionSettings:
     #: promotions included (declared to clients as ``order_discounts`` in GET /cart/quote).
     #: Off: as the spec says, they are priced in the quote and not written to the order.
     order_discounts: bool = True
+    #: Kept catalogue reads answered past the middleware chain (``companion.chain_bypass``);
+    #: off only to measure what it saves.
+    chain_bypass: bool = True
     #: Requests one worker serves at once (at most the database pool's 10); the others wait,
     #: reads before writes (companion.admission). Few: a worker runs Python one thread at a
     #: time, so more in flight only share the core and lengthen each other's answers.

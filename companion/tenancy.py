@@ -183,6 +183,18 @@ class TenancyMiddleware:
         scope.setdefault("state", {})["tenant"] = tenant
         await self.app(scope, receive, send)
 
+    def held(self, scope: Scope) -> Tenant | None:
+        """The tenant of a request under this layer's paths whose well-formed publishable key
+        this worker holds, found without waiting (``companion.chain_bypass``); None: anything
+        else, which ``__call__`` decides."""
+        if not self.applies(scope["path"]):
+            return None
+        key, _host, authorization = key_headers(scope)
+        if not key or sends_secret_key(key, authorization):
+            return None
+        digest = self.digest(key)
+        return None if digest is None else self.known(digest, scope)
+
     async def tenant(self, key: str, host: str, scope: Scope) -> Tenant:
         if not key:
             return await anyio.to_thread.run_sync(tenant_for_host, self.engine, host_name(host))

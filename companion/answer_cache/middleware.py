@@ -160,7 +160,7 @@ class AnswerCache:
             return
         now = self.clock.now()
         key = (tenant.store_id, scope["path"], scope.get("query_string", b""))
-        asked = _if_none_match(scope)
+        asked = if_none_match(scope)
         kept = self.kept(key)
         if kept is not None:
             self.hits += 1
@@ -169,6 +169,14 @@ class AnswerCache:
         until = await self._boundary(tenant.store_id, now)
         read = _Reading(key, version, now, until, read_at)
         await self._read(scope, receive, send, read, asked)
+
+    def kept_for(self, tenant: Tenant, scope: Scope) -> Answer | None:
+        """The answer this layer would serve from memory to ``scope``, a cached route's GET of
+        ``tenant``'s (``companion.chain_bypass``); None: it would read it."""
+        poll_once(self.feed, scope)
+        if self.version() is None:
+            return None
+        return self.kept((tenant.store_id, scope["path"], scope.get("query_string", b"")))
 
     def version(self) -> int | None:
         """The catalogue's version, other processes' changes taken in by the request's poll
@@ -312,7 +320,7 @@ def _within(now: datetime, since: datetime, until: datetime | None) -> bool:
     return since <= now and (until is None or now < until)
 
 
-def _if_none_match(scope: Scope) -> str | None:
+def if_none_match(scope: Scope) -> str | None:
     for name, value in scope["headers"]:
         if name == _IF_NONE_MATCH:
             return bytes(value).decode("latin-1")

@@ -1,0 +1,130 @@
+"""The chain bypass (companion.chain_bypass): a kept catalogue read is answered past the chain
+exactly as the chain answers it (status, headers, body, one rate-limit unit, one log line);
+anything else goes down the chain untouched."""
+
+from __future__ import annotations
+
+import json
+import logging
+
+import httpx
+import pytest
+from fastapi import FastAPI
+
+from companion.chain_bypass import ChainBypass
+from companion.db.schema import api_keys
+from companion.keys.lifecycle import revoke_key
+from companion.logging_http import ACCESS_LOGGER, flush_request_log
+from companion.ratelimit.memory import InMemoryRateLimiter
+from tests.companion.conftest import PREFIX, Api, MakeApi
+
+pytestmark = pytest.mark.anyio
+
+
+def bypass_of(app: FastAPI) -> ChainBypass:
+    node = app.middleware_stack
+    while node is not None and not isinstance(node, ChainBypass):
+        node = getattr(node, "app", None)
+    assert node is not None, "the app has no chain bypass"
+    return node
+
+
+def header_names(response: httpx.Response) -> list[str]:
+    return [name.decode().lower() for name, _ in response.headers.raw]
+
+
+async def test_a_kept_read_is_answered_past_the_chain_as_the_chain_answers_it(
+    make_api: MakeApi,
+) -> None:
+    on, off = await make_api(), await make_api(chain_bypass=False)
+    answers = []
+    for api in (off, on):  # one app after the other: both watch the process's writes
+        await api.ok("/store")
+        await api.ok("/products", limit=5)  # read and kept
+        answers.append(await api.get("/products", limit=5))
+    chained, kept = answers
+    assert bypass_of(off.app).served == 0
+    assert bypass_of(on.app).served == 1
+    assert kept.status_code == chained.status_code == 200
+    assert kept.content == chained.content
+    assert header_names(kept) == header_names(chained)
+    same = ("etag", "content-type", "content-length", "ratelimit-limit", "ratelimit-policy")
+    for name in (*same, "ratelimit-remaining"):
+        assert kept.headers[name] == chained.headers[name], name
+    assert kept.headers["ratelimit-remaining"] == "597"  # one unit a request, this one too
+
+
+async def test_a_kept_read_names_its_answer_in_a_304(api: Api) -> None:
+    first = await api.get("/store")
+    again = await api.client.get(
+        PREFIX + "/store",
+        headers={"X-Service-Key": api.key, "If-None-Match": first.headers["etag"]},
+    )
+    assert bypass_of(api.app).served == 1
+    assert again.status_code == 304 and again.content == b""
+    assert again.headers["etag"] == first.headers["etag"]
+    assert "content-length" not in again.headers or again.headers["content-length"] == "0"
+
+
+async def test_a_kept_read_keeps_the_callers_request_id_and_writes_one_line(
+    api: Api, caplog: pytest.LogCaptureFixture
+) -> None:
+    await api.ok("/store")
+    caplog.set_level(logging.INFO, logger=ACCESS_LOGGER)
+    caplog.clear()
+    kept = await api.client.get(
+        PREFIX + "/store", headers={"X-Service-Key": api.key, "X-Request-Id": "shop-42"}
+    )
+    flush_request_log()
+    assert bypass_of(api.app).served == 1
+    assert kept.headers.get_list("x-request-id") == ["shop-42"]
+    lines = [json.loads(r.getMessage()) for r in caplog.records if r.name == ACCESS_LOGGER]
+    assert [(x["request_id"], x["method"], x["path"], x["status"]) for x in lines] == [
+        ("shop-42", "GET", f"{PREFIX}/store", 200)
+    ]
+
+
+async def test_a_revoked_key_goes_down_the_chain_and_is_refused(api: Api) -> None:
+    await api.ok("/store")
+    await api.ok("/store")
+    assert bypass_of(api.app).served == 1
+    with api.app.state.services.engine.begin() as conn:
+        newest = conn.execute(api_keys.select().order_by(api_keys.c.id.desc())).first()
+        assert newest is not None
+        revoke_key(conn, newest.id, now=api.clock.now())
+    refused = await api.get("/store")
+    assert refused.status_code == 401
+    assert bypass_of(api.app).served == 1
+
+
+async def test_past_the_rate_limit_the_chain_answers_429(make_api: MakeApi) -> None:
+    api = await make_api(rate_per_minute=3)
+    codes = [(await api.get("/store")).status_code for _ in range(4)]
+    assert codes == [200, 200, 200, 429]
+    # The first read and the refusal down the chain; a limiter that leases one unit at a time
+    # (a small limit, shared by workers) waits for each, so all go down the chain.
+    leases = not isinstance(api.app.state.services.limiter, InMemoryRateLimiter)
+    assert bypass_of(api.app).served == (0 if leases else 2)
+
+
+@pytest.mark.parametrize(
+    ("headers", "query", "body"),
+    [
+        (None, None, None),  # no key: the store of the Host header, looked up
+        ({"X-Service-Key": "sk_live_secret"}, None, None),
+        ({"Content-Type": "application/json"}, None, b"{}"),
+        ({}, {"q": "a\x00b"}, None),
+    ],
+    ids=["no-key", "secret-key", "body", "nul"],
+)
+async def test_other_requests_go_down_the_chain(
+    api: Api, headers: dict[str, str] | None, query: dict[str, str] | None, body: bytes | None
+) -> None:
+    await api.ok("/store")
+    sent = {} if headers is None else {"X-Service-Key": api.key, **headers}
+    asked = api.client.build_request(
+        "GET", PREFIX + "/store", headers=sent, params=query, content=body
+    )
+    answer = await api.client.send(asked)
+    assert bypass_of(api.app).served == 0
+    assert answer.status_code in (200, 401, 422)
