@@ -2,15 +2,15 @@
 own layers.
 
 A storefront's shoppers mostly read catalogue pages the answer cache already holds. Down the
-chain such a read passes ten layers to be answered from memory, and at a shopper's pace every
-layer runs cold (none of its code or data in the processor's caches): `make loadtest` measured
-the chain at about twice the bare endpoint's CPU per request, this bypass at about 1.3 times
-(docs/benchmarks.md gives the current figures, with and without it).
+chain such a read passes ten layers to be answered from memory, and at a shopper's pace each
+layer runs cold (none of its code or data in the processor's caches), so what a read costs
+grows with the code it passes through. `make loadtest` runs with and without this module
+(``--no-chain-bypass``); docs/benchmarks.md gives both.
 
 What it skips, for such a read only: the body limit and the hashing lane (a GET with no body,
 not a login), the admission gate (its slots bound the requests that may hold a database
-connection; a kept read holds none), the crash barrier (Starlette's error middleware, outside
-this one, still answers a 500 problem) and the input guard's refusal (a request line with NUL
+connection; a kept read holds none), the crash barrier (an error in its own steps sends the
+request down the chain, logged) and the input guard's refusal (a request line with NUL
 goes down the chain). It takes the same steps as the chain, through the chain's own
 instances, found below it: the key check (``TenancyMiddleware.held``), the kept answer and its
 304 (``AnswerCache.kept_for``, ``reply``), the rate limit's unit and headers, the request id
@@ -23,11 +23,13 @@ Off with ``CompanionSettings.chain_bypass`` (the load test measures both).
 
 from __future__ import annotations
 
+import logging
 import time
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from companion.answer_cache.middleware import AnswerCache, if_none_match, reply
+from companion.errors_http import LOG
 from companion.input_guard import nul_in
 from companion.logging_http import REQUEST_ID_HEADER, RequestLogMiddleware, request_id_from
 from companion.ratelimit.middleware import RateLimitMiddleware, bucket_of, rate_limit_header_pairs
@@ -50,7 +52,7 @@ class ChainBypass:
             parts.get(AnswerCache),
         )
         #: None: a layer it needs is missing, so every request goes down the chain.
-        self.parts = (
+        self.parts: _Parts | None = (
             (log, tenancy, limit, cache)
             if enabled
             and isinstance(log, RequestLogMiddleware)
@@ -66,31 +68,46 @@ class ChainBypass:
         if parts is None or scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        log, tenancy, limit, cache = parts
-        if not cache.cacheable(scope) or nul_in(scope) is not None or _has_body(scope):
-            await self.app(scope, receive, send)
-            return
         started = time.perf_counter()
-        tenant = tenancy.held(scope)
-        answer = None if tenant is None else cache.kept_for(tenant, scope)
-        # Counted last, and only when it needs no wait: a request going down the chain from
-        # here has not been counted.
-        decision = (
-            None
-            if tenant is None or answer is None
-            else limit.limiter.hit_at_once(bucket_of(tenant))
-        )
-        if answer is None or decision is None or not decision.allowed:
+        try:
+            found = _kept_answer(parts, scope)
+        except Exception:  # the chain answers it, through its crash barrier if need be
+            logging.getLogger(LOG).exception("chain bypass failed on %s", scope.get("path"))
+            found = None
+        if found is None:
             await self.app(scope, receive, send)
             return
-        cache.hits += 1
+        status, headers, body, request_id = found
         self.served += 1
-        request_id = request_id_from(scope)
-        status, headers, body = reply(answer, if_none_match(scope))
-        start = [*headers, *rate_limit_header_pairs(decision), (_REQUEST_ID, request_id.encode())]
-        await send({"type": "http.response.start", "status": status, "headers": start})
+        await send({"type": "http.response.start", "status": status, "headers": headers})
         await send({"type": "http.response.body", "body": body, "more_body": False})
-        log.log(scope, request_id, status, started)
+        parts[0].log(scope, request_id, status, started)
+
+
+_Parts = tuple[RequestLogMiddleware, TenancyMiddleware, RateLimitMiddleware, AnswerCache]
+
+
+def _kept_answer(
+    parts: _Parts, scope: Scope
+) -> tuple[int, list[tuple[bytes, bytes]], bytes, str] | None:
+    """Status, headers, body and request id of the kept answer to ``scope``, its rate-limit
+    unit spent; None: the request goes down the chain, nothing of it having taken effect."""
+    _log, tenancy, limit, cache = parts
+    if not cache.cacheable(scope) or nul_in(scope) is not None or _has_body(scope):
+        return None
+    tenant = tenancy.held(scope)
+    answer = None if tenant is None else cache.kept_for(tenant, scope)
+    if tenant is None or answer is None:
+        return None
+    # Counted last, and only when it needs no wait.
+    decision = limit.limiter.hit_at_once(bucket_of(tenant))
+    if decision is None or not decision.allowed:
+        return None
+    cache.hits += 1
+    request_id = request_id_from(scope)
+    status, kept, body = reply(answer, if_none_match(scope))
+    headers = [*kept, *rate_limit_header_pairs(decision), (_REQUEST_ID, request_id.encode())]
+    return status, headers, body, request_id
 
 
 def _layers_below(app: ASGIApp) -> dict[type, object]:

@@ -128,3 +128,18 @@ async def test_other_requests_go_down_the_chain(
     answer = await api.client.send(asked)
     assert bypass_of(api.app).served == 0
     assert answer.status_code in (200, 401, 422)
+
+
+async def test_an_error_in_its_steps_sends_the_request_down_the_chain(
+    api: Api, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    await api.ok("/store")
+    tenancy = bypass_of(api.app).parts[1]  # type: ignore[index]
+
+    def broken(_scope: object) -> None:
+        raise RuntimeError("a bug in the key check's shortcut")
+
+    monkeypatch.setattr(tenancy, "held", broken)
+    answer = await api.get("/store")
+    assert answer.status_code == 200 and bypass_of(api.app).served == 0
+    assert any("chain bypass failed" in r.getMessage() for r in caplog.records)
