@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from pathlib import Path
 from types import CodeType
-from typing import Any
+from typing import Any, TypeVar
 
 import anyio.to_thread
 import httpx
@@ -77,6 +77,17 @@ class Api:
 
 
 MakeApi = Callable[..., Awaitable[Api]]
+Layer = TypeVar("Layer")
+
+
+def layer_of(app: FastAPI, kind: type[Layer]) -> Layer:
+    """The app's middleware layer of type ``kind`` (the app has served a request: its chain is
+    built on the first), found by walking the chain, each layer keeping the next as ``app``."""
+    node = app.middleware_stack
+    while node is not None and not isinstance(node, kind):
+        node = getattr(node, "app", None)
+    assert node is not None, f"the app has no {kind.__name__}"
+    return node
 
 
 def _names(code: CodeType) -> set[str]:

@@ -24,18 +24,14 @@ from companion.answer_cache.changes import (
 from companion.answer_cache.middleware import AnswerCache
 from companion.db.schema import api_keys, products, variants
 from companion.keys.lifecycle import revoke_key
-from tests.companion.conftest import Api, MakeApi
+from tests.companion.conftest import Api, MakeApi, layer_of
 
 pytestmark = pytest.mark.anyio
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def cache_of(app: FastAPI) -> AnswerCache:
-    node = app.middleware_stack
-    while node is not None and not isinstance(node, AnswerCache):
-        node = getattr(node, "app", None)
-    assert node is not None, "the app has no answer cache"
-    return node
+    return layer_of(app, AnswerCache)
 
 
 def on_postgres(api: Api) -> bool:

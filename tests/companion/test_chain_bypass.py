@@ -16,17 +16,13 @@ from companion.db.schema import api_keys
 from companion.keys.lifecycle import revoke_key
 from companion.logging_http import ACCESS_LOGGER, flush_request_log
 from companion.ratelimit.memory import InMemoryRateLimiter
-from tests.companion.conftest import PREFIX, Api, MakeApi
+from tests.companion.conftest import PREFIX, Api, MakeApi, layer_of
 
 pytestmark = pytest.mark.anyio
 
 
 def bypass_of(app: FastAPI) -> ChainBypass:
-    node = app.middleware_stack
-    while node is not None and not isinstance(node, ChainBypass):
-        node = getattr(node, "app", None)
-    assert node is not None, "the app has no chain bypass"
-    return node
+    return layer_of(app, ChainBypass)
 
 
 def header_names(response: httpx.Response) -> list[str]:

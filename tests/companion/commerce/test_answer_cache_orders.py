@@ -7,16 +7,13 @@ import pytest
 
 from companion.answer_cache.middleware import AnswerCache
 from tests.companion.commerce.conftest import Store
+from tests.companion.conftest import layer_of
 
 pytestmark = pytest.mark.anyio
 
 
 def hits(store: Store) -> int:
-    node = store.app.middleware_stack
-    while node is not None and not isinstance(node, AnswerCache):
-        node = getattr(node, "app", None)
-    assert node is not None
-    return node.hits
+    return layer_of(store.app, AnswerCache).hits
 
 
 async def test_an_order_taking_the_last_units_is_read_at_once(store: Store) -> None:
