@@ -179,7 +179,7 @@ def create_app(
         answer=body_refusal,
     )
     app.add_middleware(RequestLogMiddleware)  # the request id and log see everything
-    # Kept catalogue reads past the layers above, by their own instances.
+    # Outermost: answers kept catalogue reads through the instances of the layers added above.
     app.add_middleware(ChainBypass, enabled=settings.chain_bypass)
     return app
 

@@ -34,9 +34,9 @@ from companion.input_guard import nul_in
 from companion.logging_http import REQUEST_ID_HEADER, RequestLogMiddleware, request_id_from
 from companion.ratelimit.middleware import RateLimitMiddleware, bucket_of, rate_limit_header_pairs
 from companion.tenancy import TenancyMiddleware
+from session_service.body_limit import body_framing
 
 _REQUEST_ID = REQUEST_ID_HEADER.lower().encode()
-_BODY_HEADERS = (b"content-length", b"transfer-encoding")
 
 
 class ChainBypass:
@@ -93,8 +93,8 @@ def _kept_answer(
     """Status, headers, body and request id of the kept answer to ``scope``, its rate-limit
     unit spent; None: the request goes down the chain, nothing of it having taken effect."""
     _log, tenancy, limit, cache = parts
-    if not cache.cacheable(scope) or nul_in(scope) is not None or _has_body(scope):
-        return None
+    if not cache.cacheable(scope) or nul_in(scope) is not None or any(body_framing(scope)):
+        return None  # a body is for the chain's body limit to read
     tenant = tenancy.held(scope)
     answer = None if tenant is None else cache.kept_for(tenant, scope)
     if tenant is None or answer is None:
@@ -121,7 +121,3 @@ def _layers_below(app: ASGIApp) -> dict[type, object]:
             break
         node = getattr(node, "app", None)
     return found
-
-
-def _has_body(scope: Scope) -> bool:
-    return any(name in _BODY_HEADERS for name, _ in scope["headers"])

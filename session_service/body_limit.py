@@ -40,7 +40,7 @@ class BodyLimit:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        declared, chunked = _framing(scope)
+        declared, chunked = body_framing(scope)
         if declared > self.max_bytes:
             await self.refuse(scope, send, 413)
             return
@@ -125,7 +125,7 @@ async def _gone() -> Message:
     return _DISCONNECT
 
 
-def _framing(scope: Scope) -> tuple[int, bool]:
+def body_framing(scope: Scope) -> tuple[int, bool]:
     """The declared Content-Length (0 when none or unreadable) and whether the body is sent
     in chunks (Transfer-Encoding)."""
     declared, chunked = 0, False

@@ -159,7 +159,7 @@ class AnswerCache:
             await self.app(scope, receive, send)
             return
         now = self.clock.now()
-        key = (tenant.store_id, scope["path"], scope.get("query_string", b""))
+        key = answer_key(tenant, scope)
         asked = if_none_match(scope)
         kept = self.kept(key)
         if kept is not None:
@@ -176,7 +176,7 @@ class AnswerCache:
         poll_once(self.feed, scope)
         if self.version() is None:
             return None
-        return self.kept((tenant.store_id, scope["path"], scope.get("query_string", b"")))
+        return self.kept(answer_key(tenant, scope))
 
     def version(self) -> int | None:
         """The catalogue's version, other processes' changes taken in by the request's poll
@@ -314,6 +314,11 @@ def _shareable(answer: Answer) -> SharedAnswer:
         answer.until,
         answer.read_at,
     )
+
+
+def answer_key(tenant: Tenant, scope: Scope) -> tuple[int, str, bytes]:
+    """What an answer is kept under: the store, the path and the query string."""
+    return (tenant.store_id, scope["path"], scope.get("query_string", b""))
 
 
 def _within(now: datetime, since: datetime, until: datetime | None) -> bool:
