@@ -27,6 +27,8 @@ from companion.app import create_app
 from companion.clock import ManualClock
 from companion.db.engine import make_engine
 from companion.db.migrate import upgrade
+from companion.db.schema import api_keys
+from companion.keys.lifecycle import revoke_key
 from companion.settings import CompanionSettings
 from tests.companion import databases
 from tests.companion.databases import fresh_database
@@ -77,6 +79,16 @@ class Api:
 
 
 MakeApi = Callable[..., Awaitable[Api]]
+
+
+def revoke_newest_key(api: Api) -> None:
+    """Revoke the key made last (the shop's own unless the test made another)."""
+    with api.app.state.services.engine.begin() as conn:
+        newest = conn.execute(api_keys.select().order_by(api_keys.c.id.desc())).first()
+        assert newest is not None
+        revoke_key(conn, newest.id, now=api.clock.now())
+
+
 Layer = TypeVar("Layer")
 
 

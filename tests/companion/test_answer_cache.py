@@ -22,9 +22,8 @@ from companion.answer_cache.changes import (
     stock_changed,
 )
 from companion.answer_cache.middleware import AnswerCache
-from companion.db.schema import api_keys, products, variants
-from companion.keys.lifecycle import revoke_key
-from tests.companion.conftest import Api, MakeApi, layer_of
+from companion.db.schema import products, variants
+from tests.companion.conftest import Api, MakeApi, layer_of, revoke_newest_key
 
 pytestmark = pytest.mark.anyio
 ROOT = Path(__file__).resolve().parents[2]
@@ -213,10 +212,7 @@ async def test_a_flash_sale_starting_is_read_without_any_write(api: Api) -> None
 async def test_a_revoked_key_is_refused_even_for_a_kept_answer(api: Api) -> None:
     api.shop.product("Áo", slug="ao")
     await api.ok("/products/by-slug/ao")
-    with api.app.state.services.engine.begin() as conn:
-        key_id = conn.execute(api_keys.select().order_by(api_keys.c.id.desc())).first()
-        assert key_id is not None
-        revoke_key(conn, key_id.id, now=api.clock.now())
+    revoke_newest_key(api)
     response = await api.get("/products/by-slug/ao")
     assert response.status_code == 401
 

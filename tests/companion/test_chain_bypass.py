@@ -12,11 +12,9 @@ import pytest
 from fastapi import FastAPI
 
 from companion.chain_bypass import ChainBypass
-from companion.db.schema import api_keys
-from companion.keys.lifecycle import revoke_key
 from companion.logging_http import ACCESS_LOGGER, flush_request_log
 from companion.ratelimit.memory import InMemoryRateLimiter
-from tests.companion.conftest import PREFIX, Api, MakeApi, layer_of
+from tests.companion.conftest import PREFIX, Api, MakeApi, layer_of, revoke_newest_key
 
 pytestmark = pytest.mark.anyio
 
@@ -84,10 +82,7 @@ async def test_a_revoked_key_goes_down_the_chain_and_is_refused(api: Api) -> Non
     await api.ok("/store")
     await api.ok("/store")
     assert bypass_of(api.app).served == 1
-    with api.app.state.services.engine.begin() as conn:
-        newest = conn.execute(api_keys.select().order_by(api_keys.c.id.desc())).first()
-        assert newest is not None
-        revoke_key(conn, newest.id, now=api.clock.now())
+    revoke_newest_key(api)
     refused = await api.get("/store")
     assert refused.status_code == 401
     assert bypass_of(api.app).served == 1
