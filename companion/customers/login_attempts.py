@@ -7,13 +7,16 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Connection, Engine, case, delete, update
+from sqlalchemy import Connection, Engine, case, delete, select, tuple_, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from companion.customers.throttle import Count, seconds_refused
 from companion.db.commerce_schema import login_attempts
 
 _DIALECT_INSERT: dict[str, Any] = {"postgresql": postgresql.insert, "sqlite": sqlite.insert}
+#: Lapsed counts removed after a claim that started a count: more than a claim adds, so the
+#: table holds about one window's clients however many came before.
+SWEPT_AT_ONCE = 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,13 +35,35 @@ def claim_attempt(
 ) -> Refusal | None:
     """Claim one attempt in each count, in order, committed before the password is checked;
     the first count past its limit refuses it (the counts after it are left alone)."""
+    refusal, started_one = None, False
     with engine.begin() as conn:
         for count in counts:
             attempts, started = _claim(conn, store_id, count, window, now)
+            started_one = started_one or attempts == 1
             seconds = seconds_refused(attempts, started, count.limit, window, now)
             if seconds:
-                return Refusal(seconds, count.whom)
-    return None
+                refusal = Refusal(seconds, count.whom)
+                break
+    if started_one:
+        sweep_lapsed(engine, store_id=store_id, window=window, now=now)
+    return refusal
+
+
+def sweep_lapsed(engine: Engine, *, store_id: int, window: timedelta, now: datetime) -> int:
+    """Remove up to ``SWEPT_AT_ONCE`` of the store's lapsed counts (a claim would start them
+    again at 1, as if absent); how many. Without it every client that ever tried to log in
+    keeps its rows. Its own transaction, after the claims; on PostgreSQL it skips the rows a
+    claim holds, so it neither waits for one nor deadlocks with one."""
+    table = login_attempts
+    lapsed = (
+        select(table.c.store_id, table.c.subject)
+        .where(table.c.store_id == store_id, table.c.window_started_at <= now - window)
+        .limit(SWEPT_AT_ONCE)
+        .with_for_update(skip_locked=True)
+    )
+    with engine.begin() as conn:
+        subjects = tuple_(table.c.store_id, table.c.subject)
+        return conn.execute(delete(table).where(subjects.in_(lapsed))).rowcount
 
 
 def _claim(

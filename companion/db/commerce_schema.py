@@ -203,6 +203,8 @@ login_attempts = Table(
     Column("attempts", Integer, nullable=False),
     Column("window_started_at", DateTime, nullable=False),
     UniqueConstraint("store_id", "subject"),
+    # The sweep of lapsed counts (customers.login_attempts.sweep_lapsed) reads by it.
+    Index("ix_login_attempts_lapse", "store_id", "window_started_at"),
 )
 
 customer_addresses = Table(

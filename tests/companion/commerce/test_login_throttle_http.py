@@ -12,6 +12,7 @@ import logging
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import replace
+from datetime import datetime, timedelta
 from typing import Any
 
 import anyio
@@ -20,8 +21,11 @@ import httpx
 import pytest
 from argon2 import PasswordHasher
 from fastapi import FastAPI
+from sqlalchemy import func, select
 
 from companion.app import create_app
+from companion.customers.login_attempts import SWEPT_AT_ONCE
+from companion.db.commerce_schema import login_attempts
 from companion.logging_http import ACCESS_LOGGER
 from tests.companion.commerce.conftest import PASSWORD, Store, cheap_hasher
 from tests.companion.conftest import PREFIX
@@ -210,3 +214,52 @@ async def test_a_successful_login_gives_its_claims_back(
         assert (await owner(PASSWORD)).status_code == 200
     assert (await owner("wrong")).status_code == 401
     assert (await owner(PASSWORD)).status_code == 200
+
+
+def counts_held(store: Store, *, lapsed_before: datetime | None = None) -> int:
+    """The store's login counts (``lapsed_before``: only those whose window started by then)."""
+    table = login_attempts
+    query = select(func.count()).where(table.c.store_id == store.store_id)
+    if lapsed_before is not None:
+        query = query.where(table.c.window_started_at <= lapsed_before)
+    with store.engine.connect() as conn:
+        return int(conn.execute(query).scalar_one())
+
+
+async def test_later_logins_sweep_lapsed_counts_and_keep_live_ones(
+    store: Store, workers: Callable[..., list[FastAPI]]
+) -> None:
+    await register(store)
+    [app] = workers(1)
+    app.state.password_hasher = cheap_hasher()
+    window = app.state.services.settings.login_window_seconds
+    clients = [f"192.0.2.{n}" for n in range(20)]
+    for address in clients:
+        assert (await login_from(store, app, address)("wrong")).status_code == 401
+    attacker = login_from(store, app, ATTACKER)
+    for n in range(6):  # locked out at the sixth
+        expected = 401 if n < 5 else 429
+        assert (await attacker(f"wrong {n}")).status_code == expected
+    # Each client's count and its count at the e-mail, and the e-mail's.
+    assert counts_held(store) == 2 * 21 + 1
+
+    # Within the window a new client's claim sweeps nothing, and the lock holds.
+    store.clock.advance(window - 300)
+    assert (await login_from(store, app, "198.51.100.1")("wrong")).status_code == 401
+    assert counts_held(store) == 2 * 22 + 1
+    assert (await attacker(PASSWORD)).status_code == 429
+
+    # Past it, each new client's claim removes up to SWEPT_AT_ONCE of the lapsed counts.
+    store.clock.advance(301)
+    lapsed_by = store.clock.now() - timedelta(seconds=window)
+    # The first clients' and the attacker's, and the e-mail's (the next claim restarts it).
+    assert counts_held(store, lapsed_before=lapsed_by) == 2 * 21 + 1
+    lapsed = 2 * 21
+    sweeps = -(-lapsed // SWEPT_AT_ONCE)
+    for n in range(sweeps):
+        assert (await login_from(store, app, f"198.51.100.{10 + n}")("wrong")).status_code == 401
+        left = max(0, lapsed - (n + 1) * SWEPT_AT_ONCE)
+        assert counts_held(store, lapsed_before=lapsed_by) == left
+    # Left: the e-mail's, the client of the window before's, and the new clients'.
+    assert counts_held(store) == 1 + 2 + 2 * sweeps
+    assert (await attacker(PASSWORD)).status_code == 200  # its lock lapsed with its count
