@@ -49,14 +49,18 @@ def rate_limit_header_pairs(decision: RateDecision) -> list[tuple[bytes, bytes]]
     ]
 
 
+def refusal_detail(decision: RateDecision) -> str:
+    """What a refused request's problem says."""
+    tight = decision.tightest
+    return (
+        f"rate limit of {tight.window.limit} requests per {tight.window.seconds} s reached; "
+        f"retry after {decision.retry_after} s"
+    )
+
+
 def refusal(decision: RateDecision) -> ASGIApp:
     """The 429 answer of a refused request, its rate-limit headers on it."""
-    problem = too_many_requests(
-        decision.retry_after,
-        f"rate limit of {decision.tightest.window.limit} requests per "
-        f"{decision.tightest.window.seconds} s reached; retry after "
-        f"{decision.retry_after} s",
-    )
+    problem = too_many_requests(decision.retry_after, refusal_detail(decision))
     return problem_response(problem, rate_limit_headers(decision))
 
 

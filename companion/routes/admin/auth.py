@@ -5,23 +5,29 @@ A publishable key, a customer token or nothing is a 401 (``secret_key_required``
 or revoked secret key a 401 (``invalid_key``); a secret key without the route's permission a
 403 (``permission_denied``). Each refusal is written to the request log with its reason. The
 key is looked up on every call: a revocation holds from the next request, in every worker.
+
+Each call of a known key spends a unit of that key's rate limit (the store's policy, shared by
+every worker, as a publishable key's): past it a 429 (``rate_limited``, with Retry-After), so a
+merchant's script in a loop cannot take the database from the shoppers. Every answer carries the
+key's RateLimit headers.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Coroutine
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import anyio.to_thread
-from fastapi import Request
+from fastapi import Request, Response
 from sqlalchemy import Engine, select
 
 from companion.db.schema import api_keys
 from companion.deps import services_of
 from companion.keys.material import SECRET_PREFIX, hash_key
 from companion.logging_http import note_refusal
-from companion.problems import Problem, forbidden
+from companion.problems import Problem, forbidden, too_many_requests
+from companion.ratelimit.middleware import rate_limit_headers, refusal_detail
 
 MAX_KEY_LENGTH = 200
 
@@ -79,21 +85,30 @@ def _lookup(engine: Engine, digest: str) -> AdminKey | str:
     return AdminKey(row.id, row.store_id, frozenset(row.permissions or ()))
 
 
-async def admin_key(request: Request) -> AdminKey:
+async def admin_key(request: Request, response: Response) -> AdminKey:
+    """The request's secret key, a unit of its rate limit spent (its headers on ``response``)."""
     token = _secret_key_of(request)
-    engine = services_of(request).engine
-    found = await anyio.to_thread.run_sync(_lookup, engine, hash_key(token))
+    services = services_of(request)
+    found = await anyio.to_thread.run_sync(_lookup, services.engine, hash_key(token))
     if isinstance(found, str):
         note_refusal(request.scope, f"admin API: {found}")
         raise _unauthorized("invalid_key", "not a secret key of this API (unknown or revoked)")
+    bucket = f"key:{found.key_id}"  # keys of either kind are rows of one table: one id each
+    decision = services.limiter.hit_at_once(bucket) or await services.limiter.hit(bucket)
+    headers = rate_limit_headers(decision)
+    if not decision.allowed:
+        note_refusal(request.scope, f"admin API: key {found.key_id} rate limited")
+        refused = too_many_requests(decision.retry_after, refusal_detail(decision))
+        raise replace(refused, headers={**refused.headers, **headers})
+    response.headers.update(headers)
     return found
 
 
-def permitted(permission: str) -> Callable[[Request], Coroutine[Any, Any, AdminKey]]:
+def permitted(permission: str) -> Callable[[Request, Response], Coroutine[Any, Any, AdminKey]]:
     """A dependency: the request's secret key, which must hold ``permission``."""
 
-    async def check(request: Request) -> AdminKey:
-        key = await admin_key(request)
+    async def check(request: Request, response: Response) -> AdminKey:
+        key = await admin_key(request, response)
         if permission not in key.permissions:
             note_refusal(request.scope, f"admin API: key {key.key_id} lacks {permission}")
             raise forbidden("permission_denied", f"this key does not hold {permission}")
