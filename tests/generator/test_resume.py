@@ -123,7 +123,8 @@ def test_a_stopped_build_keeps_the_previous_output(
 
 
 #: A store large enough that one more walk of its lists is under 2 % of its crawl (103 of
-#: 6,474 requests), the issue's figure for a resumed crawl; the test takes about half a minute.
+#: 6,474 requests), the issue's figure for a resumed crawl; the test takes a minute and a half
+#: (about two whole crawls of it, on two cores).
 KILLED_PRODUCTS = 3000
 #: Requests a crawl killed three times may ask beyond a one-go crawl's, as a share of it.
 REPEATED_AT_MOST = 0.02
