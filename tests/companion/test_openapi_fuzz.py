@@ -29,6 +29,7 @@ from companion.keys.lifecycle import create_key
 from companion.routes.read import router as read_router
 from companion.settings import CompanionSettings
 from tests.companion.conftest import PREFIX, START, fresh_database
+from tests.companion.databases import postgres_server
 from tests.companion.factory import Shop
 
 FUZZ_KEY = "pk_live_fuzz"
@@ -102,6 +103,10 @@ def read_schema(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 def test_read_endpoint_answers_as_documented(
     read_schema: Any, path: str, mode: GenerationMode
 ) -> None:
+    if mode is GenerationMode.NEGATIVE and postgres_server():
+        # Input that breaks the schema is refused by validation before any database is asked:
+        # the SQLite pass has fuzzed it. PostgreSQL gets the valid input, which reaches it.
+        pytest.skip("schema-breaking input is fuzzed on SQLite only")
     operation = read_schema[path]["GET"]
 
     @given(case=operation.as_strategy(generation_mode=mode))

@@ -29,7 +29,7 @@ from companion.routes.commerce import router as commerce_router
 from companion.settings import CompanionSettings
 from tests.companion.commerce.conftest import Template, cheap_hasher
 from tests.companion.conftest import PREFIX, START
-from tests.companion.databases import fresh_database
+from tests.companion.databases import fresh_database, postgres_server
 
 CHECKS = [
     not_a_server_error,
@@ -98,6 +98,10 @@ def _fuzz_target(template: Template, database: str) -> Iterator[tuple[Any, dict[
 def test_commerce_endpoint_answers_as_documented(
     fuzz_target: tuple[Any, dict[str, str]], path: str, method: str, mode: GenerationMode
 ) -> None:
+    if mode is GenerationMode.NEGATIVE and postgres_server():
+        # Input that breaks the schema is refused by validation before any database is asked:
+        # the SQLite pass has fuzzed it. PostgreSQL gets the valid input, which reaches it.
+        pytest.skip("schema-breaking input is fuzzed on SQLite only")
     schema, headers = fuzz_target
     operation = schema[path][method]
 
