@@ -30,7 +30,9 @@ def admin_openapi(router: APIRouter, prefix: str) -> dict[str, Any]:
         version="1",
         description=(
             "The merchant's API: secret keys only (Authorization: Bearer sk_live_...), each "
-            "route behind one permission. Errors are problem JSON (RFC 9457). See "
+            "route behind one permission. Each key has its own rate limit, the public API's "
+            "policy: every answer carries RateLimit-* headers, and past it the answer is 429 "
+            "rate_limited with Retry-After. Errors are problem JSON (RFC 9457). See "
             "docs/admin-api.md."
         ),
         routes=_prefixed(router, prefix).routes,
