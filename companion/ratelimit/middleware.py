@@ -15,7 +15,7 @@ from __future__ import annotations
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from companion.errors_http import problem_response
-from companion.problems import too_many_requests
+from companion.problems import Problem, too_many_requests
 from companion.ratelimit.windows import RateDecision, RateLimiter
 from companion.tenant import Tenant
 
@@ -23,8 +23,13 @@ from companion.tenant import Tenant
 def bucket_of(tenant: Tenant) -> str:
     """One bucket per key; all unkeyed traffic to a store shares the store's bucket."""
     if tenant.key_id is not None:
-        return f"key:{tenant.key_id}"
+        return key_bucket(tenant.key_id)
     return f"store:{tenant.store_id}"
+
+
+def key_bucket(key_id: int) -> str:
+    """A key's bucket, publishable or secret (keys of both kinds are rows of one table)."""
+    return f"key:{key_id}"
 
 
 def rate_limit_headers(decision: RateDecision) -> dict[str, str]:
@@ -49,19 +54,21 @@ def rate_limit_header_pairs(decision: RateDecision) -> list[tuple[bytes, bytes]]
     ]
 
 
-def refusal_detail(decision: RateDecision) -> str:
-    """What a refused request's problem says."""
+def refused_problem(decision: RateDecision) -> Problem:
+    """The 429 problem of a refused request, its rate-limit headers on it."""
     tight = decision.tightest
-    return (
+    problem = too_many_requests(
+        decision.retry_after,
         f"rate limit of {tight.window.limit} requests per {tight.window.seconds} s reached; "
-        f"retry after {decision.retry_after} s"
+        f"retry after {decision.retry_after} s",
     )
+    problem.headers.update(rate_limit_headers(decision))
+    return problem
 
 
 def refusal(decision: RateDecision) -> ASGIApp:
-    """The 429 answer of a refused request, its rate-limit headers on it."""
-    problem = too_many_requests(decision.retry_after, refusal_detail(decision))
-    return problem_response(problem, rate_limit_headers(decision))
+    """The 429 answer of a refused request."""
+    return problem_response(refused_problem(decision))
 
 
 def with_limits(send: Send, decision: RateDecision) -> Send:

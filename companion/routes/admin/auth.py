@@ -6,8 +6,8 @@ or revoked secret key a 401 (``invalid_key``); a secret key without the route's 
 403 (``permission_denied``). Each refusal is written to the request log with its reason. The
 key is looked up on every call: a revocation holds from the next request, in every worker.
 
-Each call of a known key spends a unit of that key's rate limit (the store's policy, shared by
-every worker, as a publishable key's): past it a 429 (``rate_limited``, with Retry-After), so a
+Each call of a known key spends a unit of that key's rate limit (the public API's policy, shared
+by every worker, as a publishable key's): past it a 429 (``rate_limited``, with Retry-After), so a
 merchant's script in a loop cannot take the database from the shoppers. Every answer carries the
 key's RateLimit headers.
 """
@@ -15,7 +15,7 @@ key's RateLimit headers.
 from __future__ import annotations
 
 from collections.abc import Callable, Coroutine
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import anyio.to_thread
@@ -26,8 +26,8 @@ from companion.db.schema import api_keys
 from companion.deps import services_of
 from companion.keys.material import SECRET_PREFIX, hash_key
 from companion.logging_http import note_refusal
-from companion.problems import Problem, forbidden, too_many_requests
-from companion.ratelimit.middleware import rate_limit_headers, refusal_detail
+from companion.problems import Problem, forbidden
+from companion.ratelimit.middleware import key_bucket, rate_limit_headers, refused_problem
 
 MAX_KEY_LENGTH = 200
 
@@ -93,14 +93,12 @@ async def admin_key(request: Request, response: Response) -> AdminKey:
     if isinstance(found, str):
         note_refusal(request.scope, f"admin API: {found}")
         raise _unauthorized("invalid_key", "not a secret key of this API (unknown or revoked)")
-    bucket = f"key:{found.key_id}"  # keys of either kind are rows of one table: one id each
+    bucket = key_bucket(found.key_id)
     decision = services.limiter.hit_at_once(bucket) or await services.limiter.hit(bucket)
-    headers = rate_limit_headers(decision)
     if not decision.allowed:
         note_refusal(request.scope, f"admin API: key {found.key_id} rate limited")
-        refused = too_many_requests(decision.retry_after, refusal_detail(decision))
-        raise replace(refused, headers={**refused.headers, **headers})
-    response.headers.update(headers)
+        raise refused_problem(decision)
+    response.headers.update(rate_limit_headers(decision))
     return found
 
 
