@@ -6,7 +6,13 @@
   alone in ``t/<a>.json``), each with four lists of product ids, delta-coded: those whose name
   has it first, second, further on, and whose other words (brand, category path, SKUs, option
   values) have it (a query ranks "áo thun" above "áo polo thể thao" for "ao th"); a query
-  fetches the shard of each word it has;
+  fetches the shard of each word it has (``shard_key``). A shard of many words past
+  ``SHARD_BYTES`` (a store's SKUs share their first letters) is split by the letter after the
+  prefix into parts, each as many next letters in order as fit and named by the first letters
+  it starts at (``t/sp120.json``), a part of one letter that is still too large split again;
+  the manifest gives each split prefix its parts' starts. The split prefix's own shard keeps
+  the words as long as it and, for a query that ends in that prefix, the longer words found in
+  the most products, as many as fit (``_split``);
 - ``r/<n>.json``, a record chunk: the records of products ``n * CHUNK`` to ``(n + 1) * CHUNK
   - 1`` by id; a query fetches those of the results it shows;
 - ``f/<n>.json``, a column chunk: what a sort and the filters read of products ``n * COLUMNS``
@@ -22,9 +28,14 @@ copies).
 from __future__ import annotations
 
 import hashlib
+import heapq
 import json
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
+from itertools import accumulate, chain
+from types import MappingProxyType
 from typing import Any
 
 from generator.search_index.fold import words
@@ -39,11 +50,30 @@ CHUNK = 128
 COLUMNS = 8 * CHUNK
 MANIFEST = "index.json"
 #: What the islands are told the format is; raised when it changes.
-FORMAT = 3
+FORMAT = 4
+#: A term shard of more than ``SPLIT_WORDS`` words past this many bytes is split (a shopper's
+#: phone fetches and reads the whole shard of each word typed). A shard of fewer, common words
+#: stays whole: each of its words is in many products, so a query for any of them wants it.
+SHARD_BYTES = 128 * 1024
+SPLIT_WORDS = 64
+#: A split prefix's own shard holds at most this share of it: some of its longer words to
+#: suggest while the shopper has typed no further.
+LIKELIEST_SHARE = 1 / 4
+
+#: A word's four id lists: name first, name second, name further on, other words.
+Lists = tuple[list[int], list[int], list[int], list[int]]
 
 
-def shard_key(word: str) -> str:
-    return word[:2]
+def shard_key(word: str, split: Mapping[str, Sequence[str]] = MappingProxyType({})) -> str:
+    """The shard holding ``word``: its first two letters; past a split prefix, the part (named
+    by the first letters it starts at, one more than the prefix) that holds the word's next
+    letter. The islands' ``shardOf`` is the same."""
+    key = word[:2]
+    while key in split and len(word) > len(key):
+        starts = split[key]
+        at = bisect_right(starts, word[: len(key) + 1])
+        key = starts[at - 1] if at else word[: len(key) + 1]
+    return key
 
 
 def _deltas(ids: Iterable[int]) -> list[int]:
@@ -70,6 +100,90 @@ def _same(held: Any) -> Any:
 def _coded(terms: Mapping[str, Sequence[list[int]]]) -> dict[str, list[list[int]]]:
     """A shard as its file has it: the words in order, their id lists delta-coded."""
     return {word: [_deltas(ids) for ids in terms[word]] for word in sorted(terms)}
+
+
+def _split(
+    postings: Mapping[str, Lists], limit: int = SHARD_BYTES
+) -> tuple[dict[str, dict[str, Lists]], dict[str, list[str]]]:
+    """The term shards by key, and where each split prefix's parts start (see the module's
+    docstring)."""
+    shards: dict[str, dict[str, Lists]] = {}
+    for word, lists in postings.items():
+        shards.setdefault(shard_key(word), {})[word] = lists
+    split: dict[str, list[str]] = {}
+    for key in [key for key, terms in shards.items() if len(terms) > SPLIT_WORDS]:
+        terms = shards.pop(key)
+        # In order, the words that begin alike are side by side: a prefix's are a range.
+        words = sorted(terms)
+        sizes = list(accumulate((_size(w, terms[w]) for w in words), initial=0))
+        ranks = [(-sum(map(len, terms[w])), len(w), w) for w in words]
+        cut = _Cut(words, sizes, ranks, limit, split)
+        for name, lo, hi, likeliest in cut.shards(key, 0, len(words)):
+            shards[name] = {w: terms[w] for w in chain(words[lo:hi], likeliest)}
+    return shards, dict(sorted(split.items()))
+
+
+@dataclass(frozen=True, slots=True)
+class _Cut:
+    """A shard's words in order, the bytes before each (``sizes``), each one's rank for the
+    likeliest, and where the prefixes split are noted (``split``)."""
+
+    words: list[str]
+    sizes: list[int]
+    ranks: list[tuple[int, int, str]]
+    limit: int
+    split: dict[str, list[str]]
+
+    def shards(self, key: str, lo: int, hi: int) -> Iterator[tuple[str, int, int, list[str]]]:
+        """The shards of the words ``lo`` to ``hi`` (those that begin with ``key``, or a part's):
+        each one's name, range and likeliest longer words (a split prefix's own shard)."""
+        words, sizes = self.words, self.sizes
+        if hi - lo <= SPLIT_WORDS or sizes[hi] - sizes[lo] <= self.limit:
+            yield key, lo, hi, []
+            return
+        own = lo + (words[lo] == key)  # the word that is the prefix itself sorts first
+        # The next letters in order, as many to a part as fit (one alone may not: split again).
+        parts: list[list[Any]] = []
+        room = 0
+        at = own
+        while at < hi:
+            start = words[at][: len(key) + 1]
+            end = bisect_left(words, start + "\x7f", at, hi)  # a word's letters are [a-z0-9]
+            if not parts or sizes[end] - sizes[at] > room:
+                parts.append([start, at, end])
+                room = self.limit
+            parts[-1][2] = end
+            room -= sizes[end] - sizes[at]
+            at = end
+        self.split[key] = [start for start, _, _ in parts]
+        room = int(self.limit * LIKELIEST_SHARE) - (sizes[own] - sizes[lo])
+        yield key, lo, own, self._likeliest(own, hi, max(0, room))
+        for start, part_lo, part_hi in parts:
+            yield from self.shards(start, part_lo, part_hi)
+
+    def _likeliest(self, lo: int, hi: int, room: int) -> list[str]:
+        """Of the words ``lo`` to ``hi``, those in the most products (the shorter first, then
+        in order), as many as fit in ``room`` bytes: what a split prefix's own shard suggests
+        for a query that ends there."""
+        chosen: list[str] = []
+        # A word takes 20 bytes at least: no more than that many can fit.
+        for i in heapq.nsmallest(room // 20, range(lo, hi), key=self.ranks.__getitem__):
+            room -= self.sizes[i + 1] - self.sizes[i]
+            if room < 0:
+                break
+            chosen.append(self.words[i])
+        return chosen
+
+
+def _size(word: str, lists: Lists) -> int:
+    """About the bytes of ``word`` in its shard's file, worked out from its lists' lengths and
+    spans (ids ascending) without coding them."""
+    size = len(word) + 17  # its quotes, colon and comma, four lists' brackets and commas
+    for ids in lists:
+        if ids:
+            gap = (ids[-1] - ids[0]) // len(ids) + 1
+            size += len(ids) * (len(str(gap)) + 1) + len(str(ids[0]))
+    return size
 
 
 def _seconds(stamp: str | None) -> int | None:
@@ -115,10 +229,12 @@ def index_files(
     pages: list[list[Any]],
     synonyms: Sequence[Sequence[str]],
     previous: Mapping[str, tuple[Any, bytes]] | None = None,
+    *,
+    shard_bytes: int = SHARD_BYTES,
 ) -> Built:
     """Every file of the index by its name under ``_search/``; a file holding what it held in
     ``previous`` keeps those very bytes (not encoded again)."""
-    postings: dict[str, tuple[list[int], list[int], list[int], list[int]]] = {}
+    postings: dict[str, Lists] = {}
     chunks: dict[int, list[dict[str, Any]]] = {}
     for entry in sorted(entries, key=lambda e: e.id):
         chunks.setdefault(entry.id // CHUNK, []).append(entry.record)
@@ -131,9 +247,7 @@ def index_files(
             lists[min(position, 2)].append(entry.id)
         for word in entry.other_words - seen:
             postings.setdefault(word, ([], [], [], []))[3].append(entry.id)
-    shards: dict[str, dict[str, tuple[list[int], list[int], list[int], list[int]]]] = {}
-    for word, lists in postings.items():
-        shards.setdefault(shard_key(word), {})[word] = lists
+    shards, split = _split(postings, shard_bytes)
     before = previous or {}
     built: Built = {}
 
@@ -161,6 +275,7 @@ def index_files(
         "count": len(entries),
         "pages": pages_version,
         "t": versions["t"],
+        "s": split,
         "r": versions["r"],
         "f": versions["f"],
         "synonyms": [[words(w) for w in group] for group in synonyms],

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from generator.model import Catalog
 from generator.plan.site_plan import SitePlan
-from generator.search_index.layout import Built, index_files
+from generator.search_index.layout import SHARD_BYTES, Built, index_files
 from generator.search_index.records import Entry, EntryKey, detail_of, other_pages, product_entries
 
 #: The index's folder in the output (``/_search/``), and its build state under --cache-dir.
@@ -86,6 +86,7 @@ def write_search_index(
     *,
     synonyms: Sequence[Sequence[str]] = (),
     full: bool = False,
+    shard_bytes: int = SHARD_BYTES,
 ) -> IndexReport:
     """The index of ``catalog`` (as ``plan`` publishes it) under ``out_dir/_search``."""
     started = time.perf_counter()
@@ -96,7 +97,7 @@ def write_search_index(
         listed.append(entry)
         if key is not None:
             entries[key] = entry
-    built = index_files(listed, other_pages(plan), synonyms, state.files)
+    built = index_files(listed, other_pages(plan), synonyms, state.files, shard_bytes=shard_bytes)
     files = {name: data for name, (_, data) in built.items()}
     root = out_dir / FOLDER
     present = _present(root) if root.is_dir() else set()

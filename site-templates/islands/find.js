@@ -1,7 +1,7 @@
 // Search from the index the build publishes under /_search/ (docs/search.md): the header's
 // suggestions as the shopper types (loaded when the field is first used) and the search page's
-// results. No API request: a query fetches the manifest, the shard of each word's first two
-// letters and the record chunks of what it shows; a sort or a filter, its results' light
+// results. No API request: a query fetches the manifest, the shard of each word (by its first
+// letters) and the record chunks of what it shows; a sort or a filter, its results' light
 // records (column chunks) first. Words and markup are the theme's.
 import { card, h, part, price, src } from './main.js'
 
@@ -21,12 +21,23 @@ function near (a, b) {
   return rest(1, 1) || rest(1, 0) || rest(0, 1) || (a[i] === b[i + 1] && a[i + 1] === b[i] && rest(2, 2))
 }
 
+// The shard holding `word` (the build's shard_key): its first two letters; past a prefix the
+// index split (a store's SKUs share their first letters), the part holding its next letter.
+function shardOf (m, word) {
+  let key = word.slice(0, 2)
+  while (m.s[key] && word.length > key.length) {
+    const next = word.slice(0, key.length + 1)
+    key = m.s[key].findLast((start) => start <= next) || next
+  }
+  return key
+}
+
 // Products holding `word`, the query's `n`th (a prefix too when `prefix`; one typo off from 5
 // letters), with a score: an exact word over a prefix over a typo; in the name where the query
 // has it (first, second) over elsewhere in the name over the other words (brand, category
 // path, SKUs, options). Only those `keep` has, when given (the earlier words' products).
 async function scored (m, word, prefix, n, keep) {
-  const key = word.slice(0, 2)
+  const key = shardOf(m, word)
   const shard = m.t[key] && await get(`t/${key}.json`, m.t[key])
   const out = new Map()
   for (const term in shard) {
@@ -56,7 +67,7 @@ export async function find (query) {
   const m = await manifest()
   const typed = words(query)
   let found = null
-  for (const w of typed) m.t[w.slice(0, 2)] && get(`t/${w.slice(0, 2)}.json`, m.t[w.slice(0, 2)]) // fetched together
+  for (const key of typed.map((w) => shardOf(m, w))) m.t[key] && get(`t/${key}.json`, m.t[key]) // fetched together
   for (const [n, word] of typed.entries()) {
     const last = n === typed.length - 1
     const alike = m.synonyms.filter((g) => g.some((w) => w.join() === word)).flat().filter((w) => w.join() !== word)

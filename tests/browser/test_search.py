@@ -6,6 +6,7 @@ field is used."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -112,3 +113,85 @@ def test_the_search_page_lists_every_result_and_sorts_them_without_asking(
     assert {names[i] for i in expected} <= set(titles)
     amounts = [int("".join(c for c in p if c.isdigit())) for p in prices]
     assert amounts == sorted(amounts)
+
+
+def _holding(site: Path) -> dict[str, set[int]]:
+    """Every word of the index and the products that have it (name or other words)."""
+    found: dict[str, set[int]] = {}
+    for shard in (site / "_search" / "t").glob("*.json"):
+        for word, lists in json.loads(shard.read_bytes()).items():
+            for deltas in lists:
+                last = 0
+                for delta in deltas:
+                    last += delta
+                    found.setdefault(word, set()).add(last)
+    return found
+
+
+FIND_PAGE = """<!doctype html><main></main><script type=module>
+import { find } from '/_assets/find.js'
+window.find = find
+window.ready = true
+</script>"""
+
+
+def test_a_store_of_many_skus_is_searched_from_small_shards(
+    browser: Browser, tmp_path: Path
+) -> None:
+    """3,000 SKUs that share their first letters: split into small shards, each word found
+    whole where the island looks, and a query ending in a split prefix still suggests some."""
+    from benchmarks.search import catalogue, serving
+    from generator.search_index.fold import words
+    from generator.search_index.store import write_search_index
+    from generator.shipped import THEME_DIR
+
+    catalog, plan = catalogue(3000)
+    limit = 8 * 1024
+    sites = {}
+    for name, shard_bytes in (("split", limit), ("whole", 2**40)):
+        site = sites[name] = tmp_path / name
+        (site / "_assets").mkdir(parents=True)
+        for module in ("main.js", "find.js"):
+            shutil.copy(THEME_DIR / "islands" / module, site / "_assets" / module)
+        (site / "index.html").write_text(FIND_PAGE, encoding="utf-8")
+        write_search_index(catalog, plan, site, tmp_path / f"{name}-cache", shard_bytes=shard_bytes)
+    prefixes = json.loads((sites["split"] / "_search" / "index.json").read_bytes())["s"]
+    assert "sp1" in prefixes
+    holding = _holding(sites["whole"])
+    queries = ["sp1234", "sp123", "ao sp20", "sp1"]
+
+    def results(site: Path) -> tuple[dict[str, list[int]], list[int]]:
+        found, shards = {}, []
+        with serving(site) as origin:
+            context = browser.new_context()
+            try:
+                page = context.new_page()
+                page.on(
+                    "response",
+                    lambda r: "/_search/t/" in r.url and shards.append(len(r.body())),
+                )
+                page.goto(origin + "/")
+                page.wait_for_function("window.ready")
+                for query in queries:
+                    found[query] = page.evaluate("(q) => window.find(q)", query)
+            finally:
+                context.close()
+        return found, shards
+
+    (split_found, split_shards), (whole_found, whole_shards) = (
+        results(sites["split"]),
+        results(sites["whole"]),
+    )
+    assert max(split_shards) <= limit * 1.25 < max(whole_shards), (split_shards, whole_shards)
+    for query in queries:
+        assert split_found[query], query
+        assert set(split_found[query]) <= set(whole_found[query]), query
+        *first, last = words(query)
+        exact_or_prefix = set.intersection(
+            *(holding.get(w, set()) for w in first),
+            *[set().union(*(ids for w, ids in holding.items() if w.startswith(last)))],
+        )
+        if last not in prefixes:  # a split prefix's shard: the likeliest of its words only
+            # Every product with the words (the last one begun); the whole index's matches one
+            # typo off (sp1334 for sp1234) may be in shards the split one skips.
+            assert exact_or_prefix <= set(split_found[query]), query

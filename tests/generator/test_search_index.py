@@ -215,3 +215,58 @@ def test_bad_search_settings_are_refused(bad: str) -> None:
 
     with pytest.raises(ConfigError, match="search"):
         parse(tomllib.loads("[search]\n" + bad))
+
+
+def _postings(built: dict[str, Any], name: str) -> dict[str, list[list[int]]]:
+    """A term shard's words and their id lists (absolute ids), from the bytes built."""
+    out = {}
+    for word, lists in json.loads(built[name][1]).items():
+        decoded = []
+        for deltas in lists:
+            ids, last = [], 0
+            for delta in deltas:
+                last += delta
+                ids.append(last)
+            decoded.append(ids)
+        out[word] = decoded
+    return out
+
+
+def test_a_shard_of_many_skus_is_split_and_each_word_is_whole_where_the_island_looks() -> None:
+    from benchmarks.search import catalogue
+    from generator.search_index.layout import SPLIT_WORDS, index_files, shard_key
+    from generator.search_index.records import detail_of, other_pages, product_entries
+
+    catalog, plan = catalogue(3000)
+    entries = [entry for _key, entry in product_entries(catalog, plan, detail_of, {})]
+    whole = index_files(entries, other_pages(plan), (), shard_bytes=2**40)  # none split
+    limit = 8 * 1024
+    built = index_files(entries, other_pages(plan), (), shard_bytes=limit)
+    manifest = json.loads(built["index.json"][1])
+    assert json.loads(whole["index.json"][1])["s"] == {}
+    split: dict[str, list[str]] = manifest["s"]
+    # The SKUs (SP1 to SP3000) share "sp": split, and split again where a part is too large;
+    # small parts hold several next letters ("sp10" to "sp14" in t/sp10.json, say).
+    assert {"sp", "sp1", "sp2"} <= split.keys()
+    assert any(len(starts) < 10 for prefix, starts in split.items() if prefix.startswith("sp"))
+    assert {start for starts in split.values() for start in starts} <= manifest["t"].keys()
+    everything: dict[str, list[list[int]]] = {}
+    for key in json.loads(whole["index.json"][1])["t"]:
+        everything.update(_postings(whole, f"t/{key}.json"))
+    # Each word with every product of it, in the shard the island fetches for it.
+    for word, lists in everything.items():
+        key = shard_key(word, split)
+        assert _postings(built, f"t/{key}.json")[word] == lists, word
+    for key in manifest["t"]:
+        shard = _postings(built, f"t/{key}.json")
+        size = len(built[f"t/{key}.json"][1])
+        # Under the limit (within its estimate's margin), or too few words to be worth it.
+        assert size <= limit * 1.25 or len(shard) <= SPLIT_WORDS, (key, size)
+        if key in split:
+            # A split prefix's shard: its own word, and longer ones for a query ending there,
+            # those in the most products first.
+            longer = [w for w in shard if len(w) > len(key)]
+            assert longer, key
+            rest = [w for w in everything if w.startswith(key) and w not in shard]
+            most = max((sum(map(len, everything[w])) for w in rest), default=0)
+            assert min(sum(map(len, everything[w])) for w in longer) >= most, key
