@@ -11,8 +11,8 @@
   prefix into parts, each as many next letters in order as fit and named by the first letters
   it starts at (``t/sp120.json``), a part of one letter that is still too large split again;
   the manifest gives each split prefix its parts' starts. The split prefix's own shard keeps
-  the words as long as it and, for a query that ends in that prefix, the longer words found in
-  the most products, as many as fit (``_split``);
+  the word that is the prefix itself and, for a query that ends in that prefix, the longer
+  words found in the most products, as many as fit (``_split``);
 - ``r/<n>.json``, a record chunk: the records of products ``n * CHUNK`` to ``(n + 1) * CHUNK
   - 1`` by id; a query fetches those of the results it shows;
 - ``f/<n>.json``, a column chunk: what a sort and the filters read of products ``n * COLUMNS``
@@ -21,7 +21,8 @@
 - ``pages.json``: the categories, collections and articles it suggests.
 
 A product's change moves its record chunk, its column chunk and the shards of the words it
-gained or lost; each file's version is its digest, so the others keep theirs (and the browser's
+gained or lost (in a split shard, maybe the bounds of the parts after them, or the likeliest
+words); each file's version is its digest, so the others keep theirs (and the browser's
 copies).
 """
 
@@ -67,7 +68,8 @@ Lists = tuple[list[int], list[int], list[int], list[int]]
 def shard_key(word: str, split: Mapping[str, Sequence[str]] = MappingProxyType({})) -> str:
     """The shard holding ``word``: its first two letters; past a split prefix, the part (named
     by the first letters it starts at, one more than the prefix) that holds the word's next
-    letter. The islands' ``shardOf`` is the same."""
+    letter. For a word the index does not have, a shard it would be in, or a name no shard
+    has. The islands' ``shardOf`` is the same."""
     key = word[:2]
     while key in split and len(word) > len(key):
         starts = split[key]

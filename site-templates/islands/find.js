@@ -24,10 +24,11 @@ function near (a, b) {
 // The shard holding `word` (the build's shard_key): its first two letters; past a prefix the
 // index split (a store's SKUs share their first letters), the part holding its next letter.
 function shardOf (m, word) {
+  const split = m.s || {} // a manifest of format 3, cached across a deploy, splits none
   let key = word.slice(0, 2)
-  while (m.s[key] && word.length > key.length) {
+  while (Object.prototype.hasOwnProperty.call(split, key) && word.length > key.length) {
     const next = word.slice(0, key.length + 1)
-    key = m.s[key].findLast((start) => start <= next) || next
+    key = split[key].findLast((start) => start <= next) || next
   }
   return key
 }
