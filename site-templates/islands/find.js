@@ -21,16 +21,18 @@ function near (a, b) {
   return rest(1, 1) || rest(1, 0) || rest(0, 1) || (a[i] === b[i + 1] && a[i + 1] === b[i] && rest(2, 2))
 }
 
-// The shard holding `word` (the build's shard_key): its first two letters; past a prefix the
-// index split (a store's SKUs share their first letters), the part holding its next letter.
+// The shard holding `word` (the build's shard_key: its first two letters; past a prefix the
+// index split, as a store's SKUs share their first letters, the part holding its next letter),
+// fetched; nothing when the index has none.
 function shardOf (m, word) {
   const split = m.s || {} // a manifest of format 3, cached across a deploy, splits none
   let key = word.slice(0, 2)
-  while (Object.prototype.hasOwnProperty.call(split, key) && word.length > key.length) {
+  // An array: a key named like a property every object has ("constructor") is no split prefix.
+  while (Array.isArray(split[key]) && word.length > key.length) {
     const next = word.slice(0, key.length + 1)
     key = split[key].findLast((start) => start <= next) || next
   }
-  return key
+  return m.t[key] && get(`t/${key}.json`, m.t[key])
 }
 
 // Products holding `word`, the query's `n`th (a prefix too when `prefix`; one typo off from 5
@@ -38,8 +40,7 @@ function shardOf (m, word) {
 // has it (first, second) over elsewhere in the name over the other words (brand, category
 // path, SKUs, options). Only those `keep` has, when given (the earlier words' products).
 async function scored (m, word, prefix, n, keep) {
-  const key = shardOf(m, word)
-  const shard = m.t[key] && await get(`t/${key}.json`, m.t[key])
+  const shard = await shardOf(m, word)
   const out = new Map()
   for (const term in shard) {
     const kind = term === word ? 6 : prefix && term.startsWith(word) ? 4 - (term.length - word.length) / 99 : word.length > 4 && near(term, word) ? 2 : 0
@@ -68,7 +69,7 @@ export async function find (query) {
   const m = await manifest()
   const typed = words(query)
   let found = null
-  for (const key of typed.map((w) => shardOf(m, w))) m.t[key] && get(`t/${key}.json`, m.t[key]) // fetched together
+  for (const w of typed) shardOf(m, w) // fetched together
   for (const [n, word] of typed.entries()) {
     const last = n === typed.length - 1
     const alike = m.synonyms.filter((g) => g.some((w) => w.join() === word)).flat().filter((w) => w.join() !== word)
