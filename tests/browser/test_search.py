@@ -14,6 +14,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from tests.browser.test_page_requests import counting, settled, split
+from tests.generator.test_search_index import _postings
 
 pytestmark = pytest.mark.browser
 
@@ -119,12 +120,8 @@ def _holding(site: Path) -> dict[str, set[int]]:
     """Every word of the index and the products that have it (name or other words)."""
     found: dict[str, set[int]] = {}
     for shard in (site / "_search" / "t").glob("*.json"):
-        for word, lists in json.loads(shard.read_bytes()).items():
-            for deltas in lists:
-                last = 0
-                for delta in deltas:
-                    last += delta
-                    found.setdefault(word, set()).add(last)
+        for word, lists in _postings(shard.read_bytes()).items():
+            found.setdefault(word, set()).update(*lists)
     return found
 
 

@@ -30,16 +30,23 @@ def _index(out: Path) -> tuple[dict[str, Any], dict[int, dict[str, Any]], dict[s
     }
     postings: dict[str, Any] = {}
     for key in manifest["t"]:
-        for word, lists in json.loads((root / "t" / f"{key}.json").read_bytes()).items():
-            decoded = []
-            for deltas in lists:
-                ids, last = [], 0
-                for delta in deltas:
-                    last += delta
-                    ids.append(last)
-                decoded.append(ids)
-            postings[word] = decoded
+        postings.update(_postings((root / "t" / f"{key}.json").read_bytes()))
     return manifest, records, postings
+
+
+def _postings(shard: bytes) -> dict[str, list[list[int]]]:
+    """A term shard's words and their id lists (absolute ids), from its file's bytes."""
+    out = {}
+    for word, lists in json.loads(shard).items():
+        decoded = []
+        for deltas in lists:
+            ids, last = [], 0
+            for delta in deltas:
+                last += delta
+                ids.append(last)
+            decoded.append(ids)
+        out[word] = decoded
+    return out
 
 
 def _columns(out: Path) -> dict[int, dict[str, Any]]:
@@ -217,21 +224,6 @@ def test_bad_search_settings_are_refused(bad: str) -> None:
         parse(tomllib.loads("[search]\n" + bad))
 
 
-def _postings(built: dict[str, Any], name: str) -> dict[str, list[list[int]]]:
-    """A term shard's words and their id lists (absolute ids), from the bytes built."""
-    out = {}
-    for word, lists in json.loads(built[name][1]).items():
-        decoded = []
-        for deltas in lists:
-            ids, last = [], 0
-            for delta in deltas:
-                last += delta
-                ids.append(last)
-            decoded.append(ids)
-        out[word] = decoded
-    return out
-
-
 def test_a_shard_of_many_skus_is_split_and_each_word_is_whole_where_the_island_looks() -> None:
     from benchmarks.search import catalogue
     from generator.search_index.layout import SPLIT_WORDS, index_files, shard_key
@@ -252,13 +244,13 @@ def test_a_shard_of_many_skus_is_split_and_each_word_is_whole_where_the_island_l
     assert {start for starts in split.values() for start in starts} <= manifest["t"].keys()
     everything: dict[str, list[list[int]]] = {}
     for key in json.loads(whole["index.json"][1])["t"]:
-        everything.update(_postings(whole, f"t/{key}.json"))
+        everything.update(_postings(whole[f"t/{key}.json"][1]))
     # Each word with every product of it, in the shard the island fetches for it.
     for word, lists in everything.items():
         key = shard_key(word, split)
-        assert _postings(built, f"t/{key}.json")[word] == lists, word
+        assert _postings(built[f"t/{key}.json"][1])[word] == lists, word
     for key in manifest["t"]:
-        shard = _postings(built, f"t/{key}.json")
+        shard = _postings(built[f"t/{key}.json"][1])
         size = len(built[f"t/{key}.json"][1])
         # Under the limit (within its estimate's margin), or too few words to be worth it.
         assert size <= limit * 1.25 or len(shard) <= SPLIT_WORDS, (key, size)
