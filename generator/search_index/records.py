@@ -10,7 +10,8 @@ category path, SKUs, option values).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+import hashlib
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -67,8 +68,15 @@ def _flat(tree: tuple[Category, ...]) -> Iterator[Category]:
 
 
 #: What an entry is made from besides its pack: (pack digest, card digest, url, collections,
-#: the category tree's names); an entry whose key is unchanged is taken from the last build.
-EntryKey = tuple[bytes, bytes, str | None, tuple[int, ...], int]
+#: the category tree's digest); an entry whose key is unchanged is taken from the last build.
+EntryKey = tuple[bytes, bytes, str | None, tuple[int, ...], bytes]
+
+
+def _tree_digest(categories: Iterable[Category]) -> bytes:
+    """The category tree's ids, parents and names, digested the same in every process (the
+    key outlives the build; ``hash`` of a string differs from one process to the next)."""
+    shape = [(c.id, c.parent_id, c.name) for c in categories]
+    return hashlib.sha1(repr(shape).encode(), usedforsecurity=False).digest()
 
 
 def product_entries(
@@ -85,7 +93,7 @@ def product_entries(
         if page.kind == "product" and isinstance(page.subject, PackedProduct)
     }
     categories = {c.id: c for c in _flat(plan.site.category_tree)}
-    tree = hash(tuple((c.id, c.parent_id, c.name) for c in categories.values()))
+    tree = _tree_digest(categories.values())
     collections: dict[int, list[int]] = {}
     for listing in catalog.collections:
         for card in listing.products:

@@ -21,6 +21,7 @@ from generator.model import Catalog
 from generator.plan.site_plan import SitePlan
 from generator.search_index.layout import SHARD_BYTES, Built, index_files
 from generator.search_index.records import Entry, EntryKey, detail_of, other_pages, product_entries
+from generator.source_digest import code_digest
 
 #: The index's folder in the output (``/_search/``), and its build state under --cache-dir.
 FOLDER = "_search"
@@ -31,6 +32,7 @@ _STATE_FORMAT = 2
 @dataclass(frozen=True, slots=True)
 class IndexReport:
     files: int  # in the index
+    made: int  # product pages whose entry was made anew (the others kept from the last build)
     written: int  # by this build
     deleted: int
     bytes: int  # the index's size
@@ -56,16 +58,22 @@ def _load(cache_dir: Path) -> _State:
     finally:
         if collecting:
             gc.enable()
-    if not isinstance(kept, tuple) or len(kept) != 3 or kept[0] != _STATE_FORMAT:
+    if not isinstance(kept, tuple) or len(kept) != 3 or kept[0] != _state_format():
         return _State()
     return _State(kept[1], kept[2])
+
+
+def _state_format() -> tuple[int, str]:
+    """What the state's entries and files were made by: another version of the generator may
+    make them otherwise."""
+    return _STATE_FORMAT, code_digest()
 
 
 def _save(cache_dir: Path, state: _State) -> None:
     cache_dir.mkdir(parents=True, exist_ok=True)
     temporary = cache_dir / (STATE_FILE + ".tmp")
     with open(temporary, "wb") as file:
-        pickle.dump((_STATE_FORMAT, state.entries, state.files), file, protocol=5)
+        pickle.dump((_state_format(), state.entries, state.files), file, protocol=5)
     os.replace(temporary, cache_dir / STATE_FILE)
 
 
@@ -97,6 +105,7 @@ def write_search_index(
         listed.append(entry)
         if key is not None:
             entries[key] = entry
+    made = sum(1 for key in entries if key not in state.entries)
     built = index_files(listed, other_pages(plan), synonyms, state.files, shard_bytes=shard_bytes)
     files = {name: data for name, (_, data) in built.items()}
     root = out_dir / FOLDER
@@ -118,7 +127,7 @@ def write_search_index(
         (root / name).unlink(missing_ok=True)
         deleted += 1
     _save(cache_dir, _State(entries, built))
-    return IndexReport(len(files), written, deleted, size, time.perf_counter() - started)
+    return IndexReport(len(files), made, written, deleted, size, time.perf_counter() - started)
 
 
 def remove_search_index(out_dir: Path) -> None:

@@ -262,3 +262,39 @@ def test_a_shard_of_many_skus_is_split_and_each_word_is_whole_where_the_island_l
             rest = [w for w in everything if w.startswith(key) and w not in shard]
             most = max((sum(map(len, everything[w])) for w in rest), default=0)
             assert min(sum(map(len, everything[w])) for w in longer) >= most, key
+
+
+def test_a_build_in_a_new_process_keeps_each_unchanged_products_entry(tmp_path: Path) -> None:
+    """The index's state outlives the process: a rebuild (another process, another string
+    hash seed) makes no entry of an unchanged product again."""
+    import os
+    import subprocess
+    import sys
+
+    script = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from benchmarks.search import catalogue\n"
+        "from generator.search_index.store import write_search_index\n"
+        "catalog, plan = catalogue(int(sys.argv[3]))\n"
+        "print(write_search_index(catalog, plan, Path(sys.argv[1]), Path(sys.argv[2])).made)\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+
+    def made(products: int, seed: str) -> int:
+        env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(root)}
+        args = [str(tmp_path / "out"), str(tmp_path / "cache"), str(products)]
+        done = subprocess.run(
+            [sys.executable, "-c", script, *args],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=root,
+        )
+        return int(done.stdout)
+
+    assert made(120, "1") == 120
+    assert made(120, "2") == 0
+    # One more product: its entry alone is made.
+    assert made(121, "3") == 1
