@@ -31,8 +31,8 @@ from __future__ import annotations
 import hashlib
 import heapq
 import json
-from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from bisect import bisect_left, bisect_right, insort
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from itertools import accumulate, chain
@@ -93,10 +93,6 @@ def _dump(value: Any) -> bytes:
 
 def version(data: bytes) -> str:
     return hashlib.sha1(data, usedforsecurity=False).hexdigest()[:8]
-
-
-def _same(held: Any) -> Any:
-    return held
 
 
 def _coded(terms: Mapping[str, Sequence[list[int]]]) -> dict[str, list[list[int]]]:
@@ -221,66 +217,144 @@ def columns(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
     return {**out, "B": list(brands), "O": [list(pair) for pair in values]}
 
 
-#: Each file by its name: (what it holds, its bytes); a build's files are the next one's
-#: ``previous``.
-Built = dict[str, tuple[Any, bytes]]
+@dataclass(frozen=True, slots=True)
+class Built:
+    """An index as a build leaves it for the next: each file's bytes by its name under
+    ``_search/``, where the split prefixes' parts start, and the entries it holds by id."""
+
+    files: dict[str, bytes]
+    split: dict[str, list[str]]
+    entries: dict[int, Entry]
+
+
+NOTHING = Built({}, {}, {})
+
+
+def _placed(entry: Entry) -> dict[str, int]:
+    """Which of its word's four lists holds ``entry``, by word: the place of the word's first
+    time in the name (second and further on as one), else its other words'."""
+    placed: dict[str, int] = {}
+    for position, word in enumerate(entry.name_words):
+        placed.setdefault(word, min(position, 2))
+    for word in entry.other_words:
+        placed.setdefault(word, 3)
+    return placed
+
+
+def _group(key: str) -> str:
+    """A word's group: the shard of its first two letters, before any split (a split is worked
+    out within a group, so a group's files are made again together)."""
+    return key[:2]
+
+
+def _decoded(files: Mapping[str, bytes], groups: set[str]) -> dict[str, Lists]:
+    """The words of ``groups`` and their id lists (absolute), from their term shards' bytes."""
+    postings: dict[str, Lists] = {}
+    for name, data in files.items():
+        if name.startswith("t/") and _group(name[2:-5]) in groups:
+            for word, (first, second, further, other) in json.loads(data).items():
+                postings[word] = (
+                    list(accumulate(first)),
+                    list(accumulate(second)),
+                    list(accumulate(further)),
+                    list(accumulate(other)),
+                )
+    return postings
 
 
 def index_files(
     entries: Sequence[Entry],
     pages: list[list[Any]],
     synonyms: Sequence[Sequence[str]],
-    previous: Mapping[str, tuple[Any, bytes]] | None = None,
+    previous: Built = NOTHING,
     *,
     shard_bytes: int = SHARD_BYTES,
 ) -> Built:
-    """Every file of the index by its name under ``_search/``; a file holding what it held in
-    ``previous`` keeps those very bytes (not encoded again)."""
-    postings: dict[str, Lists] = {}
-    chunks: dict[int, list[dict[str, Any]]] = {}
-    for entry in sorted(entries, key=lambda e: e.id):
-        chunks.setdefault(entry.id // CHUNK, []).append(entry.record)
-        seen: set[str] = set()
-        for position, word in enumerate(entry.name_words):
-            if word in seen:
-                continue
-            seen.add(word)
-            lists = postings.setdefault(word, ([], [], [], []))
-            lists[min(position, 2)].append(entry.id)
-        for word in entry.other_words - seen:
-            postings.setdefault(word, ([], [], [], []))[3].append(entry.id)
-    shards, split = _split(postings, shard_bytes)
-    before = previous or {}
-    built: Built = {}
+    """Every file of the index of ``entries``: those of ``previous`` that no entry's change
+    moves kept as they are, the others made again from the entries that changed (a term
+    shard's whole group, a record or column chunk), as a build from nothing would make them."""
+    by_id = {entry.id: entry for entry in entries}
+    old = previous.entries
+    changed = sorted(i for i in by_id.keys() | old.keys() if by_id.get(i) != old.get(i))
+    files = dict(previous.files)
+    split = dict(previous.split)
+    groups = {
+        _group(word)
+        for i in changed
+        for entry in (old.get(i), by_id.get(i))
+        if entry is not None
+        for word in _placed(entry)
+    }
+    postings = _decoded(previous.files, groups)
+    for i in changed:
+        if (entry := old.get(i)) is not None:
+            for word, place in _placed(entry).items():
+                postings[word][place].remove(i)
+        if (entry := by_id.get(i)) is not None:
+            for word, place in _placed(entry).items():
+                insort(postings.setdefault(word, ([], [], [], []))[place], i)
+    for name in [n for n in files if n.startswith("t/") and _group(n[2:-5]) in groups]:
+        del files[name]
+    for key in [k for k in split if _group(k) in groups]:
+        del split[key]
+    shards, regrouped = _split(
+        {w: lists for w, lists in postings.items() if any(lists)}, shard_bytes
+    )
+    for key, terms in shards.items():
+        files[f"t/{key}.json"] = _dump(_coded(terms))
+    split.update(regrouped)
+    _chunks(files, by_id, {i // CHUNK for i in changed}, {i // COLUMNS for i in changed})
+    files["pages.json"] = _dump(pages)
+    files[MANIFEST] = _dump(_manifest(files, dict(sorted(split.items())), len(by_id), synonyms))
+    return Built(files, dict(sorted(split.items())), by_id)
 
-    def add(name: str, held: Any, encode: Callable[[Any], Any] = _same) -> str:
-        kept = before.get(name)
-        data = kept[1] if kept is not None and kept[0] == held else _dump(encode(held))
-        built[name] = (held, data)
-        return version(data)
 
+def _chunks(
+    files: dict[str, bytes], by_id: Mapping[int, Entry], records: set[int], columned: set[int]
+) -> None:
+    """The record chunks numbered ``records`` and the column chunks numbered ``columned`` made
+    again in ``files`` from the entries (gone when they hold none)."""
+    held: dict[str, list[dict[str, Any]]] = {}
+    for i in sorted(by_id):
+        if i // CHUNK in records:
+            held.setdefault(f"r/{i // CHUNK}.json", []).append(by_id[i].record)
+        if i // COLUMNS in columned:
+            held.setdefault(f"f/{i // COLUMNS}.json", []).append(by_id[i].record)
+    for number in records:
+        files.pop(f"r/{number}.json", None)
+    for number in columned:
+        files.pop(f"f/{number}.json", None)
+    for name, chunk in held.items():
+        files[name] = _dump(chunk if name.startswith("r/") else columns(chunk))
+
+
+def _manifest(
+    files: Mapping[str, bytes],
+    split: dict[str, list[str]],
+    count: int,
+    synonyms: Sequence[Sequence[str]],
+) -> dict[str, Any]:
     versions: dict[str, dict[str, str]] = {"t": {}, "r": {}, "f": {}}
-    for key, terms in sorted(shards.items()):
-        versions["t"][key] = add(f"t/{key}.json", terms, _coded)
-    columned: dict[int, list[dict[str, Any]]] = {}
-    for number, records in sorted(chunks.items()):
-        versions["r"][str(number)] = add(f"r/{number}.json", records)
-        columned.setdefault(number * CHUNK // COLUMNS, []).extend(records)
-    for number, records in sorted(columned.items()):
-        # Held as the records it is made of: an unchanged chunk is not made again.
-        versions["f"][str(number)] = add(f"f/{number}.json", records, columns)
-    pages_version = add("pages.json", pages)
-    manifest = {
+    for name in sorted(files, key=_file_order):
+        kind, _, rest = name.partition("/")
+        if kind in versions:
+            versions[kind][rest.removesuffix(".json")] = version(files[name])
+    return {
         "format": FORMAT,
         "chunk": CHUNK,
         "columns": COLUMNS,
-        "count": len(entries),
-        "pages": pages_version,
+        "count": count,
+        "pages": version(files["pages.json"]),
         "t": versions["t"],
         "s": split,
         "r": versions["r"],
         "f": versions["f"],
         "synonyms": [[words(w) for w in group] for group in synonyms],
     }
-    add(MANIFEST, manifest)
-    return built
+
+
+def _file_order(name: str) -> tuple[str, int, str]:
+    """Term shards by key; record and column chunks by number."""
+    kind, _, rest = name.partition("/")
+    stem = rest.removesuffix(".json")
+    return (kind, int(stem), "") if kind in ("r", "f") else (kind, 0, stem)

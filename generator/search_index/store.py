@@ -1,9 +1,10 @@
 """The index written into the output, incrementally: ``write_search_index``.
 
-Every build works out what every file holds (cheap: each product's entry is kept between
-builds, in ``<cache-dir>/search-index.pickle``, by what it is made from) and encodes and writes
-only the files whose content differs from what the last build wrote, or that are no longer in
-the output; files the index no longer has are deleted. A file is written beside its place and
+Each product's entry (by what it is made from) and the index's files are kept between builds,
+in ``<cache-dir>/search-index.pickle``: a build makes again only the files that the products
+it finds changed move (``layout.index_files``), and writes those whose bytes differ from what
+the last build wrote, or that are no longer in the output; files the index no longer has are
+deleted. A file is written beside its place and
 renamed over it, so a browser never reads half of one.
 """
 
@@ -19,14 +20,14 @@ from pathlib import Path
 
 from generator.model import Catalog
 from generator.plan.site_plan import SitePlan
-from generator.search_index.layout import SHARD_BYTES, Built, index_files
+from generator.search_index.layout import NOTHING, SHARD_BYTES, Built, index_files
 from generator.search_index.records import Entry, EntryKey, detail_of, other_pages, product_entries
 from generator.source_digest import code_digest
 
 #: The index's folder in the output (``/_search/``), and its build state under --cache-dir.
 FOLDER = "_search"
 STATE_FILE = "search-index.pickle"
-_STATE_FORMAT = 2
+_STATE_FORMAT = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,7 +43,7 @@ class IndexReport:
 @dataclass(slots=True)
 class _State:
     entries: dict[EntryKey, Entry] = field(default_factory=dict)
-    files: Built = field(default_factory=dict)  # file -> (what it holds, its bytes)
+    index: Built = NOTHING
 
 
 def _load(cache_dir: Path) -> _State:
@@ -73,7 +74,7 @@ def _save(cache_dir: Path, state: _State) -> None:
     cache_dir.mkdir(parents=True, exist_ok=True)
     temporary = cache_dir / (STATE_FILE + ".tmp")
     with open(temporary, "wb") as file:
-        pickle.dump((_state_format(), state.entries, state.files), file, protocol=5)
+        pickle.dump((_state_format(), state.entries, state.index), file, protocol=5)
     os.replace(temporary, cache_dir / STATE_FILE)
 
 
@@ -106,16 +107,16 @@ def write_search_index(
         if key is not None:
             entries[key] = entry
     made = sum(1 for key in entries if key not in state.entries)
-    built = index_files(listed, other_pages(plan), synonyms, state.files, shard_bytes=shard_bytes)
-    files = {name: data for name, (_, data) in built.items()}
+    built = index_files(listed, other_pages(plan), synonyms, state.index, shard_bytes=shard_bytes)
+    files = built.files
     root = out_dir / FOLDER
     present = _present(root) if root.is_dir() else set()
     written = 0
     size = 0
     for name, data in files.items():
         size += len(data)
-        if name in present and state.files.get(name, (None, b""))[1] is data:
-            continue  # the very bytes of the last build: unchanged
+        if name in present and state.index.files.get(name) == data:
+            continue  # the bytes of the last build: unchanged
         target = root / name
         target.parent.mkdir(parents=True, exist_ok=True)
         temporary = target.with_name(target.name + ".tmp")

@@ -234,8 +234,8 @@ def test_a_shard_of_many_skus_is_split_and_each_word_is_whole_where_the_island_l
     whole = index_files(entries, other_pages(plan), (), shard_bytes=2**40)  # none split
     limit = 8 * 1024
     built = index_files(entries, other_pages(plan), (), shard_bytes=limit)
-    manifest = json.loads(built["index.json"][1])
-    assert json.loads(whole["index.json"][1])["s"] == {}
+    manifest = json.loads(built.files["index.json"])
+    assert json.loads(whole.files["index.json"])["s"] == {}
     split: dict[str, list[str]] = manifest["s"]
     # The SKUs (SP1 to SP3000) share "sp": split, and split again where a part is too large;
     # small parts hold several next letters ("sp10" to "sp14" in t/sp10.json, say).
@@ -243,15 +243,15 @@ def test_a_shard_of_many_skus_is_split_and_each_word_is_whole_where_the_island_l
     assert any(len(starts) < 10 for prefix, starts in split.items() if prefix.startswith("sp"))
     assert {start for starts in split.values() for start in starts} <= manifest["t"].keys()
     everything: dict[str, list[list[int]]] = {}
-    for key in json.loads(whole["index.json"][1])["t"]:
-        everything.update(_postings(whole[f"t/{key}.json"][1]))
+    for key in json.loads(whole.files["index.json"])["t"]:
+        everything.update(_postings(whole.files[f"t/{key}.json"]))
     # Each word with every product of it, in the shard the island fetches for it.
     for word, lists in everything.items():
         key = shard_key(word, split)
-        assert _postings(built[f"t/{key}.json"][1])[word] == lists, word
+        assert _postings(built.files[f"t/{key}.json"])[word] == lists, word
     for key in manifest["t"]:
-        shard = _postings(built[f"t/{key}.json"][1])
-        size = len(built[f"t/{key}.json"][1])
+        shard = _postings(built.files[f"t/{key}.json"])
+        size = len(built.files[f"t/{key}.json"])
         # Under the limit (within its estimate's margin), or too few words to be worth it.
         assert size <= limit * 1.25 or len(shard) <= SPLIT_WORDS, (key, size)
         if key in split:
@@ -298,3 +298,74 @@ def test_a_build_in_a_new_process_keeps_each_unchanged_products_entry(tmp_path: 
     assert made(120, "2") == 0
     # One more product: its entry alone is made.
     assert made(121, "3") == 1
+
+
+def _changed(entries: list[Any], rng: Any, added: int) -> list[Any]:
+    """``entries`` after a few products changed: some gone, some renamed, some with new SKUs,
+    a new price, and ``added`` new products (SKUs of their own, past every other one); a
+    negative ``added``: the last products gone instead (their chunks, words and parts)."""
+    out = sorted(entries, key=lambda entry: entry.id)
+    if added < 0:
+        return out[:added]
+    for _ in range(3):
+        out.pop(rng.randrange(len(out)))
+    for _ in range(4):
+        at = rng.randrange(len(out))
+        donor = rng.choice(out)
+        out[at] = out[at]._replace(name_words=(*donor.name_words[:2], f"moi{rng.randrange(99)}"))
+    for _ in range(3):
+        at = rng.randrange(len(out))
+        out[at] = out[at]._replace(other_words=out[at].other_words | {f"sp{rng.randrange(10**6)}"})
+    at = rng.randrange(len(out))
+    out[at] = out[at]._replace(record={**out[at].record, "p": rng.randrange(10**6)})
+    top = max(entry.id for entry in out)
+    for n in range(1, added + 1):
+        donor = rng.choice(entries)
+        record = {**donor.record, "id": top + n}
+        skus = frozenset({f"sp9{top + n}", "sp", f"{top + n}"})
+        out.append(donor._replace(id=top + n, record=record, other_words=skus))
+    return out
+
+
+def test_an_index_made_again_from_the_last_one_is_the_one_made_from_nothing() -> None:
+    """What a rebuild keeps of the last index and what it makes again add up to the index a
+    build from nothing makes, through removals, renames, new SKUs (moving the split parts'
+    bounds) and new products (new chunks)."""
+    import random
+
+    from benchmarks.search import catalogue
+    from generator.search_index.layout import CHUNK, COLUMNS, index_files
+    from generator.search_index.records import detail_of, other_pages, product_entries
+
+    catalog, plan = catalogue(1500)
+    entries = [entry for _key, entry in product_entries(catalog, plan, detail_of, {})]
+    pages = other_pages(plan)
+    limit = 4 * 1024  # the SKUs' group split, and split again
+    rng = random.Random(7)
+    built = index_files(entries, pages, (), shard_bytes=limit)
+    assert len(built.split) > 3
+    for added in (0, 1, 40, 300, -340, 0):
+        entries = _changed(entries, rng, added)
+        again = index_files(entries, pages, (), built, shard_bytes=limit)
+        fresh = index_files(entries, pages, (), shard_bytes=limit)
+        assert again.split == fresh.split
+        assert again.files.keys() == fresh.files.keys()
+        assert [n for n in fresh.files if again.files[n] != fresh.files[n]] == []
+        # Only what the changes move is made again: the chunks of the products changed, the
+        # term shards of the words they have or had (by their first two letters).
+        before = {entry.id: entry for entry in built.entries.values()}
+        after = {entry.id: entry for entry in entries}
+        ids = {i for i in before.keys() | after.keys() if before.get(i) != after.get(i)}
+        moved = {
+            word[:2]
+            for i in ids
+            for entry in (before.get(i), after.get(i))
+            if entry is not None
+            for word in (*entry.name_words, *entry.other_words)
+        }
+        made = {n for n in again.files if again.files[n] is not built.files.get(n)}
+        assert {n for n in made if n.startswith("r/")} <= {f"r/{i // CHUNK}.json" for i in ids}
+        assert {n for n in made if n.startswith("f/")} <= {f"f/{i // COLUMNS}.json" for i in ids}
+        assert {n[2:-5][:2] for n in made if n.startswith("t/")} <= moved
+        assert len(made) < len(again.files)
+        built = again
