@@ -3,7 +3,9 @@
     pack(product) -> PackedProduct      (head + the product with its variants, pickled and
                                          compressed)
     unpack(packed) -> Product           (with ``related``)
-    facts(packed) -> PackFacts          (its digests and its page's loads: ``pack_facts``)
+    facts(packed) -> PackFacts          (its digests, its page's loads and its traits:
+                                         ``pack_facts``)
+    traits(packed) -> Traits            (brand, options, published, SKUs)
 
 A large store's catalog is mostly its products' page content: descriptions, galleries,
 variants. As live objects that is some hundred objects and tens of KB a product, held by the
@@ -21,7 +23,9 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import json
 import zlib
+from typing import NamedTuple
 
 from generator.crawl import pack_facts
 from generator.crawl.pack_facts import PackFacts
@@ -53,6 +57,21 @@ def facts(packed: PackedProduct) -> PackFacts:
     return found
 
 
+class Traits(NamedTuple):
+    """What a product sells, as the listings' filters and the search index read it."""
+
+    brand: str | None
+    options: tuple[tuple[str, tuple[str, ...]], ...]  # of its variants, each value once
+    published: str | None  # ISO
+    skus: tuple[str, ...]  # the product's, then its variants', each once
+
+
+def traits(packed: PackedProduct) -> Traits:
+    """``packed``'s traits, as kept beside it (no unpacking)."""
+    brand, options, published, skus = json.loads(facts(packed).traits)
+    return Traits(brand, tuple((n, tuple(v)) for n, v in options), published, tuple(skus))
+
+
 def unpack(packed: PackedProduct) -> Product:
     product = load_records(zlib.decompress(packed.blob))
     assert isinstance(product, Product), "a packed product holds a Product"
@@ -63,7 +82,28 @@ def unpack(packed: PackedProduct) -> Product:
 
 def _facts(product: Product, blob: bytes) -> PackFacts:
     digest = hashlib.sha1(blob, usedforsecurity=False).digest()
-    return PackFacts(digest=digest, card_digest=card_digest(product.card), loads=_loads(product))
+    return PackFacts(
+        digest=digest,
+        card_digest=card_digest(product.card),
+        loads=_loads(product),
+        traits=_traits(product),
+    )
+
+
+def _traits(product: Product) -> str:
+    skus = [product.sku] if product.sku else []
+    options: dict[str, list[str]] = {}
+    for variant in product.variants:
+        if variant.sku:
+            skus.append(variant.sku)
+        for name, value in variant.options:
+            values = options.setdefault(name, [])
+            if value not in values:
+                values.append(value)
+    published = product.published_at.isoformat() if product.published_at else None
+    brand = product.brand.name if product.brand else None
+    held = [brand, list(options.items()), published, list(dict.fromkeys(skus))]
+    return json.dumps(held, ensure_ascii=False, separators=(",", ":"))
 
 
 def _head(product: Product) -> ProductHead:

@@ -1,11 +1,12 @@
 """What later stages derive from a packed product, kept beside the model by its blob.
 
-    PackFacts(digest, card_digest, loads)
+    PackFacts(digest, card_digest, loads, traits)
     remember(blob, facts)     known(blob) -> PackFacts | None     forget()
 
 The model holds the store's data only. A page's fingerprint takes the digests of a pack's blob
 and card (the write stage), the content security policy the loads of its page (the plan's
-``loads``); working them out at every build would digest every blob and unpack every product.
+``loads``), the listings' filters and the search index what it sells (its traits); working
+them out at every build would digest every blob and unpack every product.
 So they are worked out once, when the product is packed (``pack.facts`` on a miss), and kept
 here by the blob they describe: equal blobs, equal facts, so a fact never goes stale. The crawl
 cache and the catalog snapshot pickle a pack with its facts (``pickled``), and a replayed pack
@@ -25,6 +26,9 @@ class PackFacts:
     #: What its page makes a browser load from elsewhere (``generator.loads``): image hosts of
     #: its gallery, card and variants, and what its description fetches, as (directive, source).
     loads: tuple[tuple[str, str], ...]
+    #: What the listings' filters and the search index read of it beyond its head, as JSON
+    #: text (one object, not a few dozen, a product): ``pack.traits`` reads it.
+    traits: str
 
 
 _KNOWN: dict[bytes, PackFacts] = {}

@@ -25,7 +25,7 @@ from generator.client import paging
 from generator.crawl import pack_facts
 from generator.records import reducer, reducers
 
-_FactValues = tuple[bytes, bytes, tuple[tuple[str, str], ...]]
+_FactValues = tuple[bytes, bytes, tuple[tuple[str, str], ...], str]
 
 
 def _packed(
@@ -42,7 +42,7 @@ def _packed(
 
 def _reduce_packed(packed: model.PackedProduct) -> tuple[Callable[..., object], tuple[object, ...]]:
     found = pack_facts.known(packed.blob)
-    facts = None if found is None else (found.digest, found.card_digest, found.loads)
+    facts = None if found is None else (found.digest, found.card_digest, found.loads, found.traits)
     return _packed, (packed.head, packed.blob, packed.related, facts)
 
 

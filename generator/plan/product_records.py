@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from generator.crawl.pack import unpack
-from generator.model import Catalog, Category, Product, ProductCard
+from generator.crawl.pack import Traits, traits
+from generator.model import Catalog, Category, ProductCard, ProductHead
 
 Record = dict[str, Any]
 
@@ -37,45 +37,33 @@ class ProductRecords:
         self._done: dict[int, Record] = {}
 
     def of(self, card: ProductCard) -> Record:
-        """The record of a listed card: from its product's details when the crawl has them
+        """The record of a listed card: with its product's traits when the crawl has them
         (brand, options, published), else from the card alone."""
         found = self._done.get(card.id)
         if found is None:
             packed = self._products.get(card.id)
             found = self._done[card.id] = (
-                self._record(unpack(packed), packed.head.image_url)
+                self._record(packed.card, traits(packed), packed.head)
                 if packed is not None
-                else self._record(None, None, card)
+                else self._record(card, None, None)
             )
         return found
 
-    def _record(
-        self, product: Product | None, image: str | None, listed: ProductCard | None = None
-    ) -> Record:
-        card = product.card if product is not None else listed
-        assert card is not None
+    def _record(self, card: ProductCard, sells: Traits | None, head: ProductHead | None) -> Record:
         now = card.effective_price if card.effective_price is not None else card.price
         was = max((p for p in (card.compare_at_price, card.price) if p is not None), default=None)
-        options: dict[str, list[str]] = {}
-        for variant in product.variants if product is not None else ():
-            for name, value in variant.options:
-                values = options.setdefault(name, [])
-                if value not in values:
-                    values.append(value)
-        brand = product.brand if product is not None else None
-        published = product.published_at if product is not None else None
-        categories = product.category_ids if product is not None else ()
+        categories = head.category_ids if head is not None else ()
         return {
             "id": card.id,
             "n": card.name,
             "u": self._paths.get(card.id),
-            "i": card.image_url or image,
+            "i": card.image_url or (head.image_url if head is not None else None),
             "p": now,
             "c": was if was is not None and now is not None and was > now else None,
-            "b": brand.name if brand is not None else None,
-            "o": options,
+            "b": sells.brand if sells is not None else None,
+            "o": {name: list(values) for name, values in sells.options} if sells else {},
             "s": card.in_stock,
-            "t": published.isoformat() if published is not None else None,
+            "t": sells.published if sells is not None else None,
             "k": _with_ancestors((card.category_id, *categories), self._parents),
             "l": self._collections.get(card.id, []),
         }

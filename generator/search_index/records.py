@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from generator.crawl.pack import facts, unpack
+from generator.crawl.pack import facts, traits
 from generator.model import Catalog, Category, PackedProduct, ProductCard
 from generator.plan.site_plan import SitePlan
 from generator.search_index.fold import fold, words
@@ -23,8 +23,7 @@ from generator.search_index.fold import fold, words
 
 @dataclass(frozen=True, slots=True)
 class Detail:
-    """What only the packed product holds; kept between builds by the pack's digest, so an
-    unchanged product is not unpacked again."""
+    """What the index reads of a product beyond its card: its traits (kept beside its pack)."""
 
     skus: tuple[str, ...]
     options: tuple[tuple[str, tuple[str, ...]], ...]
@@ -42,22 +41,13 @@ class Entry(NamedTuple):
 
 
 def detail_of(packed: PackedProduct) -> Detail:
-    product = unpack(packed)
-    skus = [product.sku] if product.sku else []
-    options: dict[str, list[str]] = {}
-    for variant in product.variants:
-        if variant.sku:
-            skus.append(variant.sku)
-        for name, value in variant.options:
-            values = options.setdefault(name, [])
-            if value not in values:
-                values.append(value)
-    stamp = product.published_at or product.card.updated_at
+    sells = traits(packed)
+    stamp = packed.card.updated_at
     return Detail(
-        skus=tuple(dict.fromkeys(skus)),
-        options=tuple((name, tuple(values)) for name, values in options.items()),
-        brand=product.brand.name if product.brand else None,
-        created=stamp.isoformat() if stamp else None,
+        skus=sells.skus,
+        options=sells.options,
+        brand=sells.brand,
+        created=sells.published or (stamp.isoformat() if stamp else None),
     )
 
 

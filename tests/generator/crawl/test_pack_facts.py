@@ -1,5 +1,5 @@
-"""What later stages derive from a pack (its digests, its page's loads): kept beside the model,
-never in it, and always those of what the pack holds."""
+"""What later stages derive from a pack (its digests, its page's loads, its traits): kept beside
+the model, never in it, and always those of what the pack holds."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 
 from generator.client.api import ApiClient
 from generator.crawl import pack_facts
-from generator.crawl.pack import facts, pack, unpack
+from generator.crawl.pack import Traits, facts, pack, traits, unpack
 from generator.crawl.pickled import card_digest, dump_records, load_records
 from generator.loads import html_loads, image_loads
 from generator.model import Catalog, PackedProduct, Product, ProductHead
@@ -35,21 +35,40 @@ def _derived(packed: PackedProduct) -> tuple[bytes, bytes, tuple[tuple[str, str]
     return hashlib.sha1(packed.blob).digest(), card_digest(product.card), loads
 
 
+def _traits(packed: PackedProduct) -> Traits:
+    """Worked out from scratch: what the filters and the search index read of it."""
+    product = unpack(packed)
+    options: dict[str, list[str]] = {}
+    for variant in product.variants:
+        for name, value in variant.options:
+            if value not in options.setdefault(name, []):
+                options[name].append(value)
+    skus = [sku for sku in (product.sku, *(v.sku for v in product.variants)) if sku]
+    return Traits(
+        product.brand.name if product.brand else None,
+        tuple((name, tuple(values)) for name, values in options.items()),
+        product.published_at.isoformat() if product.published_at else None,
+        tuple(dict.fromkeys(skus)),
+    )
+
+
 def _facts_hold(packs: list[PackedProduct]) -> None:
     for packed in packs:
         found = facts(packed)
         assert (found.digest, found.card_digest, found.loads) == _derived(packed)
+        assert traits(packed) == _traits(packed)
 
 
 def test_the_model_holds_no_value_a_later_stage_derives() -> None:
     names = {field.name for field in dataclasses.fields(ProductHead)}
-    assert not names & {"digest", "card_digest", "loads"}
+    assert not names & {"digest", "card_digest", "loads", "traits"}
 
 
 def test_a_packs_facts_are_those_of_what_it_holds_whether_known_or_worked_out() -> None:
     packs = [pack(product) for product in _products()]
     assert all(pack_facts.known(p.blob) is not None for p in packs)  # worked out when packed
     assert any(_derived(p)[2] for p in packs)  # some page loads something
+    assert any(_traits(p).options and _traits(p).skus and _traits(p).brand for p in packs)
     _facts_hold(packs)
     moved = dataclasses.replace(_products()[0], description_html='<img src="https://x.test/a">')
     assert pack(moved).blob != packs[0].blob
