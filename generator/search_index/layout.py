@@ -230,10 +230,12 @@ class Built:
 NOTHING = Built({}, {}, {})
 
 
-def _placed(entry: Entry) -> dict[str, int]:
+def _placed(entry: Entry | None) -> dict[str, int]:
     """Which of its word's four lists holds ``entry``, by word: the place of the word's first
     time in the name (second and further on as one), else its other words'."""
     placed: dict[str, int] = {}
+    if entry is None:
+        return placed
     for position, word in enumerate(entry.name_words):
         placed.setdefault(word, min(position, 2))
     for word in entry.other_words:
@@ -278,21 +280,20 @@ def index_files(
     changed = sorted(i for i in by_id.keys() | old.keys() if by_id.get(i) != old.get(i))
     files = dict(previous.files)
     split = dict(previous.split)
-    groups = {
-        _group(word)
-        for i in changed
-        for entry in (old.get(i), by_id.get(i))
-        if entry is not None
-        for word in _placed(entry)
-    }
-    postings = _decoded(previous.files, groups)
+    # The words whose lists a change moves; a change of a record alone (a price, the stock)
+    # moves none, only its chunks.
+    gone: list[tuple[str, int, int]] = []
+    came: list[tuple[str, int, int]] = []
     for i in changed:
-        if (entry := old.get(i)) is not None:
-            for word, place in _placed(entry).items():
-                postings[word][place].remove(i)
-        if (entry := by_id.get(i)) is not None:
-            for word, place in _placed(entry).items():
-                insort(postings.setdefault(word, ([], [], [], []))[place], i)
+        before, after = _placed(old.get(i)), _placed(by_id.get(i))
+        gone += [(word, place, i) for word, place in before.items() if after.get(word) != place]
+        came += [(word, place, i) for word, place in after.items() if before.get(word) != place]
+    groups = {_group(word) for word, _, _ in chain(gone, came)}
+    postings = _decoded(previous.files, groups)
+    for word, place, i in gone:
+        postings[word][place].remove(i)
+    for word, place, i in came:
+        insort(postings.setdefault(word, ([], [], [], []))[place], i)
     for name in [n for n in files if n.startswith("t/") and _group(n[2:-5]) in groups]:
         del files[name]
     for key in [k for k in split if _group(k) in groups]:

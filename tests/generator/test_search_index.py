@@ -369,3 +369,12 @@ def test_an_index_made_again_from_the_last_one_is_the_one_made_from_nothing() ->
         assert {n[2:-5][:2] for n in made if n.startswith("t/")} <= moved
         assert len(made) < len(again.files)
         built = again
+    # A price change moves no word's lists: no term shard is made again.
+    priced = [entry._replace(record={**entry.record, "p": 1}) for entry in entries[:1]]
+    again = index_files([*priced, *entries[1:]], pages, (), built, shard_bytes=limit)
+    assert {n for n in again.files if again.files[n] is not built.files.get(n)} == {
+        f"r/{entries[0].id // CHUNK}.json",
+        f"f/{entries[0].id // COLUMNS}.json",
+        "pages.json",
+        "index.json",
+    }
