@@ -53,6 +53,7 @@ class ProductRecords:
         now = card.effective_price if card.effective_price is not None else card.price
         was = max((p for p in (card.compare_at_price, card.price) if p is not None), default=None)
         categories = head.category_ids if head is not None else ()
+        options = sells.options if sells is not None else ()
         return {
             "id": card.id,
             "n": card.name,
@@ -61,7 +62,7 @@ class ProductRecords:
             "p": now,
             "c": was if was is not None and now is not None and was > now else None,
             "b": sells.brand if sells is not None else None,
-            "o": {name: list(values) for name, values in sells.options} if sells else {},
+            "o": {name: list(values) for name, values in options},
             "s": card.in_stock,
             "t": sells.published if sells is not None else None,
             "k": _with_ancestors((card.category_id, *categories), self._parents),

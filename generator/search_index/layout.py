@@ -303,11 +303,11 @@ def index_files(
     )
     for key, terms in shards.items():
         files[f"t/{key}.json"] = _dump(_coded(terms))
-    split.update(regrouped)
+    split = dict(sorted({**split, **regrouped}.items()))
     _chunks(files, by_id, {i // CHUNK for i in changed}, {i // COLUMNS for i in changed})
     files["pages.json"] = _dump(pages)
-    files[MANIFEST] = _dump(_manifest(files, dict(sorted(split.items())), len(by_id), synonyms))
-    return Built(files, dict(sorted(split.items())), by_id)
+    files[MANIFEST] = _dump(_manifest(files, split, len(by_id), synonyms))
+    return Built(files, split, by_id)
 
 
 def _chunks(

@@ -12,23 +12,12 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from generator.crawl.pack import facts, traits
+from generator.crawl.pack import Traits, facts, traits
 from generator.model import Catalog, Category, PackedProduct, ProductCard
 from generator.plan.site_plan import SitePlan
 from generator.search_index.fold import fold, words
-
-
-@dataclass(frozen=True, slots=True)
-class Detail:
-    """What the index reads of a product beyond its card: its traits (kept beside its pack)."""
-
-    skus: tuple[str, ...]
-    options: tuple[tuple[str, tuple[str, ...]], ...]
-    brand: str | None
-    created: str | None
 
 
 class Entry(NamedTuple):
@@ -40,15 +29,12 @@ class Entry(NamedTuple):
     other_words: frozenset[str]
 
 
-def detail_of(packed: PackedProduct) -> Detail:
+def detail_of(packed: PackedProduct) -> Traits:
+    """What the index reads of a product beyond its card: its traits (kept beside its pack),
+    dated when last changed if it was never published."""
     sells = traits(packed)
     stamp = packed.card.updated_at
-    return Detail(
-        skus=sells.skus,
-        options=sells.options,
-        brand=sells.brand,
-        created=sells.published or (stamp.isoformat() if stamp else None),
-    )
+    return sells._replace(published=sells.published or (stamp.isoformat() if stamp else None))
 
 
 def _flat(tree: tuple[Category, ...]) -> Iterator[Category]:
@@ -72,7 +58,7 @@ def _tree_digest(categories: Iterable[Category]) -> bytes:
 def product_entries(
     catalog: Catalog,
     plan: SitePlan,
-    detail_of: Callable[[PackedProduct], Detail],
+    detail_of: Callable[[PackedProduct], Traits],
     known: Mapping[EntryKey, Entry],
 ) -> Iterator[tuple[EntryKey | None, Entry]]:
     """Each product's entry, with its key (None for a product known by its card alone): from
@@ -114,7 +100,7 @@ def product_entries(
         packed_ids.add(card.id)
         stamp = card.updated_at.isoformat() if card.updated_at else None
         ids = (card.category_id,) if card.category_id is not None else ()
-        yield None, _entry(card, ids, Detail((), (), None, stamp), None, categories, collections)
+        yield None, _entry(card, ids, Traits(None, (), stamp, ()), None, categories, collections)
 
 
 def _listed_cards(catalog: Catalog) -> Iterator[ProductCard]:
@@ -127,7 +113,7 @@ def _listed_cards(catalog: Catalog) -> Iterator[ProductCard]:
 def _entry(
     card: ProductCard,
     category_ids: tuple[int, ...],
-    detail: Detail,
+    detail: Traits,
     url: str | None,
     categories: Mapping[int, Category],
     collections: Mapping[int, list[int]],
@@ -152,7 +138,7 @@ def _entry(
         "b": detail.brand,
         "o": {name: list(values) for name, values in detail.options},
         "s": card.in_stock,
-        "t": detail.created,
+        "t": detail.published,
         "k": path,
         "l": sorted(set(collections.get(card.id, ()))),
     }

@@ -4,8 +4,8 @@ Each product's entry (by what it is made from) and the index's files are kept be
 in ``<cache-dir>/search-index.pickle``: a build makes again only the files that the products
 it finds changed move (``layout.index_files``), and writes those whose bytes differ from what
 the last build wrote, or that are no longer in the output; files the index no longer has are
-deleted. A file is written beside its place and
-renamed over it, so a browser never reads half of one.
+deleted. A file is written beside its place and renamed over it, so a browser never reads half
+of one.
 """
 
 from __future__ import annotations
