@@ -3,14 +3,15 @@
 Nothing is built at import time. The app works under ``httpx.ASGITransport`` (which runs no
 lifespan): the engine is made, and migrations run, before ``create_app`` returns.
 
-Every request takes the path below. Middleware, outermost first: chain bypass (a kept catalogue
-read answered by the layers below, without passing through them: ``companion.chain_bypass``)
--> request log (X-Request-Id, one JSON line) -> body limit (413 past a size, 408 when it stops
-coming, refused while it is read) -> hashing lane (a few password hashes at once, a bounded
-wait, a share per client) -> admission gate (a few requests in flight, reads first, 503 past a
-bounded queue) -> crash barrier (500 problem) -> input guard (NUL) -> tenancy (key or Host ->
-store; 401) -> rate limit (429, RateLimit-* headers) -> answer cache (catalogue answers served
-again until what they show changes) -> entity tags (ETag, 304 on If-None-Match) -> the routes.
+Every request takes the path below (in front of it, the served app has the chain bypass: a
+kept catalogue read answered by these layers without passing through them,
+``companion.chain_bypass``). Middleware, outermost first: request log (X-Request-Id, one JSON
+line) -> body limit (413 past a size, 408 when it stops coming, refused while it is read) ->
+hashing lane (a few password hashes at once, a bounded wait, a share per client) -> admission
+gate (a few requests in flight, reads first, 503 past a bounded queue) -> crash barrier (500
+problem) -> input guard (NUL) -> tenancy (key or Host -> store; 401) -> rate limit (429,
+RateLimit-* headers) -> answer cache (catalogue answers served again until what they show
+changes) -> entity tags (ETag, 304 on If-None-Match) -> the routes.
 """
 
 from __future__ import annotations
@@ -29,7 +30,6 @@ from companion.answer_cache.changes import watch_writes
 from companion.answer_cache.feeds import feed_for, poll_once
 from companion.answer_cache.middleware import AnswerCache
 from companion.answer_cache.shared import SharedAnswers
-from companion.chain_bypass import ChainBypass
 from companion.clock import Clock, SystemClock
 from companion.db.engine import POOL_SIZE, make_engine, open_pool
 from companion.db.migrate import upgrade
@@ -179,8 +179,6 @@ def create_app(
         answer=body_refusal,
     )
     app.add_middleware(RequestLogMiddleware)  # the request id and log see everything
-    # Outermost: answers kept catalogue reads through the instances of the layers added above.
-    app.add_middleware(ChainBypass, enabled=settings.chain_bypass)
     return app
 
 

@@ -18,6 +18,11 @@ and log line. Anything else goes down the chain untouched, before any of these t
 a request without a key this worker holds, a miss, a rate limit that must wait for a lease or
 refuses.
 
+It is the outermost layer of the served app (``companion.server.served_app``), before the
+session endpoints' mount and the framework's own layers, which a kept read need not pass either.
+It finds the chain's layers once the app has built its chain: as the app starts (lifespan), or
+after the first request went down it (``httpx.ASGITransport`` runs no lifespan).
+
 Off with ``CompanionSettings.chain_bypass`` (the load test measures both).
 """
 
@@ -26,7 +31,7 @@ from __future__ import annotations
 import logging
 import time
 
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from companion.answer_cache.middleware import AnswerCache, if_none_match, reply
 from companion.errors_http import LOG
@@ -40,33 +45,19 @@ _REQUEST_ID = REQUEST_ID_HEADER.lower().encode()
 
 
 class ChainBypass:
-    """Outermost of the chain's layers (``create_app`` adds it last)."""
+    """Outermost layer of the served app, in front of the app whose chain it bypasses."""
 
     def __init__(self, app: ASGIApp, *, enabled: bool = True) -> None:
         self.app = app
-        parts = _layers_below(app)
-        log, tenancy, limit, cache = (
-            parts.get(RequestLogMiddleware),
-            parts.get(TenancyMiddleware),
-            parts.get(RateLimitMiddleware),
-            parts.get(AnswerCache),
-        )
-        #: None: a layer it needs is missing, so every request goes down the chain.
-        self.parts: _Parts | None = (
-            (log, tenancy, limit, cache)
-            if enabled
-            and isinstance(log, RequestLogMiddleware)
-            and isinstance(tenancy, TenancyMiddleware)
-            and isinstance(limit, RateLimitMiddleware)
-            and isinstance(cache, AnswerCache)
-            else None
-        )
+        self.enabled = enabled
+        #: None: the chain's layers are not found (yet), so every request goes down the chain.
+        self.parts: _Parts | None = None
         self.served = 0  # requests answered here (tests, reports)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         parts = self.parts
         if parts is None or scope["type"] != "http":
-            await self.app(scope, receive, send)
+            await self._down(scope, receive, send)
             return
         started = time.perf_counter()
         try:
@@ -82,6 +73,26 @@ class ChainBypass:
         await send({"type": "http.response.start", "status": status, "headers": headers})
         await send({"type": "http.response.body", "body": body, "more_body": False})
         parts[0].log(scope, request_id, status, started)
+
+    async def _down(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Down the chain while its layers are not found: they are looked for as the app
+        starts, or after the request."""
+        if scope["type"] == "lifespan":
+            await self.app(scope, receive, self._on_start(send))
+            return
+        await self.app(scope, receive, send)
+        if self.parts is None and self.enabled:
+            self.parts = _found(self.app)
+
+    def _on_start(self, send: Send) -> Send:
+        """``send`` of the lifespan, finding the layers as the app says it started."""
+
+        async def sending(message: Message) -> None:
+            if message["type"] == "lifespan.startup.complete" and self.enabled:
+                self.parts = _found(self.app)
+            await send(message)
+
+        return sending
 
 
 _Parts = tuple[RequestLogMiddleware, TenancyMiddleware, RateLimitMiddleware, AnswerCache]
@@ -110,14 +121,37 @@ def _kept_answer(
     return status, headers, body, request_id
 
 
+def _found(app: ASGIApp) -> _Parts | None:
+    """The layers the bypass takes its steps through, under ``app``; None: one is missing."""
+    parts = _layers_below(app)
+    log, tenancy, limit, cache = (
+        parts.get(RequestLogMiddleware),
+        parts.get(TenancyMiddleware),
+        parts.get(RateLimitMiddleware),
+        parts.get(AnswerCache),
+    )
+    if (
+        isinstance(log, RequestLogMiddleware)
+        and isinstance(tenancy, TenancyMiddleware)
+        and isinstance(limit, RateLimitMiddleware)
+        and isinstance(cache, AnswerCache)
+    ):
+        return log, tenancy, limit, cache
+    return None
+
+
+#: Where a layer keeps the next: a middleware's ``app``, the session mount's ``api`` (the
+#: session endpoints have their own log), a Starlette app's built chain.
+_NEXT = ("app", "api", "middleware_stack")
+
+
 def _layers_below(app: ASGIApp) -> dict[type, object]:
-    """The chain's layers under ``app``, by type, down to the answer cache (each of them keeps
-    the next as ``app``)."""
+    """The chain's layers under ``app``, by type, down to the answer cache."""
     found: dict[type, object] = {}
     node: object = app
     while node is not None and type(node) not in found:
         found[type(node)] = node
         if isinstance(node, AnswerCache):
             break
-        node = getattr(node, "app", None)
+        node = next((n for n in (getattr(node, a, None) for a in _NEXT) if n is not None), None)
     return found

@@ -36,6 +36,7 @@ from starlette.types import ASGIApp
 
 from companion.answer_cache.shared import DIRECTORY_VARIABLE, SharedAnswers
 from companion.app import create_app
+from companion.chain_bypass import ChainBypass
 from companion.clock import Clock, SystemClock
 from companion.db.engine import make_engine
 from companion.logging_http import ACCESS_LOGGER
@@ -78,7 +79,13 @@ def app_from_env() -> ASGIApp:
     settings = settings_from_env(os.environ)
     directory = os.environ.get(DIRECTORY_VARIABLE)
     shared = SharedAnswers(Path(directory)) if directory else None
-    return with_session(create_app(settings, shared_answers=shared), settings)
+    return served_app(create_app(settings, shared_answers=shared), settings)
+
+
+def served_app(api: ASGIApp, settings: CompanionSettings) -> ASGIApp:
+    """What a worker serves: the API with the session endpoints beside it, the chain bypass
+    in front of both."""
+    return ChainBypass(with_session(api, settings), enabled=settings.chain_bypass)
 
 
 def log_config() -> dict[str, Any]:
@@ -128,7 +135,7 @@ def serve(settings: CompanionSettings, *, host: str, port: int, workers: int = 1
         app = create_app(settings)
         services = app.state.services
         with delivering_webhooks(services.engine, services.clock), _bind_errors(host, port):
-            served = with_session(app, settings)
+            served = served_app(app, settings)
             uvicorn.Server(uvicorn.Config(served, **options)).run()
         return
     # The workers share the database; this process migrated it already.

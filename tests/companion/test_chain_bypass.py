@@ -4,23 +4,57 @@ anything else goes down the chain untouched."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, replace
+from typing import Any
 
 import httpx
 import pytest
-from fastapi import FastAPI
+from starlette.types import Message
 
 from companion.chain_bypass import ChainBypass
 from companion.logging_http import ACCESS_LOGGER, flush_request_log
 from companion.ratelimit.memory import InMemoryRateLimiter
-from tests.companion.conftest import PREFIX, Api, MakeApi, layer_of, revoke_newest_key
+from companion.server import served_app
+from tests.companion.conftest import PREFIX, Api, MakeApi, revoke_newest_key
 
 pytestmark = pytest.mark.anyio
 
 
-def bypass_of(app: FastAPI) -> ChainBypass:
-    return layer_of(app, ChainBypass)
+@dataclass
+class Served:
+    """The app as a worker serves it (``served_app``), and its chain bypass."""
+
+    api: Api  # its client sends to the served app
+    bypass: ChainBypass
+
+
+Serve = Callable[..., Awaitable[Served]]
+
+
+@pytest.fixture
+async def serve(make_api: MakeApi) -> AsyncIterator[Serve]:
+    clients: list[httpx.AsyncClient] = []
+
+    async def make(**overrides: Any) -> Served:
+        api = await make_api(**overrides)
+        front = served_app(api.app, api.app.state.services.settings)
+        assert isinstance(front, ChainBypass)
+        client = httpx.AsyncClient(transport=httpx.ASGITransport(app=front), base_url="http://test")
+        clients.append(client)
+        return Served(replace(api, client=client), front)
+
+    yield make
+    for client in clients:
+        await client.aclose()
+
+
+@pytest.fixture
+async def served(serve: Serve) -> Served:
+    return await serve()
 
 
 def header_names(response: httpx.Response) -> list[str]:
@@ -28,17 +62,17 @@ def header_names(response: httpx.Response) -> list[str]:
 
 
 async def test_a_kept_read_is_answered_past_the_chain_as_the_chain_answers_it(
-    make_api: MakeApi,
+    serve: Serve,
 ) -> None:
-    on, off = await make_api(), await make_api(chain_bypass=False)
+    on, off = await serve(), await serve(chain_bypass=False)
     answers = []
-    for api in (off, on):  # one app after the other: both watch the process's writes
+    for api in (off.api, on.api):  # one app after the other: both watch the process's writes
         await api.ok("/store")
         await api.ok("/products", limit=5)  # read and kept
         answers.append(await api.get("/products", limit=5))
     chained, kept = answers
-    assert bypass_of(off.app).served == 0
-    assert bypass_of(on.app).served == 1
+    assert off.bypass.served == 0
+    assert on.bypass.served == 1
     assert kept.status_code == chained.status_code == 200
     assert kept.content == chained.content
     assert header_names(kept) == header_names(chained)
@@ -48,21 +82,23 @@ async def test_a_kept_read_is_answered_past_the_chain_as_the_chain_answers_it(
     assert kept.headers["ratelimit-remaining"] == "597"  # one unit a request, this one too
 
 
-async def test_a_kept_read_names_its_answer_in_a_304(api: Api) -> None:
+async def test_a_kept_read_names_its_answer_in_a_304(served: Served) -> None:
+    api = served.api
     first = await api.get("/store")
     again = await api.client.get(
         PREFIX + "/store",
         headers={"X-Service-Key": api.key, "If-None-Match": first.headers["etag"]},
     )
-    assert bypass_of(api.app).served == 1
+    assert served.bypass.served == 1
     assert again.status_code == 304 and again.content == b""
     assert again.headers["etag"] == first.headers["etag"]
     assert "content-length" not in again.headers or again.headers["content-length"] == "0"
 
 
 async def test_a_kept_read_keeps_the_callers_request_id_and_writes_one_line(
-    api: Api, caplog: pytest.LogCaptureFixture
+    served: Served, caplog: pytest.LogCaptureFixture
 ) -> None:
+    api = served.api
     await api.ok("/store")
     caplog.set_level(logging.INFO, logger=ACCESS_LOGGER)
     caplog.clear()
@@ -70,7 +106,7 @@ async def test_a_kept_read_keeps_the_callers_request_id_and_writes_one_line(
         PREFIX + "/store", headers={"X-Service-Key": api.key, "X-Request-Id": "shop-42"}
     )
     flush_request_log()
-    assert bypass_of(api.app).served == 1
+    assert served.bypass.served == 1
     assert kept.headers.get_list("x-request-id") == ["shop-42"]
     lines = [json.loads(r.getMessage()) for r in caplog.records if r.name == ACCESS_LOGGER]
     assert [(x["request_id"], x["method"], x["path"], x["status"]) for x in lines] == [
@@ -78,24 +114,26 @@ async def test_a_kept_read_keeps_the_callers_request_id_and_writes_one_line(
     ]
 
 
-async def test_a_revoked_key_goes_down_the_chain_and_is_refused(api: Api) -> None:
+async def test_a_revoked_key_goes_down_the_chain_and_is_refused(served: Served) -> None:
+    api = served.api
     await api.ok("/store")
     await api.ok("/store")
-    assert bypass_of(api.app).served == 1
+    assert served.bypass.served == 1
     revoke_newest_key(api)
     refused = await api.get("/store")
     assert refused.status_code == 401
-    assert bypass_of(api.app).served == 1
+    assert served.bypass.served == 1
 
 
-async def test_past_the_rate_limit_the_chain_answers_429(make_api: MakeApi) -> None:
-    api = await make_api(rate_per_minute=3)
+async def test_past_the_rate_limit_the_chain_answers_429(serve: Serve) -> None:
+    served = await serve(rate_per_minute=3)
+    api = served.api
     codes = [(await api.get("/store")).status_code for _ in range(4)]
     assert codes == [200, 200, 200, 429]
     # The first read and the refusal down the chain; a limiter that leases one unit at a time
     # (a small limit, shared by workers) waits for each, so all go down the chain.
     leases = not isinstance(api.app.state.services.limiter, InMemoryRateLimiter)
-    assert bypass_of(api.app).served == (0 if leases else 2)
+    assert served.bypass.served == (0 if leases else 2)
 
 
 @pytest.mark.parametrize(
@@ -109,28 +147,60 @@ async def test_past_the_rate_limit_the_chain_answers_429(make_api: MakeApi) -> N
     ids=["no-key", "secret-key", "body", "nul"],
 )
 async def test_other_requests_go_down_the_chain(
-    api: Api, headers: dict[str, str] | None, query: dict[str, str] | None, body: bytes | None
+    served: Served, headers: dict[str, str] | None, query: dict[str, str] | None, body: bytes | None
 ) -> None:
+    api = served.api
     await api.ok("/store")
     sent = {} if headers is None else {"X-Service-Key": api.key, **headers}
     asked = api.client.build_request(
         "GET", PREFIX + "/store", headers=sent, params=query, content=body
     )
     answer = await api.client.send(asked)
-    assert bypass_of(api.app).served == 0
+    assert served.bypass.served == 0
     assert answer.status_code in (200, 401, 422)
 
 
 async def test_an_error_in_its_steps_sends_the_request_down_the_chain(
-    api: Api, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+    served: Served, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
+    api = served.api
     await api.ok("/store")
-    tenancy = bypass_of(api.app).parts[1]  # type: ignore[index]
+    tenancy = served.bypass.parts[1]  # type: ignore[index]
 
     def broken(_scope: object) -> None:
         raise RuntimeError("a bug in the key check's shortcut")
 
     monkeypatch.setattr(tenancy, "held", broken)
     answer = await api.get("/store")
-    assert answer.status_code == 200 and bypass_of(api.app).served == 0
+    assert answer.status_code == 200 and served.bypass.served == 0
     assert any("chain bypass failed" in r.getMessage() for r in caplog.records)
+
+
+async def test_it_finds_the_chains_layers_as_the_app_starts(served: Served) -> None:
+    """Under a server (which runs the lifespan), the first kept read needs no read before it
+    down the chain to find the layers."""
+    assert served.bypass.parts is None
+    messages: asyncio.Queue[Message] = asyncio.Queue()
+    await messages.put({"type": "lifespan.startup"})
+    said: list[str] = []
+    started = asyncio.Event()
+
+    async def send(message: Message) -> None:
+        said.append(message["type"])
+        started.set()
+
+    lifespan = asyncio.create_task(
+        served.bypass({"type": "lifespan", "asgi": {"version": "3.0"}}, messages.get, send)
+    )
+    await asyncio.wait_for(started.wait(), 10)
+    assert said == ["lifespan.startup.complete"]
+    assert served.bypass.parts is not None
+    await messages.put({"type": "lifespan.shutdown"})
+    await asyncio.wait_for(lifespan, 10)
+
+
+async def test_off_it_never_looks_for_the_layers(serve: Serve) -> None:
+    off = await serve(chain_bypass=False)
+    for _ in range(3):
+        await off.api.ok("/store")
+    assert off.bypass.parts is None and off.bypass.served == 0
