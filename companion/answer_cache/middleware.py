@@ -14,6 +14,11 @@ limit and its headers. Only 200 answers are kept; anything else passes through u
 With several workers on one host, an answer one of them read is handed to the others
 (``shared``): a worker that does not hold an answer takes the other's when nothing it shows has
 changed since its reading began.
+
+A miss is read once in a worker however many ask for it at once: while a request reads it, the
+others for the same answer wait for that reading (at most ``read_wait`` seconds) and are
+answered with what it kept. When a catalogue change drops every answer on a busy day, or a
+worker starts, a popular page is then one database read, not one per shopper asking.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 
+import anyio
 import anyio.to_thread
 from sqlalchemy import Engine, func, select, union_all
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -43,6 +49,8 @@ CACHED = ("products", "categories", "collections", "store", "menus", "filters")
 MAX_ENTRIES = 20_000
 MAX_BODY = 512 * 1024
 MAX_BYTES = 128 * 1024 * 1024
+#: Seconds a request waits for another's reading of the same answer before reading it itself.
+READ_WAIT_SECONDS = 5.0
 _IF_NONE_MATCH = b"if-none-match"
 #: Routes whose answers show stock: cards and product pages show whether each product is in
 #: stock (the products named in the body: a list's ``items[].id``, a product's ``id``); a
@@ -118,6 +126,7 @@ class AnswerCache:
         max_entries: int = MAX_ENTRIES,
         max_bytes: int = MAX_BYTES,
         shared: SharedAnswers | None = None,
+        read_wait: float = READ_WAIT_SECONDS,
     ) -> None:
         self.app = app
         self.feed = feed
@@ -135,8 +144,11 @@ class AnswerCache:
         # store -> (when it was read, the next flash-sale start or end after that)
         self._boundaries: dict[int, tuple[datetime, datetime | None]] = {}
         self.shared = shared
+        self.read_wait = read_wait
+        self._reading: dict[tuple[int, str, bytes], anyio.Event] = {}  # misses being read
         self.hits = 0
         self.adopted = 0  # answers taken from another worker (tests, reports)
+        self.joined = 0  # answers a request waited for another's reading of (tests, reports)
 
     def cacheable(self, scope: Scope) -> bool:
         if scope["type"] != "http" or scope["method"] != "GET":
@@ -162,13 +174,32 @@ class AnswerCache:
         key = answer_key(tenant, scope)
         asked = if_none_match(scope)
         kept = self.kept(key)
+        if kept is None and key in self._reading:
+            kept = await self._after_reading(key)
+            self.joined += kept is not None
         if kept is not None:
             self.hits += 1
             await _send(send, kept, asked)
             return
-        until = await self._boundary(tenant.store_id, now)
-        read = _Reading(key, version, now, until, read_at)
-        await self._read(scope, receive, send, read, asked)
+        # The first to read it; a request that waited in vain reads it beside the new reader.
+        first = key not in self._reading
+        reading = self._reading.setdefault(key, anyio.Event())
+        try:
+            until = await self._boundary(tenant.store_id, now)
+            read = _Reading(key, version, now, until, read_at)
+            await self._read(scope, receive, send, read, asked)
+        finally:
+            if first:
+                del self._reading[key]
+                reading.set()
+
+    async def _after_reading(self, key: tuple[int, str, bytes]) -> Answer | None:
+        """The answer another request of this worker is reading for ``key``, once it kept it
+        (waiting at most ``read_wait``); None: none was kept (not a 200, the catalogue moved,
+        the reader failed), so this request reads it."""
+        with anyio.move_on_after(self.read_wait):
+            await self._reading[key].wait()
+        return None if self.version() is None else self.kept(key)
 
     def kept_for(self, tenant: Tenant, scope: Scope) -> Answer | None:
         """The answer this layer would serve from memory to ``scope``, a cached route's GET of
