@@ -18,7 +18,9 @@ from starlette.types import Message
 from companion.chain_bypass import ChainBypass
 from companion.logging_http import ACCESS_LOGGER, flush_request_log
 from companion.ratelimit.memory import InMemoryRateLimiter
-from companion.server import served_app
+from companion.server import SETTINGS_VARIABLE, app_from_env, served_app, settings_to_env
+from companion.session_mount import SessionBeside
+from companion.settings import CompanionSettings
 from tests.companion.conftest import PREFIX, Api, MakeApi, revoke_newest_key
 
 pytestmark = pytest.mark.anyio
@@ -204,3 +206,13 @@ async def test_off_it_never_looks_for_the_layers(serve: Serve) -> None:
     for _ in range(3):
         await off.api.ok("/store")
     assert off.bypass.parts is None and off.bypass.served == 0
+
+
+def test_a_worker_serves_the_bypass_in_front_of_the_session_mount(
+    settings: CompanionSettings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(SETTINGS_VARIABLE, settings_to_env(settings))
+    served = app_from_env()
+    assert isinstance(served, ChainBypass) and served.enabled
+    assert isinstance(served.app, SessionBeside)
+    served.app.api.state.services.engine.dispose()  # type: ignore[attr-defined]
