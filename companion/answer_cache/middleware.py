@@ -181,15 +181,14 @@ class AnswerCache:
             self.hits += 1
             await _send(send, kept, asked)
             return
-        # The first to read it; a request that waited in vain reads it beside the new reader.
-        first = key not in self._reading
-        reading = self._reading.setdefault(key, anyio.Event())
+        # None: it waited in vain for another's reading, and reads beside it.
+        reading = None if key in self._reading else self._reading.setdefault(key, anyio.Event())
         try:
             until = await self._boundary(tenant.store_id, now)
             read = _Reading(key, version, now, until, read_at)
             await self._read(scope, receive, send, read, asked)
         finally:
-            if first:
+            if reading is not None:
                 del self._reading[key]
                 reading.set()
 
