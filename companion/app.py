@@ -82,9 +82,9 @@ def create_app(
     if settings.migrate:
         upgrade(engine)
     limiter = make_limiter(settings, engine, clock, rate_windows(settings))
-    services = Services(settings=settings, engine=engine, clock=clock, limiter=limiter)
     watch_writes()
     feed = feed_for(engine)
+    services = Services(settings=settings, engine=engine, clock=clock, limiter=limiter, feed=feed)
     listener = listener_for(engine)  # PostgreSQL: revocations by other processes
     trusted = (lambda: listener.connected) if listener else (lambda: feed.delivers_revocations)
 

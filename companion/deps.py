@@ -14,6 +14,7 @@ from argon2 import PasswordHasher
 from fastapi import Depends, Request
 from sqlalchemy import Connection, Engine
 
+from companion.answer_cache.feeds import Feed
 from companion.clock import Clock
 from companion.ratelimit.windows import RateLimiter
 from companion.settings import CompanionSettings
@@ -28,6 +29,8 @@ class Services:
     engine: Engine
     clock: Clock
     limiter: RateLimiter
+    #: How this worker learns of other processes' changes (the answer cache and key check poll it).
+    feed: Feed
 
 
 async def get_services(request: Request) -> Services:

@@ -11,6 +11,8 @@ one without the marker fails, so the pass cannot miss it silently.
 
 from __future__ import annotations
 
+import itertools
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -22,7 +24,9 @@ import anyio.to_thread
 import httpx
 import pytest
 from fastapi import FastAPI
+from sqlalchemy import text
 
+from companion.answer_cache.changes import stock
 from companion.app import create_app
 from companion.clock import ManualClock
 from companion.db.engine import make_engine
@@ -90,6 +94,31 @@ def revoke_newest_key(api: Api) -> None:
 
 
 Layer = TypeVar("Layer")
+
+
+def changes_taken_in(app: FastAPI) -> None:
+    """On PostgreSQL, every change committed so far taken in by the app's feed.
+
+    Notifications come in commit order, so once one sent now has arrived, the earlier ones
+    have too. Else one could arrive between two requests of a test, on a busy machine, and drop
+    the answers read before it (this process's writes are taken in at once, as they commit)."""
+    services = app.state.services
+    if services.engine.dialect.name != "postgresql":
+        return  # SQLite's feed reads the file's version: nothing is ever late
+    from companion.answer_cache.postgres_feed import CHANNEL  # psycopg: PostgreSQL's only
+
+    marker = next(_markers)  # a product id no store has: only this call waits for its mark
+    sent = time.monotonic()
+    with services.engine.begin() as conn:  # a NOTIFY alone: not a write this process marks
+        conn.execute(text(f"NOTIFY {CHANNEL}, 'stock:{marker}'"))
+    deadline = sent + 10
+    while stock.unchanged_after(sent, frozenset({marker}), counts=True):
+        assert time.monotonic() < deadline, "the feed did not deliver a notification"
+        time.sleep(0.002)
+        services.feed.poll()
+
+
+_markers = itertools.count(10**12)
 
 
 def layer_of(app: FastAPI, kind: type[Layer]) -> Layer:
@@ -189,7 +218,9 @@ async def make_api(settings: CompanionSettings, clock: ManualClock) -> AsyncIter
         app = create_app(replace(settings, **overrides), clock=clock)
         client = httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://test")
         shop = Shop(app.state.services.engine, clock.now())
-        api = Api(app, client, shop, shop.key(), clock)
+        key = shop.key()
+        changes_taken_in(app)  # a late notification of the set-up would drop what tests keep
+        api = Api(app, client, shop, key, clock)
         opened.append(api)
         return api
 

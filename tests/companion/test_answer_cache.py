@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from fastapi import FastAPI
-from sqlalchemy import text, update
+from sqlalchemy import update
 
 from companion.answer_cache.changes import (
     CATALOGUE_TABLES,
@@ -23,7 +23,7 @@ from companion.answer_cache.changes import (
 )
 from companion.answer_cache.middleware import AnswerCache
 from companion.db.schema import products, variants
-from tests.companion.conftest import Api, MakeApi, layer_of, revoke_newest_key
+from tests.companion.conftest import Api, MakeApi, changes_taken_in, layer_of, revoke_newest_key
 
 pytestmark = pytest.mark.anyio
 ROOT = Path(__file__).resolve().parents[2]
@@ -35,26 +35,6 @@ def cache_of(app: FastAPI) -> AnswerCache:
 
 def on_postgres(api: Api) -> bool:
     return api.app.state.services.engine.dialect.name == "postgresql"
-
-
-async def taken_in(api: Api) -> None:
-    """On PostgreSQL, every change committed so far taken in by the feed: notifications come in
-    commit order, so once one sent now has arrived, the set-up's have too (a late one would
-    otherwise drop the answers read before it, on a busy machine)."""
-    if not on_postgres(api):
-        return
-    from companion.answer_cache.postgres_feed import CHANNEL  # psycopg: PostgreSQL's only
-
-    await api.ok("/store")  # the app's middleware is built on its first request
-    feed = cache_of(api.app).feed
-    before = catalogue.value
-    with api.app.state.services.engine.begin() as conn:
-        conn.execute(text(f"NOTIFY {CHANNEL}, 'taken-in'"))  # an unknown name: a catalogue bump
-    deadline = time.monotonic() + 10
-    while catalogue.value == before:
-        assert time.monotonic() < deadline, "the feed did not deliver a notification"
-        time.sleep(0.01)
-        feed.poll()
 
 
 def set_price(api: Api, product_id: int, price: int) -> None:
@@ -140,7 +120,7 @@ async def test_a_stock_change_drops_only_the_answers_showing_that_product(api: A
     sold, other = shop.product("Áo", slug="ao"), shop.product("Quần", slug="quan")
     variant = shop.variant(sold, "M", stock=1)
     shop.variant(other, "M", stock=5)
-    await taken_in(api)
+    changes_taken_in(api.app)
     assert (await api.ok("/products/by-slug/ao"))["in_stock"] is True
     await api.ok("/products/by-slug/quan")
     await api.ok("/categories")
@@ -163,7 +143,7 @@ async def test_a_stock_count_change_keeps_the_pages_that_show_only_in_stock(api:
     shop = api.shop
     pid = shop.product("Áo", slug="ao")
     variant = shop.variant(pid, "M", stock=10)
-    await taken_in(api)
+    changes_taken_in(api.app)
     await api.ok("/products/by-slug/ao")
     assert [v["stock"] for v in (await api.ok(f"/products/{pid}/variants"))["items"]] == [10]
     with api.app.state.services.engine.begin() as conn:

@@ -13,6 +13,7 @@ import pytest
 from fastapi import APIRouter, FastAPI, Query
 from sqlalchemy import Connection, event, text
 
+from companion.answer_cache.feeds import feed_for
 from companion.clock import SystemClock
 from companion.db.engine import make_engine
 from companion.deps import Db, ReadDb, Services
@@ -40,7 +41,7 @@ def build(folder: Path, *, one_hop: bool) -> tuple[FastAPI, list[int]]:
     app = FastAPI()
     settings = CompanionSettings(database=str(folder / "one.db"))
     limiter = InMemoryRateLimiter(SystemClock(), ())
-    app.state.services = Services(settings, engine, SystemClock(), limiter)
+    app.state.services = Services(settings, engine, SystemClock(), limiter, feed_for(engine))
     app.include_router(leaf)
     return app, checked_out
 
