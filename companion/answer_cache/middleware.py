@@ -181,8 +181,9 @@ class AnswerCache:
             self.hits += 1
             await _send(send, kept, asked)
             return
-        # None: it waited in vain for another's reading, and reads beside it.
-        reading = None if key in self._reading else self._reading.setdefault(key, anyio.Event())
+        reading = None  # stays None when it waited in vain for another's reading: reads beside it
+        if key not in self._reading:
+            reading = self._reading[key] = anyio.Event()
         try:
             until = await self._boundary(tenant.store_id, now)
             read = _Reading(key, version, now, until, read_at)
