@@ -43,6 +43,7 @@ from companion.logging_http import ACCESS_LOGGER
 from companion.session_mount import with_session
 from companion.settings import CompanionSettings
 from companion.webhooks.worker import deliver_due
+from session_service.worker_heap import freeze_start_up
 
 #: Seconds between two rounds of webhook delivery.
 WEBHOOK_INTERVAL = 5.0
@@ -79,7 +80,9 @@ def app_from_env() -> ASGIApp:
     settings = settings_from_env(os.environ)
     directory = os.environ.get(DIRECTORY_VARIABLE)
     shared = SharedAnswers(Path(directory)) if directory else None
-    return served_app(create_app(settings, shared_answers=shared), settings)
+    served = served_app(create_app(settings, shared_answers=shared), settings)
+    freeze_start_up()
+    return served
 
 
 def served_app(api: ASGIApp, settings: CompanionSettings) -> ASGIApp:
@@ -136,6 +139,7 @@ def serve(settings: CompanionSettings, *, host: str, port: int, workers: int = 1
         services = app.state.services
         with delivering_webhooks(services.engine, services.clock), _bind_errors(host, port):
             served = served_app(app, settings)
+            freeze_start_up()
             uvicorn.Server(uvicorn.Config(served, **options)).run()
         return
     # The workers share the database; this process migrated it already.

@@ -43,6 +43,7 @@ from session_service.traffic import Traffic, TrafficSettings
 from session_service.visitor import SessionUpstream, normal_origin
 from session_service.visitor_share import MAX_VISITORS
 from session_service.visitor_share import PER_MINUTE as VISITOR_PER_MINUTE
+from session_service.worker_heap import freeze_start_up
 
 #: Environment variable carrying the settings to worker processes (JSON).
 SETTINGS_VARIABLE = "STOREFRONT_SESSION_SETTINGS"
@@ -234,7 +235,9 @@ def settings_from_env(environ: Mapping[str, str]) -> SessionSettings:
 
 def app_from_env() -> ASGIApp:
     """The app of one worker process (uvicorn's factory with several workers)."""
-    return service_app(settings_from_env(os.environ))
+    app = service_app(settings_from_env(os.environ))
+    freeze_start_up()
+    return app
 
 
 def serve_session(settings: SessionSettings, *, host: str, port: int, workers: int) -> None:
@@ -254,7 +257,9 @@ def serve_session(settings: SessionSettings, *, host: str, port: int, workers: i
         "timeout_keep_alive": KEEP_ALIVE_SECONDS,
     }
     if workers <= 1:
-        uvicorn.Server(uvicorn.Config(service_app(settings), **options)).run()
+        app = service_app(settings)
+        freeze_start_up()
+        uvicorn.Server(uvicorn.Config(app, **options)).run()
         return
     os.environ[SETTINGS_VARIABLE] = settings_to_env(settings)
     uvicorn.run("generator.serve.service:app_from_env", factory=True, workers=workers, **options)

@@ -7,6 +7,7 @@ where the connection comes from (a shopper, or a configured proxy).
 
 from __future__ import annotations
 
+import gc
 import json
 import logging
 from collections.abc import AsyncIterator
@@ -27,6 +28,7 @@ from companion.settings import CompanionSettings
 from generator.serve.service import (
     SETTINGS_VARIABLE,
     SessionSettings,
+    app_from_env,
     service_app,
     settings_from_env,
     settings_to_env,
@@ -330,6 +332,18 @@ def test_the_limits_reach_the_workers_through_the_environment() -> None:
     )
     environ = {SETTINGS_VARIABLE: settings_to_env(settings)}
     assert settings_from_env(environ) == settings
+
+
+def test_a_worker_freezes_its_start_up_heap(monkeypatch: pytest.MonkeyPatch) -> None:
+    settings = SessionSettings(api_url="http://api.internal/public/v1", key=None)
+    monkeypatch.setenv(SETTINGS_VARIABLE, settings_to_env(settings))
+    try:
+        app = app_from_env()
+        # Out of the collector's full passes: a request never waits while they walk it.
+        assert gc.get_freeze_count() > 0
+        assert not any(o is app for o in gc.get_objects())
+    finally:
+        gc.unfreeze()  # this process builds many apps: none of them may stay frozen
 
 
 @pytest.mark.anyio
