@@ -64,7 +64,7 @@ import httpx
 from sqlalchemy import Engine, create_engine, func, select, text, update
 from sqlalchemy.engine import make_url
 
-from benchmarks.loadtest_cpu import cpu_seconds, descendants
+from benchmarks.loadtest_cpu import cpu_reading, cpu_seconds_since, descendants
 from benchmarks.loadtest_http import LeanClient, Response, TransportError
 from benchmarks.processes import stop
 from companion.db.commerce_schema import order_items, order_status_history, orders
@@ -458,10 +458,10 @@ async def run_load(
 def measure_mix(server: subprocess.Popen[bytes], shop: Shop, args: argparse.Namespace) -> Phase:
     """Run the mix and read the CPU its workers took (from /proc, before and after)."""
     workers = descendants(server.pid)
-    before = cpu_seconds(workers)
+    before = cpu_reading(workers)
     think = (args.think[0], args.think[1])
     tally, elapsed = run_fast(run_load(shop, args.shoppers, args.seconds, think, "mix"))
-    return Phase("full mix", tally, elapsed, cpu_seconds(workers) - before)
+    return Phase("full mix", tally, elapsed, cpu_seconds_since(before, workers))
 
 
 #: The catalogue alone and the bare endpoint take turns in this order after the mix: a drift of
@@ -524,11 +524,11 @@ async def take_turns(
             turns.append(await warm_up(shops["catalogue"], clients["catalogue"], workers))
         for plan in order:
             asked = sum(tallies[plan].statuses.values())
-            before = cpu_seconds(workers[plan])
+            before = cpu_reading(workers[plan])
             started = time.monotonic()
             deadline = started + seconds
             await asyncio.gather(*(shopper.run(deadline, plan) for shopper in crowds[plan]))
-            used = cpu_seconds(workers[plan]) - before
+            used = cpu_seconds_since(before, workers[plan])
             elapsed[plan] += time.monotonic() - started
             cpu[plan] += used
             turns.append(Turn(plan, sum(tallies[plan].statuses.values()) - asked, used))
@@ -561,9 +561,9 @@ async def warm_up(shop: Shop, client: LeanClient, workers: dict[str, list[int]])
 
     # An equal share per reader (per key): from one shared list, a reader on the less busy
     # worker would read far more, enough to take its key over its limit of 1,200 a minute.
-    before = cpu_seconds(workers["catalogue"])
+    before = cpu_reading(workers["catalogue"])
     await asyncio.gather(*(read(r, todo[i::WARM_AT_ONCE]) for i, r in enumerate(readers)))
-    used = cpu_seconds(workers["catalogue"]) - before
+    used = cpu_seconds_since(before, workers["catalogue"])
     # A 429 is reported, not fatal: each key reads about 90 pages here, far below its limit,
     # so one would be the rate limit's fault, to show beside the figures.
     if set(tally.statuses) - {200, 429}:

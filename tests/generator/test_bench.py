@@ -7,6 +7,7 @@ import importlib.util
 import os
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -22,6 +23,7 @@ from benchmarks import bench, doc
 from benchmarks import build as bench_build
 from benchmarks import procs as bench_procs
 from benchmarks import report as bench_report
+from benchmarks.loadtest_cpu import cpu_reading, cpu_seconds_since
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -195,3 +197,31 @@ def test_the_bench_compiles_the_packages_as_an_install_would() -> None:
         header = compiled.read_bytes()[:16]  # magic, flags, source mtime, source size
         assert header[:4] == importlib.util.MAGIC_NUMBER
         assert int.from_bytes(header[8:12], "little") == int(source.stat().st_mtime)
+
+
+def test_the_load_tests_cpu_reading_counts_each_thread_to_the_microsecond() -> None:
+    """A thread that ran 30 ms between two readings shows 30 ms (a process's clock ticks are
+    10 ms); one that ended between them takes nothing off the sum."""
+    release = threading.Event()
+
+    def ending() -> None:
+        _spin(0.02)
+        release.wait()
+
+    ended = threading.Thread(target=ending)
+    ended.start()
+    time.sleep(0.05)
+    before = cpu_reading([os.getpid()])  # the ending thread's 20 ms in it
+    release.set()
+    ended.join()
+    started = time.thread_time()
+    _spin(0.03)
+    spun = time.thread_time() - started
+    used = cpu_seconds_since(before, [os.getpid()])
+    assert spun <= used < spun + 0.015  # with the readings' own time
+
+
+def _spin(seconds: float) -> None:
+    until = time.thread_time() + seconds
+    while time.thread_time() < until:
+        pass
