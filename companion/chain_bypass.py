@@ -12,11 +12,12 @@ not a login), the admission gate (its slots bound the requests that may hold a d
 connection; a kept read holds none), the crash barrier (an error in its own steps sends the
 request down the chain, logged) and the input guard's refusal (a request line with NUL
 goes down the chain). It takes the same steps as the chain, through the chain's own
-instances, found below it: the key check (``TenancyMiddleware.held``), the kept answer and its
-304 (``AnswerCache.kept_for``, ``reply``), the rate limit's unit and headers, the request id
-and log line. Anything else goes down the chain untouched, before any of these took effect:
-a request without a key this worker holds, a miss, a rate limit that must wait for a lease or
-refuses.
+instances, found below it: the key check (``TenancyMiddleware.held_key``), the kept answer
+and its 304 (``AnswerCache.kept_for``, ``reply``), the rate limit's unit and headers, the
+request id and log line. It reads the headers those steps need in one pass. Anything else
+goes down the chain untouched, before any of these took effect: a request that declares a
+body, one without a key this worker holds, a miss, a rate limit that must wait for a lease
+or refuses.
 
 It is the outermost layer of the served app (``companion.server.served_app``), before the
 session endpoints' mount and the framework's own layers, which a kept read need not pass either.
@@ -33,13 +34,17 @@ import time
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from companion.answer_cache.middleware import AnswerCache, if_none_match, reply
+from companion.answer_cache.middleware import AnswerCache, reply
 from companion.errors_http import LOG
 from companion.input_guard import nul_in
-from companion.logging_http import REQUEST_ID_HEADER, RequestLogMiddleware, request_id_from
+from companion.logging_http import (
+    REQUEST_ID_HEADER,
+    RequestLogMiddleware,
+    new_request_id,
+    request_id_of,
+)
 from companion.ratelimit.middleware import RateLimitMiddleware, bucket_of, rate_limit_header_pairs
-from companion.tenancy import TenancyMiddleware
-from session_service.body_limit import body_framing
+from companion.tenancy import SERVICE_KEY_HEADER, TenancyMiddleware
 
 _REQUEST_ID = REQUEST_ID_HEADER.lower().encode()
 
@@ -104,9 +109,13 @@ def _kept_answer(
     """Status, headers, body and request id of the kept answer to ``scope``, its rate-limit
     unit spent; None: the request goes down the chain, nothing of it having taken effect."""
     _log, tenancy, limit, cache = parts
-    if not cache.cacheable(scope) or nul_in(scope) is not None or any(body_framing(scope)):
+    if not cache.cacheable(scope) or nul_in(scope) is not None:
+        return None
+    head = _head(scope)
+    if head is None:
         return None  # a body is for the chain's body limit to read
-    tenant = tenancy.held(scope)
+    key, authorization, given_id, asked = head
+    tenant = tenancy.held_key(scope, key, authorization)
     answer = None if tenant is None else cache.kept_for(tenant, scope)
     if tenant is None or answer is None:
         return None
@@ -115,10 +124,44 @@ def _kept_answer(
     if decision is None or not decision.allowed:
         return None
     cache.hits += 1
-    request_id = request_id_from(scope)
-    status, kept, body = reply(answer, if_none_match(scope))
+    request_id = new_request_id() if given_id is None else request_id_of(given_id)
+    status, kept, body = reply(answer, asked)
     headers = [*kept, *rate_limit_header_pairs(decision), (_REQUEST_ID, request_id.encode())]
     return status, headers, body, request_id
+
+
+#: A request's X-Service-Key (stripped), Authorization, X-Request-Id and If-None-Match, as the
+#: chain's layers read them (the first of each; "" or None when absent).
+_Head = tuple[str, str, str | None, str | None]
+_KEY, _AUTHORIZATION, _IF_NONE_MATCH = (
+    SERVICE_KEY_HEADER.encode(),
+    b"authorization",
+    b"if-none-match",
+)
+_BODY = frozenset((b"content-length", b"transfer-encoding"))
+
+
+def _head(scope: Scope) -> _Head | None:
+    """The headers the steps read, in one pass (each layer's own reading would pass over the
+    headers once each); None: the request declares a body."""
+    key = authorization = given_id = asked = None
+    for name, value in scope["headers"]:
+        if name in _BODY:
+            return None
+        if name == _KEY:
+            key = value if key is None else key
+        elif name == _AUTHORIZATION:
+            authorization = value if authorization is None else authorization
+        elif name == _REQUEST_ID:
+            given_id = value if given_id is None else given_id
+        elif name == _IF_NONE_MATCH:
+            asked = value if asked is None else asked
+    return (
+        "" if key is None else key.decode("latin-1").strip(),
+        "" if authorization is None else authorization.decode("latin-1"),
+        None if given_id is None else given_id.decode("latin-1"),
+        None if asked is None else bytes(asked).decode("latin-1"),
+    )
 
 
 def _found(app: ASGIApp) -> _Parts | None:

@@ -183,14 +183,12 @@ class TenancyMiddleware:
         scope.setdefault("state", {})["tenant"] = tenant
         await self.app(scope, receive, send)
 
-    def held(self, scope: Scope) -> Tenant | None:
+    def held_key(self, scope: Scope, key: str, authorization: str) -> Tenant | None:
         """The tenant of a request under this layer's paths whose well-formed publishable key
         this worker holds, found without waiting (``companion.chain_bypass``); None: anything
-        else, which ``__call__`` decides."""
-        if not self.applies(scope["path"]):
-            return None
-        key, _host, authorization = key_headers(scope)
-        if not key or sends_secret_key(key, authorization):
+        else, which ``__call__`` decides. ``key`` (stripped) and ``authorization``: the
+        request's first X-Service-Key and Authorization, which the caller read."""
+        if not key or not self.applies(scope["path"]) or sends_secret_key(key, authorization):
             return None
         digest = self.digest(key)
         return None if digest is None else self.known(digest, scope)

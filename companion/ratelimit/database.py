@@ -20,7 +20,9 @@ runs in a transaction on a worker thread through the pool (one per lease, not pe
 Requests of one bucket arriving while its lease is being renewed wait for that renewal. On the
 lease link, a full lease whose last unit is spent is renewed at once in the background, while
 a full one still fits every window: the bucket's next request then finds units waiting instead
-of waiting for them (a worker still holds at most one lease of a bucket). And as the shortest
+of waiting for them (a worker still holds at most one lease of a bucket). That statement also
+tops up the worker's other leases running low (a quarter left) to full ones: a worker serving
+many keys renews several in one statement rather than one each. And as the shortest
 window starts (a new minute), the event loop's timer leases for every bucket that spent units
 in the minute before, in one statement: without it, every key in use would take its lease with
 its first request of the minute, on each worker, all at the same moment.
@@ -56,6 +58,9 @@ if TYPE_CHECKING:  # psycopg (the optional postgres extra) is loaded only for Po
 WINDOW_START_DELAY = 0.002
 #: Buckets in one such statement at most (their requests wait for it).
 LEASES_AT_ONCE = 500
+#: A full lease with this share of its units left is running low: the next lease ahead of
+#: another bucket of the worker tops it up in the same statement.
+LOW_SHARE = 4
 
 
 class DatabaseRateLimiter:
@@ -77,9 +82,10 @@ class DatabaseRateLimiter:
         self._engine = engine
         self._seconds = seconds_reader(clock)  # epoch seconds now
         self._windows = tuple(windows)
-        self._book = LeaseBook(self._windows)
         #: Units leased at once (at most the smallest limit).
         self.lease = max(1, min(lease or lease_size(self._windows), *(w.limit for w in windows)))
+        low = self.lease // LOW_SHARE if link is not None else 0
+        self._book = LeaseBook(self._windows, low=low)
         self._statement = lease_statement(self._windows)
         self._limits = {w.seconds: w.limit for w in self._windows}
         #: Where leases are written from the event loop (None: in a thread, through the pool).
@@ -126,8 +132,11 @@ class DatabaseRateLimiter:
         return self._book.unspent(bucket, self._seconds())
 
     def _lease_ahead(self) -> None:
-        """Lease again, in the background, for each bucket whose lease was just emptied."""
+        """Lease again, in the background, for each bucket whose lease was just emptied, and
+        in the same statement top up the leases running low: one statement for several
+        buckets, rather than one each as each runs out."""
         buckets = self._book.take_emptied()
+        low = self._book.take_running_low()
         link = self.link
         if link is None:
             return
@@ -135,8 +144,7 @@ class DatabaseRateLimiter:
             loop = asyncio.get_running_loop()
         except RuntimeError:  # off the event loop: the bucket's next request leases
             return
-        for bucket in buckets:
-            self._in_background(loop, self._lease_each(link, [bucket]))
+        self._in_background(loop, self._lease_each(link, buckets, low))
 
     def _in_background(
         self, loop: asyncio.AbstractEventLoop, work: Coroutine[Any, Any, None]
@@ -179,24 +187,35 @@ class DatabaseRateLimiter:
         for at in range(0, len(active), LEASES_AT_ONCE):
             await self._lease_each(link, active[at : at + LEASES_AT_ONCE])
 
-    async def _lease_each(self, link: LeaseLink, active: list[str]) -> None:
-        """A full lease for each of the buckets ``active`` (sorted) that holds no unit, where
-        one fits, over the link's open connection only; their requests arriving meanwhile wait
-        for it (the lock ``hit`` takes), and a bucket one of them renewed first is left out."""
+    async def _lease_each(
+        self, link: LeaseLink, empty: Iterable[str], low: Iterable[str] = ()
+    ) -> None:
+        """A full lease for each of the buckets ``empty`` that holds no unit, and for each of
+        the buckets ``low`` what makes its lease a full one again while it holds at most
+        ``LeaseBook.low`` units (a worker never holds more than one full lease of a bucket),
+        where it fits, in one statement over the link's open connection only. A bucket's
+        requests that find no unit meanwhile wait for it (the lock ``hit`` takes), and a
+        bucket one of them renewed first is left out."""
+        topped = set(low)
+        active = sorted({*empty, *topped})  # locks and rows in one order: no crosswise waits
         async with AsyncExitStack() as renewals:
             for bucket in active:
                 await renewals.enter_async_context(self._renewal(bucket))
             now_seconds = self._seconds()
-            buckets = [b for b in active if not self._book.unspent(b, now_seconds)]
-            if not buckets:
+            units: dict[str, int] = {}
+            for bucket in active:
+                held = self._book.unspent(bucket, now_seconds)
+                if held == 0 or (bucket in topped and held <= self._book.low):
+                    units[bucket] = self.lease - held
+            if not units:
                 return
             indexes = self._book.indexes(now_seconds)
-            params = self._params(indexes, self.lease, buckets=buckets)
+            params = self._params(indexes, list(units.values()), buckets=list(units))
             leased = await link.lease_each(params, self._rows_fit)
             for bucket, rows in (leased or {}).items():
                 counts = _counts(rows)
                 if self._fits(counts):
-                    self._grant(bucket, indexes, self.lease, counts)
+                    self._grant(bucket, indexes, units[bucket], counts, full=True)
 
     def _room_ahead(self, counts: dict[int, int]) -> bool:
         """Whether a lease taken with these counts may ask for the next one when spent: on the
@@ -265,16 +284,25 @@ class DatabaseRateLimiter:
         return self._book.spend(bucket, now_seconds)
 
     def _grant(
-        self, bucket: str, indexes: tuple[int, ...], units: int, counts: dict[int, int]
+        self,
+        bucket: str,
+        indexes: tuple[int, ...],
+        units: int,
+        counts: dict[int, int],
+        *,
+        full: bool = False,
     ) -> None:
-        """Keep a lease every window took (``counts``: theirs with it)."""
+        """Keep a lease every window took (``counts``: theirs with it); ``full``: it makes a
+        full lease (a top-up does), whatever ``units``."""
         shared = [counts[w.seconds] for w in self._windows]
-        ahead = units == self.lease and self._room_ahead(counts)
+        ahead = (full or units == self.lease) and self._room_ahead(counts)
         self._book.grant(bucket, indexes, units, shared, ahead=ahead)
         if self._window_timer is None and self._timed:
             self._watch_window_start()
 
-    def _params(self, indexes: Sequence[int], units: int, **named: object) -> dict[str, object]:
+    def _params(
+        self, indexes: Sequence[int], units: int | list[int], **named: object
+    ) -> dict[str, object]:
         params: dict[str, object] = {"units": units, **named}
         for window, index in zip(self._windows, indexes, strict=True):
             params[f"index_{window.seconds}"] = index

@@ -23,7 +23,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import psycopg
 
@@ -63,10 +63,10 @@ class LeaseLink:
     async def lease_each(
         self, params: Mapping[str, object], fits: Callable[[Rows], bool]
     ) -> dict[str, Rows] | None:
-        """``lease`` for each bucket of ``params["buckets"]`` in one statement, on an open
-        connection only (it is taken in the background): each bucket's rows (none for a
-        bucket no window took); the units of a bucket whose rows do not ``fits`` are given
-        back. None: nothing was leased."""
+        """``lease`` for each bucket of ``params["buckets"]`` (each its units of
+        ``params["units"]``) in one statement, on an open connection only (it is taken in the
+        background): each bucket's rows (none for a bucket no window took); the units of a
+        bucket whose rows do not ``fits`` are given back. None: nothing was leased."""
         return await self._send(lambda conn: self._run_each(conn, params, fits), connect=False)
 
     async def _send(
@@ -111,11 +111,14 @@ class LeaseLink:
         found: dict[str, Rows] = {}
         for bucket, seconds, count in await cursor.fetchall():
             found.setdefault(str(bucket), []).append((int(seconds), int(count)))
-        one = {name: value for name, value in params.items() if name != "buckets"}
+        one = {name: value for name, value in params.items() if name not in ("buckets", "units")}
+        buckets, amounts = cast(list[str], params["buckets"]), cast(list[int], params["units"])
+        units = dict(zip(buckets, amounts, strict=True))
         for bucket, rows in found.items():
             if not fits(rows):  # rare: near a limit
                 taken = [seconds for seconds, _ in rows]
-                await conn.execute(self._give_back, {**one, "bucket": bucket, "taken": taken})
+                given = {**one, "bucket": bucket, "units": units[bucket], "taken": taken}
+                await conn.execute(self._give_back, given)
         return found
 
     async def _connection(self) -> psycopg.AsyncConnection[Any] | None:

@@ -58,14 +58,19 @@ class Lease:
 
 
 class LeaseBook:
-    def __init__(self, windows: Sequence[Window]) -> None:
+    def __init__(self, windows: Sequence[Window], *, low: int = 0) -> None:
+        """``low``: a lease that asks for the next one is running low with this many units
+        left (0: never said)."""
         self.windows = tuple(windows)
         self.policy = policy_text(self.windows)
+        self.low = low
         self._leases: dict[str, Lease] = {}
         self._lock = threading.Lock()
         #: Buckets whose lease asked for the next one as its last unit was spent; the limiter
         #: takes them (``take_emptied``) and leases again before their next request.
         self.emptied: list[str] = []
+        #: Buckets whose lease came down to ``low`` units (``take_running_low``).
+        self._running_low: set[str] = set()
 
     def indexes(self, now_seconds: float) -> tuple[int, ...]:
         return tuple(window_index(w, now_seconds) for w in self.windows)
@@ -87,6 +92,8 @@ class LeaseBook:
             if left == 0 and lease.ahead:
                 lease.ahead = False
                 self.emptied.append(bucket)
+            elif left == self.low and lease.ahead:
+                self._running_low.add(bucket)
         # Counted with this request: the shared count, less the units this worker still holds.
         return allowed(self.windows, shared, now_seconds, self.policy, lease.ends, unspent=left)
 
@@ -123,6 +130,12 @@ class LeaseBook:
         with self._lock:
             emptied, self.emptied = self.emptied, []
         return emptied
+
+    def take_running_low(self) -> set[str]:
+        """The buckets whose lease came down to ``low`` units since the last call."""
+        with self._lock:
+            low, self._running_low = self._running_low, set()
+        return low
 
     def unspent(self, bucket: str, now_seconds: float) -> int:
         """Units of the current windows this worker holds for ``bucket`` (for tests, reports)."""

@@ -49,13 +49,14 @@ def lease_statement(windows: Sequence[Window]) -> TextClause:
 
 
 def lease_each_statement(windows: Sequence[Window]) -> TextClause:
-    """``lease_statement`` for each of the buckets ``:buckets`` (an array) at once; it returns
-    (bucket, window seconds, count) for each window that took them. PostgreSQL's."""
+    """``lease_statement`` for each of the buckets ``:buckets`` (an array) at once, each its
+    ``:units`` (an array beside it); it returns (bucket, window seconds, count) for each window
+    that took them. PostgreSQL's."""
     spans = ", ".join(f"({int(w.seconds)}, :index_{int(w.seconds)})" for w in _ordered(windows))
     return text(
         f"INSERT INTO {TABLE} (bucket, window_seconds, window_index, count) "
-        "SELECT b.bucket, w.seconds, w.index, :units "
-        "FROM unnest(CAST(:buckets AS TEXT[])) AS b(bucket) "
+        "SELECT b.bucket, w.seconds, w.index, b.units "
+        "FROM unnest(CAST(:buckets AS TEXT[]), CAST(:units AS INTEGER[])) AS b(bucket, units) "
         f"CROSS JOIN (VALUES {spans}) AS w(seconds, index) "
         "ORDER BY b.bucket, w.seconds "
         f"{_upsert_tail(windows)}RETURNING bucket, window_seconds, count"

@@ -144,10 +144,12 @@ async def test_past_the_rate_limit_the_chain_answers_429(serve: Serve) -> None:
     [
         (None, None, None),  # no key: the store of the Host header, looked up
         ({"X-Service-Key": "sk_live_secret"}, None, None),
+        ({"Authorization": "Bearer sk_live_secret"}, None, None),
         ({"Content-Type": "application/json"}, None, b"{}"),
+        ({"Content-Length": "0"}, None, None),
         ({}, {"q": "a\x00b"}, None),
     ],
-    ids=["no-key", "secret-key", "body", "nul"],
+    ids=["no-key", "secret-key", "secret-bearer", "body", "declared-body", "nul"],
 )
 async def test_other_requests_go_down_the_chain(
     served: Served, headers: dict[str, str] | None, query: dict[str, str] | None, body: bytes | None
@@ -170,10 +172,10 @@ async def test_an_error_in_its_steps_sends_the_request_down_the_chain(
     await api.ok("/store")
     tenancy = served.bypass.parts[1]  # type: ignore[index]
 
-    def broken(_scope: object) -> None:
+    def broken(*_args: object) -> None:
         raise RuntimeError("a bug in the key check's shortcut")
 
-    monkeypatch.setattr(tenancy, "held", broken)
+    monkeypatch.setattr(tenancy, "held_key", broken)
     answer = await api.get("/store")
     assert answer.status_code == 200 and served.bypass.served == 0
     assert any("chain bypass failed" in r.getMessage() for r in caplog.records)

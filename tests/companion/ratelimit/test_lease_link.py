@@ -187,6 +187,31 @@ async def test_a_spent_lease_is_renewed_before_the_next_request(
     assert limiter.hit_at_once("k") is not None  # no wait for the bucket's next request
 
 
+async def test_a_lease_ahead_tops_up_the_leases_running_low_in_the_same_statement(
+    engine: Engine, clock: ManualClock, sent: list[str]
+) -> None:
+    windows = (Window(60, 1000), Window(3600, 100_000))  # leases of 20; low at 5 left
+    limiter = DatabaseRateLimiter(engine, clock, windows, link=link_for(engine, windows))
+    for bucket in ("a", "b", "c"):
+        assert (await limiter.hit(bucket)).allowed  # 19 left each
+    for _ in range(14):
+        assert limiter.hit_at_once("b") is not None  # 5 left: running low
+    for _ in range(10):
+        assert limiter.hit_at_once("c") is not None  # 9 left: not yet
+    sent.clear()
+    for _ in range(19):
+        assert limiter.hit_at_once("a") is not None  # the last unit: a lease ahead
+    assert await leased_ahead(limiter, "a") == 20
+    assert sent == ["INSERT"]  # "a" and "b" in one statement
+    # "b" holds one full lease again, never more: 5 of the old and 15 new units.
+    assert (limiter.unspent("b"), limiter.unspent("c")) == (20, 9)
+    assert counted(engine, "b") == {60: 35, 3600: 35}
+    assert counted(engine, "c") == {60: 20, 3600: 20}
+    for _ in range(20):
+        assert limiter.hit_at_once("b") is not None  # the top-up asks for the next lease too
+    assert await leased_ahead(limiter, "b") == 20
+
+
 async def test_a_request_while_leasing_ahead_waits_for_that_lease(
     engine: Engine, clock: ManualClock
 ) -> None:
