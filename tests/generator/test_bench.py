@@ -91,7 +91,9 @@ def test_cpu_time_counts_the_render_workers() -> None:
         "    pid = os.fork()\n"
         "    if pid == 0:\n"
         "        sum(i * i for i in range(3_000_000))\n"
-        "        t = os.times(); print(t.user + t.system, flush=True); os._exit(0)\n"
+        # One write each (a pipe takes it whole): print may write the number and the line's
+        # end apart, and the two children's lines then mix.
+        "        t = os.times(); os.write(1, f'{t.user + t.system}\\n'.encode()); os._exit(0)\n"
         "    pids.append(pid)\n"
         "for pid in pids: os.waitpid(pid, 0)\n"
     )
