@@ -3,6 +3,7 @@ benchmarks document, and each entry module starting."""
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
 import os
 import subprocess
@@ -19,11 +20,12 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from benchmarks import bench, doc
+from benchmarks import bench, doc, loadtest
 from benchmarks import build as bench_build
 from benchmarks import procs as bench_procs
 from benchmarks import report as bench_report
 from benchmarks.loadtest_cpu import cpu_reading, cpu_seconds_since
+from benchmarks.loadtest_http import LeanClient
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -227,3 +229,47 @@ def _spin(seconds: float) -> None:
     until = time.thread_time() + seconds
     while time.thread_time() < until:
         pass
+
+
+def test_the_load_tests_warm_up_reads_every_page_with_every_key_on_each_connection() -> None:
+    """Each key takes its lease on every worker before the turns (a key's first request on a
+    worker goes down the chain, which a turn would count): each connection, which stays with
+    one worker, carries every key; every page is read ``WARM_READS`` times."""
+    targets: list[str] = []
+    keys_by_connection: list[set[str]] = []
+
+    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        keys = set()
+        keys_by_connection.append(keys)
+        try:
+            while True:
+                head = await reader.readuntil(b"\r\n\r\n")
+                lines = head.split(b"\r\n")
+                targets.append(lines[0].split(b" ")[1].decode())
+                keys.update(
+                    v.decode()
+                    for n, _, v in (x.partition(b": ") for x in lines)
+                    if n == b"X-Service-Key"
+                )
+                writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}")
+        except asyncio.IncompleteReadError:  # the client closed the connection
+            pass
+        finally:
+            writer.close()
+            await writer.wait_closed()
+
+    async def run() -> loadtest.Turn:
+        server = await asyncio.start_server(answer, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        slugs = [f"p{i}" for i in range(20)]
+        shop = loadtest.Shop(f"http://127.0.0.1:{port}", ["pk_a", "pk_b", "pk_c"], [], [], slugs)
+        async with server, LeanClient(shop.base, max_connections=64) as client:
+            turn = await loadtest.warm_up(shop, client, {"catalogue": []})
+        await asyncio.sleep(0.1)  # the server's ends of the connections see them closed
+        return turn
+
+    turn = asyncio.run(run())
+    assert turn.requests == len(targets) == 23 * loadtest.WARM_READS  # the list, 20 products,
+    assert len(set(targets)) == 23  # the categories and the store
+    assert len(keys_by_connection) == loadtest.WARM_AT_ONCE
+    assert all(keys == {"pk_a", "pk_b", "pk_c"} for keys in keys_by_connection)
