@@ -75,5 +75,12 @@ def cpu_reading(pids: list[int]) -> CpuReading:
 
 def cpu_seconds_since(before: CpuReading, pids: list[int]) -> float:
     """Seconds of CPU these processes used since ``before`` was read."""
-    after = cpu_reading(pids)
-    return sum(ran - before.get(thread, 0) for thread, ran in after.items()) / 1e9
+    return sum(cpu_by_process_since(before, pids).values())
+
+
+def cpu_by_process_since(before: CpuReading, pids: list[int]) -> dict[int, float]:
+    """Seconds of CPU each of these processes used since ``before`` was read."""
+    used: dict[int, int] = {}
+    for (pid, tid), ran in cpu_reading(pids).items():
+        used[pid] = used.get(pid, 0) + ran - before.get((pid, tid), 0)
+    return {pid: nanoseconds / 1e9 for pid, nanoseconds in used.items()}

@@ -24,7 +24,7 @@ from benchmarks import bench, doc, loadtest
 from benchmarks import build as bench_build
 from benchmarks import procs as bench_procs
 from benchmarks import report as bench_report
-from benchmarks.loadtest_cpu import cpu_reading, cpu_seconds_since
+from benchmarks.loadtest_cpu import cpu_by_process_since, cpu_reading, cpu_seconds_since
 from benchmarks.loadtest_http import LeanClient
 
 REPO = Path(__file__).resolve().parents[2]
@@ -223,6 +223,25 @@ def test_the_load_tests_cpu_reading_counts_each_thread_to_the_microsecond() -> N
     spun = time.thread_time() - started
     used = cpu_seconds_since(before, [os.getpid()])
     assert spun <= used < spun + 0.015  # with the readings' own time
+
+
+def test_the_load_tests_cpu_reading_splits_the_cpu_by_process() -> None:
+    """Each process's own CPU: the spinning one has it, the sleeping one does not."""
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        time.sleep(0.3)  # its start-up done
+        pids = [os.getpid(), sleeper.pid]
+        before = cpu_reading(pids)
+        _spin(0.03)
+        by_process = cpu_by_process_since(before, pids)
+        total = cpu_seconds_since(before, pids)
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+    assert set(by_process) == set(pids)
+    assert by_process[os.getpid()] >= 0.03
+    assert by_process[sleeper.pid] < 0.005
+    assert sum(by_process.values()) <= total  # read again a moment later
 
 
 def _spin(seconds: float) -> None:
