@@ -17,8 +17,8 @@ What it does, on loopback only, bounded in time (it stops by itself):
    updates a cart, asks for a quote and, often, places the order (with an
    Idempotency-Key, sometimes sent twice) and pays it through the sandbox gateway, whose IPN the
    shopper then replays once, as a gateway retrying would;
-5. reads every catalogue page a few times (``warm_up``: each worker then holds every page, as
-   a store's workers that have run for a while do); then the same shoppers send the bare
+5. reads every catalogue page a few times with every key (``warm_up``: each worker then holds
+   every page and a lease of every key, as a store's workers that have run for a while do); then the same shoppers send the bare
    endpoint one request per pause, and in turns with it read the catalogue alone (one read per
    pause), each for ``--probe-seconds`` in all (``TURNS``: a drift of the machine's speed
    weighs on both alike; with the turn before the mix, the first one brackets the mix);
