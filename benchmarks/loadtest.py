@@ -18,10 +18,11 @@ What it does, on loopback only, bounded in time (it stops by itself):
    Idempotency-Key, sometimes sent twice) and pays it through the sandbox gateway, whose IPN the
    shopper then replays once, as a gateway retrying would;
 5. reads every catalogue page a few times with every key (``warm_up``: each worker then holds
-   every page and a lease of every key, as a store's workers that have run for a while do); then the same shoppers send the bare
-   endpoint one request per pause, and in turns with it read the catalogue alone (one read per
-   pause), each for ``--probe-seconds`` in all (``TURNS``: a drift of the machine's speed
-   weighs on both alike; with the turn before the mix, the first one brackets the mix);
+   every page and a lease of every key, as a store's workers that have run for a while do);
+   then the same shoppers send the bare endpoint one request per pause, and in turns with it
+   read the catalogue alone (one read per pause), each for ``--probe-seconds`` in all
+   (``TURNS``: a drift of the machine's speed weighs on both alike; with the turn before the
+   mix, the first one brackets the mix), each turn with the busiest worker's share of its CPU;
 6. bursts on a fresh key across all workers and counts the 429s;
 7. stops the server and audits the database: no lost or duplicated order, stock never negative
    and exactly what was sold, every IPN applied once, the rate limit held across workers.
