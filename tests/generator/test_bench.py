@@ -227,17 +227,17 @@ def test_the_load_tests_cpu_reading_counts_each_thread_to_the_microsecond() -> N
 
 def test_the_load_tests_cpu_reading_splits_the_cpu_by_process() -> None:
     """Each process's own CPU: the spinning one has it, the sleeping one does not."""
-    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
-    try:
-        time.sleep(0.3)  # its start-up done
-        pids = [os.getpid(), sleeper.pid]
-        before = cpu_reading(pids)
-        _spin(0.03)
-        by_process = cpu_by_process_since(before, pids)
-        total = cpu_seconds_since(before, pids)
-    finally:
-        sleeper.kill()
-        sleeper.wait()
+    code = "import time; print('up', flush=True); time.sleep(30)"
+    with subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE) as sleeper:
+        try:
+            assert sleeper.stdout is not None and sleeper.stdout.readline() == b"up\n"  # started
+            pids = [os.getpid(), sleeper.pid]
+            before = cpu_reading(pids)
+            _spin(0.03)
+            by_process = cpu_by_process_since(before, pids)
+            total = cpu_seconds_since(before, pids)
+        finally:
+            sleeper.kill()
     assert set(by_process) == set(pids)
     assert by_process[os.getpid()] >= 0.03
     assert by_process[sleeper.pid] < 0.005
@@ -258,7 +258,7 @@ def test_the_load_tests_warm_up_reads_every_page_with_every_key_on_each_connecti
     keys_by_connection: list[set[str]] = []
 
     async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        keys = set()
+        keys: set[str] = set()
         keys_by_connection.append(keys)
         try:
             while True:
