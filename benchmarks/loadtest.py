@@ -494,10 +494,9 @@ class Turn:
     requests: int
     cpu: float
     refused: int = 0  # answered 429
-    #: The busiest worker's share of ``cpu``. The shoppers' pool hands out the connection last
+    #: The busiest worker's share of ``cpu``: the shoppers' pool hands out the connection last
     #: put back, so a turn's requests may keep to one worker or spread over both, which changes
-    #: how cold each runs (in one run, the bare endpoint's turns at 50% and 80% took 0.25 and
-    #: 0.17 ms per request): turns compare alike at like shares.
+    #: what each costs. Turns compare alike at like shares.
     busiest: float = 1.0
 
     @property
@@ -572,9 +571,7 @@ async def warm_up(shop: Shop, client: LeanClient, workers: dict[str, list[int]])
 
     async def read(first: int, share: list[tuple[str, dict[str, Any] | None]]) -> None:
         # Each request with the next key: a reader keeps to one connection, so to one worker,
-        # and with one key per reader a worker held leases of the keys of its readers only
-        # (the first turn then took 20 of the 50 keys' leases down the chain: 0.47 ms per
-        # request against 0.34 and 0.36 in the next ones).
+        # and every worker is to hold a lease of every key (``WARM_READS``).
         reader, keys = readers[first], shop.keys
         for n, (path, params) in enumerate(share):
             key = {"X-Service-Key": keys[(first + n) % len(keys)]}

@@ -288,7 +288,8 @@ def test_the_load_tests_warm_up_reads_every_page_with_every_key_on_each_connecti
         return turn
 
     turn = asyncio.run(run())
-    assert turn.requests == len(targets) == 23 * loadtest.WARM_READS  # the list, 20 products,
-    assert len(set(targets)) == 23  # the categories and the store
+    # 23 pages: the list, 20 products, the categories and the store.
+    assert turn.requests == len(targets) == 23 * loadtest.WARM_READS
+    assert len(set(targets)) == 23
     assert len(keys_by_connection) == loadtest.WARM_AT_ONCE
     assert all(keys == {"pk_a", "pk_b", "pk_c"} for keys in keys_by_connection)
