@@ -239,10 +239,11 @@ def _bytes(site: Path, urls: list[str]) -> int:
 def ours(catalog: Catalog, plan: Any, work: Path) -> dict[str, Any]:
     site, cache = work / "ours", work / "ours-cache"
     (site / "_assets").mkdir(parents=True)
+    cache.mkdir()
     for module in ("main.js", "find.js"):
         shutil.copy(ISLANDS / module, site / "_assets" / module)
     started = time.perf_counter()
-    full = write_search_index(catalog, plan, site, cache)
+    full = write_search_index(catalog, plan, site, cache, scratch=cache)
     full_s = time.perf_counter() - started
     # One product's price changes: the catalogue the next crawl would give.
     changed = catalog.products[len(catalog.products) // 2]
@@ -255,7 +256,8 @@ def ours(catalog: Catalog, plan: Any, work: Path) -> dict[str, Any]:
         else pg for pg in plan.pages
     ]  # fmt: skip
     started = time.perf_counter()
-    one = write_search_index(dataclasses.replace(catalog, products=products), plan, site, cache)
+    changed_catalog = dataclasses.replace(catalog, products=products)
+    one = write_search_index(changed_catalog, plan, site, cache, scratch=cache)
     one_s = time.perf_counter() - started
     figures = browse(site, OURS_PAGE, QUERIES)
     return {

@@ -223,17 +223,20 @@ def _publish_search_index(
     """The product index the islands search (``search_index``), unless the theme turns it off
     (its search then asks the API)."""
     from generator.search_index.store import remove_search_index, write_search_index
+    from generator.write.output import staging_folder
 
     search = theme.settings.search
     if not search.index:
         remove_search_index(config.out)
         return
-    with _cache_errors(config.cache_dir, _IN_PLACE):
+    # Under the output's lock, each file staged where a killed build's leftovers are cleared.
+    with _cache_errors(config.cache_dir, _IN_PLACE), staging_folder(config.out) as (scratch, _):
         write_search_index(
             catalog,
             plan,
             config.out,
             config.cache_dir,
+            scratch=scratch,
             synonyms=search.synonyms,
             full=config.full,
         )

@@ -4,8 +4,10 @@ Each product's entry (by what it is made from) and the index's files are kept be
 in ``<cache-dir>/search-index.pickle``: a build makes again only the files that the products
 it finds changed move (``layout.index_files``), and writes those whose bytes differ from what
 the last build wrote, or that are no longer in the output; files the index no longer has are
-deleted. A file is written beside its place and renamed over it, so a browser never reads half
-of one.
+deleted. A file is written in a scratch folder on the output's disk (never in the published
+folder) and renamed over its place, so a browser never reads half of one. The state is forgotten
+before the first file changes: a build stopped halfway leaves files the state does not describe,
+so the next one writes every file.
 """
 
 from __future__ import annotations
@@ -70,6 +72,10 @@ def _state_format() -> tuple[int, str]:
     return _STATE_FORMAT, code_digest()
 
 
+def _forget(cache_dir: Path) -> None:
+    (cache_dir / STATE_FILE).unlink(missing_ok=True)
+
+
 def _save(cache_dir: Path, state: _State) -> None:
     cache_dir.mkdir(parents=True, exist_ok=True)
     temporary = cache_dir / (STATE_FILE + ".tmp")
@@ -93,11 +99,13 @@ def write_search_index(
     out_dir: Path,
     cache_dir: Path,
     *,
+    scratch: Path,
     synonyms: Sequence[Sequence[str]] = (),
     full: bool = False,
     shard_bytes: int = SHARD_BYTES,
 ) -> IndexReport:
-    """The index of ``catalog`` (as ``plan`` publishes it) under ``out_dir/_search``."""
+    """The index of ``catalog`` (as ``plan`` publishes it) under ``out_dir/_search``; each
+    changed file is written in ``scratch`` (on the output's file system) and moved into place."""
     started = time.perf_counter()
     state = _State() if full else _load(cache_dir)
     entries: dict[EntryKey, Entry] = {}
@@ -117,14 +125,18 @@ def write_search_index(
         size += len(data)
         if name in present and state.index.files.get(name) == data:
             continue  # the bytes of the last build: unchanged
+        if not written:
+            _forget(cache_dir)
         target = root / name
         target.parent.mkdir(parents=True, exist_ok=True)
-        temporary = target.with_name(target.name + ".tmp")
+        temporary = scratch / f"search-{written}"
         temporary.write_bytes(data)
         os.replace(temporary, target)
         written += 1
     deleted = 0
     for name in present - files.keys():
+        if not written and not deleted:
+            _forget(cache_dir)
         (root / name).unlink(missing_ok=True)
         deleted += 1
     _save(cache_dir, _State(entries, built))

@@ -151,7 +151,9 @@ def test_a_store_of_many_skus_is_searched_from_small_shards(
         for module in ("main.js", "find.js"):
             shutil.copy(THEME_DIR / "islands" / module, site / "_assets" / module)
         (site / "index.html").write_text(FIND_PAGE, encoding="utf-8")
-        write_search_index(catalog, plan, site, tmp_path / f"{name}-cache", shard_bytes=shard_bytes)
+        cache = tmp_path / f"{name}-cache"
+        cache.mkdir()
+        write_search_index(catalog, plan, site, cache, scratch=cache, shard_bytes=shard_bytes)
     prefixes = json.loads((sites["split"] / "_search" / "index.json").read_bytes())["s"]
     assert "sp1" in prefixes
     # The whole index's manifest as a format 3 one has it, without the split prefixes: what a

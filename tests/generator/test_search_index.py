@@ -277,7 +277,11 @@ def test_a_build_in_a_new_process_keeps_each_unchanged_products_entry(tmp_path: 
         "from benchmarks.search import catalogue\n"
         "from generator.search_index.store import write_search_index\n"
         "catalog, plan = catalogue(int(sys.argv[3]))\n"
-        "print(write_search_index(catalog, plan, Path(sys.argv[1]), Path(sys.argv[2])).made)\n"
+        "scratch = Path(sys.argv[2]) / 'scratch'\n"
+        "scratch.mkdir(parents=True, exist_ok=True)\n"
+        "made = write_search_index(catalog, plan, Path(sys.argv[1]), Path(sys.argv[2]),\n"
+        "                          scratch=scratch).made\n"
+        "print(made)\n"
     )
     root = Path(__file__).resolve().parents[2]
 
@@ -378,3 +382,60 @@ def test_an_index_made_again_from_the_last_one_is_the_one_made_from_nothing() ->
         "pages.json",
         "index.json",
     }
+
+
+class _Stopped(BaseException):
+    """A build stopped outright (as by SIGKILL: no handler runs) at the point a test picks."""
+
+
+def test_an_index_write_stopped_halfway_publishes_whole_files_only_and_the_next_one_mends_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Stopped after its first file is in place and its second is staged: the output holds
+    only whole files of either index (nothing staged in it), and the next build, back to the
+    first catalogue, gives the first index byte for byte (the stopped build's file too)."""
+    import os
+
+    from benchmarks.search import catalogue
+    from generator.search_index.store import write_search_index
+
+    out, cache = tmp_path / "out", tmp_path / "cache"
+
+    def write(products: int, folder: Path, state: Path) -> None:
+        catalog, plan = catalogue(products)
+        scratch = tmp_path / "scratch"
+        scratch.mkdir(exist_ok=True)
+        write_search_index(catalog, plan, folder, state, scratch=scratch, shard_bytes=4096)
+
+    def files(folder: Path) -> dict[str, bytes]:
+        return {
+            path.relative_to(folder).as_posix(): path.read_bytes()
+            for path in folder.rglob("*")
+            if path.is_file()
+        }
+
+    write(120, tmp_path / "first", tmp_path / "first-cache")
+    write(121, tmp_path / "second", tmp_path / "second-cache")
+    first, second = files(tmp_path / "first"), files(tmp_path / "second")
+    write(120, out, cache)
+    replace = os.replace
+    moved: list[str] = []
+
+    def stopping(source: Any, target: Any) -> None:
+        if "_search" in str(target):
+            if moved:
+                raise _Stopped
+            moved.append(str(target))
+        replace(source, target)
+
+    monkeypatch.setattr(os, "replace", stopping)
+    with pytest.raises(_Stopped):
+        write(121, out, cache)
+    monkeypatch.setattr(os, "replace", replace)
+    assert moved, "the stopped build changed no file"
+    stopped = files(out)
+    assert stopped != first
+    for name, data in stopped.items():
+        assert data in (first.get(name), second.get(name)), name
+    write(120, out, cache)
+    assert files(out) == first
