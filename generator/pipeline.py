@@ -157,6 +157,7 @@ async def build_site(
                     session_url=config.session_url,
                     known_references=ready.known_references,
                     data_files=data_files,
+                    carried=_carried(ready.theme),
                 )
             )
             written_at = time.perf_counter()
@@ -215,6 +216,14 @@ async def build_site(
             ("search index", indexed_at - written_at),
         ),
     )
+
+
+def _carried(theme: Theme) -> tuple[str, ...]:
+    """What a whole new output takes over from the last one until a later stage writes it:
+    the search index, so search keeps working between the swap and the index's write."""
+    from generator.search_index.store import FOLDER
+
+    return (FOLDER,) if theme.settings.search.index else ()
 
 
 def _publish_search_index(

@@ -276,6 +276,20 @@ def _empty(folder: str) -> bool:
         return next(entries, None) is None
 
 
+def carry_over(previous: Path, staging: Path, folder: str) -> None:
+    """The files of ``previous/folder``, taken over (``link_previous``) into a staging folder
+    that staged nothing there: a later stage updates that folder in place, and until it does
+    the new output keeps serving the last build's."""
+    root = previous / folder
+    if not root.is_dir() or (staging / folder).exists():
+        return
+    made: set[str] = set()
+    for parent, _, names in os.walk(root):
+        relative = os.path.relpath(parent, previous)
+        for name in names:
+            link_previous(staging, previous, os.path.join(relative, name), made=made)
+
+
 def swap_in(
     staging: Path, target: Path, *, before_update: Callable[[], None] | None = None
 ) -> None:

@@ -48,6 +48,7 @@ from generator.write.incremental import (
 from generator.write.output import (
     WriteReport,
     WrittenPage,
+    carry_over,
     finish_output,
     link_previous,
     staging_folder,
@@ -90,11 +91,14 @@ def write_incremental(
     session_url: str | None = None,
     known_references: References | None = None,
     data_files: Sequence[tuple[str, bytes]] = (),
+    carried: Sequence[str] = (),
 ) -> IncrementalResult:
     """Render what moved and put the output in place; ``before_commit`` runs just before an
     update starts changing the output file by file or entry by entry (in place, or a mount
     point's contents): the build forgets its page records then. ``known_references``: what
-    the templates name as found before, for a build without ``previous`` records."""
+    the templates name as found before, for a build without ``previous`` records.
+    ``carried``: folders of the output a later stage writes in place (the search index), which
+    a whole new output takes over from the last one until that stage has written them."""
     started = time.perf_counter()
     theme_dir = Theme.of(theme_dir)  # its settings read once
     policies = page_policies(plan, env)
@@ -192,6 +196,8 @@ def write_incremental(
             for done, record in zip(written, reused, strict=True):
                 if record is not None:  # taken over unchanged: a hard link
                     link_previous(staging, target, done.file, made=folders)
+            for folder in carried:
+                carry_over(target, staging, folder)
             swap_in(staging, target, before_update=before_commit)
     new_state = BuildState(
         out_dir=str(previous_out),

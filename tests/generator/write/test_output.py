@@ -251,3 +251,30 @@ def test_public_dir_file_may_not_take_a_page_path(tmp_path: Path) -> None:
     with pytest.raises(PathCollision, match="publicDir"):
         write(out, "/gioi-thieu", public_dir=public)
     assert not out.exists()
+
+
+def test_a_whole_new_output_takes_over_a_carried_folder_until_a_later_stage_writes_it(
+    tmp_path: Path,
+) -> None:
+    """The search index is written after the swap: until then the new output serves the last
+    build's (taken over, not copied), and a folder not carried goes with the old output."""
+    out = tmp_path / "out"
+    write(out, "/", "/a", text="first")
+    index = out / "_search"
+    (index / "t").mkdir(parents=True)
+    (index / "index.json").write_bytes(b'{"count":1}')
+    (index / "t" / "ao.json").write_bytes(b"[1]")
+    inode = (index / "t" / "ao.json").stat().st_ino
+
+    def whole(text: str, carried: tuple[str, ...]) -> None:
+        plan = cms_plan("/", "/b", text=text)
+        env = build_environment(THEME)
+        write_incremental(plan, env, out, theme_dir=THEME, previous=None, carried=carried)
+
+    whole("second", ("_search",))
+    assert "second" in (out / "b.html").read_text(encoding="utf-8")
+    assert (index / "index.json").read_bytes() == b'{"count":1}'
+    assert (index / "t" / "ao.json").stat().st_ino == inode
+    whole("third", ())
+    assert "third" in (out / "b.html").read_text(encoding="utf-8")
+    assert not index.exists()
