@@ -139,7 +139,16 @@ def write_search_index(
             _forget(cache_dir)
         (root / name).unlink(missing_ok=True)
         deleted += 1
-    _save(cache_dir, _State(entries, built))
+    # A rebuild that moved nothing in the index (a page edited, no product) keeps the state it
+    # loaded: saving it again is most of such a rebuild's index time.
+    if (
+        written
+        or deleted
+        or entries.keys() != state.entries.keys()
+        or files.keys() != state.index.files.keys()
+        or built.split != state.index.split
+    ):
+        _save(cache_dir, _State(entries, built))
     return IndexReport(len(files), made, written, deleted, size, time.perf_counter() - started)
 
 

@@ -439,3 +439,34 @@ def test_an_index_write_stopped_halfway_publishes_whole_files_only_and_the_next_
         assert data in (first.get(name), second.get(name)), name
     write(120, out, cache)
     assert files(out) == first
+
+
+def test_a_rebuild_that_moves_nothing_in_the_index_keeps_its_state_file(tmp_path: Path) -> None:
+    from benchmarks.search import catalogue
+    from generator.search_index.store import STATE_FILE, write_search_index
+
+    out, cache = tmp_path / "out", tmp_path / "cache"
+    cache.mkdir()
+
+    def write(products: int) -> int:
+        catalog, plan = catalogue(products)
+        return write_search_index(catalog, plan, out, cache, scratch=cache).written
+
+    def state() -> tuple[int, int]:
+        found = (cache / STATE_FILE).stat()
+        return found.st_ino, found.st_mtime_ns
+
+    assert write(120) > 0
+    first = state()
+    assert write(120) == 0
+    assert state() == first
+    assert write(121) > 0
+    assert state() != first
+    # The index a build from this state makes is the one made from nothing.
+    assert write(120) > 0
+    fresh = tmp_path / "fresh"
+    catalog, plan = catalogue(120)
+    write_search_index(catalog, plan, fresh, tmp_path / "fresh-cache", scratch=cache)
+    assert {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()} == {
+        p.relative_to(fresh): p.read_bytes() for p in fresh.rglob("*") if p.is_file()
+    }
