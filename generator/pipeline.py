@@ -239,7 +239,7 @@ def _publish_search_index(
         remove_search_index(config.out)
         return
     # Under the output's lock, each file staged where a killed build's leftovers are cleared.
-    with _cache_errors(config.cache_dir, _IN_PLACE), staging_folder(config.out) as (scratch, _):
+    with _index_errors(), staging_folder(config.out) as (scratch, _):
         write_search_index(
             catalog,
             plan,
@@ -249,6 +249,27 @@ def _publish_search_index(
             synonyms=search.synonyms,
             full=config.full,
         )
+
+
+@contextmanager
+def _index_errors() -> Iterator[None]:
+    """The index's stage fails after the pages are in place: its one line says so, whether a
+    disk filled (the output's or the cache's) or another build took the output's lock."""
+    try:
+        yield
+    except WriteError as exc:
+        raise WriteError(f"search index not updated: {_before_semicolon(exc)}; {_INDEX}") from None
+    except OSError as exc:
+        if exc.errno not in _NO_ROOM:
+            raise
+        where = f" {exc.filename}" if exc.filename else ""
+        raise WriteError(
+            f"search index not updated: cannot write{where} ({exc.strerror}); {_INDEX}"
+        ) from None
+
+
+def _before_semicolon(exc: Exception) -> str:
+    return str(exc).split("; ", 1)[0]
 
 
 def _island_warnings(plan: SitePlan, out: Path, theme: Theme) -> tuple[str, ...]:
@@ -297,6 +318,7 @@ def _forget_state(cache_dir: Path) -> None:
 
 _UNCHANGED = "the previous output is unchanged: free some space and build again"
 _IN_PLACE = "the new output is in place; the next build fetches and renders everything again"
+_INDEX = "the new pages are in place and the next build writes the index again"
 #: A write that fails for want of room: a full disk, a quota, a file size limit.
 _NO_ROOM = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
 

@@ -4,10 +4,11 @@ Each product's entry (by what it is made from) and the index's files are kept be
 in ``<cache-dir>/search-index.pickle``: a build makes again only the files that the products
 it finds changed move (``layout.index_files``), and writes those whose bytes differ from what
 the last build wrote, or that are no longer in the output; files the index no longer has are
-deleted. A file is written in a scratch folder on the output's disk (never in the published
-folder) and renamed over its place, so a browser never reads half of one. The state is forgotten
-before the first file changes: a build stopped halfway leaves files the state does not describe,
-so the next one writes every file.
+deleted. A file is written in a scratch folder on the output's disk (beside the published
+folder, hidden inside it when it is a mount point) and renamed over its place, so a browser
+never reads half of one; the manifest comes last, as it names the version of every other file.
+The state names the output it describes, and is forgotten before the first file changes: a build
+stopped halfway leaves files the state does not describe, so the next one writes every file.
 """
 
 from __future__ import annotations
@@ -22,14 +23,14 @@ from pathlib import Path
 
 from generator.model import Catalog
 from generator.plan.site_plan import SitePlan
-from generator.search_index.layout import NOTHING, SHARD_BYTES, Built, index_files
+from generator.search_index.layout import MANIFEST, NOTHING, SHARD_BYTES, Built, index_files
 from generator.search_index.records import Entry, EntryKey, detail_of, other_pages, product_entries
 from generator.source_digest import code_digest
 
 #: The index's folder in the output (``/_search/``), and its build state under --cache-dir.
 FOLDER = "_search"
 STATE_FILE = "search-index.pickle"
-_STATE_FORMAT = 3
+_STATE_FORMAT = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +47,7 @@ class IndexReport:
 class _State:
     entries: dict[EntryKey, Entry] = field(default_factory=dict)
     index: Built = NOTHING
+    out: str = ""  # the output folder whose ``_search`` holds ``index``'s files (resolved)
 
 
 def _load(cache_dir: Path) -> _State:
@@ -61,9 +63,9 @@ def _load(cache_dir: Path) -> _State:
     finally:
         if collecting:
             gc.enable()
-    if not isinstance(kept, tuple) or len(kept) != 3 or kept[0] != _state_format():
+    if not isinstance(kept, tuple) or len(kept) != 4 or kept[0] != _state_format():
         return _State()
-    return _State(kept[1], kept[2])
+    return _State(kept[1], kept[2], kept[3])
 
 
 def _state_format() -> tuple[int, str]:
@@ -80,7 +82,7 @@ def _save(cache_dir: Path, state: _State) -> None:
     cache_dir.mkdir(parents=True, exist_ok=True)
     temporary = cache_dir / (STATE_FILE + ".tmp")
     with open(temporary, "wb") as file:
-        pickle.dump((_state_format(), state.entries, state.index), file, protocol=5)
+        pickle.dump((_state_format(), state.entries, state.index, state.out), file, protocol=5)
     os.replace(temporary, cache_dir / STATE_FILE)
 
 
@@ -118,12 +120,19 @@ def write_search_index(
     built = index_files(listed, other_pages(plan), synonyms, state.index, shard_bytes=shard_bytes)
     files = built.files
     root = out_dir / FOLDER
+    out = str(out_dir.resolve())
+    # What is on disk, as far as the state knows: nothing when it describes another output
+    # (a cache shared by two), whose files this output's may not be.
+    there = state.index.files if state.out == out else {}
     present = _present(root) if root.is_dir() else set()
     written = 0
     size = 0
-    for name, data in files.items():
+    # The manifest last: it names the version of every other file, so a browser that reads it
+    # finds the files it names already there.
+    for name in sorted(files, key=lambda name: name == MANIFEST):
+        data = files[name]
         size += len(data)
-        if name in present and state.index.files.get(name) == data:
+        if name in present and there.get(name) == data:
             continue  # the bytes of the last build: unchanged
         if not written:
             _forget(cache_dir)
@@ -144,11 +153,12 @@ def write_search_index(
     if (
         written
         or deleted
+        or state.out != out
         or entries.keys() != state.entries.keys()
         or files.keys() != state.index.files.keys()
         or built.split != state.index.split
     ):
-        _save(cache_dir, _State(entries, built))
+        _save(cache_dir, _State(entries, built, out))
     return IndexReport(len(files), made, written, deleted, size, time.perf_counter() - started)
 
 

@@ -295,11 +295,12 @@ def swap_in(
 ) -> None:
     """``staging`` becomes the output ``target``; the previous output goes (hidden entries of
     its root are carried over). A mount point is updated by its contents instead
-    (``mount_point``); ``before_update`` runs just before that starts changing it."""
+    (``mount_point``). ``before_update`` runs just before the output changes: a build stopped
+    after that has no records of the output it leaves."""
     place = _Place.of(target)
+    if before_update is not None:
+        before_update()
     if place.inside:
-        if before_update is not None:
-            before_update()
         aside = place.new_folder("old")
         replace_contents(staging, target, aside, marker=MARKER_FILE)
         discard(aside)

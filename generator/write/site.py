@@ -93,10 +93,10 @@ def write_incremental(
     data_files: Sequence[tuple[str, bytes]] = (),
     carried: Sequence[str] = (),
 ) -> IncrementalResult:
-    """Render what moved and put the output in place; ``before_commit`` runs just before an
-    update starts changing the output file by file or entry by entry (in place, or a mount
-    point's contents): the build forgets its page records then. ``known_references``: what
-    the templates name as found before, for a build without ``previous`` records.
+    """Render what moved and put the output in place; ``before_commit`` runs just before the
+    output starts to change (in place, by the swap, or a mount point's contents): the build
+    forgets its page records then. ``known_references``: what the templates name as found
+    before, for a build without ``previous`` records.
     ``carried``: folders of the output a later stage writes in place (the search index), which
     a whole new output takes over from the last one until that stage has written them."""
     started = time.perf_counter()

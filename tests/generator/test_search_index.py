@@ -13,6 +13,7 @@ from sqlalchemy import select
 
 from companion.db import schema
 from companion.webhooks.events import Entity
+from generator.errors import WriteError
 from generator.plan.paths import output_name
 from tests.support.incremental_store import CrawledStores, DemoStore, build, config_for
 
@@ -470,3 +471,100 @@ def test_a_rebuild_that_moves_nothing_in_the_index_keeps_its_state_file(tmp_path
     assert {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()} == {
         p.relative_to(fresh): p.read_bytes() for p in fresh.rglob("*") if p.is_file()
     }
+
+
+def test_a_state_of_another_output_folder_has_every_file_written(tmp_path: Path) -> None:
+    """A cache shared by two outputs: the state describes the last one written, so the other's
+    files, whatever they hold, are all written again."""
+    import shutil
+
+    from benchmarks.search import catalogue
+    from generator.search_index.store import write_search_index
+
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    catalog, plan = catalogue(60)
+    first, second = tmp_path / "first", tmp_path / "second"
+    write_search_index(catalog, plan, first, cache, scratch=cache)
+    shutil.copytree(first, second)
+    (second / "_search" / "index.json").write_bytes(b"{}")  # not what the state says it holds
+    written = write_search_index(catalog, plan, second, cache, scratch=cache).written
+    assert written == sum(1 for path in (first / "_search").rglob("*") if path.is_file())
+    assert (second / "_search" / "index.json").read_bytes() == (
+        first / "_search" / "index.json"
+    ).read_bytes()
+    # Back to the first: it is the other output now, written whole again.
+    assert write_search_index(catalog, plan, first, cache, scratch=cache).written == written
+    assert write_search_index(catalog, plan, first, cache, scratch=cache).written == 0
+
+
+def test_the_manifest_is_put_in_place_after_the_files_it_names(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+
+    from benchmarks.search import catalogue
+    from generator.search_index.store import write_search_index
+
+    out, cache = tmp_path / "out", tmp_path / "cache"
+    cache.mkdir()
+    catalog, plan = catalogue(120)
+    write_search_index(catalog, plan, out, cache, scratch=cache, shard_bytes=4096)
+    replace = os.replace
+    order: list[str] = []
+
+    def recording(source: Any, target: Any) -> None:
+        if "_search" in str(target):
+            order.append(Path(target).relative_to(out / "_search").as_posix())
+        replace(source, target)
+
+    monkeypatch.setattr(os, "replace", recording)
+    catalog, plan = catalogue(121)
+    write_search_index(catalog, plan, out, cache, scratch=cache, shard_bytes=4096)
+    assert len(order) > 2
+    assert order[-1] == "index.json"
+
+
+def test_a_full_build_stopped_before_its_index_is_written_leaves_the_last_index_in_place(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The index is written after the whole new output is swapped in: stopped there, the site
+    still has the last build's index (without it, no /_search/ at all)."""
+    import os
+
+    build(None, config_for(tmp_path))
+    manifest = tmp_path / "out" / "_search" / "index.json"
+    last = manifest.read_bytes()
+    replace = os.replace
+
+    def stopping(source: Any, target: Any) -> None:
+        if "_search" in str(target):
+            raise _Stopped
+        replace(source, target)
+
+    monkeypatch.setattr(os, "replace", stopping)
+    with pytest.raises(_Stopped):
+        build(None, config_for(tmp_path, full=True))
+    monkeypatch.setattr(os, "replace", replace)
+    assert manifest.read_bytes() == last
+    build(None, config_for(tmp_path))
+    assert manifest.read_bytes() == last
+
+
+@pytest.mark.parametrize(
+    ("raised", "said"),
+    [
+        (OSError(28, "No space left on device", "/site/_search/a.json"), "/site/_search/a.json"),
+        (WriteError("another build (pid 7) is writing /site; run this one when it has finished"),
+         "another build (pid 7) is writing /site"),
+    ],
+)  # fmt: skip
+def test_the_index_stage_failing_says_the_pages_are_in_place(raised: Exception, said: str) -> None:
+    from generator.pipeline import _index_errors
+
+    with pytest.raises(WriteError) as caught, _index_errors():
+        raise raised
+    text = str(caught.value)
+    assert text.startswith("search index not updated: ") and said in text
+    assert text.endswith("the new pages are in place and the next build writes the index again")
+    assert "previous output is unchanged" not in text and "\n" not in text

@@ -253,6 +253,11 @@ class CrawledStores:
         state = BuildState.load(cache)
         assert state is not None
         replace(state, out_dir=str((folder / "out").resolve())).save(cache)
+        # So does the search index's state.
+        from generator.search_index import store as search_index
+
+        index = search_index._load(cache)
+        search_index._save(cache, replace(index, out=str((folder / "out").resolve())))
         return DemoStore(folder, products=products, seeded_at=self.seeded_at[products])
 
 

@@ -278,3 +278,22 @@ def test_a_whole_new_output_takes_over_a_carried_folder_until_a_later_stage_writ
     whole("third", ())
     assert "third" in (out / "b.html").read_text(encoding="utf-8")
     assert not index.exists()
+
+
+def test_a_whole_new_output_forgets_the_records_before_it_replaces_the_old(
+    tmp_path: Path,
+) -> None:
+    """A build stopped once the swap began must not leave records of the old output beside the
+    new one: they would let the next build keep a page the stopped build wrote."""
+    out = tmp_path / "out"
+    write(out, "/", "/a", text="first")
+    seen: list[str] = []
+
+    def forget() -> None:
+        seen.append((out / "a.html").read_text(encoding="utf-8"))
+
+    plan = cms_plan("/", "/a", text="second")
+    env = build_environment(THEME)
+    write_incremental(plan, env, out, theme_dir=THEME, previous=None, before_commit=forget)
+    assert len(seen) == 1 and "first" in seen[0]
+    assert "second" in (out / "a.html").read_text(encoding="utf-8")
