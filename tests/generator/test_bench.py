@@ -293,3 +293,22 @@ def test_the_load_tests_warm_up_reads_every_page_with_every_key_on_each_connecti
     assert len(set(targets)) == 23
     assert len(keys_by_connection) == loadtest.WARM_AT_ONCE
     assert all(keys == {"pk_a", "pk_b", "pk_c"} for keys in keys_by_connection)
+
+
+def test_the_load_test_counts_the_bytecodes_of_a_kept_read_past_and_down_the_chain() -> None:
+    from benchmarks.loadtest_bytecodes import kept_read_bytecodes
+
+    read = kept_read_bytecodes()
+    past, down = read.bypass.by_function, read.chain.by_function
+    assert 0 < read.bypass.total < read.chain.total
+    assert read.bypass.total == sum(past.values()) and read.chain.total == sum(down.values())
+    # Past the chain, the bypass's steps and no middleware's call; down it, the other way.
+    assert past["companion.chain_bypass:_kept_answer"] > 0
+    assert not any(name.endswith(":__call__") and "tenancy" in name for name in past)
+    assert (
+        down["companion.tenancy:__call__"] > 0 and "companion.chain_bypass:_kept_answer" not in down
+    )
+    # Both spend a unit of the shared limit and write the request's log line.
+    for count in (past, down):
+        assert count["companion.ratelimit.leases:spend"] > 0
+        assert count["companion.logging_http:log"] > 0
