@@ -102,7 +102,7 @@ def _scope(key: str) -> dict[str, Any]:
     }
 
 
-async def _served(app: Any, scope: dict[str, Any]) -> int:
+async def _served(app: Any, scope: dict[str, Any]) -> None:
     statuses: list[int] = []
 
     async def receive() -> dict[str, Any]:
@@ -115,7 +115,6 @@ async def _served(app: Any, scope: dict[str, Any]) -> int:
     await app({**scope, "state": {}}, receive, send)
     if statuses != [200]:
         raise RuntimeError(f"the kept read was answered {statuses}, not 200")
-    return statuses[0]
 
 
 async def _traced(app: Any, scope: dict[str, Any]) -> Count:

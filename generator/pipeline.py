@@ -258,7 +258,8 @@ def _index_errors() -> Iterator[None]:
     try:
         yield
     except WriteError as exc:
-        raise WriteError(f"search index not updated: {_before_semicolon(exc)}; {_INDEX}") from None
+        reason = str(exc).split("; ", 1)[0]  # without what it says of the previous output
+        raise WriteError(f"search index not updated: {reason}; {_INDEX}") from None
     except OSError as exc:
         if exc.errno not in _NO_ROOM:
             raise
@@ -266,10 +267,6 @@ def _index_errors() -> Iterator[None]:
         raise WriteError(
             f"search index not updated: cannot write{where} ({exc.strerror}); {_INDEX}"
         ) from None
-
-
-def _before_semicolon(exc: Exception) -> str:
-    return str(exc).split("; ", 1)[0]
 
 
 def _island_warnings(plan: SitePlan, out: Path, theme: Theme) -> tuple[str, ...]:

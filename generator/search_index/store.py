@@ -125,29 +125,26 @@ def write_search_index(
     # (a cache shared by two), whose files this output's may not be.
     there = state.index.files if state.out == out else {}
     present = _present(root) if root.is_dir() else set()
-    written = 0
-    size = 0
     # The manifest last: it names the version of every other file, so a browser that reads it
-    # finds the files it names already there.
-    for name in sorted(files, key=lambda name: name == MANIFEST):
-        data = files[name]
-        size += len(data)
-        if name in present and there.get(name) == data:
-            continue  # the bytes of the last build: unchanged
-        if not written:
-            _forget(cache_dir)
+    # finds the files it names already there. Unchanged: the bytes of the last build, in place.
+    changed = [
+        name
+        for name in sorted(files, key=lambda name: name == MANIFEST)
+        if name not in present or there.get(name) != files[name]
+    ]
+    gone = present - files.keys()
+    if changed or gone:
+        _forget(cache_dir)
+    for number, name in enumerate(changed):
         target = root / name
         target.parent.mkdir(parents=True, exist_ok=True)
-        temporary = scratch / f"search-{written}"
-        temporary.write_bytes(data)
+        temporary = scratch / f"search-{number}"
+        temporary.write_bytes(files[name])
         os.replace(temporary, target)
-        written += 1
-    deleted = 0
-    for name in present - files.keys():
-        if not written and not deleted:
-            _forget(cache_dir)
+    for name in gone:
         (root / name).unlink(missing_ok=True)
-        deleted += 1
+    written, deleted = len(changed), len(gone)
+    size = sum(map(len, files.values()))
     # A rebuild that moved nothing in the index (a page edited, no product) keeps the state it
     # loaded: saving it again is most of such a rebuild's index time.
     if (
