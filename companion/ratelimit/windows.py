@@ -27,7 +27,7 @@ class Window:
 
 # This and ``RateDecision`` are not frozen, as no code changes them: a frozen dataclass's
 # ``__init__`` sets each field through ``object.__setattr__``, and every request let through
-# makes a decision and a state per window.
+# makes one of each.
 @dataclass(slots=True)
 class WindowState:
     window: Window
@@ -42,7 +42,6 @@ class RateDecision:
     tightest: WindowState
     #: Seconds to wait before retrying; 0 when the request was allowed.
     retry_after: int
-    windows: tuple[WindowState, ...]
     #: Every window of the policy, as the ``RateLimit-Policy`` header says it (``policy_text``).
     policy: str
 
@@ -84,7 +83,7 @@ def decide(
     )
     tightest = min(states, key=lambda s: (s.remaining, -s.reset_seconds))
     full = [s.reset_seconds for s, is_full in zip(states, exhausted, strict=True) if is_full]
-    return RateDecision(False, tightest, max(full), states, policy)
+    return RateDecision(False, tightest, max(full), policy)
 
 
 def allowed(
@@ -98,28 +97,20 @@ def allowed(
     """The decision letting a request through, ``counted`` requests in each window with it,
     less ``unspent`` (``ends``: when each window's current span ends, if the caller knows).
 
-    Every request a worker lets through on a leased unit comes here, so it is one loop, without
-    ``decide``'s lists and key function."""
+    Every request a worker lets through on a leased unit comes here, so it is one loop that
+    makes a state for the tightest window only, without ``decide``'s lists and key function."""
     if ends is None:
         ends = [(window_index(w, now_seconds) + 1) * w.seconds for w in windows]
-    states: list[WindowState] = []
-    tightest: WindowState | None = None
+    tightest: tuple[Window, int, int] | None = None
     for window, count, end in zip(windows, counted, ends, strict=True):
-        state = WindowState(
-            window,
-            max(0, window.limit - count + unspent),
-            max(1, math.ceil(end - now_seconds)),
-        )
-        states.append(state)
+        remaining = max(0, window.limit - count + unspent)
+        reset = max(1, math.ceil(end - now_seconds))
         # The first with the fewest left, then the latest reset (``decide``'s ``min``).
         if (
             tightest is None
-            or state.remaining < tightest.remaining
-            or (
-                state.remaining == tightest.remaining
-                and state.reset_seconds > tightest.reset_seconds
-            )
+            or remaining < tightest[1]
+            or (remaining == tightest[1] and reset > tightest[2])
         ):
-            tightest = state
+            tightest = (window, remaining, reset)
     assert tightest is not None, "a policy has at least one window"
-    return RateDecision(True, tightest, 0, tuple(states), policy)
+    return RateDecision(True, WindowState(*tightest), 0, policy)

@@ -67,7 +67,7 @@ def _by_definition(windows: list[Window], used: list[int], now_seconds: float) -
     )
     tightest = min(states, key=lambda s: (s.remaining, -s.reset_seconds))
     full = [s.reset_seconds for s, w, u in zip(states, windows, used, strict=True) if u >= w.limit]
-    return RateDecision(allowed, tightest, max(full, default=0), states, policy_text(windows))
+    return RateDecision(allowed, tightest, max(full, default=0), policy_text(windows))
 
 
 _WINDOWS = st.lists(
