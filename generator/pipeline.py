@@ -60,6 +60,7 @@ if TYPE_CHECKING:
     from generator.plan.site_plan import Page, SitePlan
     from generator.render.theme import Theme
     from generator.write.incremental import BuildState, References
+    from generator.write.output import OutputHold
 
 # The embedded companion serves this process alone: no rate limit worth pacing for.
 UNLIMITED = (RateWindow(10_000_000, 60.0),)
@@ -126,6 +127,7 @@ async def build_site(
             from generator.plan.site_plan import plan_site
             from generator.render.words import page_words
             from generator.write.incremental import save_references
+            from generator.write.output import hold_output
             from generator.write.site import write_incremental
 
             planning = time.perf_counter()
@@ -143,26 +145,29 @@ async def build_site(
 
             if interrupted.is_set():
                 raise KeyboardInterrupt
-            result = await anyio.to_thread.run_sync(
-                lambda: write_incremental(
-                    plan,
-                    ready.env,
-                    config.out,
-                    theme_dir=ready.theme,
-                    previous=previous,
-                    workers=config.workers,
-                    public_dir=_public_dir(config),
-                    on_page=rendered,
-                    before_commit=lambda: _forget_state(config.cache_dir),
-                    session_url=config.session_url,
-                    known_references=ready.known_references,
-                    data_files=data_files,
-                    carried=_carried(ready.theme),
+            # One hold of the output's lock for both stages: no other build between them.
+            with hold_output(config.out) as hold:
+                result = await anyio.to_thread.run_sync(
+                    lambda: write_incremental(
+                        plan,
+                        ready.env,
+                        config.out,
+                        theme_dir=ready.theme,
+                        previous=previous,
+                        workers=config.workers,
+                        public_dir=_public_dir(config),
+                        on_page=rendered,
+                        before_commit=lambda: _forget_state(config.cache_dir),
+                        session_url=config.session_url,
+                        known_references=ready.known_references,
+                        data_files=data_files,
+                        carried=_carried(ready.theme),
+                        hold=hold,
+                    )
                 )
-            )
-            written_at = time.perf_counter()
-            _publish_search_index(crawled.catalog, plan, config, ready.theme)
-            indexed_at = time.perf_counter()
+                written_at = time.perf_counter()
+                _publish_search_index(crawled.catalog, plan, config, ready.theme, hold)
+                indexed_at = time.perf_counter()
         # Saved only once the new output is in place: state always describes what is there.
         moments = catalog_moments(
             crawled.catalog,
@@ -227,10 +232,10 @@ def _carried(theme: Theme) -> tuple[str, ...]:
 
 
 def _publish_search_index(
-    catalog: Catalog, plan: SitePlan, config: BuildConfig, theme: Theme
+    catalog: Catalog, plan: SitePlan, config: BuildConfig, theme: Theme, hold: OutputHold
 ) -> None:
     """The product index the islands search (``search_index``), unless the theme turns it off
-    (its search then asks the API)."""
+    (its search then asks the API); ``hold``: the output's lock, held since the write stage."""
     from generator.search_index.store import remove_search_index, write_search_index
     from generator.write.output import staging_folder
 
@@ -239,7 +244,7 @@ def _publish_search_index(
         remove_search_index(config.out)
         return
     # Under the output's lock, each file staged where a killed build's leftovers are cleared.
-    with _index_errors(), staging_folder(config.out) as (scratch, _):
+    with _index_errors(), staging_folder(config.out, hold=hold) as (scratch, _):
         write_search_index(
             catalog,
             plan,
@@ -254,7 +259,7 @@ def _publish_search_index(
 @contextmanager
 def _index_errors() -> Iterator[None]:
     """The index's stage fails after the pages are in place: its one line says so, whether a
-    disk filled (the output's or the cache's) or another build took the output's lock."""
+    disk filled (the output's or the cache's) or the output cannot be written."""
     try:
         yield
     except WriteError as exc:

@@ -27,7 +27,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path, PurePosixPath
@@ -189,19 +189,40 @@ def copy_public(folder: Path, public_dir: Path, names: list[str]) -> list[int]:
     return sizes
 
 
-@contextmanager
-def staging_folder(out_dir: Path) -> Iterator[tuple[Path, Path]]:
-    """(a fresh staging folder, the real output folder), the output checked to be safe to
-    replace; the fresh folder is deleted when the block raises, and afterwards unless the block
-    moved it away (``swap_in``).
+@dataclass(frozen=True, slots=True)
+class OutputHold:
+    """The output's build lock, held by a build across several stages (``hold_output``): a
+    stage given it works under it rather than taking the lock again, so no other build can
+    come in between the stages."""
 
-    The block runs under the output's build lock, and what killed builds left is removed first
-    (``_Place``). The staging folder is beside the output, or inside it when it is a mount point
-    (``mount_point``)."""
+    lock_file: Path
+
+
+@contextmanager
+def hold_output(out_dir: Path) -> Iterator[OutputHold]:
+    """Hold ``out_dir``'s build lock for the block; fails at once, in one line, when another
+    build holds it."""
     target = real_target(out_dir)
     target.parent.mkdir(parents=True, exist_ok=True)
     place = _Place.of(target)
     with held(place.lock_file, output=out_dir):
+        yield OutputHold(place.lock_file)
+
+
+@contextmanager
+def staging_folder(out_dir: Path, *, hold: OutputHold | None = None) -> Iterator[tuple[Path, Path]]:
+    """(a fresh staging folder, the real output folder), the output checked to be safe to
+    replace; the fresh folder is deleted when the block raises, and afterwards unless the block
+    moved it away (``swap_in``).
+
+    The block runs under the output's build lock (taken here unless ``hold`` holds it), and
+    what killed builds left is removed first (``_Place``). The staging folder is beside the
+    output, or inside it when it is a mount point (``mount_point``)."""
+    target = real_target(out_dir)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    place = _Place.of(target)
+    holding = hold is not None and hold.lock_file == place.lock_file
+    with nullcontext() if holding else held(place.lock_file, output=out_dir):
         check_replaceable(target, out_dir, place.kept)
         for leftover in place.leftovers():
             discard(leftover)

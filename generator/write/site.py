@@ -46,6 +46,7 @@ from generator.write.incremental import (
     moved_urls,
 )
 from generator.write.output import (
+    OutputHold,
     WriteReport,
     WrittenPage,
     carry_over,
@@ -92,13 +93,15 @@ def write_incremental(
     known_references: References | None = None,
     data_files: Sequence[tuple[str, bytes]] = (),
     carried: Sequence[str] = (),
+    hold: OutputHold | None = None,
 ) -> IncrementalResult:
     """Render what moved and put the output in place; ``before_commit`` runs just before the
     output starts to change (in place, by the swap, or a mount point's contents): the build
     forgets its page records then. ``known_references``: what the templates name as found
     before, for a build without ``previous`` records.
     ``carried``: folders of the output a later stage writes in place (the search index), which
-    a whole new output takes over from the last one until that stage has written them."""
+    a whole new output takes over from the last one until that stage has written them.
+    ``hold``: the output's lock, when the caller holds it for this and later stages."""
     started = time.perf_counter()
     theme_dir = Theme.of(theme_dir)  # its settings read once
     policies = page_policies(plan, env)
@@ -137,7 +140,7 @@ def write_incremental(
         inputs.page_bytes.know_cards(to_render)
     records: dict[str, PageRecord] = {}
     written: list[WrittenPage] = []
-    with staging_folder(out_dir) as (staging, target):
+    with staging_folder(out_dir, hold=hold) as (staging, target):
         # The pages that moved, staged; those taken over stay where they are for now.
         outputs = write_many(
             plan,

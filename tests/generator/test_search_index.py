@@ -551,6 +551,31 @@ def test_a_full_build_stopped_before_its_index_is_written_leaves_the_last_index_
     assert manifest.read_bytes() == last
 
 
+def test_no_other_build_takes_the_output_between_the_pages_and_the_index(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The output's lock is held from the write stage to the index's end: a second build that
+    starts between them is refused, and the first one's index is written."""
+    import generator.pipeline as pipeline
+    from generator.write.output import staging_folder
+
+    publish = pipeline._publish_search_index
+    tried: list[str] = []
+
+    def second_build_first(*args: Any) -> None:
+        try:
+            with staging_folder(tmp_path / "out"):  # how another build takes the output
+                tried.append("taken")
+        except WriteError as refused:
+            tried.append(str(refused))
+        publish(*args)
+
+    monkeypatch.setattr(pipeline, "_publish_search_index", second_build_first)
+    build(None, config_for(tmp_path))
+    assert len(tried) == 1 and tried[0].startswith("another build"), tried
+    assert (tmp_path / "out" / "_search" / "index.json").is_file()
+
+
 @pytest.mark.parametrize(
     ("raised", "said"),
     [
