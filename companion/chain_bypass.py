@@ -14,7 +14,11 @@ request down the chain, logged) and the input guard's refusal (a request line wi
 goes down the chain). It takes the same steps as the chain, through the chain's own
 instances, found below it: the key check (``TenancyMiddleware.held_key``), the kept answer
 and its 304 (``AnswerCache.kept_for``, ``reply``), the rate limit's unit and headers, the
-request id and log line. It reads the headers those steps need in one pass. Anything else
+request id and log line. It reads the headers those steps need in one pass, and keeps what a
+read's key, path and query decide (a cached route, no NUL, a well-formed publishable key, its
+digest, the answer's key, the bucket) as a ticket, worked out on the read's first hit: the
+key's lookup, the catalogue's version, the answer's checks and the unit run for every read, so
+a revoked key or a changed catalogue is never answered from a ticket. Anything else
 goes down the chain untouched, before any of these took effect: a request that declares a
 body, one without a key this worker holds, a miss, a rate limit that must wait for a lease
 or refuses.
@@ -31,10 +35,11 @@ from __future__ import annotations
 
 import logging
 import time
+from dataclasses import dataclass
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from companion.answer_cache.middleware import AnswerCache, reply
+from companion.answer_cache.middleware import AnswerCache, answer_key, reply
 from companion.errors_http import LOG
 from companion.input_guard import nul_in
 from companion.logging_http import (
@@ -44,7 +49,8 @@ from companion.logging_http import (
     request_id_of,
 )
 from companion.ratelimit.middleware import RateLimitMiddleware, bucket_of, rate_limit_header_pairs
-from companion.tenancy import SERVICE_KEY_HEADER, TenancyMiddleware
+from companion.tenancy import SERVICE_KEY_HEADER, TenancyMiddleware, sends_secret_key
+from companion.tenant import Tenant
 
 _REQUEST_ID = REQUEST_ID_HEADER.lower().encode()
 
@@ -56,7 +62,7 @@ class ChainBypass:
         self.app = app
         self.enabled = enabled
         #: None: the chain's layers are not found (yet), so every request goes down the chain.
-        self.parts: _Parts | None = None
+        self.parts: _Steps | None = None
         self.served = 0  # requests answered here (tests, reports)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -66,7 +72,7 @@ class ChainBypass:
             return
         started = time.perf_counter()
         try:
-            found = _kept_answer(parts, scope)
+            found = parts.kept_answer(scope)
         except Exception:  # the chain answers it, through its crash barrier if need be
             logging.getLogger(LOG).exception("chain bypass failed on %s", scope.get("path"))
             found = None
@@ -77,7 +83,7 @@ class ChainBypass:
         self.served += 1
         await send({"type": "http.response.start", "status": status, "headers": headers})
         await send({"type": "http.response.body", "body": body, "more_body": False})
-        parts[0].log(scope, request_id, status, started)
+        parts.log.log(scope, request_id, status, started)
 
     async def _down(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Down the chain while its layers are not found: they are looked for as the app
@@ -103,36 +109,91 @@ class ChainBypass:
 _Parts = tuple[RequestLogMiddleware, TenancyMiddleware, RateLimitMiddleware, AnswerCache]
 
 
-def _kept_answer(
-    parts: _Parts, scope: Scope
-) -> tuple[int, list[tuple[bytes, bytes]], bytes, str] | None:
-    """Status, headers, body and request id of the kept answer to ``scope``, its rate-limit
-    unit spent; None: the request goes down the chain, nothing of it having taken effect."""
-    _log, tenancy, limit, cache = parts
-    if not cache.cacheable(scope) or nul_in(scope) is not None:
-        return None
-    head = _head(scope)
-    if head is None:
-        return None  # a body is for the chain's body limit to read
-    key, authorization, given_id, asked = head
-    tenant = tenancy.held_key(scope, key, authorization)
-    answer = None if tenant is None else cache.kept_for(tenant, scope)
-    if tenant is None or answer is None:
-        return None
-    # Counted last, and only when it needs no wait.
-    decision = limit.limiter.hit_at_once(bucket_of(tenant))
-    if decision is None or not decision.allowed:
-        return None
-    cache.hits += 1
-    request_id = new_request_id() if given_id is None else request_id_of(given_id)
-    status, kept, body = reply(answer, asked)
-    headers = [*kept, *rate_limit_header_pairs(decision), (_REQUEST_ID, request_id.encode())]
-    return status, headers, body, request_id
+@dataclass(frozen=True, slots=True)
+class _Ticket:
+    """What a kept read's key, path and query decide, worked out on its first hit: the key's
+    digest, the tenant its lookup gave, the answer's key in the cache and the rate-limit bucket.
+    Nothing that can change: the key is looked up, the catalogue's version and the answer
+    checked and the unit spent for each request, through the chain's own layers."""
+
+    digest: str
+    tenant: Tenant
+    answer_key: tuple[int, str, bytes]
+    bucket: str
 
 
-#: A request's X-Service-Key (stripped), Authorization, X-Request-Id and If-None-Match, as the
-#: chain's layers read them (the first of each; "" or None when absent).
-_Head = tuple[str, str, str | None, str | None]
+#: Tickets kept per worker (each a valid key's read of a cached route); past this, all go.
+MAX_TICKETS = 10_000
+
+
+class _Steps:
+    """The chain's layers the bypass takes its steps through, and its tickets."""
+
+    def __init__(self, parts: _Parts) -> None:
+        self.log, self.tenancy, self.limit, self.cache = parts
+        self.limiter = self.limit.limiter
+        self.tickets: dict[tuple[bytes, str, bytes], _Ticket] = {}
+
+    def kept_answer(self, scope: Scope) -> tuple[int, list[tuple[bytes, bytes]], bytes, str] | None:
+        """Status, headers, body and request id of the kept answer to ``scope``, its rate-limit
+        unit spent; None: the request goes down the chain, nothing of it having taken effect."""
+        if scope["method"] != "GET":
+            return None
+        head = _head(scope)
+        if head is None:
+            return None  # a body is for the chain's body limit to read
+        raw_key, authorization, given_id, asked = head
+        if raw_key is None:
+            return None  # unkeyed: the store is the Host's, for the chain to look up
+        if authorization is not None and sends_secret_key("", authorization.decode("latin-1")):
+            return None
+        path, query = scope["path"], scope.get("query_string", b"")
+        ticket = self.tickets.get((raw_key, path, query))
+        # The key's tenant as this worker holds it now (revocations taken in first): another
+        # than the ticket's (the key looked up again), or none, and the ticket is worked out anew.
+        fresh = ticket is None or self.tenancy.known(ticket.digest, scope) is not ticket.tenant
+        if fresh:
+            ticket = self._ticket(scope, raw_key)
+            if ticket is None:
+                return None
+        assert ticket is not None
+        cache = self.cache
+        answer = cache.kept_for(ticket.answer_key, scope)
+        if answer is None:
+            return None
+        # Counted last, and only when it needs no wait.
+        decision = self.limiter.hit_at_once(ticket.bucket)
+        if decision is None or not decision.allowed:
+            return None
+        cache.hits += 1
+        if fresh:
+            if len(self.tickets) >= MAX_TICKETS:
+                self.tickets.clear()
+            self.tickets[raw_key, path, query] = ticket
+        request_id = (
+            new_request_id() if given_id is None else request_id_of(given_id.decode("latin-1"))
+        )
+        status, kept, body = reply(answer, None if asked is None else asked.decode("latin-1"))
+        headers = [*kept, *rate_limit_header_pairs(decision), (_REQUEST_ID, request_id.encode())]
+        return status, headers, body, request_id
+
+    def _ticket(self, scope: Scope, raw_key: bytes) -> _Ticket | None:
+        """The ticket of a request with no ticket yet, after the checks the ticket's key makes
+        once (a cached route, no NUL in the request line, a well-formed publishable key this
+        worker holds); None: the chain answers it."""
+        if not self.cache.caches(scope["path"]) or nul_in(scope) is not None:
+            return None
+        key = raw_key.decode("latin-1").strip()
+        tenant = self.tenancy.held_key(scope, key, "")
+        digest = self.tenancy.digest(key)
+        if tenant is None or digest is None:
+            return None
+        return _Ticket(digest, tenant, answer_key(tenant, scope), bucket_of(tenant))
+
+
+#: A request's X-Service-Key, Authorization, X-Request-Id and If-None-Match as sent, the first
+#: of each (None when absent).
+_Head = tuple[bytes | None, bytes | None, bytes | None, bytes | None]
 _KEY, _AUTHORIZATION, _IF_NONE_MATCH = (
     SERVICE_KEY_HEADER.encode(),
     b"authorization",
@@ -156,15 +217,10 @@ def _head(scope: Scope) -> _Head | None:
             given_id = value if given_id is None else given_id
         elif name == _IF_NONE_MATCH:
             asked = value if asked is None else asked
-    return (
-        "" if key is None else key.decode("latin-1").strip(),
-        "" if authorization is None else authorization.decode("latin-1"),
-        None if given_id is None else given_id.decode("latin-1"),
-        None if asked is None else bytes(asked).decode("latin-1"),
-    )
+    return key, authorization, given_id, asked
 
 
-def _found(app: ASGIApp) -> _Parts | None:
+def _found(app: ASGIApp) -> _Steps | None:
     """The layers the bypass takes its steps through, under ``app``; None: one is missing."""
     parts = _layers_below(app)
     log, tenancy, limit, cache = (
@@ -179,7 +235,7 @@ def _found(app: ASGIApp) -> _Parts | None:
         and isinstance(limit, RateLimitMiddleware)
         and isinstance(cache, AnswerCache)
     ):
-        return log, tenancy, limit, cache
+        return _Steps((log, tenancy, limit, cache))
     return None
 
 

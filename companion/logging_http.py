@@ -197,11 +197,7 @@ class RequestLogMiddleware:
 
 
 def _write_line(logger: logging.Logger, fields: LineFields) -> None:
-    handler = plain_stream(logger)
-    if handler is not None:
-        pending.add(handler, logger, fields)
-    else:
-        _emit(logger, request_line(*fields))
+    pending.add(logger, fields)
 
 
 def _flushed_before_shutdown(send: Send) -> Send:
@@ -229,7 +225,11 @@ def _emit(logger: logging.Logger, line: str) -> None:
 class PendingLines:
     """Request lines on their way to a plain stream, made and written together: at most
     ``FLUSH_SECONDS`` after their request (a timer on the event loop), or as soon as
-    ``MAX_WAITING`` wait, when the app shuts down, and when the interpreter ends."""
+    ``MAX_WAITING`` wait, when the app shuts down, and when the interpreter ends.
+
+    Whether the logger writes to a plain stream (``plain_stream``) is asked for the first line
+    of a batch and again as the batch is written: a logger set up otherwise meanwhile gets the
+    batch's lines as records, through its own handlers."""
 
     FLUSH_SECONDS = 1.0
     MAX_WAITING = 256
@@ -238,16 +238,21 @@ class PendingLines:
         self._fields: list[LineFields] = []
         self._to: tuple[logging.StreamHandler[Any], logging.Logger] | None = None
 
-    def add(
-        self, handler: logging.StreamHandler[Any], logger: logging.Logger, fields: LineFields
-    ) -> None:
-        if self._to is not None and self._to[0] is not handler:
+    def add(self, logger: logging.Logger, fields: LineFields) -> None:
+        to = self._to
+        if to is None or to[1] is not logger:
+            handler = plain_stream(logger)
+            if handler is None:  # a filter, a format, another handler: the logger's own path
+                _emit(logger, request_line(*fields))
+                return
+            if to is not None:
+                self.flush()
+            self._to = (handler, logger)
+        waiting = self._fields
+        waiting.append(fields)
+        if len(waiting) >= self.MAX_WAITING:
             self.flush()
-        self._to = (handler, logger)
-        self._fields.append(fields)
-        if len(self._fields) >= self.MAX_WAITING:
-            self.flush()
-        elif len(self._fields) == 1:
+        elif len(waiting) == 1:
             try:
                 asyncio.get_running_loop().call_later(self.FLUSH_SECONDS, self.flush)
             except RuntimeError:  # no event loop to write them later
@@ -255,11 +260,13 @@ class PendingLines:
 
     def flush(self) -> None:
         fields, self._fields = self._fields, []
-        if not fields or self._to is None:
+        to, self._to = self._to, None
+        if not fields or to is None:
             return
-        handler, logger = self._to
+        handler, logger = to
         lines = [request_line(*f) for f in fields]
-        if not _write(handler, lines):  # the logger's own path reports why, line by line
+        # The logger's own path when it is set up otherwise now, or reports why the write failed
+        if plain_stream(logger) is not handler or not _write(handler, lines):
             for line in lines:
                 _emit(logger, line)
 

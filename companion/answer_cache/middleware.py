@@ -201,13 +201,13 @@ class AnswerCache:
             await self._reading[key].wait()
         return None if self.version() is None else self.kept(key)
 
-    def kept_for(self, tenant: Tenant, scope: Scope) -> Answer | None:
-        """The answer this layer would serve from memory to ``scope``, a cached route's GET of
-        ``tenant``'s (``companion.chain_bypass``); None: it would read it."""
+    def kept_for(self, key: tuple[int, str, bytes], scope: Scope) -> Answer | None:
+        """The answer this layer would serve from memory to ``scope``, a cached route's GET
+        whose ``answer_key`` is ``key`` (``companion.chain_bypass``); None: it would read it."""
         poll_once(self.feed, scope)
         if self.version() is None:
             return None
-        return self.kept(answer_key(tenant, scope))
+        return self.kept(key)
 
     def version(self) -> int | None:
         """The catalogue's version, other processes' changes taken in by the request's poll

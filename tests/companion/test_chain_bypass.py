@@ -17,6 +17,7 @@ import pytest
 from starlette.types import Message
 
 from companion.chain_bypass import ChainBypass
+from companion.keys.lifecycle import revocations
 from companion.logging_http import ACCESS_LOGGER, flush_request_log
 from companion.ratelimit.memory import InMemoryRateLimiter
 from companion.server import SETTINGS_VARIABLE, app_from_env, served_app, settings_to_env
@@ -179,12 +180,31 @@ async def test_a_kept_read_in_another_method_goes_down_the_chain(
     assert answer.status_code in (200, 405)
 
 
+async def test_a_key_looked_up_again_gets_a_new_ticket(served: Served) -> None:
+    """The bypass works out what a read's key, path and query decide once (its ticket); a key
+    the worker no longer holds sends the read down the chain, which looks the key up, and the
+    next read is answered past the chain for the tenant looked up anew."""
+    api = served.api
+    await api.ok("/store")
+    await api.ok("/store")
+    steps = served.bypass.parts
+    assert steps is not None and len(steps.tickets) == 1 and served.bypass.served == 1
+    revocations.bump()  # as when any key is revoked: every key is looked up again
+    assert (await api.get("/store")).status_code == 200
+    assert served.bypass.served == 1  # down the chain
+    assert (await api.get("/store")).status_code == 200
+    assert served.bypass.served == 2
+    (ticket,) = steps.tickets.values()
+    assert steps.tenancy.keys.get(ticket.digest) is ticket.tenant
+
+
 async def test_an_error_in_its_steps_sends_the_request_down_the_chain(
     served: Served, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     api = served.api
     await api.ok("/store")
-    tenancy = served.bypass.parts[1]  # type: ignore[index]
+    assert served.bypass.parts is not None
+    tenancy = served.bypass.parts.tenancy
 
     def broken(*_args: object) -> None:
         raise RuntimeError("a bug in the key check's shortcut")

@@ -173,10 +173,9 @@ async def test_server_log_lines_wait_for_at_most_a_full_batch(
 ) -> None:
     logger, stream = served_log
     server_handler_only(logger)
-    handler = cast(logging.StreamHandler[Any], logger.handlers[0])
     count = PendingLines.MAX_WAITING + 3
     for number in range(count):
-        pending.add(handler, logger, (1.0e9, f"id-{number}", "GET", "/x", 200, 0.5))
+        pending.add(logger, (1.0e9, f"id-{number}", "GET", "/x", 200, 0.5))
     written = stream.getvalue().splitlines()
     assert [json.loads(line)["request_id"] for line in written] == [
         f"id-{number}" for number in range(PendingLines.MAX_WAITING)
@@ -192,11 +191,7 @@ async def test_the_server_log_is_written_when_the_app_shuts_down(
     server_handler_only(logger)
     app = create_app(CompanionSettings(database=str(tmp_path / "store.sqlite3")))
     async with app.router.lifespan_context(app):
-        pending.add(
-            cast(logging.StreamHandler[Any], logger.handlers[0]),
-            logger,
-            (1.0e9, "last", "GET", "/x", 200, 0.5),
-        )
+        pending.add(logger, (1.0e9, "last", "GET", "/x", 200, 0.5))
     assert json.loads(stream.getvalue())["request_id"] == "last"
 
 
@@ -206,14 +201,13 @@ async def test_the_waiting_lines_are_written_before_any_app_behind_the_log_says_
     # A worker stopped by a signal then ends by that signal: exit hooks never run.
     logger, stream = served_log
     server_handler_only(logger)
-    handler = cast(logging.StreamHandler[Any], logger.handlers[0])
     asked = [{"type": "lifespan.startup"}, {"type": "lifespan.shutdown"}]
     said: list[tuple[str, str]] = []
 
     async def app(scope: Scope, receive: Receive, send: Send) -> None:
         while (await receive())["type"] != "lifespan.shutdown":
             await send({"type": "lifespan.startup.complete"})
-        pending.add(handler, logger, (1.0e9, "last", "GET", "/x", 200, 0.5))
+        pending.add(logger, (1.0e9, "last", "GET", "/x", 200, 0.5))
         await send({"type": "lifespan.shutdown.complete"})
 
     async def receive() -> Message:
@@ -273,3 +267,17 @@ async def test_refused_keys_are_logged_with_their_reason(
     )
     assert (lines["k-secret"]["status"], lines["k-secret"]["refused"]) == (401, "secret_key")
     assert lines["k-good"]["status"] == 200 and "refused" not in lines["k-good"]
+
+
+def test_a_filter_added_while_lines_wait_applies_to_them(
+    served_log: tuple[logging.Logger, io.StringIO],
+) -> None:
+    """Whether the log is a plain stream is asked once a batch: a logger set up otherwise before
+    the batch is written gets its lines as records, which its filter sees."""
+    logger, stream = served_log
+    server_handler_only(logger)
+    pending.add(logger, (1.0e9, "open", "GET", "/x", 200, 0.5))
+    logger.handlers[0].addFilter(lambda record: "secret" not in record.getMessage())
+    pending.add(logger, (1.0e9, "secret", "GET", "/x", 200, 0.5))
+    flush_request_log()
+    assert [json.loads(line)["request_id"] for line in stream.getvalue().splitlines()] == ["open"]
