@@ -75,6 +75,8 @@ def test_the_confirmation_says_all_is_kept_on_reload_and_goes_on_logout(
     expect(order.locator(".done-items li")).to_have_count(1)
     expect(order.locator(".order-info")).to_contain_text("12 Lê Lợi")
     page.get_by_role("button", name="Đăng xuất").click()
+    # Logged out once the login form is back: leaving before could cut the logout short.
+    expect(page.locator('form[data-form="login"]')).to_be_visible()
     page.goto(f"{origin}/thanh-toan?don={code}")
     expect(page.locator(".order-done")).to_have_count(0)
     expect(page.locator("[data-island=checkout]")).not_to_contain_text(code)
