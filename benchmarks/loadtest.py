@@ -33,6 +33,10 @@ run, the catalogue's measured in the same minute.
 Requests the admission gate turned away (503 with Retry-After) are counted as shed, apart from
 the 5xx errors.
 
+Before the servers start it counts and times one kept catalogue read in-process
+(``loadtest_bytecodes``, ``loadtest_cold``): figures that move far less from run to run than
+the CPU per request, to judge fast-path changes by first.
+
 Prints throughput, p50/p95/p99 latency per endpoint group, the error count and the audit; exits
 1 if any audit check fails or any answer was a 5xx. Shoppers pause 1-5 s between actions
 (``--think``): a brisk human pace, each shopper asking for a page every 3 s on average. The
@@ -66,6 +70,7 @@ from sqlalchemy import Engine, create_engine, func, select, text, update
 from sqlalchemy.engine import make_url
 
 from benchmarks.loadtest_bytecodes import kept_read_bytecodes
+from benchmarks.loadtest_cold import cold_kept_read
 from benchmarks.loadtest_cpu import (
     cpu_by_process_since,
     cpu_reading,
@@ -862,8 +867,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"loadtest: the database must be on loopback, not {host}", file=sys.stderr)
         return 2
 
-    # Counted before the servers start: it runs in this process.
+    # Counted and timed before the servers start: it runs in this process.
     bytecodes = kept_read_bytecodes()
+    cold = cold_kept_read()
     name = f"storefront_loadtest_{os.getpid()}"
     url, engine = prepare(args.server, name)
     base = f"http://127.0.0.1:{args.port}"
@@ -876,6 +882,11 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"Python bytecodes of one kept catalogue read (in-process, uvicorn's own not counted): "
         f"{bytecodes.bypass.total} past the chain, {bytecodes.chain.total} down it"
+    )
+    print(
+        f"one kept catalogue read in-process with the caches cold (medians of {cold.reads}): "
+        f"{cold.companion_us:.1f} µs, the bare endpoint's {cold.bare_us:.1f} µs "
+        f"({cold.companion_us / cold.bare_us:.2f}x); in a loop {cold.warm_us:.1f} µs"
     )
     print("\naudit:")
     for title, ok, detail in checks:

@@ -312,3 +312,12 @@ def test_the_load_test_counts_the_bytecodes_of_a_kept_read_past_and_down_the_cha
     for count in (past, down):
         assert count["companion.ratelimit.leases:spend"] > 0
         assert count["companion.logging_http:log"] > 0
+
+
+def test_the_load_test_times_a_kept_read_past_the_chain_with_the_caches_cold() -> None:
+    from benchmarks.loadtest_cold import cold_kept_read
+
+    read = cold_kept_read(reads=20, rounds=1)
+    # 40 reads, cold and warm: all past the chain but those taking a new lease of 32 units
+    assert read.reads == 20 and 38 <= read.past_the_chain < 40
+    assert 0 < read.bare_us and 0 < read.warm_us < read.companion_us
