@@ -79,7 +79,8 @@ def request_scope(key: str) -> dict[str, Any]:
     }
 
 
-async def _receive() -> dict[str, Any]:
+async def receive_nothing() -> dict[str, Any]:
+    """``receive`` of a GET: its empty body."""
     return {"type": "http.request", "body": b"", "more_body": False}
 
 
@@ -91,7 +92,7 @@ async def serve_once(app: Any, scope: dict[str, Any]) -> None:
         if message["type"] == "http.response.start":
             statuses.append(message["status"])
 
-    await app({**scope, "state": {}}, _receive, send)
+    await app({**scope, "state": {}}, receive_nothing, send)
     if statuses != [200]:
         raise RuntimeError(f"the kept read was answered {statuses}, not 200")
 

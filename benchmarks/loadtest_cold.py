@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from benchmarks.kept_read import kept_read_companion, request_scope, serve_once
+from benchmarks.kept_read import kept_read_companion, receive_nothing, request_scope, serve_once
 
 #: Memory swept between two reads (larger than a core's L1 and L2 caches together).
 SWEEP_BYTES = 32 * 1024 * 1024
@@ -63,9 +63,6 @@ async def _measure(reads: int, rounds: int) -> ColdRead:
 
 
 async def _timed(app: Any, scope: dict[str, Any], reads: int, sweep: bytearray | None) -> list[int]:
-    async def receive() -> dict[str, Any]:
-        return {"type": "http.request", "body": b"", "more_body": False}
-
     async def send(_message: dict[str, Any]) -> None:
         pass
 
@@ -74,7 +71,7 @@ async def _timed(app: Any, scope: dict[str, Any], reads: int, sweep: bytearray |
         if sweep is not None:
             bytes(sweep)  # a copy reads every line of it, pushing the app's out of the caches
         started = time.perf_counter_ns()
-        await app({**scope, "state": {}}, receive, send)
+        await app({**scope, "state": {}}, receive_nothing, send)
         spans.append(time.perf_counter_ns() - started)
     return spans
 

@@ -148,15 +148,17 @@ class _Steps:
         if authorization is not None and sends_secret_key("", authorization.decode("latin-1")):
             return None
         path, query = scope["path"], scope.get("query_string", b"")
-        ticket = self.tickets.get((raw_key, path, query))
+        kept_ticket = self.tickets.get((raw_key, path, query))
         # The key's tenant as this worker holds it now (revocations taken in first): another
         # than the ticket's (the key looked up again), or none, and the ticket is worked out anew.
-        fresh = ticket is None or self.tenancy.known(ticket.digest, scope) is not ticket.tenant
-        if fresh:
+        if kept_ticket is not None and (
+            self.tenancy.known(kept_ticket.digest, scope) is kept_ticket.tenant
+        ):
+            ticket: _Ticket | None = kept_ticket
+        else:
             ticket = self._ticket(scope, raw_key)
-            if ticket is None:
-                return None
-        assert ticket is not None
+        if ticket is None:
+            return None
         cache = self.cache
         answer = cache.kept_for(ticket.answer_key, scope)
         if answer is None:
@@ -166,7 +168,7 @@ class _Steps:
         if decision is None or not decision.allowed:
             return None
         cache.hits += 1
-        if fresh:
+        if ticket is not kept_ticket:
             if len(self.tickets) >= MAX_TICKETS:
                 self.tickets.clear()
             self.tickets[raw_key, path, query] = ticket

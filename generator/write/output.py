@@ -202,11 +202,16 @@ class OutputHold:
 def hold_output(out_dir: Path) -> Iterator[OutputHold]:
     """Hold ``out_dir``'s build lock for the block; fails at once, in one line, when another
     build holds it."""
-    target = real_target(out_dir)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    place = _Place.of(target)
+    _target, place = _place_of(out_dir)
     with held(place.lock_file, output=out_dir):
         yield OutputHold(place.lock_file)
+
+
+def _place_of(out_dir: Path) -> tuple[Path, _Place]:
+    """The real output folder (its parent made) and where its builds keep their lock."""
+    target = real_target(out_dir)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    return target, _Place.of(target)
 
 
 @contextmanager
@@ -218,9 +223,7 @@ def staging_folder(out_dir: Path, *, hold: OutputHold | None = None) -> Iterator
     The block runs under the output's build lock (taken here unless ``hold`` holds it), and
     what killed builds left is removed first (``_Place``). The staging folder is beside the
     output, or inside it when it is a mount point (``mount_point``)."""
-    target = real_target(out_dir)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    place = _Place.of(target)
+    target, place = _place_of(out_dir)
     holding = hold is not None and hold.lock_file == place.lock_file
     with nullcontext() if holding else held(place.lock_file, output=out_dir):
         check_replaceable(target, out_dir, place.kept)
