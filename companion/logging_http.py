@@ -123,7 +123,7 @@ def log_refused_connection(reason: str, status: int) -> None:
     no method, no path, the status it would have had."""
     logger = logging.getLogger(ACCESS_LOGGER)
     if logger.isEnabledFor(logging.INFO):
-        _write_line(logger, (time.time(), new_request_id(), "", "", status, 0.0, reason))
+        pending.add(logger, (time.time(), new_request_id(), "", "", status, 0.0, reason))
 
 
 _pid = [os.getpid()]  # read again in a forked child
@@ -193,11 +193,7 @@ class RequestLogMiddleware:
             round((time.perf_counter() - started) * 1000, 2),
             state.get(REFUSED) if state else None,
         )
-        _write_line(logger, fields)
-
-
-def _write_line(logger: logging.Logger, fields: LineFields) -> None:
-    pending.add(logger, fields)
+        pending.add(logger, fields)
 
 
 def _flushed_before_shutdown(send: Send) -> Send:

@@ -20,11 +20,18 @@ With one worker that is exact.
 
 from __future__ import annotations
 
+import math
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from companion.ratelimit.windows import RateDecision, Window, allowed, policy_text, window_index
+from companion.ratelimit.windows import (
+    RateDecision,
+    Window,
+    WindowState,
+    policy_text,
+    window_index,
+)
 
 #: A lease is at most this share of the tightest limit (1/50: 12 units of 600 per minute) ...
 LEASE_SHARE = 50
@@ -55,6 +62,17 @@ class Lease:
     #: Whether spending its last unit asks for the next lease (``LeaseBook.emptied``).
     ahead: bool = False
     spent: bool = False  # whether a unit of it was spent
+    #: The window that stays tightest while the lease lasts (``tighten``) and its limit less
+    #: its shared count: the units left are the same in every window's remaining.
+    tight: int = 0
+    tight_room: int = 0
+
+    def tighten(self, windows: Sequence[Window]) -> None:
+        """Work out the tightest window once (``allowed``'s choice on every unit): the fewest
+        left, then the latest reset, which is the latest end, as every end is after now."""
+        rooms = [w.limit - s for w, s in zip(windows, self.shared, strict=True)]
+        self.tight = min(range(len(rooms)), key=lambda i: (rooms[i], -self.ends[i]))
+        self.tight_room = rooms[self.tight]
 
 
 class LeaseBook:
@@ -88,14 +106,19 @@ class LeaseBook:
                 return None
             lease.left -= 1
             lease.spent = True
-            left, shared = lease.left, lease.shared
+            left, tight, room = lease.left, lease.tight, lease.tight_room
             if left == 0 and lease.ahead:
                 lease.ahead = False
                 self.emptied.append(bucket)
             elif left == self.low and lease.ahead:
                 self._running_low.add(bucket)
         # Counted with this request: the shared count, less the units this worker still holds.
-        return allowed(self.windows, shared, now_seconds, self.policy, lease.ends, unspent=left)
+        state = WindowState(
+            self.windows[tight],
+            max(0, room + left),
+            max(1, math.ceil(lease.ends[tight] - now_seconds)),
+        )
+        return RateDecision(True, state, 0, self.policy)
 
     def grant(
         self,
@@ -116,10 +139,13 @@ class LeaseBook:
                 lease.left += units
                 lease.shared = tuple(max(a, b) for a, b in zip(lease.shared, shared, strict=True))
                 lease.ahead = ahead
+                lease.tighten(self.windows)
                 return
             if len(self._leases) >= MAX_BUCKETS:
                 self._forget_ended((start, end))
-            self._leases[bucket] = Lease(start, end, ends, units, tuple(shared), ahead)
+            lease = Lease(start, end, ends, units, tuple(shared), ahead)
+            lease.tighten(self.windows)
+            self._leases[bucket] = lease
 
     def spent_until(self, end: int) -> list[str]:
         """The buckets whose lease ended at ``end`` (epoch seconds), a unit of it spent."""

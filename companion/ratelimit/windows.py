@@ -92,18 +92,14 @@ def allowed(
     now_seconds: float,
     policy: str,
     ends: Sequence[int] | None = None,
-    unspent: int = 0,
 ) -> RateDecision:
-    """The decision letting a request through, ``counted`` requests in each window with it,
-    less ``unspent`` (``ends``: when each window's current span ends, if the caller knows).
-
-    Every request a worker lets through on a leased unit comes here, so it is one loop that
-    makes a state for the tightest window only, without ``decide``'s lists and key function."""
+    """The decision letting a request through, ``counted`` requests in each window with it
+    (``ends``: when each window's current span ends, if the caller knows)."""
     if ends is None:
         ends = [(window_index(w, now_seconds) + 1) * w.seconds for w in windows]
     tightest: tuple[Window, int, int] | None = None
     for window, count, end in zip(windows, counted, ends, strict=True):
-        remaining = max(0, window.limit - count + unspent)
+        remaining = max(0, window.limit - count)
         reset = max(1, math.ceil(end - now_seconds))
         # The first with the fewest left, then the latest reset (``decide``'s ``min``).
         if (

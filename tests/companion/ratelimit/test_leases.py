@@ -103,18 +103,40 @@ def test_threads_of_two_workers_with_leases_never_exceed_the_limit(
     assert results.count(True) + unspent == counted(engines[0])[60]  # every leased unit accounted
 
 
+@pytest.mark.parametrize(
+    ("hour", "steps", "tightest"),
+    [
+        # The minute has fewer left: its reset falls to the last second of the lease.
+        (HOUR, (0.0, 19.5, 20.0, 29.25, 49.0, 49.9), MINUTE),
+        # As many left in both: the later reset, the hour's.
+        (Window(3600, 200), (0.0, 10.0, 30.0, 49.9, 65.0), Window(3600, 200)),
+        # The minute first, then, in the next minute, the hour holding the first's units.
+        (Window(3600, 205), (0.0, 5.0, 10.0, 15.0, 20.0, 25.0, 65.0, 70.0), Window(3600, 205)),
+    ],
+)
 async def test_a_leased_unit_says_what_counting_it_alone_would(
-    engines: list[Engine], clock: ManualClock
+    engines: list[Engine],
+    clock: ManualClock,
+    hour: Window,
+    steps: tuple[float, ...],
+    tightest: Window,
 ) -> None:
-    """The headers of a unit spent from a lease (its windows' ends kept with it) are those of
-    the same counts decided from scratch, up to the lease's last second."""
-    limiter = DatabaseRateLimiter(engines[0], clock, (MINUTE, HOUR))
-    for step in (0.0, 19.5, 20.0, 29.25, 49.0, 49.9):  # START is 03:00:10: the minute ends at 60
+    """The headers of a unit spent from a lease (its tightest window worked out as it was
+    granted) are those of the same counts decided from scratch, up to the lease's last second."""
+    windows = (MINUTE, hour)
+    limiter = DatabaseRateLimiter(engines[0], clock, windows)
+    seen = []
+    for step in steps:  # START is 03:00:10: the minute ends at 60
         clock.set(START + timedelta(seconds=step))
         spent = await limiter.hit("key:3")
         now = epoch_seconds(clock.now())
         counts = counted(engines[0])
-        shared = [counts[w.seconds] - limiter.unspent("key:3") for w in (MINUTE, HOUR)]
-        alone = decide((MINUTE, HOUR), [n - 1 for n in shared], now, spent.policy)
+        shared = [counts[w.seconds] - limiter.unspent("key:3") for w in windows]
+        alone = decide(windows, [n - 1 for n in shared], now, spent.policy)
         assert spent.tightest == alone.tightest, step
-    assert spent.tightest.reset_seconds == 1 and spent.tightest.window == MINUTE
+        seen.append(spent.tightest.window)
+    assert seen[-1] == tightest
+    if tightest == MINUTE:
+        assert spent.tightest.reset_seconds == 1
+    if hour.limit == 205:
+        assert seen[0] == MINUTE  # the tightest changed between two leases
