@@ -15,10 +15,11 @@ goes down the chain). It takes the same steps as the chain, through the chain's 
 instances, found below it: the key check (``TenancyMiddleware.held_key``), the kept answer
 and its 304 (``AnswerCache.kept_for``, ``reply``), the rate limit's unit and headers, the
 request id and log line. It reads the headers those steps need in one pass, and keeps what a
-read's key, path and query decide (a cached route, no NUL, a well-formed publishable key, its
-digest, the answer's key, the bucket) as a ticket, worked out on the read's first hit: the
-key's lookup, the catalogue's version, the answer's checks and the unit run for every read, so
-a revoked key or a changed catalogue is never answered from a ticket. Anything else
+read's key decides (a well-formed publishable key, its digest, the tenant, the bucket) as the
+key's ticket, worked out on its first kept read: the key's lookup, the catalogue's version, the
+answer's checks and the unit run for every read, so a revoked key or a changed catalogue is
+never answered from a ticket. A ticket is per key, not per page: a storefront's few keys read
+many pages, and a ticket per page read would mostly be made anew. Anything else
 goes down the chain untouched, before any of these took effect: a request that declares a
 body, one without a key this worker holds, a miss, a rate limit that must wait for a lease
 or refuses.
@@ -111,18 +112,17 @@ _Parts = tuple[RequestLogMiddleware, TenancyMiddleware, RateLimitMiddleware, Ans
 
 @dataclass(frozen=True, slots=True)
 class _Ticket:
-    """What a kept read's key, path and query decide, worked out on its first hit: the key's
-    digest, the tenant its lookup gave, the answer's key in the cache and the rate-limit bucket.
-    Nothing that can change: the key is looked up, the catalogue's version and the answer
-    checked and the unit spent for each request, through the chain's own layers."""
+    """What a key decides, worked out on its first kept read: its digest, the tenant its lookup
+    gave and its rate-limit bucket. Nothing that can change: the key is looked up, the
+    catalogue's version and the answer checked and the unit spent for each request, through the
+    chain's own layers."""
 
     digest: str
     tenant: Tenant
-    answer_key: tuple[int, str, bytes]
     bucket: str
 
 
-#: Tickets kept per worker (each a valid key's read of a cached route); past this, all go.
+#: Tickets kept per worker (each a valid publishable key's); past this, all go.
 MAX_TICKETS = 10_000
 
 
@@ -132,7 +132,7 @@ class _Steps:
     def __init__(self, parts: _Parts) -> None:
         self.log, self.tenancy, self.limit, self.cache = parts
         self.limiter = self.limit.limiter
-        self.tickets: dict[tuple[bytes, str, bytes], _Ticket] = {}
+        self.tickets: dict[bytes, _Ticket] = {}
 
     def kept_answer(self, scope: Scope) -> tuple[int, list[tuple[bytes, bytes]], bytes, str] | None:
         """Status, headers, body and request id of the kept answer to ``scope``, its rate-limit
@@ -147,20 +147,23 @@ class _Steps:
             return None  # unkeyed: the store is the Host's, for the chain to look up
         if authorization is not None and sends_secret_key("", authorization.decode("latin-1")):
             return None
-        path, query = scope["path"], scope.get("query_string", b"")
-        kept_ticket = self.tickets.get((raw_key, path, query))
+        path = scope["path"]
+        tenancy, cache = self.tenancy, self.cache
+        if not cache.caches(path) or not tenancy.applies(path) or nul_in(scope) is not None:
+            return None
+        kept_ticket = self.tickets.get(raw_key)
         # The key's tenant as this worker holds it now (revocations taken in first): another
         # than the ticket's (the key looked up again), or none, and the ticket is worked out anew.
-        if kept_ticket is not None and (
-            self.tenancy.known(kept_ticket.digest, scope) is kept_ticket.tenant
+        if (
+            kept_ticket is not None
+            and tenancy.known(kept_ticket.digest, scope) is kept_ticket.tenant
         ):
             ticket: _Ticket | None = kept_ticket
         else:
             ticket = self._ticket(scope, raw_key)
         if ticket is None:
             return None
-        cache = self.cache
-        answer = cache.kept_for(ticket.answer_key, scope)
+        answer = cache.kept_for(answer_key(ticket.tenant, scope), scope)
         if answer is None:
             return None
         # Counted last, and only when it needs no wait.
@@ -171,7 +174,7 @@ class _Steps:
         if ticket is not kept_ticket:
             if len(self.tickets) >= MAX_TICKETS:
                 self.tickets.clear()
-            self.tickets[raw_key, path, query] = ticket
+            self.tickets[raw_key] = ticket
         request_id = (
             new_request_id() if given_id is None else request_id_of(given_id.decode("latin-1"))
         )
@@ -180,17 +183,14 @@ class _Steps:
         return status, headers, body, request_id
 
     def _ticket(self, scope: Scope, raw_key: bytes) -> _Ticket | None:
-        """The ticket of a request with no ticket yet, after the checks the ticket's key makes
-        once (a cached route, no NUL in the request line, a well-formed publishable key this
-        worker holds); None: the chain answers it."""
-        if not self.cache.caches(scope["path"]) or nul_in(scope) is not None:
-            return None
+        """The ticket of a key with none yet: a well-formed publishable key this worker holds;
+        None: the chain answers the request."""
         key = raw_key.decode("latin-1").strip()
         tenant = self.tenancy.held_key(scope, key, "")
         digest = self.tenancy.digest(key)
         if tenant is None or digest is None:
             return None
-        return _Ticket(digest, tenant, answer_key(tenant, scope), bucket_of(tenant))
+        return _Ticket(digest, tenant, bucket_of(tenant))
 
 
 #: A request's X-Service-Key, Authorization, X-Request-Id and If-None-Match as sent, the first

@@ -23,7 +23,7 @@ from companion.ratelimit.memory import InMemoryRateLimiter
 from companion.server import SETTINGS_VARIABLE, app_from_env, served_app, settings_to_env
 from companion.session_mount import SessionBeside
 from companion.settings import CompanionSettings
-from tests.companion.conftest import PREFIX, Api, MakeApi, revoke_newest_key
+from tests.companion.conftest import PREFIX, Api, MakeApi, changes_taken_in, revoke_newest_key
 
 pytestmark = pytest.mark.anyio
 
@@ -181,7 +181,7 @@ async def test_a_kept_read_in_another_method_goes_down_the_chain(
 
 
 async def test_a_key_looked_up_again_gets_a_new_ticket(served: Served) -> None:
-    """The bypass works out what a read's key, path and query decide once (its ticket); a key
+    """The bypass works out what a read's key decides once (its ticket); a key
     the worker no longer holds sends the read down the chain, which looks the key up, and the
     next read is answered past the chain for the tenant looked up anew."""
     api = served.api
@@ -196,6 +196,23 @@ async def test_a_key_looked_up_again_gets_a_new_ticket(served: Served) -> None:
     assert served.bypass.served == 2
     (ticket,) = steps.tickets.values()
     assert steps.tenancy.keys.get(ticket.digest) is ticket.tenant
+
+
+async def test_one_ticket_serves_every_page_a_key_reads(served: Served) -> None:
+    """A key's ticket holds nothing of the page: each page read with it is answered past the
+    chain with that page's own kept answer."""
+    api = served.api
+    for number in range(3):
+        api.shop.product(f"Áo {number}", slug=f"ao-{number}")
+    changes_taken_in(api.app)
+    pages = [("/store", {}), ("/products", {"limit": 5}), ("/products", {"limit": 2})]
+    first = [await api.ok(path, **params) for path, params in pages]  # read and kept
+    again = [await api.get(path, **params) for path, params in pages]
+    steps = served.bypass.parts
+    assert steps is not None and served.bypass.served == len(pages)
+    assert list(steps.tickets) == [api.key.encode()]
+    assert [answer.json() for answer in again] == first
+    assert len({json.dumps(body, sort_keys=True) for body in first}) == len(pages)
 
 
 async def test_an_error_in_its_steps_sends_the_request_down_the_chain(
