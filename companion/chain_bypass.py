@@ -16,8 +16,9 @@ instances, found below it: the key check (``TenancyMiddleware.held_key``), the k
 and its 304 (``AnswerCache.kept_for``, ``reply``), the rate limit's unit and headers, the
 request id and log line. It reads the headers those steps need in one pass, and keeps what a
 read's key decides (a well-formed publishable key, its digest, the tenant, the bucket) as the
-key's ticket, worked out on its first kept read: the key's lookup, the catalogue's version, the
-answer's checks and the unit run for every read, so a revoked key or a changed catalogue is
+key's ticket, and what its path and query decide (a cached route's, no NUL) as the page's
+pass, each worked out once: the key's lookup, the catalogue's version, the answer's checks and
+the unit run for every read, so a revoked key or a changed catalogue is
 never answered from a ticket. A ticket is per key, not per page: a storefront's few keys read
 many pages, and a ticket per page read would mostly be made anew. Anything else
 goes down the chain untouched, before any of these took effect: a request that declares a
@@ -124,6 +125,8 @@ class _Ticket:
 
 #: Tickets kept per worker (each a valid publishable key's); past this, all go.
 MAX_TICKETS = 10_000
+#: Pages whose pass is kept per worker; past this, all go.
+MAX_PAGES = 10_000
 
 
 class _Steps:
@@ -133,6 +136,8 @@ class _Steps:
         self.log, self.tenancy, self.limit, self.cache = parts
         self.limiter = self.limit.limiter
         self.tickets: dict[bytes, _Ticket] = {}
+        #: Whether a page (path and query) passes ``_passes``, by page.
+        self.pages: dict[tuple[str, bytes], bool] = {}
 
     def kept_answer(self, scope: Scope) -> tuple[int, list[tuple[bytes, bytes]], bytes, str] | None:
         """Status, headers, body and request id of the kept answer to ``scope``, its rate-limit
@@ -147,10 +152,16 @@ class _Steps:
             return None  # unkeyed: the store is the Host's, for the chain to look up
         if authorization is not None and sends_secret_key("", authorization.decode("latin-1")):
             return None
-        path = scope["path"]
-        tenancy, cache = self.tenancy, self.cache
-        if not cache.caches(path) or not tenancy.applies(path) or nul_in(scope) is not None:
+        page = (scope["path"], scope.get("query_string", b""))
+        passes = self.pages.get(page)
+        if passes is None:
+            passes = self._passes(scope)
+            if len(self.pages) >= MAX_PAGES:
+                self.pages.clear()
+            self.pages[page] = passes
+        if not passes:
             return None
+        tenancy, cache = self.tenancy, self.cache
         kept_ticket = self.tickets.get(raw_key)
         # The key's tenant as this worker holds it now (revocations taken in first): another
         # than the ticket's (the key looked up again), or none, and the ticket is worked out anew.
@@ -181,6 +192,12 @@ class _Steps:
         status, kept, body = reply(answer, None if asked is None else asked.decode("latin-1"))
         headers = [*kept, *rate_limit_header_pairs(decision), (_REQUEST_ID, request_id.encode())]
         return status, headers, body, request_id
+
+    def _passes(self, scope: Scope) -> bool:
+        """Whether the page may be answered here: a cached route's, under the key check, with
+        no NUL in its request line (the chain's input guard refuses those)."""
+        path = scope["path"]
+        return self.cache.caches(path) and self.tenancy.applies(path) and nul_in(scope) is None
 
     def _ticket(self, scope: Scope, raw_key: bytes) -> _Ticket | None:
         """The ticket of a key with none yet: a well-formed publishable key this worker holds;
