@@ -18,12 +18,11 @@ request id and log line. It reads the headers those steps need in one pass, and 
 read's key decides (a well-formed publishable key, its digest, the tenant, the bucket) as the
 key's ticket, and what its path and query decide (a cached route's, no NUL) as the page's
 pass, each worked out once: the key's lookup, the catalogue's version, the answer's checks and
-the unit run for every read, so a revoked key or a changed catalogue is
-never answered from a ticket. A ticket is per key, not per page: a storefront's few keys read
-many pages, and a ticket per page read would mostly be made anew. Anything else
-goes down the chain untouched, before any of these took effect: a request that declares a
-body, one without a key this worker holds, a miss, a rate limit that must wait for a lease
-or refuses.
+the unit run for every read, so a revoked key or a changed catalogue is never answered from a
+ticket. A ticket is per key, not per key and page: a storefront's few keys read many pages,
+and a ticket for each key and page would mostly be made anew. Anything else goes down the
+chain untouched, before any of these took effect: a request that declares a body, one without
+a key this worker holds, a miss, a rate limit that must wait for a lease or refuses.
 
 It is the outermost layer of the served app (``companion.server.served_app``), before the
 session endpoints' mount and the framework's own layers, which a kept read need not pass either.
