@@ -30,6 +30,7 @@ from companion.ratelimit.windows import (
     Window,
     WindowState,
     policy_text,
+    tightest,
     window_index,
 )
 
@@ -68,10 +69,9 @@ class Lease:
     tight_room: int = 0
 
     def tighten(self, windows: Sequence[Window]) -> None:
-        """Work out the tightest window once (``allowed``'s choice on every unit): the fewest
-        left, then the latest reset, which is the latest end, as every end is after now."""
+        """Work out the tightest window once, for every unit of the lease."""
         rooms = [w.limit - s for w, s in zip(windows, self.shared, strict=True)]
-        self.tight = min(range(len(rooms)), key=lambda i: (rooms[i], -self.ends[i]))
+        self.tight = tightest(rooms, self.ends)
         self.tight_room = rooms[self.tight]
 
 

@@ -81,9 +81,9 @@ def decide(
         WindowState(w, max(0, w.limit - u), seconds_to_reset(w, now_seconds))
         for w, u in zip(windows, used, strict=True)
     )
-    tightest = min(states, key=lambda s: (s.remaining, -s.reset_seconds))
+    tight = min(states, key=lambda s: (s.remaining, -s.reset_seconds))
     full = [s.reset_seconds for s, is_full in zip(states, exhausted, strict=True) if is_full]
-    return RateDecision(False, tightest, max(full), policy)
+    return RateDecision(False, tight, max(full), policy)
 
 
 def allowed(
@@ -97,16 +97,14 @@ def allowed(
     (``ends``: when each window's current span ends, if the caller knows)."""
     if ends is None:
         ends = [(window_index(w, now_seconds) + 1) * w.seconds for w in windows]
-    tightest: tuple[Window, int, int] | None = None
-    for window, count, end in zip(windows, counted, ends, strict=True):
-        remaining = max(0, window.limit - count)
-        reset = max(1, math.ceil(end - now_seconds))
-        # The first with the fewest left, then the latest reset (``decide``'s ``min``).
-        if (
-            tightest is None
-            or remaining < tightest[1]
-            or (remaining == tightest[1] and reset > tightest[2])
-        ):
-            tightest = (window, remaining, reset)
-    assert tightest is not None, "a policy has at least one window"
-    return RateDecision(True, WindowState(*tightest), 0, policy)
+    rooms = [w.limit - count for w, count in zip(windows, counted, strict=True)]
+    at = tightest(rooms, ends)
+    state = WindowState(windows[at], max(0, rooms[at]), max(1, math.ceil(ends[at] - now_seconds)))
+    return RateDecision(True, state, 0, policy)
+
+
+def tightest(rooms: Sequence[int], ends: Sequence[int]) -> int:
+    """Which window constrains a request most, given each one's requests left and the end of
+    its current span: the fewest left, then the latest reset (the latest end, as every end is
+    after now); the first of equals."""
+    return min(range(len(rooms)), key=lambda at: (rooms[at], -ends[at]))
