@@ -108,12 +108,13 @@ def request_line(
     refused: str | None = None,
 ) -> str:
     """``log_line`` of a request's fields, character for character, made without the general
-    encoder (``when``: ``time.time()``); ``refused``, when given, last."""
+    encoder (``when``: ``time.time()``; ``duration_ms`` rounded here to hundredths);
+    ``refused``, when given, last."""
     reason = "" if refused is None else f',"refused":{encode_basestring(refused)}'
     return (
         f'{{"time":"{_iso_milliseconds(when)}","request_id":{encode_basestring(request_id)},'
         f'"method":{encode_basestring(method)},"path":{encode_basestring(path)},'
-        f'"status":{int(status)},"duration_ms":{float(duration_ms)!r},"worker":{_pid[0]}'
+        f'"status":{int(status)},"duration_ms":{round(float(duration_ms), 2)!r},"worker":{_pid[0]}'
         f"{reason}}}"
     )
 
@@ -190,7 +191,7 @@ class RequestLogMiddleware:
             scope.get("method", ""),
             scope.get("path", ""),
             status,
-            round((time.perf_counter() - started) * 1000, 2),
+            (time.perf_counter() - started) * 1000,  # rounded as lines are made, together
             state.get(REFUSED) if state else None,
         )
         pending.add(logger, fields)

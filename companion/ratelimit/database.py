@@ -227,31 +227,35 @@ class DatabaseRateLimiter:
         )
 
     async def _renew_waiting(self, bucket: str, now_seconds: float) -> RateDecision:
-        """``_renew`` without blocking the event loop: over the lease link, else in a thread."""
+        """Lease more units (a full lease, else one) and spend one, or refuse the request,
+        without blocking the event loop: over the lease link, else in a thread."""
         if self.link is not None:
             decision = await self._renew_on_link(self.link, bucket, now_seconds)
             if decision is not None:
                 return decision
-        return await anyio.to_thread.run_sync(self._renew, bucket, now_seconds)
-
-    def _renew(self, bucket: str, now_seconds: float) -> RateDecision:
-        """Lease more units (a full lease, else one) and spend one; or refuse the request."""
         indexes = self._book.indexes(now_seconds)
         while True:
-            with self._engine.connect() as conn:
-                for units in self._sizes():
-                    counts = self._lease(conn, bucket, indexes, units)
-                    if self._fits(counts):
-                        break
+            # The statement in a thread, its result kept here: the book is the loop's alone.
+            units, counts = await anyio.to_thread.run_sync(self._lease_sizes, bucket, indexes)
             decision = self._settle(bucket, indexes, units, counts, now_seconds)
             if decision is not None:
                 return decision
-            # Other threads of this worker spent the new units first: lease again.
+
+    def _lease_sizes(self, bucket: str, indexes: tuple[int, ...]) -> tuple[int, dict[int, int]]:
+        """Lease a full lease, else one unit, through the pool (blocking): the units of the
+        last lease tried and its counts (``_lease``)."""
+        with self._engine.connect() as conn:
+            for units in self._sizes():
+                counts = self._lease(conn, bucket, indexes, units)
+                if self._fits(counts):
+                    break
+        return units, counts
 
     async def _renew_on_link(
         self, link: LeaseLink, bucket: str, now_seconds: float
     ) -> RateDecision | None:
-        """``_renew`` over the lease link; None: the link could not serve (nothing counted)."""
+        """``_renew_waiting`` over the lease link; None: the link could not serve (nothing
+        counted)."""
         indexes = self._book.indexes(now_seconds)
         while True:
             for units in self._sizes():
@@ -277,7 +281,7 @@ class DatabaseRateLimiter:
         now_seconds: float,
     ) -> RateDecision | None:
         """After the last lease tried (``units``, the windows' ``counts``): the refusal when it
-        did not fit, else a unit of it spent; None when other requests spent it first."""
+        did not fit, else a unit of it spent; None when no unit of it could be spent."""
         if not self._fits(counts):
             return self._refusal(counts, now_seconds)
         self._grant(bucket, indexes, units, counts)

@@ -15,13 +15,13 @@ What a worker reports (``RateLimit-Remaining``) is its own view: the shared coun
 last leased (which includes the other workers' leases, spent or not), less its own unspent units.
 With one worker that is exact.
 
-``LeaseBook`` is the bookkeeping only; it is safe to call from several threads.
+``LeaseBook`` is the bookkeeping only, called on the worker's event loop alone (a lease's
+statement may run in a thread, but its result is kept on the loop), so it takes no lock.
 """
 
 from __future__ import annotations
 
 import math
-import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -83,7 +83,6 @@ class LeaseBook:
         self.policy = policy_text(self.windows)
         self.low = low
         self._leases: dict[str, Lease] = {}
-        self._lock = threading.Lock()
         #: Buckets whose lease asked for the next one as its last unit was spent; the limiter
         #: takes them (``take_emptied``) and leases again before their next request.
         self.emptied: list[str] = []
@@ -100,23 +99,24 @@ class LeaseBook:
 
     def spend(self, bucket: str, now_seconds: float) -> RateDecision | None:
         """Let one request through on a unit leased earlier; None when there is none left."""
-        with self._lock:
-            lease = self._leases.get(bucket)
-            if lease is None or lease.left <= 0 or not lease.start <= now_seconds < lease.end:
-                return None
-            lease.left -= 1
-            lease.spent = True
-            left, tight, room = lease.left, lease.tight, lease.tight_room
-            if left == 0 and lease.ahead:
-                lease.ahead = False
-                self.emptied.append(bucket)
-            elif left == self.low and lease.ahead:
-                self._running_low.add(bucket)
+        lease = self._leases.get(bucket)
+        if lease is None or lease.left <= 0 or not lease.start <= now_seconds < lease.end:
+            return None
+        lease.left -= 1
+        lease.spent = True
+        left, tight, room = lease.left, lease.tight, lease.tight_room
+        if left == 0 and lease.ahead:
+            lease.ahead = False
+            self.emptied.append(bucket)
+        elif left == self.low and lease.ahead:
+            self._running_low.add(bucket)
         # Counted with this request: the shared count, less the units this worker still holds.
+        # Conditions rather than max(): a kept read runs this with the caches cold, where a
+        # builtin's call costs more than the rest of the arithmetic.
+        remaining = room + left
+        reset = math.ceil(lease.ends[tight] - now_seconds)
         state = WindowState(
-            self.windows[tight],
-            max(0, room + left),
-            max(1, math.ceil(lease.ends[tight] - now_seconds)),
+            self.windows[tight], remaining if remaining > 0 else 0, reset if reset > 1 else 1
         )
         return RateDecision(True, state, 0, self.policy)
 
@@ -131,44 +131,39 @@ class LeaseBook:
     ) -> None:
         """Add ``units`` leased in the windows ``indexes``; ``shared``: the counts after it;
         ``ahead``: spending the last unit asks for the next lease."""
-        with self._lock:
-            lease = self._leases.get(bucket)
-            start, ends = self._span(indexes)
-            end = min(ends)
-            if lease is not None and (lease.start, lease.end) == (start, end):
-                lease.left += units
-                lease.shared = tuple(max(a, b) for a, b in zip(lease.shared, shared, strict=True))
-                lease.ahead = ahead
-                lease.tighten(self.windows)
-                return
-            if len(self._leases) >= MAX_BUCKETS:
-                self._forget_ended((start, end))
-            lease = Lease(start, end, ends, units, tuple(shared), ahead)
+        lease = self._leases.get(bucket)
+        start, ends = self._span(indexes)
+        end = min(ends)
+        if lease is not None and (lease.start, lease.end) == (start, end):
+            lease.left += units
+            lease.shared = tuple(max(a, b) for a, b in zip(lease.shared, shared, strict=True))
+            lease.ahead = ahead
             lease.tighten(self.windows)
-            self._leases[bucket] = lease
+            return
+        if len(self._leases) >= MAX_BUCKETS:
+            self._forget_ended((start, end))
+        lease = Lease(start, end, ends, units, tuple(shared), ahead)
+        lease.tighten(self.windows)
+        self._leases[bucket] = lease
 
     def spent_until(self, end: int) -> list[str]:
         """The buckets whose lease ended at ``end`` (epoch seconds), a unit of it spent."""
-        with self._lock:
-            return [b for b, lease in self._leases.items() if lease.end == end and lease.spent]
+        return [b for b, lease in self._leases.items() if lease.end == end and lease.spent]
 
     def take_emptied(self) -> list[str]:
-        with self._lock:
-            emptied, self.emptied = self.emptied, []
+        emptied, self.emptied = self.emptied, []
         return emptied
 
     def take_running_low(self) -> set[str]:
         """The buckets whose lease came down to ``low`` units since the last call."""
-        with self._lock:
-            low, self._running_low = self._running_low, set()
+        low, self._running_low = self._running_low, set()
         return low
 
     def unspent(self, bucket: str, now_seconds: float) -> int:
         """Units of the current windows this worker holds for ``bucket`` (for tests, reports)."""
-        with self._lock:
-            lease = self._leases.get(bucket)
-            current = lease is not None and lease.start <= now_seconds < lease.end
-            return lease.left if lease is not None and current else 0
+        lease = self._leases.get(bucket)
+        current = lease is not None and lease.start <= now_seconds < lease.end
+        return lease.left if lease is not None and current else 0
 
     def _forget_ended(self, current: tuple[int, int]) -> None:
         ended = [b for b, lease in self._leases.items() if (lease.start, lease.end) != current]
