@@ -72,6 +72,7 @@ from sqlalchemy.engine import make_url
 from benchmarks.loadtest_bytecodes import kept_read_bytecodes
 from benchmarks.loadtest_cold import cold_kept_read
 from benchmarks.loadtest_cpu import (
+    connection_owners,
     cpu_by_process_since,
     cpu_reading,
     cpu_seconds_since,
@@ -494,6 +495,32 @@ WARM_READS = 10
 WARM_AT_ONCE = 32
 
 
+async def spread_over_workers(
+    client: LeanClient, processes: list[int], workers: int, *, bare: bool
+) -> None:
+    """Send each turn's requests to a server's workers alike (``LeanClient.spread_over``): left
+    to the connection last put back, a turn kept to one worker or spread over both by chance,
+    and a worker's requests cost less the more it takes (its caches warmer), so a server's
+    turns came out up to a third apart, the bare endpoint's and the catalogue's by different
+    chances. The bare endpoint gets as many connections as the catalogue's warm-up opened; more
+    are opened, a few times at most, until every worker holds one."""
+    if bare:
+        await client.open_connections(WARM_AT_ONCE)
+    for _ in range(SPREAD_TRIES):
+        owners = connection_owners(processes)  # the supervisor among them holds none
+        held = {owners[port] for port in client.local_ports() if port in owners}
+        if len(held) >= workers:
+            client.spread_over(owners)
+            return
+        await asyncio.sleep(0.1)
+        await client.open_connections(WARM_AT_ONCE // 4)
+    raise SystemExit(f"loadtest: connections reached {len(held)} of {workers} workers")
+
+
+#: Rounds of new connections opened at most until every worker holds one.
+SPREAD_TRIES = 20
+
+
 @dataclass(frozen=True)
 class Turn:
     plan: str
@@ -539,6 +566,8 @@ async def take_turns(
         }
         if "catalogue" in shops:
             turns.append(await warm_up(shops["catalogue"], clients["catalogue"], workers))
+        for plan, client in clients.items():
+            await spread_over_workers(client, workers[plan], args.workers, bare=plan == "bare")
         for plan in order:
             asked = sum(tallies[plan].statuses.values())
             before = cpu_reading(workers[plan])

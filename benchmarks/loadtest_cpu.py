@@ -84,3 +84,34 @@ def cpu_by_process_since(before: CpuReading, pids: list[int]) -> dict[int, float
     for (pid, tid), ran in cpu_reading(pids).items():
         used[pid] = used.get(pid, 0) + ran - before.get((pid, tid), 0)
     return {pid: nanoseconds / 1e9 for pid, nanoseconds in used.items()}
+
+
+def connection_owners(pids: list[int]) -> dict[int, int]:
+    """The worker process holding each TCP connection to these processes, by the client's
+    port (IPv4 and IPv6, from /proc): a load generator's connection and the worker its
+    request goes to."""
+    owners: dict[int, int] = {}  # socket inode -> process
+    for pid in pids:
+        try:
+            fds = os.listdir(f"/proc/{pid}/fd")
+        except OSError:
+            continue
+        for fd in fds:
+            try:
+                target = os.readlink(f"/proc/{pid}/fd/{fd}")
+            except OSError:
+                continue
+            if target.startswith("socket:["):
+                owners[int(target[8:-1])] = pid
+    found: dict[int, int] = {}
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            lines = Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            fields = line.split()
+            owner = owners.get(int(fields[9]))
+            if owner is not None:  # the worker's end: its remote port is the client's
+                found[int(fields[2].rsplit(":", 1)[1], 16)] = owner
+    return found

@@ -44,6 +44,12 @@ class _Connection(asyncio.Protocol):
         self.waiter: asyncio.Future[Response] | None = None
         self.closed = False
 
+    @property
+    def port(self) -> int | None:
+        """The client's port of the connection."""
+        name = self.transport.get_extra_info("sockname") if self.transport is not None else None
+        return int(name[1]) if name else None
+
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = cast(asyncio.Transport, transport)
 
@@ -126,6 +132,10 @@ class LeanClient:
         self.host_header = parts.netloc
         self.timeout = timeout
         self._idle: list[_Connection] = []
+        #: The worker process holding each connection (by the client's port), once learnt
+        #: (``spread_over``); then each request goes to the worker sent the fewest so far.
+        self._owners: dict[int, int] = {}
+        self._sent: dict[int, int] = {}
         self._slots = asyncio.Semaphore(max_connections)
 
     async def __aenter__(self) -> LeanClient:
@@ -177,11 +187,35 @@ class LeanClient:
                 self._idle.append(connection)
             return response
 
+    async def open_connections(self, count: int) -> None:
+        """Open ``count`` new connections at once, kept idle."""
+        opened = await asyncio.gather(*(self._open() for _ in range(count)))
+        self._idle.extend(opened)
+
+    def local_ports(self) -> list[int]:
+        """The client's ports of the idle connections."""
+        return [c.port for c in self._idle if c.port is not None]
+
+    def spread_over(self, owners: dict[int, int]) -> None:
+        """From now on, send each request to the worker (``owners``: the worker process of each
+        connection, by the client's port) sent the fewest so far, on its connection last put
+        back: a server's workers then take turns alike whatever connections the kernel gave
+        each, as a balancing proxy would have them."""
+        self._owners = dict(owners)
+        self._sent = dict.fromkeys(set(owners.values()), 0)
+
     async def _connection(self) -> _Connection:
+        if self._owners:
+            found = self._balanced()
+            if found is not None:
+                return found
         while self._idle:
             connection = self._idle.pop()
             if not connection.closed:
                 return connection
+        return await self._open()
+
+    async def _open(self) -> _Connection:
         loop = asyncio.get_running_loop()
         try:
             transport, protocol = await loop.create_connection(_Connection, self.host, self.port)
@@ -189,3 +223,17 @@ class LeanClient:
             raise TransportError(f"cannot connect: {exc}") from exc
         protocol.transport = transport  # uvloop: connection_made may come later
         return protocol
+
+    def _balanced(self) -> _Connection | None:
+        """The idle connection last put back of the worker sent the fewest requests, among
+        the workers with one idle; None: none idle of a known worker."""
+        latest: dict[int, int] = {}  # worker -> index in the idle list of its latest
+        for at, connection in enumerate(self._idle):
+            owner = self._owners.get(connection.port or -1)
+            if owner is not None and not connection.closed:
+                latest[owner] = at
+        if not latest:
+            return None
+        owner = min(latest, key=lambda w: self._sent[w])
+        self._sent[owner] += 1
+        return self._idle.pop(latest[owner])
