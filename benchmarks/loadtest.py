@@ -498,12 +498,10 @@ WARM_AT_ONCE = 32
 async def spread_over_workers(
     client: LeanClient, processes: list[int], workers: int, *, bare: bool
 ) -> None:
-    """Send each turn's requests to a server's workers alike (``LeanClient.spread_over``): left
-    to the connection last put back, a turn kept to one worker or spread over both by chance,
-    and a worker's requests cost less the more it takes (its caches warmer), so a server's
-    turns came out up to a third apart, the bare endpoint's and the catalogue's by different
-    chances. The bare endpoint gets as many connections as the catalogue's warm-up opened; more
-    are opened, a few times at most, until every worker holds one."""
+    """Send each turn's requests to a server's workers alike (``LeanClient.spread_over``): a
+    worker's requests cost less the more of them it takes, so turns left to chance do not
+    compare. The bare endpoint gets as many connections as the catalogue's warm-up opened;
+    more are opened, a few times at most, until every worker holds one."""
     if bare:
         await client.open_connections(WARM_AT_ONCE)
     for _ in range(SPREAD_TRIES):

@@ -43,12 +43,7 @@ class _Connection(asyncio.Protocol):
         self.buffer = bytearray()
         self.waiter: asyncio.Future[Response] | None = None
         self.closed = False
-
-    @property
-    def port(self) -> int | None:
-        """The client's port of the connection."""
-        name = self.transport.get_extra_info("sockname") if self.transport is not None else None
-        return int(name[1]) if name else None
+        self.port: int | None = None  # the client's, set as it opens
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = cast(asyncio.Transport, transport)
@@ -222,6 +217,7 @@ class LeanClient:
         except OSError as exc:
             raise TransportError(f"cannot connect: {exc}") from exc
         protocol.transport = transport  # uvloop: connection_made may come later
+        protocol.port = int(transport.get_extra_info("sockname")[1])
         return protocol
 
     def _balanced(self) -> _Connection | None:
