@@ -21,7 +21,7 @@ from companion.app import create_app
 from companion.clock import ManualClock
 from companion.db.schema import variants
 from companion.settings import CompanionSettings
-from tests.companion.conftest import PREFIX, START, Api
+from tests.companion.conftest import PREFIX, START, Api, changes_taken_in
 from tests.companion.databases import fresh_database
 from tests.companion.factory import Shop
 from tests.companion.test_answer_cache import cache_of, on_postgres, set_price
@@ -63,8 +63,11 @@ async def workers(
 
 
 async def ready(workers: Workers) -> None:
-    """A request on each: both have polled their change feed since the last write, and read
-    the store's flash-sale times (as a worker that has served a read since)."""
+    """Both have taken in every change so far (on PostgreSQL a notification can arrive late,
+    and one taken in after a read began keeps the other worker from adopting it), and read the
+    store's flash-sale times (as a worker that has served a read since)."""
+    changes_taken_in(workers.first.app)
+    changes_taken_in(workers.second.app)
     await workers.first.ok("/store")
     await workers.second.ok("/store")
 
