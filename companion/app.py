@@ -91,6 +91,7 @@ def create_app(
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         await anyio.to_thread.run_sync(open_pool, engine)
+        feed.watch()  # a server runs the lifespan: its requests come through the event loop
         yield
         flush_request_log()
         feed.close()

@@ -10,8 +10,9 @@ A feed is polled at the start of a request, on the event loop, and costs no roun
   ``storefront_changes`` when a transaction that wrote to a catalogue table or to ``api_keys``
   commits (the table's name; ``stock:<product id>`` or ``in-stock:<product id>`` for a change
   of a variant's stock alone, the second when it ran out or came back);
-  the feed LISTENs on a connection of its own and reads what has arrived without waiting. A
-  write by another process is seen once PostgreSQL has delivered its notification, within a
+  the feed LISTENs on a connection of its own; under a server the event loop takes in each
+  notification as it arrives, else the poll reads what has arrived, without waiting. A write by
+  another process is seen once PostgreSQL has delivered its notification, within a
   millisecond of the commit on a loopback or LAN server. While the feed's connection is down,
   nothing is served from the cache (``version`` is None), every cached answer and key is
   dropped, and the connection is made again in the background.
@@ -38,6 +39,10 @@ KEYS_SUMMARY = "SELECT count(*), count(revoked_at), total(id), max(created_at) F
 class Feed(Protocol):
     def poll(self) -> None:
         """Take in what other processes changed since the last poll."""
+
+    def watch(self) -> None:
+        """Called on a server's event loop as the app starts: its requests come through the
+        loop's sockets, so the feed may take changes in as they arrive rather than in ``poll``."""
 
     def version(self) -> int | None:
         """The catalogue's version now; None while changes by other processes may be missed."""
@@ -80,6 +85,9 @@ class SqliteFeed:
             return conn.execute(KEYS_SUMMARY).fetchone()
         except sqlite3.Error:
             return None
+
+    def watch(self) -> None:
+        pass  # no socket to watch: each poll reads the file's version
 
     def version(self) -> int | None:
         return catalogue.value if self._conn is not None else None

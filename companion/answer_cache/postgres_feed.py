@@ -1,9 +1,20 @@
 """The PostgreSQL feed (see ``companion.answer_cache.feeds``): LISTENs on a connection of its
 own for the notifications of migration 0003. A module of its own: psycopg is the optional
-``postgres`` extra, loaded only when the database is PostgreSQL."""
+``postgres`` extra, loaded only when the database is PostgreSQL.
+
+Under a server (``watch``), the event loop takes notifications in as they arrive; else each
+request's poll reads what has arrived. A poll's read is a system call, and at a shopper's pace
+the costliest step of a kept read with the caches cold; a server's requests come through the
+loop's sockets, and the loop runs every callback of the sockets it found ready (this one's
+with them) before any request among them starts, so a notification that arrived before a
+request is taken in before it either way. In process (``httpx.ASGITransport``) a request does
+not wait for the loop, so there each poll reads.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import threading
 import time
 
@@ -24,6 +35,10 @@ class PostgresFeed:
         self._conn: psycopg.Connection[tuple[object, ...]] | None = None
         self._next_attempt = 0.0
         self._connecting = threading.Lock()
+        #: The event loop taking notifications in as they arrive (``watch``) ...
+        self._loop: asyncio.AbstractEventLoop | None = None
+        #: ... and the socket it watches; None: each poll reads.
+        self._watched: int | None = None
         self._connect()
 
     def _connect(self) -> None:
@@ -52,7 +67,35 @@ class PostgresFeed:
 
         threading.Thread(target=attempt, name="answer-cache-feed", daemon=True).start()
 
+    def watch(self) -> None:
+        """From now on the running event loop takes notifications in as they arrive (a server's:
+        its requests come through the loop's sockets), until ``close``."""
+        self._loop = asyncio.get_running_loop()
+        self._watch_socket()
+
     def poll(self) -> None:
+        if self._watched is None:  # else the loop has taken in what arrived
+            self.take_in()
+            self._watch_socket()
+
+    def _watch_socket(self) -> None:
+        """Watch the connection's socket (on the event loop's thread), if asked to and not yet:
+        after ``watch``, and after a lost connection was made again."""
+        loop, conn = self._loop, self._conn
+        if loop is None or conn is None or self._watched is not None:
+            return
+        socket = conn.pgconn.socket
+        loop.add_reader(socket, self.take_in)
+        self._watched = socket
+
+    def _unwatch(self) -> None:
+        socket, self._watched = self._watched, None
+        if socket is not None and self._loop is not None:
+            with contextlib.suppress(RuntimeError, ValueError, OSError):  # a closed loop
+                self._loop.remove_reader(socket)
+
+    def take_in(self) -> None:
+        """Read the notifications that have arrived, without waiting."""
         conn = self._conn
         if conn is None:
             self._reconnect_in_background()
@@ -79,6 +122,7 @@ class PostgresFeed:
             catalogue.bump()
 
     def _lost(self) -> None:
+        self._unwatch()  # before its socket closes
         conn, self._conn = self._conn, None
         catalogue.bump()
         revocations.bump()
@@ -94,6 +138,8 @@ class PostgresFeed:
         return False  # a notification may arrive after the next request: keys.listener
 
     def close(self) -> None:
+        self._unwatch()
+        self._loop = None
         conn, self._conn = self._conn, None
         if conn is not None:
             conn.close()

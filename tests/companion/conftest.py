@@ -105,7 +105,11 @@ def changes_taken_in(app: FastAPI) -> None:
     services = app.state.services
     if services.engine.dialect.name != "postgresql":
         return  # SQLite's feed reads the file's version: nothing is ever late
-    from companion.answer_cache.postgres_feed import CHANNEL  # psycopg: PostgreSQL's only
+    # psycopg: PostgreSQL's only
+    from companion.answer_cache.postgres_feed import CHANNEL, PostgresFeed
+
+    feed = services.feed
+    assert isinstance(feed, PostgresFeed)
 
     marker = next(_markers)  # a product id no store has: only this call waits for its mark
     sent = time.monotonic()
@@ -115,7 +119,7 @@ def changes_taken_in(app: FastAPI) -> None:
     while stock.unchanged_after(sent, frozenset({marker}), counts=True):
         assert time.monotonic() < deadline, "the feed did not deliver a notification"
         time.sleep(0.002)
-        services.feed.poll()
+        feed.take_in()  # the event loop cannot while this waits, if it watches the feed
 
 
 _markers = itertools.count(10**12)
