@@ -49,7 +49,7 @@ from companion.logging_http import (
     new_request_id,
     request_id_of,
 )
-from companion.ratelimit.middleware import RateLimitMiddleware, bucket_of, rate_limit_header_pairs
+from companion.ratelimit.middleware import RateLimitMiddleware, bucket_of
 from companion.tenancy import SERVICE_KEY_HEADER, TenancyMiddleware, sends_secret_key
 from companion.tenant import Tenant
 
@@ -177,8 +177,8 @@ class _Steps:
         if answer is None:
             return None
         # Counted last, and only when it needs no wait.
-        decision = self.limiter.hit_at_once(ticket.bucket)
-        if decision is None or not decision.allowed:
+        limits = self.limiter.passed_at_once(ticket.bucket)
+        if limits is None:
             return None
         cache.hits += 1
         if ticket is not kept_ticket:
@@ -189,7 +189,7 @@ class _Steps:
             new_request_id() if given_id is None else request_id_of(given_id.decode("latin-1"))
         )
         status, kept, body = reply(answer, None if asked is None else asked.decode("latin-1"))
-        headers = [*kept, *rate_limit_header_pairs(decision), (_REQUEST_ID, request_id.encode())]
+        headers = [*kept, *limits, (_REQUEST_ID, request_id.encode())]
         return status, headers, body, request_id
 
     def _passes(self, scope: Scope) -> bool:

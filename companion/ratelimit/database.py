@@ -47,7 +47,7 @@ from companion.ratelimit.statements import (
     lease_each_statement,
     lease_statement,
 )
-from companion.ratelimit.windows import RateDecision, RateLimiter, Window, decide
+from companion.ratelimit.windows import RateDecision, RateHeaders, RateLimiter, Window, decide
 from companion.settings import CompanionSettings
 
 if TYPE_CHECKING:  # psycopg (the optional postgres extra) is loaded only for PostgreSQL
@@ -104,6 +104,13 @@ class DatabaseRateLimiter:
         if self._book.emptied:
             self._lease_ahead()
         return decision
+
+    def passed_at_once(self, bucket: str) -> RateHeaders | None:
+        # ``hit_at_once`` without a decision made: most requests pass here
+        pairs = self._book.spend_headers(bucket, self._seconds())
+        if self._book.emptied:
+            self._lease_ahead()
+        return pairs
 
     async def hit(self, bucket: str) -> RateDecision:
         decision = self.hit_at_once(bucket)

@@ -26,7 +26,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from companion.ratelimit.windows import (
+    LIMIT,
+    POLICY,
+    REMAINING,
+    RESET,
     RateDecision,
+    RateHeaders,
     Window,
     WindowState,
     policy_text,
@@ -81,6 +86,9 @@ class LeaseBook:
         left (0: never said)."""
         self.windows = tuple(windows)
         self.policy = policy_text(self.windows)
+        # The headers that stay as units are spent, made once
+        self._policy_header = self.policy.encode()
+        self._limit_headers = tuple(b"%d" % w.limit for w in self.windows)
         self.low = low
         self._leases: dict[str, Lease] = {}
         #: Buckets whose lease asked for the next one as its last unit was spent; the limiter
@@ -99,6 +107,17 @@ class LeaseBook:
 
     def spend(self, bucket: str, now_seconds: float) -> RateDecision | None:
         """Let one request through on a unit leased earlier; None when there is none left."""
+        headers = self.spend_headers(bucket, now_seconds)
+        if headers is None:
+            return None
+        _, (_, remaining), (_, reset), _ = headers  # the decision its headers tell
+        window = self.windows[self._leases[bucket].tight]
+        return RateDecision(True, WindowState(window, int(remaining), int(reset)), 0, self.policy)
+
+    def spend_headers(self, bucket: str, now_seconds: float) -> RateHeaders | None:
+        """``spend``, saying only the answer's rate-limit headers (``decision_headers`` of its
+        decision): what a kept read needs, made without the decision's objects or another
+        call, as it runs with the caches cold, where each of those costs."""
         lease = self._leases.get(bucket)
         if lease is None or lease.left <= 0 or not lease.start <= now_seconds < lease.end:
             return None
@@ -111,14 +130,15 @@ class LeaseBook:
         elif left == self.low and lease.ahead:
             self._running_low.add(bucket)
         # Counted with this request: the shared count, less the units this worker still holds.
-        # Conditions rather than max(): a kept read runs this with the caches cold, where a
-        # builtin's call costs more than the rest of the arithmetic.
+        # Conditions rather than max(), for the same reason.
         remaining = room + left
         reset = math.ceil(lease.ends[tight] - now_seconds)
-        state = WindowState(
-            self.windows[tight], remaining if remaining > 0 else 0, reset if reset > 1 else 1
-        )
-        return RateDecision(True, state, 0, self.policy)
+        return [
+            (LIMIT, self._limit_headers[tight]),
+            (REMAINING, b"%d" % (remaining if remaining > 0 else 0)),
+            (RESET, b"%d" % (reset if reset > 1 else 1)),
+            (POLICY, self._policy_header),
+        ]
 
     def grant(
         self,

@@ -7,9 +7,11 @@ from collections.abc import Sequence
 from companion.clock import Clock, seconds_reader
 from companion.ratelimit.windows import (
     RateDecision,
+    RateHeaders,
     Window,
     allowed,
     decide,
+    decision_headers,
     policy_text,
     window_index,
 )
@@ -31,6 +33,10 @@ class InMemoryRateLimiter:
 
     async def hit(self, bucket: str) -> RateDecision:
         return self.hit_at_once(bucket)
+
+    def passed_at_once(self, bucket: str) -> RateHeaders | None:
+        decision = self.hit_at_once(bucket)  # a refusal is not counted: ``hit`` refuses again
+        return decision_headers(decision) if decision.allowed else None
 
     def hit_at_once(self, bucket: str) -> RateDecision:
         now_seconds = self._seconds()

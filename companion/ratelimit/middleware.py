@@ -16,7 +16,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from companion.errors_http import problem_response
 from companion.problems import Problem, too_many_requests
-from companion.ratelimit.windows import RateDecision, RateLimiter
+from companion.ratelimit.windows import RateDecision, RateHeaders, RateLimiter, decision_headers
 from companion.tenant import Tenant
 
 
@@ -42,18 +42,6 @@ def rate_limit_headers(decision: RateDecision) -> dict[str, str]:
     }
 
 
-def rate_limit_header_pairs(decision: RateDecision) -> list[tuple[bytes, bytes]]:
-    """``rate_limit_headers`` as an answer's raw headers (names in lower case, as
-    ``MutableHeaders`` adds them)."""
-    tight = decision.tightest
-    return [
-        (b"ratelimit-limit", b"%d" % tight.window.limit),
-        (b"ratelimit-remaining", b"%d" % tight.remaining),
-        (b"ratelimit-reset", b"%d" % tight.reset_seconds),
-        (b"ratelimit-policy", decision.policy.encode()),
-    ]
-
-
 def refused_problem(decision: RateDecision) -> Problem:
     """The 429 problem of a refused request, its rate-limit headers on it."""
     tight = decision.tightest
@@ -71,13 +59,12 @@ def refusal(decision: RateDecision) -> ASGIApp:
     return problem_response(refused_problem(decision))
 
 
-def with_limits(send: Send, decision: RateDecision) -> Send:
-    """``send`` putting the rate-limit headers on the answer of an allowed request."""
+def with_limits(send: Send, pairs: RateHeaders) -> Send:
+    """``send`` putting an allowed request's rate-limit headers on its answer."""
 
     async def send_with_headers(message: Message) -> None:
         if message["type"] == "http.response.start":
             # Appended: the answers inside never carry these headers themselves.
-            pairs = rate_limit_header_pairs(decision)
             message["headers"] = [*message.get("headers", ()), *pairs]
         await send(message)
 
@@ -95,9 +82,11 @@ class RateLimitMiddleware:
             await self.app(scope, receive, send)
             return
         bucket = bucket_of(tenant)
-        # Awaited only when the limiter must wait (a lease from the database)
-        decision = self.limiter.hit_at_once(bucket) or await self.limiter.hit(bucket)
-        if not decision.allowed:
-            await refusal(decision)(scope, receive, send)
-            return
-        await self.app(scope, receive, with_limits(send, decision))
+        pairs = self.limiter.passed_at_once(bucket)
+        if pairs is None:  # awaited only when the limiter must wait, or refuses
+            decision = await self.limiter.hit(bucket)
+            if not decision.allowed:
+                await refusal(decision)(scope, receive, send)
+                return
+            pairs = decision_headers(decision)
+        await self.app(scope, receive, with_limits(send, pairs))

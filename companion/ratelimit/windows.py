@@ -46,13 +46,37 @@ class RateDecision:
     policy: str
 
 
+#: An answer's rate-limit headers, raw (names in lower case, as ``MutableHeaders`` adds them):
+#: the tightest window's limit, the requests left in it and the seconds until it resets, and
+#: every window (``policy_text``).
+RateHeaders = list[tuple[bytes, bytes]]
+LIMIT, REMAINING, RESET, POLICY = (
+    b"ratelimit-limit",
+    b"ratelimit-remaining",
+    b"ratelimit-reset",
+    b"ratelimit-policy",
+)
+
+
 class RateLimiter(Protocol):
     """Counts one request against a bucket and says whether it may pass."""
 
     async def hit(self, bucket: str) -> RateDecision: ...
 
-    def hit_at_once(self, bucket: str) -> RateDecision | None:
-        """``hit`` when it needs no wait (no database, no lock); None: call ``hit``."""
+    def passed_at_once(self, bucket: str) -> RateHeaders | None:
+        """Let one request through when that needs no wait (no database, no lock): its
+        answer's rate-limit headers; None: ``hit`` decides (it may wait, or refuse)."""
+
+
+def decision_headers(decision: RateDecision) -> RateHeaders:
+    """The rate-limit headers of an answer to a request ``decision`` was made for."""
+    tight = decision.tightest
+    return [
+        (LIMIT, b"%d" % tight.window.limit),
+        (REMAINING, b"%d" % tight.remaining),
+        (RESET, b"%d" % tight.reset_seconds),
+        (POLICY, decision.policy.encode()),
+    ]
 
 
 def policy_text(windows: Sequence[Window]) -> str:

@@ -94,7 +94,7 @@ async def admin_key(request: Request, response: Response) -> AdminKey:
         note_refusal(request.scope, f"admin API: {found}")
         raise _unauthorized("invalid_key", "not a secret key of this API (unknown or revoked)")
     bucket = key_bucket(found.key_id)
-    decision = services.limiter.hit_at_once(bucket) or await services.limiter.hit(bucket)
+    decision = await services.limiter.hit(bucket)
     if not decision.allowed:
         note_refusal(request.scope, f"admin API: key {found.key_id} rate limited")
         raise refused_problem(decision)

@@ -18,8 +18,8 @@ from companion.db.engine import make_engine
 from companion.db.migrate import upgrade
 from companion.db.ratelimit_schema import rate_limit_counts
 from companion.ratelimit.database import DatabaseRateLimiter
-from companion.ratelimit.leases import lease_size
-from companion.ratelimit.windows import Window, decide
+from companion.ratelimit.leases import LeaseBook, lease_size
+from companion.ratelimit.windows import Window, decide, decision_headers
 from tests.companion.conftest import START
 from tests.companion.databases import fresh_database
 from tests.companion.ratelimit.threads import hammer
@@ -140,3 +140,18 @@ async def test_a_leased_unit_says_what_counting_it_alone_would(
         assert spent.tightest.reset_seconds == 1
     if hour.limit == 205:
         assert seen[0] == MINUTE  # the tightest changed between two leases
+
+
+def test_a_unit_spent_for_its_headers_says_what_its_decision_would() -> None:
+    """``spend_headers`` (a kept read's) beside ``spend``, on two books granted alike."""
+    windows = (MINUTE, Window(3600, 210))
+    books = LeaseBook(windows), LeaseBook(windows)
+    start = 1_795_000_020.0
+    for book in books:
+        book.grant("k", book.indexes(start), 4, [40, 196])
+    for at in (start, start + 10.2, start + 39.5, start + 39.99):
+        decision = books[0].spend("k", at)
+        assert decision is not None
+        assert books[1].spend_headers("k", at) == decision_headers(decision), at
+    assert books[0].spend("k", start + 40) is None  # the four units spent
+    assert books[1].spend_headers("k", start + 40) is None

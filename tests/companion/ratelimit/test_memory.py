@@ -35,3 +35,20 @@ async def test_refused_requests_are_not_counted() -> None:
         assert not (await limiter.hit("k")).allowed
     clock.advance(60)
     assert (await limiter.hit("k")).tightest.remaining == 1  # hour: 5 - 4 counted
+
+
+async def test_a_request_let_through_at_once_is_counted_and_says_its_headers() -> None:
+    clock = ManualClock(datetime(2026, 1, 1, 0, 0, 50))
+    limiter = InMemoryRateLimiter(clock, (MINUTE, HOUR))
+    assert limiter.passed_at_once("k") == [
+        (b"ratelimit-limit", b"3"),
+        (b"ratelimit-remaining", b"2"),
+        (b"ratelimit-reset", b"10"),
+        (b"ratelimit-policy", b"3;w=60, 5;w=3600"),
+    ]
+    await limiter.hit("k")
+    assert limiter.passed_at_once("k") is not None  # the third of the minute
+    assert limiter.passed_at_once("k") is None  # refused: ``hit`` says so, not counted
+    assert not (await limiter.hit("k")).allowed
+    clock.advance(10)
+    assert (await limiter.hit("k")).tightest.remaining == 1  # the hour: 5 - 4 counted

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from companion.ratelimit.middleware import rate_limit_header_pairs, rate_limit_headers
-from companion.ratelimit.windows import Window, decide, policy_text
+from companion.ratelimit.middleware import rate_limit_headers
+from companion.ratelimit.windows import Window, decide, decision_headers, policy_text
 from tests.companion.conftest import PREFIX, Api, MakeApi
 from tests.companion.test_answer_cache import cache_of
 
@@ -93,6 +93,6 @@ def test_raw_rate_limit_headers_are_the_named_ones() -> None:
     for used in ([0, 0], [599, 1_000], [600, 19_999]):
         decision = decide(windows, used, 1_795_000_010.0, policy_text(windows))
         named = rate_limit_headers(decision)
-        assert rate_limit_header_pairs(decision) == [
+        assert decision_headers(decision) == [
             (name.lower().encode(), value.encode()) for name, value in named.items()
         ]
