@@ -310,7 +310,7 @@ def test_the_load_test_counts_the_bytecodes_of_a_kept_read_past_and_down_the_cha
     )
     # Both spend a unit of the shared limit and write the request's log line.
     for count in (past, down):
-        assert count["companion.ratelimit.leases:spend"] > 0
+        assert count["companion.ratelimit.leases:spend_headers"] > 0
         assert count["companion.logging_http:log"] > 0
 
 
