@@ -4,9 +4,9 @@ Set STOREFRONT_TEST_POSTGRES to a server URL (``postgresql+psycopg://user@host:p
 to run the same tests on PostgreSQL instead: each test gets a fresh database, dropped after
 (see ``tests.companion.databases``).
 
-A test that makes a database (through ``fresh_database``, in its body or in any fixture it uses)
-is marked ``db`` here; the PostgreSQL pass runs only those (``pytest -m db``). A test that makes
-one without the marker fails, so the pass cannot miss it silently.
+A test that makes a database (through ``fresh_database`` or ``postgres_engine``, in its body or
+in any fixture it uses) is marked ``db`` here; the PostgreSQL pass runs only those (``pytest -m
+db``). A test that makes one without the marker fails, so the pass cannot miss it silently.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from companion.db.schema import api_keys
 from companion.keys.lifecycle import revoke_key
 from companion.settings import CompanionSettings
 from tests.companion import databases
-from tests.companion.databases import fresh_database
+from tests.companion.databases import fresh_database, postgres_engine
 from tests.companion.factory import Shop
 
 PREFIX = "/public/v1"
@@ -144,12 +144,16 @@ def _names(code: CodeType) -> set[str]:
     return names
 
 
+#: What a test makes a database through.
+_MAKERS = frozenset((fresh_database.__name__, postgres_engine.__name__))
+
+
 def _makes_a_database(item: pytest.Item) -> bool:
     info = getattr(item, "_fixtureinfo", None)
     fixtures = [] if info is None else [d for ds in info.name2fixturedefs.values() for d in ds]
     functions = [getattr(item, "function", None), *(d.func for d in fixtures)]
     return any(
-        fresh_database.__name__ in _names(function.__code__)
+        not _names(function.__code__).isdisjoint(_MAKERS)
         for function in functions
         if hasattr(function, "__code__")
     )

@@ -24,7 +24,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from sqlalchemy import Connection, create_engine, text
+import pytest
+from sqlalchemy import Connection, Engine, create_engine, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.pool import NullPool
@@ -79,6 +80,22 @@ def fresh_database(folder: Path, *, template: str | None = None) -> Iterator[str
         yield make_url(server).set(database=name).render_as_string(hide_password=False)
     finally:
         _admin(server, f'DROP DATABASE "{name}" WITH (FORCE)')
+
+
+@contextmanager
+def postgres_engine(folder: Path, why: str) -> Iterator[Engine]:
+    """An engine on a new migrated PostgreSQL database, for a test of what only PostgreSQL has
+    (skipped, ``why`` said, when the suite runs on SQLite)."""
+    from companion.db.engine import make_engine
+    from companion.db.migrate import upgrade
+
+    if not postgres_server():
+        pytest.skip(why)
+    with fresh_database(folder) as url:
+        made = make_engine(url)
+        upgrade(made)
+        yield made
+        made.dispose()
 
 
 #: The schema a copy keeps its template's rows in (the app only uses ``public``).

@@ -15,9 +15,7 @@ import pytest
 from sqlalchemy import Engine, text
 
 from companion.answer_cache.changes import catalogue, stock
-from companion.db.engine import make_engine
-from companion.db.migrate import upgrade
-from tests.companion.databases import fresh_database, postgres_server
+from tests.companion.databases import postgres_engine
 
 if TYPE_CHECKING:  # psycopg, PostgreSQL's only, is imported as a test runs
     from companion.answer_cache.postgres_feed import PostgresFeed
@@ -30,13 +28,8 @@ MARKS = iter(range(2 * 10**12, 3 * 10**12))
 
 @pytest.fixture
 def engine(tmp_path: Path) -> Iterator[Engine]:
-    if not postgres_server():
-        pytest.skip("the feed's notifications are PostgreSQL's")
-    with fresh_database(tmp_path) as url:
-        made = make_engine(url)
-        upgrade(made)
+    with postgres_engine(tmp_path, "the feed's notifications are PostgreSQL's") as made:
         yield made
-        made.dispose()
 
 
 def feed_of(engine: Engine) -> PostgresFeed:

@@ -16,13 +16,11 @@ import pytest
 from sqlalchemy import Engine, select, text
 
 from companion.clock import ManualClock, SystemClock
-from companion.db.engine import make_engine
-from companion.db.migrate import upgrade
 from companion.db.ratelimit_schema import rate_limit_counts
 from companion.ratelimit import lease_link
 from companion.ratelimit.database import DatabaseRateLimiter, link_for
 from companion.ratelimit.windows import Window
-from tests.companion.databases import fresh_database, postgres_server
+from tests.companion.databases import postgres_engine
 
 pytestmark = pytest.mark.anyio
 
@@ -33,13 +31,8 @@ THIS_DATABASE = "application_name = :name AND datname = current_database()"
 
 @pytest.fixture
 def engine(tmp_path: Path) -> Iterator[Engine]:
-    if not postgres_server():
-        pytest.skip("the lease link is PostgreSQL's")
-    with fresh_database(tmp_path) as url:
-        made = make_engine(url)
-        upgrade(made)
+    with postgres_engine(tmp_path, "the lease link is PostgreSQL's") as made:
         yield made
-        made.dispose()
 
 
 def limiter_on(engine: Engine, clock: ManualClock) -> DatabaseRateLimiter:
