@@ -13,6 +13,7 @@ from __future__ import annotations
 import errno
 import functools
 import gc
+import os
 import sqlite3
 import time
 from collections import Counter
@@ -49,6 +50,7 @@ from generator.replay.snapshot import (
     snapshot_key,
 )
 from generator.summary import Budget, BuildSummary
+from generator.write.place import hold_output
 from generator.write.schedule_file import Schedule, forget_schedule, save_schedule
 from generator.write.target import check_output
 
@@ -60,7 +62,7 @@ if TYPE_CHECKING:
     from generator.plan.site_plan import Page, SitePlan
     from generator.render.theme import Theme
     from generator.write.incremental import BuildState, References
-    from generator.write.output import OutputHold
+    from generator.write.place import OutputHold
 
 # The embedded companion serves this process alone: no rate limit worth pacing for.
 UNLIMITED = (RateWindow(10_000_000, 60.0),)
@@ -88,8 +90,12 @@ async def build_site(
     begun = (clock or _utc_now)()
     check_output(config.out)  # before the crawl: a wrong --out costs no requests
     _check_templates(config)  # and a template that does not parse neither
+    _check_cache_dir(config.cache_dir)  # nor a --cache-dir that cannot be written
     pack_facts.forget()  # the last build's (watch): this catalog's are kept as it is read
+    # The output's lock from the first request to the index's end: a second build of the same
+    # output is refused at once, not after a crawl that would share this one's crawl cache.
     with (
+        hold_output(config.out) as hold,
         _collecting_less(),
         BuildProgress(console) as progress,
         interrupt_flag(forward=True) as crawl_interrupted,
@@ -127,7 +133,6 @@ async def build_site(
             from generator.plan.site_plan import plan_site
             from generator.render.words import page_words
             from generator.write.incremental import save_references
-            from generator.write.output import hold_output
             from generator.write.site import write_incremental
 
             planning = time.perf_counter()
@@ -145,29 +150,27 @@ async def build_site(
 
             if interrupted.is_set():
                 raise KeyboardInterrupt
-            # One hold of the output's lock for both stages: no other build between them.
-            with hold_output(config.out) as hold:
-                result = await anyio.to_thread.run_sync(
-                    lambda: write_incremental(
-                        plan,
-                        ready.env,
-                        config.out,
-                        theme_dir=ready.theme,
-                        previous=previous,
-                        workers=config.workers,
-                        public_dir=_public_dir(config),
-                        on_page=rendered,
-                        before_commit=lambda: _forget_state(config.cache_dir),
-                        session_url=config.session_url,
-                        known_references=ready.known_references,
-                        data_files=data_files,
-                        carried=_carried(ready.theme),
-                        hold=hold,
-                    )
+            result = await anyio.to_thread.run_sync(
+                lambda: write_incremental(
+                    plan,
+                    ready.env,
+                    config.out,
+                    theme_dir=ready.theme,
+                    previous=previous,
+                    workers=config.workers,
+                    public_dir=_public_dir(config),
+                    on_page=rendered,
+                    before_commit=lambda: _forget_state(config.cache_dir),
+                    session_url=config.session_url,
+                    known_references=ready.known_references,
+                    data_files=data_files,
+                    carried=_carried(ready.theme),
+                    hold=hold,
                 )
-                written_at = time.perf_counter()
-                _publish_search_index(crawled.catalog, plan, config, ready.theme, hold)
-                indexed_at = time.perf_counter()
+            )
+            written_at = time.perf_counter()
+            _publish_search_index(crawled.catalog, plan, config, ready.theme, hold)
+            indexed_at = time.perf_counter()
         # Saved only once the new output is in place: state always describes what is there.
         moments = catalog_moments(
             crawled.catalog,
@@ -323,6 +326,21 @@ _IN_PLACE = "the new output is in place; the next build fetches and renders ever
 _INDEX = "the new pages are in place and the next build writes the index again"
 #: A write that fails for want of room: a full disk, a quota, a file size limit.
 _NO_ROOM = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
+
+
+def _check_cache_dir(cache_dir: Path) -> None:
+    """Make ``cache_dir`` when it is missing; a folder that cannot be made or written in is
+    one line, before the first request."""
+    try:
+        cache_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(
+            f"--cache-dir {cache_dir}: cannot make this folder ({exc.strerror}); pick another"
+        ) from None
+    if not os.access(cache_dir, os.W_OK | os.X_OK):
+        raise ConfigError(
+            f"--cache-dir {cache_dir}: cannot write in this folder (read-only?); pick another"
+        )
 
 
 @contextmanager

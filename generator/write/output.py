@@ -10,7 +10,7 @@ renames the output path is briefly absent (there is no portable atomic exchange 
 a crash exactly there leaves the previous site in ``<out>.old-*``. The old folder is deleted by
 a process of its own (``discard``), so the build returns as soon as the new output is in place.
 A build writes under the output's lock (``lock``), and first removes the working folders of
-builds that were killed (``_Place``). An output folder that is a mount point cannot be renamed:
+builds that were killed (``place``). An output folder that is a mount point cannot be renamed:
 the build stages inside it and replaces its entries instead (``mount_point``).
 
 The writer re-derives each file from the page's url (``paths.output_file``), so it refuses unsafe
@@ -25,7 +25,6 @@ from __future__ import annotations
 import errno
 import os
 import shutil
-import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
@@ -40,12 +39,10 @@ from generator.render.theme import ASSETS_OUTPUT_FOLDER, Theme, asset_files
 from generator.write.build_warnings import WARNINGS_FILE, warnings_file
 from generator.write.host_files import SensitivePolicy, host_files
 from generator.write.lock import held
-from generator.write.mount_point import FILE_SYSTEM_ENTRIES, is_mount_point, replace_contents
+from generator.write.mount_point import replace_contents
+from generator.write.place import MARKER_TEXT, OutputHold, Place, place_of
 from generator.write.sitemap import SitemapLimits, sitemap_files
-from generator.write.target import MARKER_FILE, check_replaceable, real_target
-
-MARKER_TEXT = b"Written by `storefront build`; the next build of this folder updates its files.\n"
-_FOLDER_MODE = 0o755
+from generator.write.target import MARKER_FILE, check_replaceable
 
 
 class WrittenPage(NamedTuple):
@@ -189,31 +186,6 @@ def copy_public(folder: Path, public_dir: Path, names: list[str]) -> list[int]:
     return sizes
 
 
-@dataclass(frozen=True, slots=True)
-class OutputHold:
-    """The output's build lock, held by a build across several stages (``hold_output``): a
-    stage given it works under it rather than taking the lock again, so no other build can
-    come in between the stages."""
-
-    lock_file: Path
-
-
-@contextmanager
-def hold_output(out_dir: Path) -> Iterator[OutputHold]:
-    """Hold ``out_dir``'s build lock for the block; fails at once, in one line, when another
-    build holds it."""
-    _target, place = _place_of(out_dir)
-    with held(place.lock_file, output=out_dir):
-        yield OutputHold(place.lock_file)
-
-
-def _place_of(out_dir: Path) -> tuple[Path, _Place]:
-    """The real output folder (its parent made) and where its builds keep their lock."""
-    target = real_target(out_dir)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    return target, _Place.of(target)
-
-
 @contextmanager
 def staging_folder(out_dir: Path, *, hold: OutputHold | None = None) -> Iterator[tuple[Path, Path]]:
     """(a fresh staging folder, the real output folder), the output checked to be safe to
@@ -221,9 +193,9 @@ def staging_folder(out_dir: Path, *, hold: OutputHold | None = None) -> Iterator
     moved it away (``swap_in``).
 
     The block runs under the output's build lock (taken here unless ``hold`` holds it), and
-    what killed builds left is removed first (``_Place``). The staging folder is beside the
+    what killed builds left is removed first (``place.Place``). The staging folder is beside the
     output, or inside it when it is a mount point (``mount_point``)."""
-    target, place = _place_of(out_dir)
+    target, place = place_of(out_dir)
     holding = hold is not None and hold.lock_file == place.lock_file
     with nullcontext() if holding else held(place.lock_file, output=out_dir):
         check_replaceable(target, out_dir, place.kept)
@@ -235,69 +207,6 @@ def staging_folder(out_dir: Path, *, hold: OutputHold | None = None) -> Iterator
         finally:
             if staging.exists():
                 shutil.rmtree(staging, ignore_errors=True)
-
-
-@dataclass(frozen=True, slots=True)
-class _Place:
-    """Where the builds of one output keep their lock and working folders: beside the output,
-    named after it (``<out>.lock``, ``<out>.tmp-*`` for staging, ``<out>.old-*`` for the
-    output being replaced), or hidden inside it when it is a mount point (``.storefront.lock``,
-    ``.storefront.tmp-*``, ``.storefront.old-*``), which cannot be renamed.
-
-    A working folder carries the marker file from the start. A killed build leaves its working
-    folders behind; the next one removes them while it holds the lock, so a running build's
-    folders are never touched."""
-
-    folder: Path
-    prefix: str
-    inside: bool  # the output is a mount point: updated by its contents (``mount_point``)
-
-    @staticmethod
-    def of(target: Path) -> _Place:
-        if target.is_dir() and is_mount_point(target):
-            return _Place(target, ".storefront.", inside=True)
-        return _Place(target.parent, f"{target.name}.", inside=False)
-
-    @property
-    def lock_file(self) -> Path:
-        return self.folder / f"{self.prefix}lock"
-
-    @property
-    def kept(self) -> frozenset[str]:
-        """Entries of the output that are not the build's, and that it leaves alone."""
-        return FILE_SYSTEM_ENTRIES if self.inside else frozenset()
-
-    def new_folder(self, kind: str) -> Path:
-        """A new working folder, ``<prefix><kind>-<random>``, holding only the marker file."""
-        folder = Path(tempfile.mkdtemp(prefix=f"{self.prefix}{kind}-", dir=self.folder))
-        folder.chmod(_FOLDER_MODE)  # mkdtemp makes it private; a web server must read it
-        _write_new(folder, MARKER_FILE, MARKER_TEXT)
-        return folder
-
-    def free_name(self, kind: str) -> Path:
-        """A unique path for a working folder, not taken yet."""
-        name = Path(tempfile.mkdtemp(prefix=f"{self.prefix}{kind}-", dir=self.folder))
-        name.rmdir()  # only the unique name is wanted
-        return name
-
-    def leftovers(self) -> list[Path]:
-        """Working folders of earlier builds: named as this place names them and holding the
-        marker file, or empty (a build killed before it wrote the marker); a folder holding
-        anything else is not a build's, and is left alone."""
-        names = (f"{self.prefix}tmp-", f"{self.prefix}old-")
-        with os.scandir(self.folder) as entries:
-            return [
-                Path(entry.path)
-                for entry in entries
-                if entry.name.startswith(names)
-                and entry.is_dir(follow_symlinks=False)
-                and (os.path.isfile(os.path.join(entry.path, MARKER_FILE)) or _empty(entry.path))
-            ]
-
-
-def _empty(folder: str) -> bool:
-    with os.scandir(folder) as entries:
-        return next(entries, None) is None
 
 
 def carry_over(previous: Path, staging: Path, folder: str) -> None:
@@ -321,7 +230,7 @@ def swap_in(
     its root are carried over). A mount point is updated by its contents instead
     (``mount_point``). ``before_update`` runs just before the output changes: a build stopped
     after that has no records of the output it leaves."""
-    place = _Place.of(target)
+    place = Place.of(target)
     if before_update is not None:
         before_update()
     if place.inside:
@@ -351,7 +260,7 @@ def _swap(staging: Path, target: Path) -> None:
     if not target.exists():
         staging.rename(target)
         return
-    aside = _Place.of(target).free_name("old")
+    aside = Place.of(target).free_name("old")
     try:
         target.rename(aside)
     except OSError as exc:

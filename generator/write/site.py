@@ -46,7 +46,6 @@ from generator.write.incremental import (
     moved_urls,
 )
 from generator.write.output import (
-    OutputHold,
     WriteReport,
     WrittenPage,
     carry_over,
@@ -55,6 +54,7 @@ from generator.write.output import (
     staging_folder,
     swap_in,
 )
+from generator.write.place import OutputHold
 from generator.write.sitemap import SitemapLimits
 from generator.write.target import MARKER_FILE
 from generator.write.workers import write_many

@@ -1,4 +1,5 @@
-"""An output folder the build would refuse is refused before its first request."""
+"""An output folder or a --cache-dir the build would refuse is refused before its first request,
+and so is a second build of an output that a build is writing."""
 
 from __future__ import annotations
 
@@ -11,8 +12,9 @@ import pytest
 from rich.console import Console
 
 from generator.config import BuildConfig
-from generator.errors import WriteError
+from generator.errors import StorefrontError
 from generator.pipeline import build_site
+from generator.write.place import hold_output
 from tests.support.incremental_store import DemoStore, Recording, config_for, recorded
 
 
@@ -27,7 +29,7 @@ def _asked(store: DemoStore, config: BuildConfig) -> tuple[list[str], str]:
     """The requests a build sent before it failed, and its one-line error."""
     transport = Recording(store)
     console = Console(file=io.StringIO(), width=200)
-    with pytest.raises(WriteError) as failed:
+    with pytest.raises(StorefrontError) as failed:
         anyio.run(lambda: build_site(config, console, connect=recorded(transport)))
     return transport.asked, str(failed.value)
 
@@ -60,3 +62,36 @@ def test_a_file_costs_no_requests(store: DemoStore, tmp_path: Path) -> None:
     asked, error = _asked(store, config_for(tmp_path))
     assert asked == []
     assert "not a folder" in error
+
+
+def test_a_path_through_a_file_costs_no_requests(store: DemoStore, tmp_path: Path) -> None:
+    (tmp_path / "README.md").write_text("a file", encoding="utf-8")
+    asked, error = _asked(store, config_for(tmp_path, out="README.md/site"))
+    assert asked == []
+    assert error.startswith(f"cannot make the folder {tmp_path / 'README.md'} of the output")
+    assert "\n" not in error
+
+
+@pytest.mark.parametrize("cache", ["a-file", "a-file/cache"])
+def test_a_cache_dir_that_cannot_be_made_costs_no_requests(
+    store: DemoStore, tmp_path: Path, cache: str
+) -> None:
+    (tmp_path / "a-file").write_text("a file", encoding="utf-8")
+    asked, error = _asked(store, config_for(tmp_path, cache=cache))
+    assert asked == []
+    assert error.startswith(f"--cache-dir {tmp_path / cache}: cannot make this folder")
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_second_build_of_an_output_being_built_is_refused_before_its_first_request(
+    store: DemoStore, tmp_path: Path
+) -> None:
+    """The first build holds the output's lock from before its crawl: the second one, which
+    would share its crawl cache, stops at once and names the holder."""
+    config = config_for(tmp_path)
+    with hold_output(config.out):  # as a build in another process holds it
+        asked, error = _asked(store, config)
+    assert asked == []
+    assert error.startswith("another build") and "\n" not in error
+    anyio.run(lambda: build_site(config, Console(file=io.StringIO()), connect=store.connect))
+    assert (config.out / "index.html").is_file()  # the lock is free again once it is let go
