@@ -313,14 +313,24 @@ def project_settings(path: Path | None = None) -> dict[str, str]:
     return load_project_settings(path or Path(PROJECT_FILE), project_keys())
 
 
+def read_setting(name: str, flag: str | None, environ: Mapping[str, str]) -> str | None:
+    """A build setting as another command (``serve``, ``audit``) reads it, as a build does:
+    its flag, else its environment variable, else storefront.toml; None when none sets it."""
+    if flag:
+        return flag
+    setting = next(s for s in SETTINGS if s.name == name)
+    for variable in (setting.env, *setting.old_env) if setting.env else ():
+        if environ.get(variable):
+            return environ[variable]
+    return project_settings().get(name) if name != "api_key" else None
+
+
 def output_folder(flag: str | None, environ: Mapping[str, str]) -> Path:
     """The output folder a command reads (``serve``, ``audit``), found as a build finds the one
     it writes: ``--out``, else STOREFRONT_OUT, else storefront.toml's ``out``, else xstore.json
     ``staticDir``, else output."""
     return Path(
-        flag
-        or environ.get("STOREFRONT_OUT")
-        or project_settings().get("out")
+        read_setting("out", flag, environ)
         or load_descriptor(Path("xstore.json")).static_dir
         or "output"
     )

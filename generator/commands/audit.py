@@ -23,7 +23,7 @@ from generator.audit.report_json import report_to_json
 from generator.audit.report_text import print_report
 from generator.audit.urls import origin_of
 from generator.client.api import ApiClient
-from generator.config import output_folder, versioned_api_url
+from generator.config import output_folder, read_setting, versioned_api_url
 from generator.errors import ConfigError, StorefrontError, WriteError
 
 _API_TIMEOUT = 30.0
@@ -51,14 +51,14 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.add_argument(
         "--site-url",
         default=None,
-        help="Origin the site is published at [env STOREFRONT_SITE_URL; default: the origin "
-        "of the sitemap's locs]",
+        help="Origin the site is published at [env STOREFRONT_SITE_URL; storefront.toml "
+        "site-url; default: the origin of the sitemap's locs]",
     )
     parser.add_argument(
         "--api-url",
         default=None,
         help="Also compare the sitemap with GET /sitemap of this API (base ending in "
-        "/public/v1) [env STOREFRONT_API_URL]",
+        "/public/v1) [env STOREFRONT_API_URL; storefront.toml api-url]",
     )
     parser.add_argument(
         "--key", default=None, help="Publishable key for --api-url [env STOREFRONT_API_KEY]"
@@ -85,15 +85,25 @@ def run(args: argparse.Namespace) -> int:
     out = _out_dir(output_folder(args.out or args.folder, environ))
     if args.max_depth < 1:
         raise ConfigError(f"--max-depth must be at least 1, got {args.max_depth}")
-    site_url = args.site_url or environ.get("STOREFRONT_SITE_URL") or None
+    site_url = read_setting("site_url", args.site_url, environ)
     if site_url is not None and origin_of(site_url) is None:
         raise ConfigError(f"--site-url must be an absolute http(s) origin, got {site_url!r}")
-    api_url = args.api_url or environ.get("STOREFRONT_API_URL") or None
+    for path, flag in ((args.json, "--json"), (args.html, "--html")):
+        if path is not None and not path.parent.is_dir():  # before the audit, not after it
+            raise WriteError(f"{flag}: cannot write {path} (no folder {path.parent})")
+    api_url = read_setting("api_url", args.api_url, environ)
+    key = args.key or environ.get("STOREFRONT_API_KEY") or ""
     sections = None
-    if api_url is not None:
+    if api_url is not None and not key and not (args.api_url or environ.get("STOREFRONT_API_URL")):
+        # storefront.toml names the API, but this shell has no key for it: audit the files.
+        print(
+            "not comparing the sitemap with the API's: set STOREFRONT_API_KEY for "
+            f"{api_url} (storefront.toml api-url)",
+            file=sys.stderr,
+        )
+    elif api_url is not None:
         if origin_of(api_url) is None:
             raise ConfigError(f"--api-url must be an http(s) address, got {api_url!r}")
-        key = args.key or environ.get("STOREFRONT_API_KEY") or ""
         sections = anyio.run(_fetch_sections, versioned_api_url(api_url), key)
 
     try:

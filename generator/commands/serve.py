@@ -12,11 +12,12 @@ import uvicorn
 from starlette.types import ASGIApp
 
 from companion.embedding import browsable_origin
-from generator.config import output_folder, versioned_api_url
+from generator.config import output_folder, read_setting, versioned_api_url
 from generator.errors import ConfigError, UnsafePath
 from generator.plan.paths import base_path
 from generator.serve.api_proxy import serve_log_config
 from generator.serve.app import mounted
+from generator.serve.listen import listening_socket
 from generator.serve.stack import embedded_stack, proxy_stack
 
 _DATA_BASE = re.compile(r'<html[^>]*\sdata-base="([^"]*)"')
@@ -42,7 +43,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "--api-url",
         default=None,
         help="proxy /public/ to this API (its base, ending in /public/v1) instead of running "
-        "the embedded companion [env STOREFRONT_API_URL]",
+        "the embedded companion [env STOREFRONT_API_URL; storefront.toml api-url]",
     )
     parser.add_argument(
         "--key",
@@ -54,7 +55,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         default=None,
         help="the site url the output was built for; a path prefix in it "
         "(https://user.github.io/shop) is where it is served [env STOREFRONT_SITE_URL; "
-        "default: the prefix the output was built with]",
+        "storefront.toml site-url; default: the prefix the output was built with]",
     )
     parser.add_argument(
         "--db",
@@ -71,20 +72,18 @@ def run(args: argparse.Namespace) -> int:
     out = output_folder(args.out, os.environ)
     if not (out / "index.html").is_file():
         raise ConfigError(f"{out}: no built site here; run `storefront build --out {out}` first")
-    site_url = args.site_url or os.environ.get("STOREFRONT_SITE_URL")
-    base = _base_path(site_url) if site_url else _built_base(out)
-    app = mounted(_stack(args, out.resolve(), base), base)
-    print(f"Serving {out} and the API at http://{args.host}:{args.port}{base}/ (Ctrl+C stops)")
-    config = uvicorn.Config(
-        app, host=args.host, port=args.port, log_level="info", log_config=serve_log_config()
-    )
-    try:
-        uvicorn.Server(config).run()
-    except KeyboardInterrupt:
-        return 0
-    except SystemExit as exc:
-        if exc.code:
-            raise ConfigError(f"cannot listen on {args.host}:{args.port} (in use?)") from None
+    with listening_socket(args.host, args.port) as listening:  # before the demo store starts
+        site_url = read_setting("site_url", args.site_url, os.environ)
+        base = _base_path(site_url) if site_url else _built_base(out)
+        app = mounted(_stack(args, out.resolve(), base), base)
+        print(f"Serving {out} and the API at http://{args.host}:{args.port}{base}/ (Ctrl+C stops)")
+        config = uvicorn.Config(
+            app, host=args.host, port=args.port, log_level="info", log_config=serve_log_config()
+        )
+        try:
+            uvicorn.Server(config).run(sockets=[listening])
+        except KeyboardInterrupt:
+            return 0
     return 0
 
 
@@ -103,7 +102,7 @@ def _base_path(site_url: str) -> str:
 
 
 def _stack(args: argparse.Namespace, root: Path, base: str) -> ASGIApp:
-    api_url = args.api_url or os.environ.get("STOREFRONT_API_URL")
+    api_url = read_setting("api_url", args.api_url, os.environ)
     if api_url:
         key = args.key or os.environ.get("STOREFRONT_API_KEY") or None
         return proxy_stack(root, api_url=versioned_api_url(api_url), key=key)

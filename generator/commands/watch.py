@@ -42,6 +42,7 @@ from generator.pipeline import UNLIMITED, ApiAccess, Connect
 from generator.plan.paths import base_path
 from generator.serve.api_proxy import serve_log_config
 from generator.serve.app import SameOrigin, mounted
+from generator.serve.listen import listening_socket
 from generator.serve.stack import embedded_stack, proxy_stack
 from generator.watch.loop import Rebuilder, run_rebuilds, trigger_sender, watch_files
 from generator.watch.poll import content_digest, poll_content
@@ -131,21 +132,6 @@ def run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         return 0
     return 0
-
-
-def listening_socket(host: str, port: int) -> socket.socket:
-    """The served socket, bound before anything else: a port in use ends the command in the
-    one line serve and session print, before a build is spent (uvicorn would find it only
-    after, inside the task group, as a traceback)."""
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind((host, port))
-    except OSError:
-        sock.close()
-        raise ConfigError(f"cannot listen on {host}:{port} (in use?)") from None
-    return sock
 
 
 def watch_app(

@@ -111,5 +111,45 @@ def test_watch_on_a_taken_port_is_one_line_before_it_builds(
         )  # fmt: skip
     err = capsys.readouterr().err
     assert code == 2
-    assert err == f"storefront watch: error: cannot listen on 127.0.0.1:{port} (in use?)\n"
+    assert err == f"storefront watch: error: cannot listen on 127.0.0.1:{port} (in use)\n"
     assert not (tmp_path / "out").exists()  # nothing built
+
+
+def _serve(tmp_path: Path, *flags: str) -> int:
+    out = tmp_path / "out"
+    out.mkdir(exist_ok=True)
+    (out / "index.html").write_text("<!doctype html><html lang=vi></html>", encoding="utf-8")
+    db = tmp_path / "db" / "companion.sqlite3"
+    return main(["serve", "--out", str(out), "--db", str(db), *flags])
+
+
+def test_serve_on_a_taken_port_is_one_line_before_the_demo_store_starts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        code = _serve(tmp_path, "--port", str(port))
+    said = capsys.readouterr()
+    assert code == 2
+    assert said.out == ""  # no "Serving ..." line, no server log
+    assert said.err == f"storefront serve: error: cannot listen on 127.0.0.1:{port} (in use)\n"
+    assert not (tmp_path / "db").exists()  # the demo store was not made
+
+
+@pytest.mark.parametrize(
+    ("flags", "said"),
+    [
+        (("--port", "99999"), "--port must be between 1 and 65535, got 99999"),
+        (("--port", "0"), "--port must be between 1 and 65535, got 0"),
+        (("--host", "0.0.0.0.0"), "cannot listen on 0.0.0.0.0:8000 ("),
+    ],
+)
+def test_serve_refuses_an_address_it_cannot_listen_on_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], flags: tuple[str, ...], said: str
+) -> None:
+    assert _serve(tmp_path, *flags) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"storefront serve: error: {said}") and err.count("\n") == 1
+    assert "in use" not in err

@@ -11,6 +11,7 @@ import pytest
 from generator.commands import audit
 from generator.errors import StorefrontError
 from tests.generator.audit.fixture_site import ORIGIN, page_html, write
+from tests.support.refusing_api import refusing_api
 
 
 def _run(*argv: str) -> int:
@@ -28,7 +29,12 @@ def _run(*argv: str) -> int:
 
 @pytest.fixture(autouse=True)
 def _no_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    for name in ("STOREFRONT_OUT", "STOREFRONT_SITE_URL", "STOREFRONT_API_URL"):
+    for name in (
+        "STOREFRONT_OUT",
+        "STOREFRONT_SITE_URL",
+        "STOREFRONT_API_URL",
+        "STOREFRONT_API_KEY",
+    ):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.chdir(tmp_path)
 
@@ -98,7 +104,9 @@ def test_unwritable_report_file_is_a_one_line_error(
     site: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert _run("--out", str(site), "--json", str(tmp_path / "no" / "dir" / "r.json")) == 1
-    assert "--json: cannot write" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "--json: cannot write" in out
+    assert "Audit of" not in out  # refused before the audit, not after it
 
 
 def test_folder_named_like_a_page_is_not_read_as_one(site: Path) -> None:
@@ -112,3 +120,44 @@ def test_the_folder_may_be_named_without_out(
     assert _run(str(site)) == 0
     assert f"Audit of {site}" in capsys.readouterr().out.replace("\n", "")
     assert _run(str(site), "--out", str(site.parent)) == 2
+
+
+def test_storefront_toml_gives_the_site_url(site: Path, tmp_path: Path) -> None:
+    """As a build reads it: the project's file, beneath a flag and the environment."""
+    (tmp_path / "storefront.toml").write_text(
+        'site-url = "https://elsewhere.example"\n', encoding="utf-8"
+    )
+    assert _run("--out", str(site)) == 1
+    assert _run("--out", str(site), "--site-url", ORIGIN) == 0
+
+
+def test_storefront_toml_gives_the_api_url_and_the_environment_its_key(
+    site: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setenv("STOREFRONT_API_KEY", "pk_test_audit")
+    with refusing_api() as api:
+        (tmp_path / "storefront.toml").write_text(f'api-url = "{api.url}"\n', encoding="utf-8")
+        assert _run("--out", str(site)) != 0
+    assert api.asked == [("/public/v1/sitemap", "pk_test_audit")]
+    assert "GET /sitemap" in capsys.readouterr().out
+
+
+def test_storefront_toml_api_url_without_a_key_audits_the_files_and_says_so(
+    site: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with refusing_api() as api:
+        (tmp_path / "storefront.toml").write_text(f'api-url = "{api.url}"\n', encoding="utf-8")
+        assert _run("--out", str(site)) == 0
+    assert api.asked == []
+    said = capsys.readouterr()
+    assert "audit passed" in said.out
+    assert said.err.strip() == (
+        f"not comparing the sitemap with the API's: set STOREFRONT_API_KEY for {api.url} "
+        "(storefront.toml api-url)"
+    )
