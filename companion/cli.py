@@ -268,7 +268,7 @@ def run_api(args: argparse.Namespace) -> int:
         )
     public_url = _public_url(args.public_url, args.host, args.port)
     site_origins = _site_origins(args.site_origin)
-    engine = open_database(args.db)
+    engine = open_database(args.db, create=True)
     try:
         if args.seed == "demo":
             seed(engine, args.products)

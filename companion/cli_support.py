@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Connection, Engine, select
@@ -47,10 +48,24 @@ def shown_database(db: str) -> str:
         return db.split("://", 1)[0] + "://..."
 
 
-def open_database(db: str) -> Engine:
-    from companion.db.engine import make_engine
+def open_database(db: str, *, create: bool = False) -> Engine:
+    """The database of a command, migrated. A SQLite file that is not there is made only with
+    ``create`` (the server's start): a command that manages a store's keys, staff or webhooks
+    given a wrong path says so, rather than make an empty database and find nothing in it."""
+    from companion.db.engine import database_url, make_engine
     from companion.db.migrate import upgrade
 
+    url = make_url(database_url(db))
+    if (
+        not create
+        and url.get_backend_name() == "sqlite"
+        and url.database not in (None, "", ":memory:")
+    ):
+        if not Path(url.database).is_file():
+            raise CommandError(
+                f"no database at {db}; `storefront api --db {db} --seed demo` makes one, or give "
+                "the --db the store runs on"
+            )
     engine = make_engine(db, pooled=False)  # a command's connections close when it is done
     upgrade(engine)
     return engine

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +24,8 @@ from generator.xstore import Descriptor, load_descriptor
 DEFAULT_SITE_URL = "http://127.0.0.1:8000"
 #: Where the public API lives under its host (the spec: the base address ends in it).
 API_PATH = "/public/v1"
+#: Where an --api-url names the API in another version or below its base (/public/v2/products).
+_API_PLACE = re.compile(r"/public(/v\d+)?(/.*)?$")
 #: The default theme, shipped in the package (every theme folder is layered over it).
 BUNDLED_THEME = DEFAULT_THEME
 
@@ -433,9 +436,12 @@ def versioned_api_url(value: str) -> str:
     API's versioned path: without it every request answers 404."""
     url = value.rstrip("/")
     if not urlsplit(url).path.endswith(API_PATH):
+        # Another version of the API, or another place under it: the guess keeps the host.
+        found = _API_PLACE.search(url)
+        meant = (url[: found.start()] if found else url) + API_PATH
         raise ConfigError(
             f"--api-url is the API's base address, ending in {API_PATH}; got {value!r} "
-            f"(did you mean {url}{API_PATH}?)"
+            f"(did you mean {meant}?)"
         )
     return url
 

@@ -3,7 +3,8 @@ than cloning it.
 
 The folder gets ``xstore.json``, an empty theme layer (``site-templates/``, which a build finds
 by itself and layers over the default theme), a ``storefront.toml`` with every setting commented,
-a ``.gitignore``, the CI workflow of docs/ci.md and a short README. With no variables set,
+a ``.gitignore``, the CI workflow of docs/ci.md with the ``requirements.txt`` it installs, and
+a short README. With no variables set,
 ``storefront build`` there builds the demo store.
 """
 
@@ -36,14 +37,42 @@ EXAMPLES = {
     "deadline": "45m",
 }
 WORKFLOW = Path(".github") / "workflows" / "storefront.yml"
-#: The CI recipe's steps that assume a checkout of storefront itself, and what a store's own
-#: project runs instead.
+#: What the CI workflow installs (``pip install -r``): the version of storefront that wrote it.
+REQUIREMENTS = """\
+# What the CI workflow (.github/workflows/storefront.yml) installs to build this store: the
+# storefront it was started with. Change it on purpose, to upgrade. Until storefront is on the
+# package index you install from, name where its wheel is instead of the version, e.g.
+#   ./wheels/storefront-{version}-py3-none-any.whl   (the wheel, committed here)
+#   storefront @ https://example.vn/storefront-{version}-py3-none-any.whl
+storefront=={version}
+"""
+#: The CI recipe's lines that speak of a checkout of storefront itself, and what a store's own
+#: project says and runs instead.
 WORKFLOW_EDITS = (
-    ("cache-dependency-path: pyproject.toml", f"cache-dependency-path: {WORKFLOW.as_posix()}"),
     (
-        "        run: pip install .\n",
-        '        run: pip install "storefront=={version}"\n',
+        "# Copy this file to .github/workflows/storefront.yml in the repository that holds your "
+        "store's\n# site: this project's repository or a fork of it with your theme (see "
+        "docs/ci.md).\n",
+        "# Written by `storefront init` for this store's own repository: it installs storefront "
+        "as\n# requirements.txt says, and the build layers site-templates/ over the default "
+        "theme.\n",
     ),
+    (
+        "the webhook relay (deploy/ci/webhook-relay.py) turns\n#     the companion's "
+        "content-change webhook into a `storefront-content-changed` dispatch;\n",
+        "the webhook relay of storefront\n#     (deploy/ci/webhook-relay.py in its source) turns "
+        "the companion's content-change\n#     webhook into a `storefront-content-changed` "
+        "dispatch;\n",
+    ),
+    ("cache-dependency-path: pyproject.toml", "cache-dependency-path: requirements.txt"),
+    (
+        "      # From the checked-out source. A site repository of your own installs a pinned "
+        'release\n      # instead, e.g. pip install "storefront @ '
+        'git+https://github.com/OWNER/storefront@v0.1.0"\n      # (and keeps its theme in '
+        "site-templates/: see docs/ci.md).\n",
+        "      # The storefront requirements.txt pins: a build changes only when that file does.\n",
+    ),
+    ("        run: pip install .\n", "        run: pip install -r requirements.txt\n"),
 )
 
 GITIGNORE = """\
@@ -82,8 +111,9 @@ The storefront of a store, built with storefront {version}.
 2. Build and check: `storefront build`, then `storefront audit --strict`; `storefront serve`
    shows the site at http://127.0.0.1:8000.
 3. Deploy: push this folder to GitHub; `.github/workflows/storefront.yml` rebuilds and publishes
-   the site (set the three settings above in the repository's Actions settings). The output
-   folder is a static site any host serves.
+   the site (set the three settings above in the repository's Actions settings). It installs
+   the storefront `requirements.txt` names: until that version is on your package index, name
+   its wheel there (the file says how). The output folder is a static site any host serves.
 
 Your theme layer is `site-templates/`: a file there replaces the default theme's file at the
 same path.
@@ -128,7 +158,8 @@ def init_project(folder: Path, version: str) -> list[Path]:
         folder / THEME_LAYER / SETTINGS_FILE: THEME_TOML.format(interface=THEME_INTERFACE),
         folder / "storefront.toml": settings_example(),
         folder / ".gitignore": GITIGNORE,
-        folder / WORKFLOW: _workflow(version),
+        folder / WORKFLOW: _workflow(),
+        folder / "requirements.txt": REQUIREMENTS.format(version=version),
         folder / "README.md": README.format(name=folder.resolve().name, version=version),
     }
     return write_files(files, what="project", folder=folder)
@@ -145,12 +176,12 @@ def _descriptor(version: str) -> str:
     return json.dumps(data, indent=2) + "\n"
 
 
-def _workflow(version: str) -> str:
+def _workflow() -> str:
     text = (DEPLOY_DIR / "ci" / "github-actions.yml").read_text(encoding="utf-8")
     for old, new in WORKFLOW_EDITS:
         if text.count(old) != 1:
             raise ConfigError(f"deploy/ci/github-actions.yml no longer has one {old.strip()!r}")
-        text = text.replace(old, new.format(version=version))
+        text = text.replace(old, new)
     return text
 
 

@@ -162,6 +162,28 @@ def test_unreadable_database_is_one_line(
 
 
 @pytest.mark.parametrize(
+    "command",
+    [
+        ("keys", "list"),
+        ("keys", "create"),
+        ("keys", "revoke", "1"),
+        ("staff", "list"),
+        ("webhooks", "list"),
+    ],
+)
+def test_a_command_on_a_database_that_is_not_there_says_so_and_makes_none(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: tuple[str, ...]
+) -> None:
+    """A mistyped --db is not a new, empty store whose keys, staff or webhooks are none."""
+    missing = tmp_path / "nosuch.db"
+    assert run("api", *command, "--db", str(missing)) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"storefront api: error: no database at {missing}; ")
+    assert err.count("\n") == 1
+    assert not missing.exists()
+
+
+@pytest.mark.parametrize(
     ("given", "host", "expected"),
     [
         ("https://api.example.vn/", "0.0.0.0", "https://api.example.vn"),

@@ -53,6 +53,16 @@ def test_missing_required_env_names_every_variable() -> None:
             r"did you mean https://api\.example\.vn/public/v1\?",
         ),
         ("--api-url", "https://api.example.vn/v1", "ending in /public/v1"),
+        (
+            "--api-url",
+            "https://api.example.vn/public/v2/",
+            r"did you mean https://api\.example\.vn/public/v1\?",
+        ),
+        (
+            "--api-url",
+            "https://shop.example.vn/api/public/v1/products",
+            r"did you mean https://shop\.example\.vn/api/public/v1\?",
+        ),
         ("--concurrency", "0", "at least 1"),
         ("--concurrency", "many", "whole number"),
         ("--templates", "no-such-theme", "no theme folder"),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import tomllib
+from importlib.metadata import version
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,7 @@ def test_init_writes_a_project_folder(tmp_path: Path, capsys: pytest.CaptureFixt
         ".github/workflows/storefront.yml",
         ".gitignore",
         "README.md",
+        "requirements.txt",
         "site-templates/theme.toml",
         "storefront.toml",
         "xstore.json",
@@ -43,14 +45,21 @@ def test_init_workflow_installs_the_tool_not_a_checkout(tmp_path: Path) -> None:
     text = (shop / ".github/workflows/storefront.yml").read_text(encoding="utf-8")
     steps = load_yaml(shop / ".github/workflows/storefront.yml")["jobs"]["build"]["steps"]
     runs = [step.get("run", "") for step in steps]
-    assert any(run.startswith('pip install "storefront==') for run in runs)
+    assert "pip install -r requirements.txt" in runs
+    pins = (shop / "requirements.txt").read_text(encoding="utf-8").splitlines()
+    assert [line for line in pins if not line.startswith("#")] == [
+        f"storefront=={version('storefront')}"
+    ]
     assert "pip install .\n" not in text
+    # it speaks of this store's repository, not of a checkout of storefront
+    for checkout in ("checked-out source", "this project's repository", "a fork of it"):
+        assert checkout not in text
     assert storefront_commands(runs) == [
         "storefront build",
         "storefront audit --out output --strict",
     ]
     python = next(step for step in steps if step.get("uses", "").startswith("actions/setup-py"))
-    assert python["with"]["cache-dependency-path"] == ".github/workflows/storefront.yml"
+    assert python["with"]["cache-dependency-path"] == "requirements.txt"
 
 
 def test_init_refuses_a_folder_that_is_not_empty(
