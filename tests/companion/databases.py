@@ -93,9 +93,11 @@ def postgres_engine(folder: Path, why: str) -> Iterator[Engine]:
         pytest.skip(why)
     with fresh_database(folder) as url:
         made = make_engine(url)
-        upgrade(made)
-        yield made
-        made.dispose()
+        try:
+            upgrade(made)
+            yield made
+        finally:  # a failed test too: its connections closed before its database is dropped
+            made.dispose()
 
 
 #: The schema a copy keeps its template's rows in (the app only uses ``public``).
