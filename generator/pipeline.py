@@ -13,7 +13,6 @@ from __future__ import annotations
 import errno
 import functools
 import gc
-import os
 import sqlite3
 import time
 from collections import Counter
@@ -27,6 +26,7 @@ from typing import TYPE_CHECKING
 
 import anyio
 
+from generator.cache_folder import check_cache_dir, hold_cache_dir
 from generator.client import ClientSettings, ClientStats, RateWindow, RequestLog
 from generator.config import BuildConfig
 from generator.console import Printer
@@ -89,13 +89,15 @@ async def build_site(
     # The crawl's start: a moment after it may not be in what the API answered.
     begun = (clock or _utc_now)()
     check_output(config.out)  # before the crawl: a wrong --out costs no requests
+    # nor a --cache-dir that is not the build's own (before anything is written there)
+    check_cache_dir(config.cache_dir, out=config.out, theme=config.templates)
     _check_templates(config)  # and a template that does not parse neither
-    _check_cache_dir(config.cache_dir)  # nor a --cache-dir that cannot be written
     pack_facts.forget()  # the last build's (watch): this catalog's are kept as it is read
     # The output's lock from the first request to the index's end: a second build of the same
     # output is refused at once, not after a crawl that would share this one's crawl cache.
     with (
         hold_output(config.out) as hold,
+        hold_cache_dir(config.cache_dir),
         _collecting_less(),
         BuildProgress(console) as progress,
         interrupt_flag(forward=True) as crawl_interrupted,
@@ -326,21 +328,6 @@ _IN_PLACE = "the new output is in place; the next build fetches and renders ever
 _INDEX = "the new pages are in place and the next build writes the index again"
 #: A write that fails for want of room: a full disk, a quota, a file size limit.
 _NO_ROOM = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
-
-
-def _check_cache_dir(cache_dir: Path) -> None:
-    """Make ``cache_dir`` when it is missing; a folder that cannot be made or written in is
-    one line, before the first request."""
-    try:
-        cache_dir.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise ConfigError(
-            f"--cache-dir {cache_dir}: cannot make this folder ({exc.strerror}); pick another"
-        ) from None
-    if not os.access(cache_dir, os.W_OK | os.X_OK):
-        raise ConfigError(
-            f"--cache-dir {cache_dir}: cannot write in this folder (read-only?); pick another"
-        )
 
 
 @contextmanager

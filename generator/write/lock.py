@@ -1,4 +1,5 @@
-"""The build lock of an output folder, which one process at a time holds: ``with held(...)``.
+"""The build lock of an output folder or a cache folder, which one process at a time holds:
+``with held(...)``.
 
 It is an ``flock`` on a file, which the kernel releases when its holder exits, however it exits
 (kill -9 included): a lock is never left held by a process that is gone. The holder deletes the
@@ -18,10 +19,10 @@ from generator.errors import WriteError
 
 
 @contextmanager
-def held(path: Path, *, output: Path) -> Iterator[None]:
-    """Hold the lock file ``path`` of ``output`` for the block. When another build holds it,
-    fail at once, in one line, naming the holder's process when it is known."""
-    descriptor = _take(path, output)
+def held(path: Path, *, busy: str) -> Iterator[None]:
+    """Hold the lock file ``path`` for the block. When another build holds it, fail at once,
+    in one line ("another build (process N) ``busy``"), naming the holder when it is known."""
+    descriptor = _take(path, busy)
     try:
         yield
     finally:
@@ -29,7 +30,7 @@ def held(path: Path, *, output: Path) -> Iterator[None]:
         os.close(descriptor)
 
 
-def _take(path: Path, output: Path) -> int:
+def _take(path: Path, busy: str) -> int:
     while True:
         try:
             descriptor = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
@@ -42,7 +43,7 @@ def _take(path: Path, output: Path) -> int:
             os.close(descriptor)
             if isinstance(exc, BlockingIOError):
                 raise WriteError(
-                    f"another build{holder} is writing {output}; run this one when it has finished"
+                    f"another build{holder} {busy}; run this one when it has finished"
                 ) from None
             raise WriteError(f"cannot lock {path}: {exc.strerror}") from None
         if _is_at(descriptor, path):

@@ -197,7 +197,7 @@ def staging_folder(out_dir: Path, *, hold: OutputHold | None = None) -> Iterator
     output, or inside it when it is a mount point (``mount_point``)."""
     target, place = place_of(out_dir)
     holding = hold is not None and hold.lock_file == place.lock_file
-    with nullcontext() if holding else held(place.lock_file, output=out_dir):
+    with nullcontext() if holding else held(place.lock_file, busy=f"is writing {out_dir}"):
         check_replaceable(target, out_dir, place.kept)
         for leftover in place.leftovers():
             discard(leftover)

@@ -37,7 +37,7 @@ def hold_output(out_dir: Path) -> Iterator[OutputHold]:
     """Hold ``out_dir``'s build lock for the block; fails at once, in one line, when another
     build holds it or the output's folder cannot take it."""
     _target, place = place_of(out_dir)
-    with held(place.lock_file, output=out_dir):
+    with held(place.lock_file, busy=f"is writing {out_dir}"):
         yield OutputHold(place.lock_file)
 
 
