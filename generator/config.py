@@ -370,6 +370,13 @@ def resolve(
         )
 
     api_url = _api_url(raw["api_url"])
+    if api_url is None and raw["api_key"]:
+        # A mistyped or unset variable: never the demo store built for the merchant's site.
+        raise ConfigError(
+            "a key is set (--key or STOREFRONT_API_KEY) but no API url: set --api-url, "
+            "STOREFRONT_API_URL or api-url in storefront.toml (without a key the build makes "
+            "the demo store)"
+        )
     if raw["site_url"] is None and api_url is not None:
         raise ConfigError(
             "a build against --api-url needs the published site's url: set --site-url or "

@@ -43,9 +43,9 @@ def shell_lines(script: str) -> list[str]:
 
 def storefront_commands(scripts: list[str]) -> list[str]:
     """Every line of the scripts that runs `storefront`, in order (without what its output is
-    piped to)."""
+    piped to, or what runs when it fails)."""
     return [
-        " ".join(line.split(" | ", 1)[0].split())
+        " ".join(line.split(" || ", 1)[0].split(" | ", 1)[0].split())
         for script in scripts
         for line in shell_lines(script)
         if line.split()[0] == "storefront"

@@ -237,12 +237,91 @@ def test_gitlab_keeps_the_store_settings_out_of_the_file(gitlab: dict[str, Any])
 
 
 @pytest.mark.parametrize("path", [GITHUB, GITLAB], ids=lambda p: p.name)
-def test_recipes_refuse_to_build_without_the_store_settings(path: Path) -> None:
-    """Without an API url `storefront build` builds the demo store: the recipes check first."""
+def test_recipes_refuse_to_build_without_the_key(path: Path) -> None:
+    """Without a key `storefront build` builds the demo store: the recipes check for it first.
+    With it, the build itself refuses a missing API url (a variable or storefront.toml)."""
     text = path.read_text(encoding="utf-8")
-    for name in ("STOREFRONT_API_URL", "STOREFRONT_SITE_URL", "STOREFRONT_API_KEY"):
-        assert f'[ -n "${name}" ] ||' in text, f"{path.name} does not check {name}"
-    assert text.index('[ -n "$STOREFRONT_API_URL" ]') < text.index("pip install .")
+    assert '[ -z "$STOREFRONT_API_KEY" ]' in text
+    assert text.index('[ -z "$STOREFRONT_API_KEY" ]') < text.index("pip install .")
+
+
+def _build_script(path: Path) -> tuple[str, dict[str, str]]:
+    """The recipe's build as the CI runs it (bash -eo pipefail): its script and the plain
+    values of its environment."""
+    if path == GITHUB:
+        steps = _steps(load_yaml(GITHUB))
+        step = next(s for s in steps if s.get("id") == "build")
+        env = {k: str(v) for k, v in step["env"].items() if "${{" not in str(v)}
+        return step["run"], env
+    job = gitlab_jobs(load_yaml(GITLAB))["build"]
+    return "\n".join(job["script"]), {k: str(v) for k, v in job["variables"].items()}
+
+
+@pytest.mark.parametrize("path", [GITHUB, GITLAB], ids=lambda p: p.name)
+def test_a_crawl_stopped_at_its_deadline_saves_its_state_and_publishes_nothing(
+    path: Path, tmp_path: Path
+) -> None:
+    """A first build longer than the job: the crawl stops (here after 30 requests, as it would
+    at STOREFRONT_DEADLINE), the step passes so that the state is saved, and nothing is
+    audited or published; the next run continues."""
+    script, env = _build_script(path)
+    assert env["STOREFRONT_DEADLINE"] == "40m"
+    outputs = tmp_path / "github-output"
+    outputs.touch()
+    run = subprocess.run(
+        ["bash", "-eo", "pipefail", "-c", script],
+        cwd=tmp_path,
+        env={
+            "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}",
+            "HOME": str(tmp_path),
+            **env,
+            "STOREFRONT_MAX_REQUESTS": "30",
+            "STOREFRONT_DEMO_PRODUCTS": "20",
+            "STOREFRONT_OUT": "output",
+            "STOREFRONT_CACHE_DIR": ".storefront-cache",
+            "RUNNER_TEMP": str(tmp_path),
+            "GITHUB_OUTPUT": str(outputs),
+        },
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert not (tmp_path / "output").exists()  # not built, so not audited
+    assert "new answers kept in .storefront-cache" in run.stderr  # what the next run reads
+    said = outputs.read_text() if path == GITHUB else (tmp_path / "built.env").read_text()
+    assert said.split() == (["built=partly"] if path == GITHUB else ["STOREFRONT_BUILT=partly"])
+    if path == GITHUB:
+        steps = _steps(load_yaml(GITHUB))
+        save = next(s for s in steps if str(s.get("uses", "")).startswith("actions/cache/save@"))
+        assert "'partly'" in save["if"]
+        audit = next(s for s in steps if "storefront audit" in str(s.get("run", "")))
+        assert audit["if"] == "steps.build.outputs.built == 'yes'"
+    else:
+        pages = gitlab_jobs(load_yaml(GITLAB))["pages"]
+        assert '[ "$STOREFRONT_BUILT" = yes ] ||' in pages["script"][0]
+
+
+@pytest.mark.parametrize("path", [GITHUB, GITLAB], ids=lambda p: p.name)
+def test_a_build_that_fails_fails_the_step(path: Path, tmp_path: Path) -> None:
+    script, env = _build_script(path)
+    run = subprocess.run(
+        ["bash", "-eo", "pipefail", "-c", script],
+        cwd=tmp_path,
+        env={
+            "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}",
+            "HOME": str(tmp_path),
+            **env,
+            "STOREFRONT_API_KEY": "pk_live_x",  # and no API url: refused in one line
+            "RUNNER_TEMP": str(tmp_path),
+            "GITHUB_OUTPUT": str(tmp_path / "github-output"),
+        },
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 2, run.stderr[-2000:]
+    assert "a key is set" in run.stderr
 
 
 #: The heading of the guide's section on rebuilding at the moments a build recorded.
@@ -262,7 +341,9 @@ def test_github_checks_often_and_publishes_only_what_was_due(github: dict[str, A
     # The one line a build with nothing due prints is what tells the later steps.
     assert "grep -q '^nothing due'" in build["run"] and build.get("shell") == "bash"
     after = steps[steps.index(build) + 1 :]
-    assert after and all(s.get("if") == "steps.build.outputs.built == 'yes'" for s in after)
+    assert after and all(
+        s.get("if", "").startswith("steps.build.outputs.built == 'yes'") for s in after
+    )
     job = github["jobs"]["build"]
     assert job["outputs"] == {"built": "${{ steps.build.outputs.built }}"}
     assert github["jobs"]["deploy"]["if"] == "needs.build.outputs.built == 'yes'"

@@ -32,6 +32,21 @@ def test_no_api_url_means_embedded_companion() -> None:
     assert config.api_url is None
 
 
+@pytest.mark.parametrize(
+    ("argv", "environ"),
+    [(("--key", "pk_live_x"), {}), ((), {"STOREFRONT_API_KEY": "pk_live_x"})],
+)
+def test_a_key_without_an_api_url_is_refused_not_built_into_the_demo(
+    argv: tuple[str, ...], environ: dict[str, str]
+) -> None:
+    """A mistyped STOREFRONT_API_URL would otherwise build the demo store for the real site."""
+    with pytest.raises(ConfigError, match="a key is set .* but no API url"):
+        resolve(_args(*argv), environ=environ, descriptor=Descriptor(), project={})
+    with_url = {**environ, "STOREFRONT_API_URL": "https://api.example.vn/public/v1"}
+    with_url["STOREFRONT_SITE_URL"] = "https://shop.example.vn"
+    assert not resolve(_args(*argv), environ=with_url, descriptor=Descriptor(), project={}).embedded
+
+
 def test_missing_required_env_names_every_variable() -> None:
     descriptor = Descriptor(required_env=("STOREFRONT_API_URL", "STOREFRONT_API_KEY", "HOME_X"))
     with pytest.raises(ConfigError) as err:
