@@ -131,6 +131,11 @@ def run(args: argparse.Namespace) -> int:
             )
     except KeyboardInterrupt:
         return 0
+    except BaseExceptionGroup as group:
+        # Ctrl-C: the server re-raises it as it stops, inside the task group that runs it.
+        if group.split(KeyboardInterrupt)[1] is None:
+            return 0
+        raise
     return 0
 
 
@@ -194,8 +199,15 @@ async def _serve_and_watch(
     trigger: Callable[[str], None],
     scheduled: ScheduledRebuilds,
 ) -> None:
+
+    async def rebuilds() -> None:
+        try:
+            await run_rebuilds(rebuilder, receive)
+        except KeyboardInterrupt:  # Ctrl-C during a build, which stops it: the server too
+            server.should_exit = True
+
     async with anyio.create_task_group() as tg:
-        tg.start_soon(run_rebuilds, rebuilder, receive)
+        tg.start_soon(rebuilds)
         tg.start_soon(scheduled.run)
         tg.start_soon(watch_files, watched, trigger)
         if poll > 0:

@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -89,3 +90,37 @@ def test_ctrl_c_while_the_command_loads_ends_in_one_line(tmp_path: Path) -> None
     assert done.stderr == "storefront build: interrupted\n"
     assert done.returncode == 130
     assert not (tmp_path / "site" / "out").exists()
+
+
+@pytest.mark.parametrize("after", ["products", "render", "fetched "])
+def test_ctrl_c_on_watch_ends_it_quietly(tmp_path: Path, after: str) -> None:
+    """During its first build's crawl or render, or once it waits: the server stops and so
+    does the command, without a traceback (its task group used to print the server's
+    KeyboardInterrupt)."""
+    from benchmarks.processes import free_port
+
+    command = [
+        sys.executable, "-m", "generator", "watch",
+        "--port", str(free_port()), "--poll", "0", "--demo-products", "300",
+        "--out", str(tmp_path / "out"), "--cache-dir", str(tmp_path / "cache"),
+    ]  # fmt: skip
+    env = {k: v for k, v in os.environ.items() if not k.startswith("STOREFRONT_")}
+    with subprocess.Popen(
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, text=True
+    ) as process:
+        assert process.stderr is not None
+        seen = []
+        stuck = threading.Timer(180, process.kill)  # a line that never comes fails, not hangs
+        stuck.start()
+        for line in process.stderr:
+            seen.append(line)
+            if line.startswith(after):
+                process.send_signal(signal.SIGINT)
+                break
+        rest = process.stderr.read()
+        status = process.wait(timeout=60)
+        stuck.cancel()
+    said = "".join(seen) + rest
+    assert any(line.startswith(after) for line in seen), said
+    assert status == 0, said
+    assert "Traceback" not in said and "ERROR" not in said, said
