@@ -244,10 +244,14 @@ def _mail_line(args: argparse.Namespace) -> str:
 
 
 def run_api(args: argparse.Namespace) -> int:
-    from companion.server import ServeError, serve
+    from companion.server import ServeError, check_host, serve
 
     if not 0 < args.port < 65536:
         raise CommandError("--port must be between 1 and 65535")
+    try:
+        check_host(args.host, args.port)
+    except ServeError as exc:
+        raise CommandError(str(exc)) from None
     if not 1 <= args.workers <= MAX_WORKERS:
         raise CommandError(f"--workers must be between 1 and {MAX_WORKERS}")
     for flag, value in (

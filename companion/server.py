@@ -22,6 +22,7 @@ import dataclasses
 import json
 import os
 import shutil
+import socket
 import tempfile
 import threading
 from collections.abc import Iterator, Mapping
@@ -155,6 +156,15 @@ def serve(settings: CompanionSettings, *, host: str, port: int, workers: int = 1
         engine.dispose()
         os.environ.pop(DIRECTORY_VARIABLE, None)
         shutil.rmtree(answers, ignore_errors=True)
+
+
+def check_host(host: str, port: int) -> None:
+    """A host that does not resolve is said as such (uvicorn's exit would read as a port in
+    use), before anything starts."""
+    try:
+        socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except socket.gaierror as exc:
+        raise ServeError(f"cannot listen on {host}:{port} ({exc.strerror})") from None
 
 
 @contextmanager

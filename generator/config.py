@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import SplitResult, urlsplit
 
 from generator.errors import ConfigError, UnsafePath
 from generator.plan.paths import base_path
@@ -485,12 +485,44 @@ def _site_url(value: str) -> str:
         )
     if parts.query or parts.fragment:
         raise ConfigError(f"--site-url must not carry a query or fragment, got {value!r}")
+    _check_host(parts, value)
     site_url = value.rstrip("/")
     try:
         base_path(site_url)
     except UnsafePath as exc:
         raise ConfigError(f"--site-url: its path prefix is not usable ({exc})") from None
     return site_url
+
+
+#: A host name (its labels: letters, digits, hyphens; IDNA's xn-- included) or an IPv4 address;
+#: an IPv6 address comes in brackets.
+_HOST = re.compile(r"(?!-)[a-z0-9-]{1,63}(?<!-)(\.(?!-)[a-z0-9-]{1,63}(?<!-))*\.?", re.IGNORECASE)
+
+
+def _check_host(parts: SplitResult, value: str) -> None:
+    """A site url whose host no browser reaches (a space, an underscore, a port past 65535)
+    would be in every canonical link and sitemap loc: refused here instead."""
+    try:
+        port = parts.port
+    except ValueError:
+        port = -1
+    host = parts.hostname or ""
+    if port == -1 or parts.username is not None or parts.password is not None:
+        raise ConfigError(f"--site-url: its host and port are not usable, got {value!r}")
+    if host.startswith("[") or ":" in host:
+        return  # urlsplit has checked an IPv6 address's brackets
+    try:
+        host.encode("ascii")
+    except UnicodeEncodeError:
+        try:
+            ascii_form = host.encode("idna").decode("ascii")
+        except UnicodeError:
+            raise ConfigError(f"--site-url: {host!r} is not a host name, got {value!r}") from None
+        raise ConfigError(
+            f"--site-url: write its host as links carry it, {ascii_form}, got {value!r}"
+        ) from None
+    if not _HOST.fullmatch(host):
+        raise ConfigError(f"--site-url: {host!r} is not a host name, got {value!r}")
 
 
 def _session_url(value: str | None) -> str | None:

@@ -42,8 +42,8 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.add_argument(
         "--out",
         default=None,
-        help="Output folder to audit [env STOREFRONT_OUT; default: xstore.json staticDir, "
-        "else output]",
+        help="Output folder to audit [env STOREFRONT_OUT; storefront.toml out; default: "
+        "xstore.json staticDir, else output]",
     )
     parser.add_argument(
         "folder", nargs="?", default=None, help="the output folder, as --out names it"

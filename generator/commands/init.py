@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
 import textwrap
 from pathlib import Path
@@ -36,6 +37,8 @@ EXAMPLES = {
     "max_requests": "5000",
     "deadline": "45m",
 }
+#: A setting's help as storefront.toml says it, where the flag's speaks of the file itself.
+PROJECT_HELP = {"out": "Output folder (default: xstore.json staticDir, else output)."}
 WORKFLOW = Path(".github") / "workflows" / "storefront.yml"
 #: What the CI workflow installs (``pip install -r``): the version of storefront that wrote it.
 REQUIREMENTS = """\
@@ -76,7 +79,8 @@ WORKFLOW_EDITS = (
 )
 
 GITIGNORE = """\
-# What a build writes (output, build state) and secrets kept for local builds
+# What a build writes (output, build state) and secrets kept for local builds; with another
+# `out` in storefront.toml, name that folder here instead of /output/
 /output/
 /.storefront-cache/
 .env
@@ -137,7 +141,7 @@ def run(args: argparse.Namespace) -> int:
     folder: Path = args.dir
     for path in init_project(folder, _version()):
         print(f"wrote {path}", file=sys.stdout)
-    print(f"then: cd {folder} && storefront build", file=sys.stdout)
+    print(f"then: cd {shlex.quote(str(folder))} && storefront build", file=sys.stdout)
     return 0
 
 
@@ -197,7 +201,9 @@ def settings_example() -> str:
     ]
     for setting in SETTINGS:
         if setting.name not in SECRET_SETTINGS:
-            lines += [f"# {line}" for line in _wrapped(setting.help)]
+            lines += [
+                f"# {line}" for line in _wrapped(PROJECT_HELP.get(setting.name, setting.help))
+            ]
             lines.append(f"# {_toml_line(setting)}")
             lines.append("")
     return "\n".join(lines)

@@ -7,11 +7,21 @@ from pathlib import Path
 
 from generator.errors import ConfigError
 
+#: What a new repository holds before anything is written into it: kept, never refused.
+REPOSITORY_ENTRIES = frozenset({".git"})
+
 
 def refuse_non_empty(folder: Path) -> None:
-    """A ``ConfigError`` unless ``folder`` is missing or an empty folder."""
-    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
-        raise ConfigError(f"{folder} already exists and is not an empty folder")
+    """A ``ConfigError`` unless ``folder`` is missing or an empty folder (a repository's own
+    ``.git`` aside), naming what is in the way."""
+    if not folder.exists():
+        return
+    if not folder.is_dir():
+        raise ConfigError(f"{folder} is a file; name a new or empty folder")
+    found = sorted(e.name for e in folder.iterdir() if e.name not in REPOSITORY_ENTRIES)
+    if found:
+        shown = ", ".join(found[:3]) + (f" and {len(found) - 3} more" if len(found) > 3 else "")
+        raise ConfigError(f"{folder} is not an empty folder (it holds {shown}); name a new one")
 
 
 def write_files(files: dict[Path, str], *, what: str, folder: Path) -> list[Path]:

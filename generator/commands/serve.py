@@ -35,7 +35,8 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.add_argument(
         "--out",
         default=None,
-        help="folder to serve [env STOREFRONT_OUT; default: xstore.json staticDir, else output]",
+        help="folder to serve [env STOREFRONT_OUT; storefront.toml out; default: xstore.json "
+        "staticDir, else output]",
     )
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
     parser.add_argument("--port", type=int, default=8000, help="port (default: 8000)")

@@ -98,6 +98,7 @@ def test_several_stores_need_store_option(
         (("api", "keys", "create"), "seed one"),
         (("api", "keys", "revoke", "42"), "no key 42"),
         (("api", "--port", "70000"), "--port"),
+        (("api", "--host", "nosuch.invalid"), "cannot listen on nosuch.invalid:8001 ("),
         (("api", "--public-url", "api.example.vn"), "--public-url"),
         (("api", "--public-url", "ftp://api.example.vn"), "--public-url"),
         (("api", "--max-body-bytes", "0"), "--max-body-bytes must be above 0"),

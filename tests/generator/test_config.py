@@ -61,6 +61,10 @@ def test_missing_required_env_names_every_variable() -> None:
     [
         ("--site-url", "shop.example.vn", "--site-url"),
         ("--site-url", "https://x.vn/?a=1", "query"),
+        ("--site-url", "https://shop example.vn", "'shop example.vn' is not a host name"),
+        ("--site-url", "https://shop_ex!ample.vn", "is not a host name"),
+        ("--site-url", "https://shop.example.vn:99999", "host and port are not usable"),
+        ("--site-url", "https://cửahàng.vn", "write its host as links carry it, xn--"),
         ("--api-url", "ftp://api.example.vn", "--api-url"),
         (
             "--api-url",

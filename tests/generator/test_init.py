@@ -70,3 +70,19 @@ def test_init_refuses_a_folder_that_is_not_empty(
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "not an empty folder" in err[0]
     assert [p.name for p in tmp_path.iterdir()] == ["notes.txt"]
+
+
+def test_init_takes_a_new_repository_and_names_what_is_in_the_way(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shop = tmp_path / "my shop"
+    (shop / ".git").mkdir(parents=True)  # `git init` first, as many do
+    assert main(["init", str(shop)]) == 0
+    assert (shop / "storefront.toml").is_file() and (shop / ".git").is_dir()
+    assert f"then: cd '{shop}' && storefront build" in capsys.readouterr().out
+    assert main(["init", str(shop)]) == 2
+    err = capsys.readouterr().err
+    assert "is not an empty folder (it holds .github, .gitignore, README.md and 4 more)" in err
+    (tmp_path / "notes.txt").write_text("mine", encoding="utf-8")
+    assert main(["init", str(tmp_path / "notes.txt")]) == 2
+    assert "notes.txt is a file; name a new or empty folder" in capsys.readouterr().err

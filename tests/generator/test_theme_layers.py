@@ -265,7 +265,9 @@ def test_theme_new_starts_a_folder_that_builds_as_the_default(
         assert STYLE_URL.sub("", before.decode()) == STYLE_URL.sub("", after.decode()), name
     capsys.readouterr()
     assert main(["theme", "new", str(theme)]) == 2
-    assert "already exists" in capsys.readouterr().err
+    assert (
+        "is not an empty folder (it holds assets, partials, theme.toml)" in capsys.readouterr().err
+    )
 
 
 def test_every_example_of_the_starter_settings_is_valid_once_uncommented() -> None:
