@@ -190,6 +190,7 @@ def write_incremental(
         staged = [done.file for done, record in zip(written, reused, strict=True) if record is None]
         staged += report.extra_files
         gone = _gone(state, written, records, report.extra_files) if state is not None else set()
+        lost: list[str] = []  # files of the output not written by a build, lost with it
         if state is not None and fits(target, staged, gone):
             if before_commit is not None:
                 before_commit()
@@ -201,6 +202,7 @@ def write_incremental(
                     link_previous(staging, target, done.file, made=folders)
             for folder in carried:
                 carry_over(target, staging, folder)
+            lost = _not_written_at_root(target, [*(done.file for done in written), *staged])
             swap_in(staging, target, before_update=before_commit)
     new_state = BuildState(
         out_dir=str(previous_out),
@@ -218,9 +220,14 @@ def write_incremental(
         removed=removed,
         seconds=time.perf_counter() - started,
     )
-    return IncrementalResult(
-        report=report, state=new_state, counts=counts, warnings=policies.warnings
-    )
+    warnings = policies.warnings
+    if lost:
+        warnings += (
+            f"{', '.join(lost)}: in {out_dir} but not written by the build, so not in its new "
+            "output; files to publish as they are (a CNAME, a search engine's verification "
+            "file) go in the folder xstore.json's publicDir names",
+        )
+    return IncrementalResult(report=report, state=new_state, counts=counts, warnings=warnings)
 
 
 def _gone(
@@ -238,6 +245,23 @@ def _gone(
         return set()
     now = {page.file for page in written} | extras
     return {name for name in removed if name not in now}
+
+
+def _not_written_at_root(target: Path, files: Iterable[str]) -> list[str]:
+    """Files at the top of the output that this build does not write (hidden ones aside, which
+    a new output takes over): a merchant's CNAME, say, gone with the replaced output."""
+    ours = {name for name in files if "/" not in name}
+    try:
+        with os.scandir(target) as entries:
+            return sorted(
+                entry.name
+                for entry in entries
+                if entry.is_file(follow_symlinks=False)
+                and not entry.name.startswith(".")
+                and entry.name not in ours
+            )
+    except OSError:  # no output yet
+        return []
 
 
 def _files_in(root: Path, names: Iterable[str]) -> set[str]:
