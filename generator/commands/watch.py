@@ -228,7 +228,13 @@ async def _poll(
             rebuilder.console.print(line, markup=False)
 
         digest = partial(content_digest, client)
-        await poll_content(digest, every=every, trigger=trigger, report=report)
+        await poll_content(
+            digest,
+            every=every,
+            trigger=trigger,
+            report=report,
+            paused=lambda: rebuilder.building,
+        )
 
 
 def _stack(args: argparse.Namespace, config: BuildConfig) -> tuple[ASGIApp, Connect | None]:

@@ -46,12 +46,21 @@ class Rebuilder:
     walk_next: bool = True
     #: Handed the rebuild moments of each good build (``watch.schedule``).
     on_moments: Callable[[tuple[Moment, ...]], None] | None = None
+    #: A build is running (the content poll waits meanwhile).
+    building: bool = False
 
     def received(self, payload: object) -> None:
         self.events.append(payload)
 
     async def rebuild(self, reason: str, *, webhook_only: bool = False) -> bool:
         """True when the build succeeded; never raises a ``StorefrontError``."""
+        self.building = True
+        try:
+            return await self._rebuild(reason, webhook_only=webhook_only)
+        finally:
+            self.building = False
+
+    async def _rebuild(self, reason: str, *, webhook_only: bool) -> bool:
         self.console.print(f"rebuilding: {escape(reason)}")
         events, self.events = self.events, []
         scoped = webhook_only and bool(events) and not self.walk_next

@@ -39,14 +39,19 @@ async def poll_content(
     every: float,
     trigger: Trigger,
     report: Report,
+    paused: Callable[[], bool] = lambda: False,
 ) -> None:
     """Forever: every ``every`` seconds compute ``digest``; a change calls ``trigger``.
 
-    An unreachable or failing API is reported in one line and asked again next time; the
-    watcher keeps running.
+    Not while ``paused`` (a build is running: it spends the key's requests, and reads the
+    content itself). An unreachable or failing API is reported in one line and asked again next
+    time; the watcher keeps running.
     """
     last: str | None = None
     while True:
+        if paused():
+            await anyio.sleep(every)
+            continue
         try:
             current: str | None = await digest()
         except StorefrontError as exc:

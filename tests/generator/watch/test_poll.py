@@ -81,3 +81,36 @@ def test_unreachable_api_is_reported_and_polling_goes_on() -> None:
     triggered, reported = run_poll(["a", down, "a", "b"])
     assert len(reported) == 1 and reported[0].startswith("content poll failed: ")
     assert triggered.count("content changed") >= 1
+
+
+def test_poll_waits_while_a_build_runs() -> None:
+    """A build spends the key's requests and reads the content itself: no digest meanwhile,
+    and the change it made while paused is still seen after."""
+    asked: list[str] = []
+    triggered: list[str] = []
+    building = True
+
+    async def digest() -> str:
+        asked.append("digest")
+        return "before" if len(asked) == 1 else "after"
+
+    async def go() -> None:
+        nonlocal building
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(
+                lambda: poll_content(
+                    digest,
+                    every=0.01,
+                    trigger=triggered.append,
+                    report=lambda line: None,
+                    paused=lambda: building,
+                )
+            )
+            await anyio.sleep(0.2)
+            assert asked == []  # paused the whole time
+            building = False
+            await anyio.sleep(0.2)
+            tg.cancel_scope.cancel()
+
+    anyio.run(go)
+    assert len(asked) >= 2 and triggered == ["content changed"]
