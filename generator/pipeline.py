@@ -93,8 +93,8 @@ async def build_site(
     check_cache_dir(config.cache_dir, out=config.out, theme=config.templates)
     _check_templates(config)  # and a template that does not parse neither
     pack_facts.forget()  # the last build's (watch): this catalog's are kept as it is read
-    # The output's lock from the first request to the index's end: a second build of the same
-    # output is refused at once, not after a crawl that would share this one's crawl cache.
+    # The output's and the cache folder's locks from before the first request to the build's
+    # end: a second build of either is refused at once, not after a crawl beside this one.
     with (
         hold_output(config.out) as hold,
         hold_cache_dir(config.cache_dir),
