@@ -4,8 +4,9 @@ Built in Python rather than in templates so every value is typed and escaped onc
 ``jsonld`` filter of render.py) and so tests can read the data without parsing HTML.
 
 - home: Organization (name, url, logo, contact, sameAs) and WebSite;
-- product: Product with an Offer in VND when it has a price above zero (none otherwise); no
-  ``url`` on either, the page's canonical link says it;
+- product: Product with an Offer in VND of the variant the page shows (the first in stock)
+  when it has a price above zero (none otherwise); no ``url`` on either, the page's canonical
+  link says it;
 - article: Article (headline, dates, image, author, publisher);
 - every page below a linkable crumb: BreadcrumbList of the linkable crumbs below the home page,
   positions 1..n (search engines start a trail at the site's own address).
@@ -18,9 +19,10 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from generator.crawl.pack import product_image_urls, product_text
-from generator.model import Article, Product, Store
+from generator.model import Article, Product, ProductCard, Store, Variant
 from generator.plain_text import shorten
 from generator.plan.site_plan import HOME_PATH, Page, SitePlan
+from generator.render.buying import first_choice
 
 JsonObject = dict[str, object]
 
@@ -101,15 +103,26 @@ def product(plan: SitePlan, page: Page, item: Product) -> JsonObject:
         data["sku"] = item.sku
     if item.brand:
         data["brand"] = {"@type": "Brand", "name": item.brand.name}
-    price = card.effective_price if card.effective_price is not None else card.price
+    # The offer the page shows (``buying.first_choice``): a search engine compares the two, and
+    # the product's own price may be a variant's that is sold out.
+    chosen = first_choice(item.variants)
+    if chosen is not None and _now(chosen) is not None:
+        price, in_stock = _now(chosen), chosen.in_stock
+    else:
+        price, in_stock = _now(card), card.in_stock
     if price is not None and price > 0:
         data["offers"] = {
             "@type": "Offer",
             "price": price,
             "priceCurrency": "VND",
-            "availability": IN_STOCK if card.in_stock else OUT_OF_STOCK,
+            "availability": IN_STOCK if in_stock else OUT_OF_STOCK,
         }
     return data
+
+
+def _now(item: ProductCard | Variant) -> int | None:
+    """What a visitor pays for ``item`` now (``pages.price_of``'s)."""
+    return item.effective_price if item.effective_price is not None else item.price
 
 
 def article(plan: SitePlan, page: Page, item: Article) -> JsonObject:

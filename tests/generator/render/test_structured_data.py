@@ -56,20 +56,47 @@ def test_product_without_a_price_has_no_offer() -> None:
 
 
 def test_product_with_a_zero_price_has_no_offer() -> None:
-    catalog = with_product(
-        small_catalog(), 0, lambda p: replace(p, card=replace(p.card, price=0, effective_price=0))
-    )
+    def free(shirt: Product) -> Product:
+        variants = tuple(replace(v, price=0, effective_price=0) for v in shirt.variants)
+        return replace(
+            shirt, card=replace(shirt.card, price=0, effective_price=0), variants=variants
+        )
+
+    catalog = with_product(small_catalog(), 0, free)
     plan = plan_site(catalog, SITE_URL)
     product = product_data(plan, "/%C3%A1o-thun")
     assert "offers" not in product
 
 
 def test_out_of_stock_product_offers_out_of_stock() -> None:
-    catalog = with_product(
-        small_catalog(), 0, lambda p: replace(p, card=replace(p.card, in_stock=False))
-    )
+    def sold_out(shirt: Product) -> Product:
+        variants = tuple(replace(v, in_stock=False, stock=0) for v in shirt.variants)
+        return replace(shirt, card=replace(shirt.card, in_stock=False), variants=variants)
+
+    catalog = with_product(small_catalog(), 0, sold_out)
     product = product_data(plan_site(catalog, SITE_URL), "/%C3%A1o-thun")
     assert product["offers"]["availability"] == "https://schema.org/OutOfStock"  # type: ignore[index]
+
+
+def test_the_offer_is_the_variant_the_page_shows_not_a_cheaper_one_sold_out() -> None:
+    """The product's price is its cheapest variant's, sold out here; the page shows the first
+    variant in stock, and a search engine compares the offer's price with the page's."""
+
+    def sizes(shirt: Product) -> Product:
+        small, medium = shirt.variants  # S is sold out
+        return replace(
+            shirt,
+            card=replace(shirt.card, price=150000, effective_price=99000),
+            variants=(
+                replace(small, price=150000, effective_price=99000),
+                replace(medium, price=180000, effective_price=135000),
+            ),
+        )
+
+    plan = plan_site(with_product(small_catalog(), 0, sizes), SITE_URL)
+    offer = product_data(plan, "/%C3%A1o-thun")["offers"]
+    assert offer["price"] == 135000  # M's, as the page shows it
+    assert offer["availability"] == "https://schema.org/InStock"
 
 
 def test_breadcrumb_list_numbers_the_linkable_crumbs_below_home_from_one() -> None:
