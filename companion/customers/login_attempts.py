@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Connection, Engine, case, delete, select, tuple_, update
+from sqlalchemy import Connection, Engine, case, delete, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from companion.customers.throttle import Count, seconds_refused
@@ -55,15 +55,21 @@ def sweep_lapsed(engine: Engine, *, store_id: int, window: timedelta, now: datet
     keeps its rows. Its own transaction, after the claims; on PostgreSQL it skips the rows a
     claim holds, so it neither waits for one nor deadlocks with one."""
     table = login_attempts
+    is_lapsed = (table.c.store_id == store_id, table.c.window_started_at <= now - window)
     lapsed = (
-        select(table.c.store_id, table.c.subject)
-        .where(table.c.store_id == store_id, table.c.window_started_at <= now - window)
+        select(table.c.subject)
+        .where(*is_lapsed)
         .limit(SWEPT_AT_ONCE)
         .with_for_update(skip_locked=True)
     )
     with engine.begin() as conn:
-        subjects = tuple_(table.c.store_id, table.c.subject)
-        return conn.execute(delete(table).where(subjects.in_(lapsed))).rowcount
+        # Chosen first, then deleted: as a subquery of the delete, PostgreSQL may run the
+        # limited select once per row and remove them all. Lapsed still when deleted: on SQLite
+        # a claim may have restarted one meanwhile.
+        subjects = list(conn.execute(lapsed).scalars())
+        if not subjects:
+            return 0
+        return conn.execute(delete(table).where(*is_lapsed, table.c.subject.in_(subjects))).rowcount
 
 
 def _claim(
