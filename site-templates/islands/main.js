@@ -125,7 +125,7 @@ export function card (p) {
   if (to) a.href = to
   else a.replaceWith(h('span', null, p.name))
   el.querySelector('.price').replaceWith(price(p))
-  if (priceOf(p) == null || p.in_stock) el.querySelector('.stock').remove()
+  if (priceOf(p) == null || p.in_stock) el.querySelector('.stock')?.remove()
   return el
 }
 

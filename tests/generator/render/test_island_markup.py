@@ -31,7 +31,7 @@ _PART = re.compile(r"\[data-part=([\w-]+)\]")
 _SELECTOR_CALL = re.compile(r"(?:querySelector(?:All)?|closest)\('([^'$`]+)'\)")
 _SELECTOR_LIST = re.compile(r"'([.#][\w-]+)'")
 _ID_CALL = re.compile(r"getElementById\('([\w-]+)'\)")
-_PART_CALL = re.compile(r"part\(\w+, '([\w-]+)'\)")
+_PART_CALL = re.compile(r"(?:part\(\w+, |drawn\()'([\w-]+)'[,)]")
 _ALIAS = re.compile(r"(?:const|let) (\w+) = [\w.]+\.dataset\b(?!\.)")
 
 
@@ -82,9 +82,12 @@ def test_the_list_names_everything_each_island_reads(module: str) -> None:
 
 
 def test_every_part_class_and_id_the_list_names_is_used_by_its_island() -> None:
+    main = read_by((ISLANDS / "main.js").read_text(encoding="utf-8"))
     for name, island in DECLARED.items():
         source = (ISLANDS / island["module"]).read_text(encoding="utf-8")
         read = read_by(source)
+        if "'./main.js'" in source:  # the cards it draws with main.js's card() read its parts
+            read |= main
         for selector in island["needs"]:
             for token in _TOKEN.findall(selector):
                 # Read by a selector, or found by its place (the coupon form: the summary's first).
@@ -137,3 +140,23 @@ def test_a_layer_that_drops_a_message_is_warned_of_and_audited(
     # The default theme's output has none.
     default = audit_site(tmp_path / "out", now=datetime(2030, 1, 1, tzinfo=UTC))
     assert "island-markup" not in default.checks()
+
+
+def test_a_listing_without_the_drawn_card_is_warned_of(
+    tmp_path: Path, crawled_stores: CrawledStores
+) -> None:
+    """A category page without ``drawn()``: the island that shows more products has no card to
+    draw them with, and every one it draws would fail in the browser."""
+    crawled_stores.copy(tmp_path, products=2).close()
+    theme = tmp_path / "theme"
+    theme.mkdir()
+    category = (DEFAULT_THEME / "category.html").read_text(encoding="utf-8")
+    dropped = category.replace("{{ drawn() }}", "")
+    assert dropped != category
+    (theme / "category.html").write_text(dropped, encoding="utf-8")
+    summary, _printed = build(
+        None, config_for(tmp_path, out="themed", from_cache=True, templates=theme)
+    )
+    warned = [w for w in summary.warnings if "template[data-part=card]" in w]
+    assert len(warned) == 1, summary.warnings
+    assert "load-more" in warned[0] and "islands/listing.js" in warned[0]
