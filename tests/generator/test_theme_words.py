@@ -84,6 +84,24 @@ def test_a_layer_s_words_replace_every_default_word_the_plan_and_the_stock_say(
     assert marker("stock", "out") in everything or marker("stock", "in") in everything
 
 
+def test_the_header_footer_and_filters_say_the_layer_s_words(
+    tmp_path: Path, crawled_stores: CrawledStores
+) -> None:
+    """The links and labels that name a page (the cart, the articles) or a stock state say the
+    words.toml word, as the page's own title does."""
+    crawled_stores.copy(tmp_path, products=6).close()
+    theme = marked_layer(tmp_path / "theme")
+    build(None, config_for(tmp_path, out="themed", from_cache=True, templates=theme))
+    home = lxml.html.document_fromstring((tmp_path / "themed" / "index.html").read_bytes())
+    footer = home.xpath("string(//footer)")
+    for key in ("all_products", "collections", "articles"):
+        assert marker("pages", key) in footer, key
+    assert marker("pages", "cart") in home.xpath("string(//*[@data-island='cart-link'])")
+    listings = [p.read_text(encoding="utf-8") for p in (tmp_path / "themed").rglob("*.html")]
+    assert any(f'data-in-stock="{marker("stock", "in")} "' in page for page in listings)
+    assert not any('data-in-stock="Còn hàng"' in page for page in listings)
+
+
 def test_a_word_the_default_theme_does_not_have_stops_the_build(tmp_path: Path) -> None:
     (tmp_path / "words.toml").write_text('[stock]\nsold_out = "Hết"\n', encoding="utf-8")
     with pytest.raises(ConfigError, match=r"\[stock\] sold_out is not a word of the theme"):
