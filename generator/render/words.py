@@ -10,6 +10,7 @@ or a value that is not text, stops the build before its first request with one l
 from __future__ import annotations
 
 import json
+import re
 import tomllib
 from pathlib import Path
 from types import MappingProxyType
@@ -47,8 +48,25 @@ def layered_words(folders: tuple[Path, ...]) -> Words:
                         f"{folder / WORDS_FILE}: [{table}] {key} is not a word of the theme "
                         f"(see the default theme's {WORDS_FILE})"
                     )
+                _check_names(folder, table, key, text, merged[table][key])
                 merged[table][key] = text
     return MappingProxyType({t: MappingProxyType(texts) for t, texts in merged.items()})
+
+
+#: A place in a word where the build puts a value: ``{number}``, ``{store}``.
+_NAME = re.compile(r"\{(\w+)\}")
+
+
+def _check_names(folder: Path, table: str, key: str, text: str, default: str) -> None:
+    """A word says the values its default says, and no others: an unknown ``{name}`` would be
+    shown as it is, and a missing ``{number}`` makes two pages' titles the same."""
+    wanted, given = set(_NAME.findall(default)), set(_NAME.findall(text))
+    if given != wanted:
+        names = " and ".join(f"{{{name}}}" for name in sorted(wanted)) or "no {name}"
+        raise ConfigError(
+            f"{folder / WORDS_FILE}: [{table}] {key} must say {names}, as the default "
+            f"{default!r} does; got {text!r}"
+        )
 
 
 def _read(folder: Path) -> dict[str, dict[str, str]]:

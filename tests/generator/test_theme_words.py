@@ -102,6 +102,27 @@ def test_the_header_footer_and_filters_say_the_layer_s_words(
     assert not any('data-in-stock="Còn hàng"' in page for page in listings)
 
 
+@pytest.mark.parametrize(
+    ("word", "said"),
+    [
+        ('page_number = "Trang {num}"', "[pages] page_number must say {number}"),
+        ('product_code = "Mã"', "[pages] product_code must say {number}"),
+        ('cart = "Giỏ {store}"', "[pages] cart must say no {name}"),
+    ],
+)
+def test_a_word_with_other_names_than_its_default_stops_the_build(
+    tmp_path: Path, word: str, said: str
+) -> None:
+    """An unknown {name} would be shown as it is; without {number}, two products of one name
+    would share a title."""
+    layer = tmp_path / "theme"
+    layer.mkdir()
+    (layer / "words.toml").write_text(f"[pages]\n{word}\n", encoding="utf-8")
+    with pytest.raises(ConfigError) as refused:
+        layered_words((layer, BUNDLED_THEME))
+    assert said in str(refused.value) and "\n" not in str(refused.value)
+
+
 def test_a_word_the_default_theme_does_not_have_stops_the_build(tmp_path: Path) -> None:
     (tmp_path / "words.toml").write_text('[stock]\nsold_out = "Hết"\n', encoding="utf-8")
     with pytest.raises(ConfigError, match=r"\[stock\] sold_out is not a word of the theme"):
