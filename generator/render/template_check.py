@@ -58,10 +58,11 @@ def check_templates(theme: Theme, record: Path | None = None) -> None:
         digest = hashlib.sha1(source.encode("utf-8"), usedforsecurity=False).hexdigest()
         if digest not in known:
             try:
-                env.parse(source, name, filename)
+                tree = env.parse(source, name, filename)
             except jinja2.TemplateSyntaxError as exc:
                 message = " ".join((exc.message or type(exc).__name__).split())
                 raise TemplateError(f"{filename or name}:{exc.lineno}: {message}") from None
+            _refuse_itself(tree, name, filename or name)
         parsed.append(digest)
     if record is not None and set(parsed) != known:
         try:
@@ -69,6 +70,22 @@ def check_templates(theme: Theme, record: Path | None = None) -> None:
             record.write_text("\n".join([version, *sorted(set(parsed))]) + "\n", encoding="utf-8")
         except OSError:
             pass  # only a speed-up: the next build parses them again
+
+
+def _refuse_itself(tree: jinja2.nodes.Template, name: str, shown: str) -> None:
+    """A template that extends or includes its own name: the name is the layer's own file (a
+    layer's ``base.html`` replaces the default's whole), so the render would recurse until
+    Python stops it, after the whole crawl."""
+    for node in tree.find_all((jinja2.nodes.Extends, jinja2.nodes.Include)):
+        assert isinstance(node, jinja2.nodes.Extends | jinja2.nodes.Include)
+        target = node.template
+        if isinstance(target, jinja2.nodes.Const) and target.value == name:
+            how = "extends" if isinstance(node, jinja2.nodes.Extends) else "includes"
+            raise TemplateError(
+                f"{shown}:{node.lineno}: {how} {name}, which is this file: a layer's {name} "
+                "replaces the default's whole; fill the default's blocks from the page "
+                f"templates instead, or start from a copy of its {name}"
+            )
 
 
 def _is_template(name: str) -> bool:

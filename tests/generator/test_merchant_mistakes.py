@@ -153,3 +153,28 @@ def test_serve_refuses_an_address_it_cannot_listen_on_in_one_line(
     err = capsys.readouterr().err
     assert err.startswith(f"storefront serve: error: {said}") and err.count("\n") == 1
     assert "in use" not in err
+
+
+@pytest.mark.parametrize(
+    ("name", "source", "how"),
+    [
+        ("base.html", '{% extends "base.html" %}{% block before_main %}x{% endblock %}', "extends"),
+        ("partials/header.html", '<div>{% include "partials/header.html" %}</div>', "includes"),
+    ],
+)
+def test_a_layer_template_that_extends_itself_stops_before_any_request(
+    tmp_path: Path, name: str, source: str, how: str
+) -> None:
+    """It would recurse until Python stops it, at the render, after the whole crawl."""
+    from generator.errors import TemplateError
+    from generator.render.template_check import check_templates
+    from generator.render.theme import Theme
+
+    theme = tmp_path / "theme"
+    (theme / name).parent.mkdir(parents=True)
+    (theme / name).write_text(source, encoding="utf-8")
+    with pytest.raises(TemplateError) as caught:
+        check_templates(Theme.of(theme))
+    said = str(caught.value)
+    assert said.startswith(f"{theme / name}:1: {how} {name}, which is this file")
+    assert "\n" not in said
