@@ -7,7 +7,8 @@
 Parsing a whole theme costs a few tenths of a second, which would delay every build's first
 request: the sources that parsed are recorded (their digests, under the generator's own, whose
 extensions decide what parses), and only a template new or changed since is parsed again.
-What only the render can find (an unknown filter or variable) is still reported by it.
+A template that names one no layer has, or itself, is refused then too. What only the render
+can find (an unknown filter or variable) is still reported by it.
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ def check_templates(theme: Theme, record: Path | None = None) -> None:
     version = code_digest()[:16]
     known = _recorded(record, version)
     parsed: list[str] = []
+    every = set(env.list_templates())  # what a template may name: any file of a layer
     for name in env.list_templates(filter_func=_is_template):
         source, filename, _ = loader.get_source(env, name)
         digest = hashlib.sha1(source.encode("utf-8"), usedforsecurity=False).hexdigest()
@@ -63,6 +65,7 @@ def check_templates(theme: Theme, record: Path | None = None) -> None:
                 message = " ".join((exc.message or type(exc).__name__).split())
                 raise TemplateError(f"{filename or name}:{exc.lineno}: {message}") from None
             _refuse_itself(tree, name, filename or name)
+            _refuse_missing(tree, every, filename or name)
         parsed.append(digest)
     if record is not None and set(parsed) != known:
         try:
@@ -86,6 +89,25 @@ def _refuse_itself(tree: jinja2.nodes.Template, name: str, shown: str) -> None:
                 "replaces the default's whole; fill the default's blocks from the page "
                 f"templates instead, or start from a copy of its {name}"
             )
+
+
+#: The tags that name another template: the render fails on a name no layer has.
+_NAMING = (jinja2.nodes.Extends, jinja2.nodes.Include, jinja2.nodes.Import, jinja2.nodes.FromImport)
+
+
+def _refuse_missing(tree: jinja2.nodes.Template, names: set[str], shown: str) -> None:
+    """A template that names (extends, includes, imports) one no layer of the theme has: the
+    render would stop at the first page that uses it, after the whole crawl."""
+    for node in tree.find_all(_NAMING):
+        assert isinstance(node, _NAMING)
+        target = node.template
+        missing_ok = isinstance(node, jinja2.nodes.Include) and node.ignore_missing
+        if isinstance(target, jinja2.nodes.Const) and not missing_ok:
+            if isinstance(target.value, str) and target.value not in names:
+                raise TemplateError(
+                    f"{shown}:{node.lineno}: template {target.value!r} is not in the theme "
+                    "(no layer has it)"
+                )
 
 
 def _is_template(name: str) -> bool:

@@ -178,3 +178,27 @@ def test_a_layer_template_that_extends_itself_stops_before_any_request(
     said = str(caught.value)
     assert said.startswith(f"{theme / name}:1: {how} {name}, which is this file")
     assert "\n" not in said
+
+
+def test_a_template_naming_one_no_layer_has_stops_before_any_request(tmp_path: Path) -> None:
+    """The render would stop at the first page using it, after the whole crawl; an include
+    marked ``ignore missing`` may name one."""
+    from generator.errors import TemplateError
+    from generator.render.template_check import check_templates
+    from generator.render.theme import Theme
+
+    theme = tmp_path / "theme"
+    theme.mkdir()
+    page = theme / "page.html"
+    page.write_text(
+        '{% extends "base.html" %}{% block content %}\n'
+        '{% include "pages/" ~ page.name ~ ".html" ignore missing %}\n'
+        '{% include "partials/trust_badges.html" ignore missing %}\n'
+        '{% include "partials/trust_badges.html" %}{% endblock %}',
+        encoding="utf-8",
+    )
+    with pytest.raises(TemplateError) as caught:
+        check_templates(Theme.of(theme))
+    assert str(caught.value) == (
+        f"{page}:4: template 'partials/trust_badges.html' is not in the theme (no layer has it)"
+    )
