@@ -431,7 +431,7 @@ class _Drafts:
             name=category.name,
             meta_title=category.meta_title,
             descriptions=[category.meta_description, html_to_text(category.description_html)],
-            lastmod=category.updated_at,
+            lastmod=_listed_lastmod(page),
             breadcrumb=(self.home_crumb, *crumbs, BreadcrumbItem(category.name, path)),
             image_url=category.image_url,
         )
@@ -527,7 +527,7 @@ class _Drafts:
             name=collection.name,
             meta_title=None,
             descriptions=[html_to_text(collection.description_html)],
-            lastmod=collection.updated_at,
+            lastmod=_listed_lastmod(page),
             breadcrumb=(self.home_crumb, BreadcrumbItem(collection.name, path)),
             image_url=collection.image_url,
         )
@@ -867,7 +867,21 @@ def _later(first: Page, subject: Subject, number: int, store_name: str, words: P
         description=shorten(first.description, META_DESCRIPTION_LENGTH - len(suffix)) + suffix,
         canonical_path=path if first.canonical_path == first.path else first.canonical_path,
         breadcrumb=(*first.breadcrumb, BreadcrumbItem(numbered, path)),
+        lastmod=(
+            _listed_lastmod(subject)
+            if isinstance(subject, CategoryPage | CollectionPage)
+            else first.lastmod
+        ),
     )
+
+
+def _listed_lastmod(page: CategoryPage | CollectionPage) -> datetime | None:
+    """A category's or a collection's page changes with it and with the cards it lists: the
+    later of its own change and its newest card's (a search engine trusts a lastmod that
+    moves when the page does)."""
+    own = page.category.updated_at if isinstance(page, CategoryPage) else page.collection.updated_at
+    stamps = [own, *(card.updated_at for card in page.products)]
+    return max((stamp for stamp in stamps if stamp is not None), default=None)
 
 
 def _article_list_path(number: int) -> str:

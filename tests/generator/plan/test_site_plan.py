@@ -251,3 +251,41 @@ def test_a_custom_path_to_a_paginated_collection_shows_its_first_page_only() -> 
     assert custom.canonical_path == "/bo-suu-tap/he-2026" and not custom.in_sitemap
     assert custom.subject.pager.next_path == "/bo-suu-tap/he-2026/trang/2"
     assert not any(p.path.startswith("/khuyen-mai-he/") for p in plan.pages)
+
+
+def test_a_listing_s_lastmod_moves_with_the_cards_it_lists() -> None:
+    """A category or collection page changes when a card it lists does: its lastmod is the
+    later of its own change and its newest card's, page by page."""
+    from datetime import UTC, datetime
+
+    from generator.model import CategoryPage
+
+    plan = plan_site(small_catalog(), SITE_URL)
+    listings = [p for p in plan.pages if isinstance(p.subject, CategoryPage | CollectionPage)]
+    assert listings
+    later = datetime(2031, 1, 1, tzinfo=UTC)
+    for listing in listings:
+        subject = listing.subject
+        assert isinstance(subject, CategoryPage | CollectionPage)
+        own = (
+            subject.category.updated_at
+            if isinstance(subject, CategoryPage)
+            else subject.collection.updated_at
+        )
+        cards = [c.updated_at for c in subject.products if c.updated_at is not None]
+        assert listing.lastmod == max([s for s in (own, *cards) if s is not None], default=None)
+    # A card changed later than its category moves the category's lastmod to it.
+    catalog = small_catalog()
+    first, *rest = catalog.categories
+    assert first.products
+    card = replace(first.products[0], updated_at=later)
+    touched = replace(
+        catalog,
+        categories=(replace(first, products=(card, *first.products[1:])), *rest),
+    )
+    moved = [
+        p
+        for p in plan_site(touched, SITE_URL).pages
+        if isinstance(p.subject, CategoryPage) and p.subject.category.id == first.category.id
+    ]
+    assert moved and moved[0].lastmod == later
