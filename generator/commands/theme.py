@@ -122,8 +122,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def new_theme(folder: Path) -> list[Path]:
-    """The starter files written into ``folder``."""
-    refuse_non_empty(folder)
+    """The starter files written into ``folder``: a new or empty one, or the theme layer
+    `storefront init` made, untouched (its theme.toml alone, which the starter's replaces)."""
+    if not _as_init_made(folder):
+        refuse_non_empty(folder)
     footer = (DEFAULT_THEME / "partials" / "footer.html").read_text(encoding="utf-8")
     files = {
         folder / SETTINGS_FILE: SETTINGS_EXAMPLE,
@@ -131,3 +133,13 @@ def new_theme(folder: Path) -> list[Path]:
         folder / "assets" / OVERRIDES.name: OVERRIDES_EXAMPLE,
     }
     return write_files(files, what="theme", folder=folder)
+
+
+def _as_init_made(folder: Path) -> bool:
+    from generator.commands.init import THEME_TOML
+    from generator.render.theme import THEME_INTERFACE
+
+    if not folder.is_dir() or [e.name for e in folder.iterdir()] != [SETTINGS_FILE]:
+        return False
+    made = THEME_TOML.format(interface=THEME_INTERFACE)
+    return (folder / SETTINGS_FILE).read_text(encoding="utf-8") == made

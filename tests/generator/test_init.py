@@ -86,3 +86,22 @@ def test_init_takes_a_new_repository_and_names_what_is_in_the_way(
     (tmp_path / "notes.txt").write_text("mine", encoding="utf-8")
     assert main(["init", str(tmp_path / "notes.txt")]) == 2
     assert "notes.txt is a file; name a new or empty folder" in capsys.readouterr().err
+
+
+def test_theme_new_fills_the_layer_init_made_and_nothing_a_merchant_changed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shop = tmp_path / "shop"
+    assert main(["init", str(shop)]) == 0
+    layer = shop / "site-templates"
+    assert main(["theme", "new", str(layer)]) == 0
+    assert (layer / "partials" / "footer.html").is_file()
+    assert (layer / "assets" / "overrides.css").is_file()
+    other = tmp_path / "other"
+    assert main(["init", str(other)]) == 0
+    edited = other / "site-templates" / "theme.toml"
+    edited.write_text(edited.read_text(encoding="utf-8") + "# mine\n", encoding="utf-8")
+    capsys.readouterr()
+    assert main(["theme", "new", str(other / "site-templates")]) == 2
+    assert "is not an empty folder (it holds theme.toml)" in capsys.readouterr().err
+    assert edited.read_text(encoding="utf-8").endswith("# mine\n")
