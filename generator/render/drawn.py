@@ -27,6 +27,11 @@ class Priced(Protocol):
     def compare_at_price(self) -> int | None: ...
 
 
+def paid_now(item: Priced) -> int | None:
+    """What a visitor pays for ``item`` now: its sale price, else its price."""
+    return item.effective_price if item.effective_price is not None else item.price
+
+
 def slot(name: str) -> Markup:
     """The element an island replaces with the value ``name``'s text."""
     return Markup(f"<slot name={name}></slot>")
@@ -73,7 +78,7 @@ def price_states(variants: Sequence[Priced]) -> tuple[str, ...]:
 
 
 def _state(item: Priced) -> str:
-    now = item.effective_price if item.effective_price is not None else item.price
+    now = paid_now(item)
     if now is None:
         return "contact"
     earlier = (item.compare_at_price, item.price)

@@ -45,7 +45,14 @@ from generator.plan.site_plan import Page, PageKind, SitePlan, with_links, with_
 from generator.render import buying
 from generator.render.calls import BuildContext
 from generator.render.csp import meta_policy
-from generator.render.drawn import Priced, SlotCard, SlotPrice, price_states, slot_card
+from generator.render.drawn import (
+    Priced,
+    SlotCard,
+    SlotPrice,
+    paid_now,
+    price_states,
+    slot_card,
+)
 from generator.render.escaping import OutputCode, output_text
 from generator.render.fragments import CONTEXT_NAME as FRAGMENTS
 from generator.render.fragments import FragmentCache, PageFragments, page_fragments
@@ -347,7 +354,7 @@ def price_of(item: Priced | SlotCard) -> PriceView | SlotPrice:
     card's: slots, ``drawn``)."""
     if isinstance(item, SlotCard):
         return item.price_view
-    now = item.effective_price if item.effective_price is not None else item.price
+    now = paid_now(item)
     if now is None:
         return PriceView(None, None)
     for earlier in (item.compare_at_price, item.price):

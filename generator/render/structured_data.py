@@ -19,10 +19,11 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from generator.crawl.pack import product_image_urls, product_text
-from generator.model import Article, Product, ProductCard, Store, Variant
+from generator.model import Article, Product, Store
 from generator.plain_text import shorten
 from generator.plan.site_plan import HOME_PATH, Page, SitePlan
 from generator.render.buying import first_choice
+from generator.render.drawn import paid_now
 
 JsonObject = dict[str, object]
 
@@ -106,10 +107,10 @@ def product(plan: SitePlan, page: Page, item: Product) -> JsonObject:
     # The offer the page shows (``buying.first_choice``): a search engine compares the two, and
     # the product's own price may be a variant's that is sold out.
     chosen = first_choice(item.variants)
-    if chosen is not None and _now(chosen) is not None:
-        price, in_stock = _now(chosen), chosen.in_stock
+    if chosen is not None and paid_now(chosen) is not None:
+        price, in_stock = paid_now(chosen), chosen.in_stock
     else:
-        price, in_stock = _now(card), card.in_stock
+        price, in_stock = paid_now(card), card.in_stock
     if price is not None and price > 0:
         data["offers"] = {
             "@type": "Offer",
@@ -118,11 +119,6 @@ def product(plan: SitePlan, page: Page, item: Product) -> JsonObject:
             "availability": IN_STOCK if in_stock else OUT_OF_STOCK,
         }
     return data
-
-
-def _now(item: ProductCard | Variant) -> int | None:
-    """What a visitor pays for ``item`` now (``pages.price_of``'s)."""
-    return item.effective_price if item.effective_price is not None else item.price
 
 
 def article(plan: SitePlan, page: Page, item: Article) -> JsonObject:
