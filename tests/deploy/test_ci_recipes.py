@@ -257,6 +257,29 @@ def _build_script(path: Path) -> tuple[str, dict[str, str]]:
     return "\n".join(job["script"]), {k: str(v) for k, v in job["variables"].items()}
 
 
+def _run_build_step(
+    path: Path, folder: Path, settings: dict[str, str]
+) -> subprocess.CompletedProcess[str]:
+    """The recipe's build run in ``folder`` as the CI runs it, with ``settings`` added to its
+    environment (the storefront of this checkout on PATH)."""
+    script, env = _build_script(path)
+    return subprocess.run(
+        ["bash", "-eo", "pipefail", "-c", script],
+        cwd=folder,
+        env={
+            "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}",
+            "HOME": str(folder),
+            **env,
+            "RUNNER_TEMP": str(folder),
+            "GITHUB_OUTPUT": str(folder / "github-output"),
+            **settings,
+        },
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
 @pytest.mark.parametrize("path", [GITHUB, GITLAB], ids=lambda p: p.name)
 def test_a_crawl_stopped_at_its_deadline_saves_its_state_and_publishes_nothing(
     path: Path, tmp_path: Path
@@ -264,27 +287,18 @@ def test_a_crawl_stopped_at_its_deadline_saves_its_state_and_publishes_nothing(
     """A first build longer than the job: the crawl stops (here after 30 requests, as it would
     at STOREFRONT_DEADLINE), the step passes so that the state is saved, and nothing is
     audited or published; the next run continues."""
-    script, env = _build_script(path)
-    assert env["STOREFRONT_DEADLINE"] == "40m"
+    assert _build_script(path)[1]["STOREFRONT_DEADLINE"] == "40m"
     outputs = tmp_path / "github-output"
     outputs.touch()
-    run = subprocess.run(
-        ["bash", "-eo", "pipefail", "-c", script],
-        cwd=tmp_path,
-        env={
-            "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}",
-            "HOME": str(tmp_path),
-            **env,
+    run = _run_build_step(
+        path,
+        tmp_path,
+        {
             "STOREFRONT_MAX_REQUESTS": "30",
             "STOREFRONT_DEMO_PRODUCTS": "20",
             "STOREFRONT_OUT": "output",
             "STOREFRONT_CACHE_DIR": ".storefront-cache",
-            "RUNNER_TEMP": str(tmp_path),
-            "GITHUB_OUTPUT": str(outputs),
         },
-        capture_output=True,
-        text=True,
-        timeout=300,
     )
     assert run.returncode == 0, run.stderr[-2000:]
     assert not (tmp_path / "output").exists()  # not built, so not audited
@@ -304,22 +318,8 @@ def test_a_crawl_stopped_at_its_deadline_saves_its_state_and_publishes_nothing(
 
 @pytest.mark.parametrize("path", [GITHUB, GITLAB], ids=lambda p: p.name)
 def test_a_build_that_fails_fails_the_step(path: Path, tmp_path: Path) -> None:
-    script, env = _build_script(path)
-    run = subprocess.run(
-        ["bash", "-eo", "pipefail", "-c", script],
-        cwd=tmp_path,
-        env={
-            "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}",
-            "HOME": str(tmp_path),
-            **env,
-            "STOREFRONT_API_KEY": "pk_live_x",  # and no API url: refused in one line
-            "RUNNER_TEMP": str(tmp_path),
-            "GITHUB_OUTPUT": str(tmp_path / "github-output"),
-        },
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    # A key and no API url: refused in one line.
+    run = _run_build_step(path, tmp_path, {"STOREFRONT_API_KEY": "pk_live_x"})
     assert run.returncode == 2, run.stderr[-2000:]
     assert "a key is set" in run.stderr
 

@@ -5,19 +5,13 @@ using it while a build does."""
 from __future__ import annotations
 
 import dataclasses
-import io
 from collections.abc import Iterator
 from pathlib import Path
 
-import anyio
 import pytest
-from rich.console import Console
 
 from generator.cache_folder import MARKER, hold_cache_dir
-from generator.config import BuildConfig
-from generator.errors import StorefrontError
-from generator.pipeline import build_site
-from tests.support.incremental_store import DemoStore, Recording, config_for, recorded
+from tests.support.incremental_store import DemoStore, build, config_for, refused_build
 
 
 @pytest.fixture
@@ -27,25 +21,12 @@ def store(tmp_path: Path) -> Iterator[DemoStore]:
     demo.close()
 
 
-def _asked(store: DemoStore, config: BuildConfig) -> tuple[list[str], str]:
-    """The requests a build sent before it failed, and its one-line error."""
-    transport = Recording(store)
-    console = Console(file=io.StringIO(), width=200)
-    with pytest.raises(StorefrontError) as failed:
-        anyio.run(lambda: build_site(config, console, connect=recorded(transport)))
-    return transport.asked, str(failed.value)
-
-
-def _built(store: DemoStore, config: BuildConfig) -> None:
-    anyio.run(lambda: build_site(config, Console(file=io.StringIO()), connect=store.connect))
-
-
 @pytest.mark.parametrize("cache", ["out", "out/state", "."])
 def test_a_cache_dir_that_overlaps_the_output_is_refused(
     store: DemoStore, tmp_path: Path, cache: str
 ) -> None:
     config = config_for(tmp_path, cache=cache)
-    asked, error = _asked(store, config)
+    asked, error = refused_build(store, config)
     assert asked == []
     assert error.startswith(f"--cache-dir {tmp_path / cache} overlaps --out")
     assert not (tmp_path / "out").exists()
@@ -55,7 +36,7 @@ def test_a_cache_dir_in_the_theme_layer_is_refused(store: DemoStore, tmp_path: P
     theme = tmp_path / "theme"
     theme.mkdir()
     config = dataclasses.replace(config_for(tmp_path, cache="theme/state"), templates=theme)
-    asked, error = _asked(store, config)
+    asked, error = refused_build(store, config)
     assert asked == []
     assert "overlaps the theme layer" in error
     assert list(theme.iterdir()) == []
@@ -67,7 +48,7 @@ def test_a_folder_of_other_files_is_not_filled_with_build_state(
     mine = tmp_path / "cache"
     mine.mkdir()
     (mine / "notes.txt").write_text("mine", encoding="utf-8")
-    asked, error = _asked(store, config_for(tmp_path))
+    asked, error = refused_build(store, config_for(tmp_path))
     assert asked == []
     assert error == (
         f"--cache-dir {mine}: it holds files that are not a build's state; empty it or choose "
@@ -80,10 +61,10 @@ def test_a_build_marks_its_cache_and_takes_one_an_earlier_version_left(
     store: DemoStore, tmp_path: Path
 ) -> None:
     config = config_for(tmp_path)
-    _built(store, config)
+    build(store, config)
     assert (config.cache_dir / MARKER).is_file()
     (config.cache_dir / MARKER).unlink()  # as an earlier version left it: its files, no marker
-    _built(store, config)
+    build(store, config)
     assert (config.cache_dir / MARKER).is_file()
 
 
@@ -95,9 +76,9 @@ def test_a_second_build_using_the_cache_folder_is_refused_before_its_first_reque
     config = config_for(tmp_path)
     config.cache_dir.mkdir()
     with hold_cache_dir(config.cache_dir):  # as a build of another output holds it
-        asked, error = _asked(store, config_for(tmp_path, out="other"))
+        asked, error = refused_build(store, config_for(tmp_path, out="other"))
     assert asked == []
     assert error.startswith("another build") and "is using the cache folder" in error
     assert "\n" not in error
-    _built(store, config_for(tmp_path, out="other"))  # free again once let go
+    build(store, config_for(tmp_path, out="other"))  # free again once let go
     assert (tmp_path / "other" / "index.html").is_file()

@@ -25,6 +25,29 @@ SLOW_PRODUCT = (
 )
 
 
+def interrupted(command: list[str], after: str) -> tuple[int, list[str], str]:
+    """Run ``command`` (no STOREFRONT_ settings) and send it Ctrl-C once a line of its stderr
+    (the plain progress: one line as each phase starts) begins with ``after``: its exit status,
+    the lines up to that one, and the rest. A line that never comes fails, not hangs."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("STOREFRONT_")}
+    with subprocess.Popen(
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, text=True
+    ) as process:
+        assert process.stderr is not None
+        seen = []
+        stuck = threading.Timer(180, process.kill)
+        stuck.start()
+        for line in process.stderr:
+            seen.append(line)
+            if line.startswith(after):
+                process.send_signal(signal.SIGINT)
+                break
+        rest = process.stderr.read()
+        status = process.wait(timeout=60)
+        stuck.cancel()
+    return status, seen, rest
+
+
 def test_ctrl_c_during_the_render_stops_the_build_and_keeps_the_output(tmp_path: Path) -> None:
     # Enough pages for the render workers (``PARALLEL_MIN_PAGES``), which must stop too.
     store = ("--demo-products", "1000")
@@ -38,19 +61,7 @@ def test_ctrl_c_during_the_render_stops_the_build_and_keeps_the_output(tmp_path:
         sys.executable, "-m", "generator",
         *build_args(tmp_path, "site", *store, "--from-cache", "--full", "--theme", str(theme)),
     ]  # fmt: skip
-    env = {k: v for k, v in os.environ.items() if not k.startswith("STOREFRONT_")}
-    with subprocess.Popen(
-        command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, text=True
-    ) as process:
-        assert process.stderr is not None
-        seen = []
-        for line in process.stderr:  # the plain progress: one line as each phase starts
-            seen.append(line)
-            if line.startswith("render"):
-                process.send_signal(signal.SIGINT)
-                break
-        rest = process.stderr.read()
-        status = process.wait(timeout=60)
+    status, seen, rest = interrupted(command, "render")
     assert status == 130, "".join(seen) + rest
     assert rest.strip().splitlines()[-1] == "storefront build: interrupted", rest
     assert "Traceback" not in rest, rest
@@ -104,22 +115,7 @@ def test_ctrl_c_on_watch_ends_it_quietly(tmp_path: Path, after: str) -> None:
         "--port", str(free_port()), "--poll", "0", "--demo-products", "300",
         "--out", str(tmp_path / "out"), "--cache-dir", str(tmp_path / "cache"),
     ]  # fmt: skip
-    env = {k: v for k, v in os.environ.items() if not k.startswith("STOREFRONT_")}
-    with subprocess.Popen(
-        command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, text=True
-    ) as process:
-        assert process.stderr is not None
-        seen = []
-        stuck = threading.Timer(180, process.kill)  # a line that never comes fails, not hangs
-        stuck.start()
-        for line in process.stderr:
-            seen.append(line)
-            if line.startswith(after):
-                process.send_signal(signal.SIGINT)
-                break
-        rest = process.stderr.read()
-        status = process.wait(timeout=60)
-        stuck.cancel()
+    status, seen, rest = interrupted(command, after)
     said = "".join(seen) + rest
     assert any(line.startswith(after) for line in seen), said
     assert status == 0, said

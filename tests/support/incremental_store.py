@@ -32,6 +32,7 @@ from companion.settings import CompanionSettings
 from companion.webhooks.events import Entity
 from generator.client import RateWindow
 from generator.config import BUNDLED_THEME, BuildConfig
+from generator.errors import StorefrontError
 from generator.pipeline import ApiAccess, Connect, build_site
 from generator.summary import BuildSummary
 from generator.write.incremental import BuildState
@@ -223,6 +224,18 @@ def build_recorded(store: DemoStore, config: BuildConfig) -> tuple[BuildSummary,
     console = Console(file=printed, width=200, highlight=False)
     summary = anyio.run(lambda: build_site(config, console, connect=recorded(transport)))
     return summary, printed.getvalue(), transport.asked
+
+
+def refused_build(store: DemoStore, config: BuildConfig) -> tuple[list[str], str]:
+    """A build against ``store`` that must fail: the requests it sent first, and its one-line
+    error."""
+    transport = Recording(store)
+    console = Console(file=io.StringIO(), width=200)
+    try:
+        anyio.run(lambda: build_site(config, console, connect=recorded(transport)))
+    except StorefrontError as failed:
+        return transport.asked, str(failed)
+    raise AssertionError("the build did not fail")
 
 
 class CrawledStores:

@@ -5,19 +5,13 @@ says so and where such files belong; publicDir publishes them."""
 from __future__ import annotations
 
 import dataclasses
-import io
 from collections.abc import Iterator
 from pathlib import Path
 
-import anyio
 import pytest
-from rich.console import Console
 
-from generator.config import BuildConfig
-from generator.pipeline import build_site
-from generator.summary import BuildSummary
 from generator.xstore import Descriptor
-from tests.support.incremental_store import DemoStore, config_for
+from tests.support.incremental_store import DemoStore, build, config_for
 
 
 @pytest.fixture
@@ -27,23 +21,18 @@ def store(tmp_path: Path) -> Iterator[DemoStore]:
     demo.close()
 
 
-def _build(store: DemoStore, config: BuildConfig) -> BuildSummary:
-    console = Console(file=io.StringIO(), width=200)
-    return anyio.run(lambda: build_site(config, console, connect=store.connect))
-
-
 def test_a_whole_new_output_says_which_files_it_goes_without(
     store: DemoStore, tmp_path: Path
 ) -> None:
     config = config_for(tmp_path)
-    _build(store, config)
+    build(store, config)
     (config.out / "CNAME").write_text("shop.example.vn\n", encoding="utf-8")
     (config.out / ".well-known").mkdir()
     (config.out / ".well-known" / "security.txt").write_text("x", encoding="utf-8")
-    kept = _build(store, config)  # in place: the file stays
+    kept, _ = build(store, config)  # in place: the file stays
     assert (config.out / "CNAME").is_file()
     assert not any("CNAME" in warning for warning in kept.warnings)
-    full = _build(store, dataclasses.replace(config, full=True))  # a whole new output
+    full, _ = build(store, dataclasses.replace(config, full=True))  # a whole new output
     assert not (config.out / "CNAME").exists()
     assert (config.out / ".well-known" / "security.txt").is_file()  # hidden: taken over
     [said] = [warning for warning in full.warnings if "CNAME" in warning]
@@ -60,7 +49,7 @@ def test_public_dir_publishes_root_files_with_every_output(
     config = dataclasses.replace(
         config_for(tmp_path), descriptor=Descriptor(public_dir=str(public))
     )
-    _build(store, config)
-    full = _build(store, dataclasses.replace(config, full=True))
+    build(store, config)
+    full, _ = build(store, dataclasses.replace(config, full=True))
     assert (config.out / "CNAME").read_text(encoding="utf-8") == "shop.example.vn\n"
     assert not any("CNAME" in warning for warning in full.warnings)

@@ -3,19 +3,13 @@ and so is a second build of an output that a build is writing."""
 
 from __future__ import annotations
 
-import io
 from collections.abc import Iterator
 from pathlib import Path
 
-import anyio
 import pytest
-from rich.console import Console
 
-from generator.config import BuildConfig
-from generator.errors import StorefrontError
-from generator.pipeline import build_site
 from generator.write.place import hold_output
-from tests.support.incremental_store import DemoStore, Recording, config_for, recorded
+from tests.support.incremental_store import DemoStore, build, config_for, refused_build
 
 
 @pytest.fixture
@@ -25,22 +19,13 @@ def store(tmp_path: Path) -> Iterator[DemoStore]:
     demo.close()
 
 
-def _asked(store: DemoStore, config: BuildConfig) -> tuple[list[str], str]:
-    """The requests a build sent before it failed, and its one-line error."""
-    transport = Recording(store)
-    console = Console(file=io.StringIO(), width=200)
-    with pytest.raises(StorefrontError) as failed:
-        anyio.run(lambda: build_site(config, console, connect=recorded(transport)))
-    return transport.asked, str(failed.value)
-
-
 def test_a_folder_the_build_did_not_write_costs_no_requests(
     store: DemoStore, tmp_path: Path
 ) -> None:
     out = tmp_path / "out"
     out.mkdir()
     (out / "notes.txt").write_text("mine", encoding="utf-8")
-    asked, error = _asked(store, config_for(tmp_path))
+    asked, error = refused_build(store, config_for(tmp_path))
     assert asked == []
     assert "not written by a build" in error
     assert (out / "notes.txt").read_text(encoding="utf-8") == "mine"
@@ -52,21 +37,21 @@ def test_the_home_folder_costs_no_requests(
     home = tmp_path / "home"
     home.mkdir()
     monkeypatch.setenv("HOME", str(home))
-    asked, error = _asked(store, config_for(tmp_path, out="home"))
+    asked, error = refused_build(store, config_for(tmp_path, out="home"))
     assert asked == []
     assert "choose a subfolder" in error
 
 
 def test_a_file_costs_no_requests(store: DemoStore, tmp_path: Path) -> None:
     (tmp_path / "out").write_text("a file", encoding="utf-8")
-    asked, error = _asked(store, config_for(tmp_path))
+    asked, error = refused_build(store, config_for(tmp_path))
     assert asked == []
     assert "not a folder" in error
 
 
 def test_a_path_through_a_file_costs_no_requests(store: DemoStore, tmp_path: Path) -> None:
     (tmp_path / "README.md").write_text("a file", encoding="utf-8")
-    asked, error = _asked(store, config_for(tmp_path, out="README.md/site"))
+    asked, error = refused_build(store, config_for(tmp_path, out="README.md/site"))
     assert asked == []
     assert error.startswith(f"cannot make the folder {tmp_path / 'README.md'} of the output")
     assert "\n" not in error
@@ -77,7 +62,7 @@ def test_a_cache_dir_that_cannot_be_made_costs_no_requests(
     store: DemoStore, tmp_path: Path, cache: str
 ) -> None:
     (tmp_path / "a-file").write_text("a file", encoding="utf-8")
-    asked, error = _asked(store, config_for(tmp_path, cache=cache))
+    asked, error = refused_build(store, config_for(tmp_path, cache=cache))
     assert asked == []
     assert error.startswith(f"--cache-dir {tmp_path / cache}: cannot make this folder")
     assert not (tmp_path / "out").exists()
@@ -90,8 +75,8 @@ def test_a_second_build_of_an_output_being_built_is_refused_before_its_first_req
     would share its crawl cache, stops at once and names the holder."""
     config = config_for(tmp_path)
     with hold_output(config.out):  # as a build in another process holds it
-        asked, error = _asked(store, config)
+        asked, error = refused_build(store, config)
     assert asked == []
     assert error.startswith("another build") and "\n" not in error
-    anyio.run(lambda: build_site(config, Console(file=io.StringIO()), connect=store.connect))
+    build(store, config)
     assert (config.out / "index.html").is_file()  # the lock is free again once it is let go
