@@ -63,9 +63,9 @@ def sweep_lapsed(engine: Engine, *, store_id: int, window: timedelta, now: datet
         .with_for_update(skip_locked=True)
     )
     with engine.begin() as conn:
-        # Chosen first, then deleted: as a subquery of the delete, PostgreSQL may run the
-        # limited select once per row and remove them all. Lapsed still when deleted: on SQLite
-        # a claim may have restarted one meanwhile.
+        # Chosen first, then deleted, so the share holds whatever plan the delete gets (a
+        # limited subquery of it once removed every lapsed count). Lapsed still when deleted:
+        # on SQLite a claim may have restarted one meanwhile.
         subjects = list(conn.execute(lapsed).scalars())
         if not subjects:
             return 0
