@@ -122,9 +122,10 @@ def request_line(
 def log_refused_connection(reason: str, status: int) -> None:
     """A line for a connection ended before it made a request (its head came too slowly):
     no method, no path, the status it would have had."""
-    logger = logging.getLogger(ACCESS_LOGGER)
-    if logger.isEnabledFor(logging.INFO):
-        pending.add(logger, (time.time(), new_request_id(), "", "", status, 0.0, reason))
+    pending.add(
+        logging.getLogger(ACCESS_LOGGER),
+        (time.time(), new_request_id(), "", "", status, 0.0, reason),
+    )
 
 
 _pid = [os.getpid()]  # read again in a forked child
@@ -181,9 +182,6 @@ class RequestLogMiddleware:
 
     def log(self, scope: Scope, request_id: str, status: int, started: float) -> None:
         """The request's line (``started``: ``time.perf_counter()`` when it came in)."""
-        logger = self.logger
-        if not logger.isEnabledFor(logging.INFO):
-            return
         state = scope.get("state")
         fields: LineFields = (
             time.time(),
@@ -194,7 +192,7 @@ class RequestLogMiddleware:
             (time.perf_counter() - started) * 1000,  # rounded as lines are made, together
             state.get(REFUSED) if state else None,
         )
-        pending.add(logger, fields)
+        pending.add(self.logger, fields)
 
 
 def _flushed_before_shutdown(send: Send) -> Send:
@@ -224,9 +222,10 @@ class PendingLines:
     ``FLUSH_SECONDS`` after their request (a timer on the event loop), or as soon as
     ``MAX_WAITING`` wait, when the app shuts down, and when the interpreter ends.
 
-    Whether the logger writes to a plain stream (``plain_stream``) is asked for the first line
-    of a batch and again as the batch is written: a logger set up otherwise meanwhile gets the
-    batch's lines as records, through its own handlers."""
+    Whether the logger logs requests (its level) and writes to a plain stream (``plain_stream``)
+    is asked for the first line of a batch and again as the batch is written, not for each
+    line: a logger turned off meanwhile writes none of the batch, one set up otherwise gets its
+    lines as records, through its own handlers."""
 
     FLUSH_SECONDS = 1.0
     MAX_WAITING = 256
@@ -238,6 +237,8 @@ class PendingLines:
     def add(self, logger: logging.Logger, fields: LineFields) -> None:
         to = self._to
         if to is None or to[1] is not logger:
+            if not logger.isEnabledFor(logging.INFO):
+                return
             handler = plain_stream(logger)
             if handler is None:  # a filter, a format, another handler: the logger's own path
                 _emit(logger, request_line(*fields))
@@ -261,6 +262,8 @@ class PendingLines:
         if not fields or to is None:
             return
         handler, logger = to
+        if not logger.isEnabledFor(logging.INFO):
+            return
         lines = [request_line(*f) for f in fields]
         # The logger's own path when it is set up otherwise now, or reports why the write failed
         if plain_stream(logger) is not handler or not _write(handler, lines):

@@ -21,7 +21,6 @@ statement may run in a thread, but its result is kept on the loop), so it takes 
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -45,6 +44,8 @@ LEASE_SHARE = 50
 MAX_LEASE = 32
 #: Buckets remembered per worker; past this, leases of ended windows are dropped.
 MAX_BUCKETS = 10_000
+#: ``RateLimit-Reset`` values made once (a day's seconds); a longer window's are formatted.
+MAX_RESET_TABLE = 86_400
 
 
 def lease_size(windows: Sequence[Window]) -> int:
@@ -72,12 +73,22 @@ class Lease:
     #: its shared count: the units left are the same in every window's remaining.
     tight: int = 0
     tight_room: int = 0
+    #: The tightest window's end and ``RateLimit-Limit``, and ``RateLimit-Remaining`` by units
+    #: left, made as the lease is granted (a few dozen at once) rather than at each request.
+    tight_end: int = 0
+    limit_header: bytes = b""
+    remaining_headers: tuple[bytes, ...] = ()
 
     def tighten(self, windows: Sequence[Window]) -> None:
-        """Work out the tightest window once, for every unit of the lease."""
+        """Work out the tightest window and its headers once, for every unit of the lease."""
         rooms = [w.limit - s for w, s in zip(windows, self.shared, strict=True)]
-        self.tight = tightest(rooms, self.ends)
-        self.tight_room = rooms[self.tight]
+        self.tight = tight = tightest(rooms, self.ends)
+        self.tight_room = room = rooms[tight]
+        self.tight_end = self.ends[tight]
+        self.limit_header = b"%d" % windows[tight].limit
+        # Counted with the request spending a unit: the shared count, less the units this
+        # worker still holds after it.
+        self.remaining_headers = tuple(b"%d" % max(0, room + left) for left in range(self.left))
 
 
 class LeaseBook:
@@ -88,7 +99,11 @@ class LeaseBook:
         self.policy = policy_text(self.windows)
         # The headers that stay as units are spent, made once
         self._policy_header = self.policy.encode()
-        self._limit_headers = tuple(b"%d" % w.limit for w in self.windows)
+        #: ``RateLimit-Reset`` by seconds, made once: a kept read runs with the processor's
+        #: caches cold, where formatting a number costs more than finding it.
+        self._reset_headers = tuple(
+            b"%d" % s for s in range(min(MAX_RESET_TABLE, max(w.seconds for w in windows)) + 1)
+        )
         self.low = low
         self._leases: dict[str, Lease] = {}
         #: Buckets whose lease asked for the next one as its last unit was spent; the limiter
@@ -121,22 +136,20 @@ class LeaseBook:
         lease = self._leases.get(bucket)
         if lease is None or lease.left <= 0 or not lease.start <= now_seconds < lease.end:
             return None
-        lease.left -= 1
+        left = lease.left = lease.left - 1
         lease.spent = True
-        left, tight, room = lease.left, lease.tight, lease.tight_room
         if left == 0 and lease.ahead:
             lease.ahead = False
             self.emptied.append(bucket)
         elif left == self.low and lease.ahead:
             self._running_low.add(bucket)
-        # Counted with this request: the shared count, less the units this worker still holds.
-        # Conditions rather than max(), for the same reason.
-        remaining = room + left
-        reset = math.ceil(lease.ends[tight] - now_seconds)
+        # ceil(end - now) for a whole-second end; at least 1, as now is before the lease's end
+        reset = lease.tight_end - int(now_seconds)
+        resets = self._reset_headers
         return [
-            (LIMIT, self._limit_headers[tight]),
-            (REMAINING, b"%d" % (remaining if remaining > 0 else 0)),
-            (RESET, b"%d" % (reset if reset > 1 else 1)),
+            (LIMIT, lease.limit_header),
+            (REMAINING, lease.remaining_headers[left]),
+            (RESET, resets[reset] if reset < len(resets) else b"%d" % reset),
             (POLICY, self._policy_header),
         ]
 

@@ -283,3 +283,32 @@ def test_a_filter_added_while_lines_wait_applies_to_them(
     pending.add(logger, (1.0e9, "secret", "GET", "/x", 200, 0.5))
     flush_request_log()
     assert [json.loads(line)["request_id"] for line in stream.getvalue().splitlines()] == ["open"]
+
+
+async def test_a_request_log_turned_off_writes_no_line(
+    api: Api, served_log: tuple[logging.Logger, io.StringIO]
+) -> None:
+    logger, stream = served_log
+    server_handler_only(logger)
+    logger.setLevel(logging.WARNING)
+    await api.client.get("/health/live", headers={"X-Request-Id": "quiet"})
+    pending.add(logger, (1.0e9, "quiet-too", "GET", "/x", 200, 0.5))
+    flush_request_log()
+    assert stream.getvalue() == ""
+
+
+async def test_a_request_log_turned_off_while_lines_wait_writes_none_of_them(
+    served_log: tuple[logging.Logger, io.StringIO],
+) -> None:
+    """The level is read as a batch starts and as it is written, not for each line."""
+    logger, stream = served_log
+    server_handler_only(logger)
+    pending.add(logger, (1.0e9, "first", "GET", "/x", 200, 0.5))
+    logger.setLevel(logging.WARNING)
+    pending.add(logger, (1.0e9, "second", "GET", "/x", 200, 0.5))
+    flush_request_log()
+    assert stream.getvalue() == ""
+    logger.setLevel(logging.INFO)
+    pending.add(logger, (1.0e9, "third", "GET", "/x", 200, 0.5))
+    flush_request_log()
+    assert [json.loads(line)["request_id"] for line in stream.getvalue().splitlines()] == ["third"]

@@ -6,6 +6,7 @@ Two engines stand in for two worker processes.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
@@ -155,3 +156,37 @@ def test_a_unit_spent_for_its_headers_says_what_its_decision_would() -> None:
         assert books[1].spend_headers("k", at) == decision_headers(decision), at
     assert books[0].spend("k", start + 40) is None  # the four units spent
     assert books[1].spend_headers("k", start + 40) is None
+
+
+def test_a_spent_unit_tells_the_tightest_windows_limit_requests_left_and_seconds_to_reset() -> None:
+    """Worked out by hand: the hour has 14 requests left beside the minute's 160, so it is the
+    tightest; each unit spent leaves one fewer; a top-up in the same windows carries on."""
+    book = LeaseBook((MINUTE, Window(3600, 210)))
+    start = 1_795_000_020.0  # 1,200 s into its hour
+    hour_end = (int(start) // 3600 + 1) * 3600
+    book.grant("k", book.indexes(start), 4, [40, 196])
+    seen = [
+        book.spend_headers("k", at) for at in (start, start + 10.2, start + 39.5, start + 39.99)
+    ]
+    assert [dict(headers or [])[b"ratelimit-remaining"] for headers in seen] == [
+        b"17",
+        b"16",
+        b"15",
+        b"14",
+    ]
+    assert [dict(headers or [])[b"ratelimit-reset"] for headers in seen] == [
+        b"%d" % math.ceil(hour_end - at)
+        for at in (start, start + 10.2, start + 39.5, start + 39.99)
+    ]
+    assert {dict(headers or [])[b"ratelimit-limit"] for headers in seen} == {b"210"}
+    book.grant("k", book.indexes(start + 40.5), 2, [50, 200])  # the minute's span ended
+    assert book.spend_headers("k", start + 40.5) is not None
+    book.grant("k", book.indexes(start + 41), 2, [52, 205])  # a top-up of the same span
+    after = [book.spend_headers("k", start + 41) for _ in range(4)]
+    # the unit left of the second lease and the top-up's two, counted from the new shared count
+    assert [dict(headers or [])[b"ratelimit-remaining"] for headers in after[:3]] == [
+        b"7",
+        b"6",
+        b"5",
+    ]
+    assert after[3] is None
