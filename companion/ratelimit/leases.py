@@ -101,9 +101,8 @@ class LeaseBook:
         self._policy_header = self.policy.encode()
         #: ``RateLimit-Reset`` by seconds, made once: a kept read runs with the processor's
         #: caches cold, where formatting a number costs more than finding it.
-        self._reset_headers = tuple(
-            b"%d" % s for s in range(min(MAX_RESET_TABLE, max(w.seconds for w in windows)) + 1)
-        )
+        longest = min(MAX_RESET_TABLE, max((w.seconds for w in self.windows), default=0))
+        self._reset_headers = tuple(b"%d" % s for s in range(longest + 1))
         self.low = low
         self._leases: dict[str, Lease] = {}
         #: Buckets whose lease asked for the next one as its last unit was spent; the limiter

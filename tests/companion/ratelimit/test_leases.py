@@ -190,3 +190,15 @@ def test_a_spent_unit_tells_the_tightest_windows_limit_requests_left_and_seconds
         b"5",
     ]
     assert after[3] is None
+
+
+def test_a_window_longer_than_a_day_says_its_seconds_to_reset_too() -> None:
+    two_days = Window(2 * 86_400, 50)
+    book = LeaseBook((MINUTE, two_days))
+    start = 1_795_000_020.0 // two_days.seconds * two_days.seconds + 20  # early in its span
+    book.grant("k", book.indexes(start), 2, [10, 45])  # the two days' 5 left are the fewest
+    headers = dict(book.spend_headers("k", start) or [])
+    end = (int(start) // two_days.seconds + 1) * two_days.seconds
+    assert headers[b"ratelimit-reset"] == b"%d" % math.ceil(end - start)
+    assert int(headers[b"ratelimit-reset"]) > 86_400
+    assert headers[b"ratelimit-remaining"] == b"6"
