@@ -93,6 +93,8 @@ class DatabaseRateLimiter:
         self._renewing: dict[str, anyio.Lock] = {}
         self._leasing_ahead: set[asyncio.Task[None]] = set()
         self._shortest = min(w.seconds for w in self._windows)
+        #: Where the shortest window is in the policy (and in a lease's window indexes).
+        self._shortest_at = [w.seconds for w in self._windows].index(self._shortest)
         self._window_timer: asyncio.TimerHandle | None = None
         #: Leases renewed as a window starts, by the event loop's timer: on the link, with the
         #: system clock (under a test's clock, the test calls ``renew_at_window_start``).
@@ -160,16 +162,17 @@ class DatabaseRateLimiter:
         self._leasing_ahead.add(task)  # kept until done: the loop holds tasks weakly
         task.add_done_callback(self._leasing_ahead.discard)
 
-    def _watch_window_start(self) -> None:
-        """After a lease on the link: at the next start of the shortest window, lease again
-        for the buckets that spent units in the one ending (``renew_at_window_start``)."""
+    def _watch_window_start(self, indexes: tuple[int, ...]) -> None:
+        """After a lease on the link in the windows ``indexes``: as the shortest of them ends,
+        lease again for the buckets that spent units of it (``renew_at_window_start``). Its
+        end, not the next one after now: a lease whose statement outlasted its window is
+        renewed at once, rather than missed a window later."""
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:  # a lease taken in a thread: the next one on the loop watches
             return
-        now_seconds = self._seconds()
-        start = (now_seconds // self._shortest + 1) * self._shortest
-        delay = start - now_seconds + WINDOW_START_DELAY
+        start = (indexes[self._shortest_at] + 1) * self._shortest
+        delay = max(0.0, start - self._seconds()) + WINDOW_START_DELAY
         self._window_timer = loop.call_later(delay, self._window_started, loop, start)
 
     def _window_started(self, loop: asyncio.AbstractEventLoop, start: float) -> None:
@@ -309,7 +312,7 @@ class DatabaseRateLimiter:
         ahead = (full or units == self.lease) and self._room_ahead(counts)
         self._book.grant(bucket, indexes, units, shared, ahead=ahead)
         if self._window_timer is None and self._timed:
-            self._watch_window_start()
+            self._watch_window_start(indexes)
 
     def _params(
         self, indexes: Sequence[int], units: int | list[int], **named: object

@@ -6,7 +6,9 @@ pass, STOREFRONT_TEST_POSTGRES)."""
 from __future__ import annotations
 
 import asyncio
+import math
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -289,6 +291,33 @@ async def test_a_request_at_the_window_start_takes_one_lease_with_the_renewal(
     await renewal
     assert counted(engine, "k") == {60: 2, 3600: 4}
     assert limiter.unspent("k") == 1
+
+
+async def test_a_lease_whose_statement_outlasts_its_window_is_renewed_as_it_ends(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first lease's statement (its connection opened, on a busy machine) ends after the
+    second it leased in: the timer still renews it, at once, not a second later, when it would
+    look for leases of that second and find none."""
+    second, hour = Window(1, 100), Window(3600, 10_000)
+    link = link_for(engine, (second, hour))
+    assert link is not None
+    limiter = DatabaseRateLimiter(engine, SystemClock(), (second, hour), link=link)
+    leasing = link.lease
+
+    async def outlasting(*args: Any, **kwargs: Any) -> Any:
+        monkeypatch.setattr(link, "lease", leasing)  # the first lease only
+        now = time.time()
+        await asyncio.sleep(math.floor(now) + 1.05 - now)  # into the next second
+        return await leasing(*args, **kwargs)
+
+    monkeypatch.setattr(link, "lease", outlasting)
+    assert (await limiter.hit("k")).allowed
+    for _ in range(300):
+        if counted(engine, "k")[3600] == 4:
+            break
+        await asyncio.sleep(0.01)
+    assert counted(engine, "k")[3600] == 4
 
 
 async def test_the_event_loop_renews_leases_as_a_window_starts(engine: Engine) -> None:
