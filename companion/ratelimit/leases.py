@@ -69,10 +69,9 @@ class Lease:
     #: Whether spending its last unit asks for the next lease (``LeaseBook.emptied``).
     ahead: bool = False
     spent: bool = False  # whether a unit of it was spent
-    #: The window that stays tightest while the lease lasts (``tighten``) and its limit less
-    #: its shared count: the units left are the same in every window's remaining.
+    #: The window that stays tightest while the lease lasts (``tighten``): the units left are
+    #: the same in every window's remaining.
     tight: int = 0
-    tight_room: int = 0
     #: The tightest window's end and ``RateLimit-Limit``, and ``RateLimit-Remaining`` by units
     #: left, made as the lease is granted (a few dozen at once) rather than at each request.
     tight_end: int = 0
@@ -83,7 +82,7 @@ class Lease:
         """Work out the tightest window and its headers once, for every unit of the lease."""
         rooms = [w.limit - s for w, s in zip(windows, self.shared, strict=True)]
         self.tight = tight = tightest(rooms, self.ends)
-        self.tight_room = room = rooms[tight]
+        room = rooms[tight]  # its limit less its shared count
         self.tight_end = self.ends[tight]
         self.limit_header = b"%d" % windows[tight].limit
         # Counted with the request spending a unit: the shared count, less the units this

@@ -19,7 +19,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from generator.crawl.pack import product_image_urls, product_text
-from generator.model import Article, Product, Store
+from generator.model import Article, Product, ProductCard, Store, Variant
 from generator.plain_text import shorten
 from generator.plan.site_plan import HOME_PATH, Page, SitePlan
 from generator.render.buying import first_choice
@@ -107,10 +107,10 @@ def product(plan: SitePlan, page: Page, item: Product) -> JsonObject:
     # The offer the page shows (``buying.first_choice``): a search engine compares the two, and
     # the product's own price may be a variant's that is sold out.
     chosen = first_choice(item.variants)
-    if chosen is not None and paid_now(chosen) is not None:
-        price, in_stock = paid_now(chosen), chosen.in_stock
-    else:
-        price, in_stock = paid_now(card), card.in_stock
+    shown: Variant | ProductCard = (
+        chosen if chosen is not None and paid_now(chosen) is not None else card
+    )
+    price, in_stock = paid_now(shown), shown.in_stock
     if price is not None and price > 0:
         data["offers"] = {
             "@type": "Offer",

@@ -5,20 +5,12 @@ using it while a build does."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from generator.cache_folder import MARKER, hold_cache_dir
 from tests.support.incremental_store import DemoStore, build, config_for, refused_build
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[DemoStore]:
-    demo = DemoStore(tmp_path, products=2)
-    yield demo
-    demo.close()
 
 
 @pytest.mark.parametrize("cache", ["out", "out/state", "."])

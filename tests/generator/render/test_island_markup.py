@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -14,6 +15,7 @@ import lxml.html
 import pytest
 
 from generator.render.theme import DEFAULT_THEME
+from generator.summary import BuildSummary
 from tests.support.fixture_site import rendered_pages
 from tests.support.incremental_store import CrawledStores, build, config_for
 
@@ -117,15 +119,11 @@ def test_a_layer_that_drops_a_message_is_warned_of_and_audited(
 ) -> None:
     from generator.audit.runner import audit_site
 
-    crawled_stores.copy(tmp_path, products=2).close()
-    theme = tmp_path / "theme"
-    theme.mkdir()
-    cart = (DEFAULT_THEME / "cart.html").read_text(encoding="utf-8")
-    dropped = re.sub(r' data-unknown="[^"]*"', "", cart)
-    assert dropped != cart
-    (theme / "cart.html").write_text(dropped, encoding="utf-8")
-    summary, printed = build(
-        None, config_for(tmp_path, out="themed", from_cache=True, templates=theme)
+    summary = _built_with_layer(
+        tmp_path,
+        crawled_stores,
+        "cart.html",
+        lambda cart: re.sub(r' data-unknown="[^"]*"', "", cart),
     )
     warned = [w for w in summary.warnings if "data-unknown" in w]
     assert len(warned) == 1, summary.warnings
@@ -147,16 +145,30 @@ def test_a_listing_without_the_drawn_card_is_warned_of(
 ) -> None:
     """A category page without ``drawn()``: the island that shows more products has no card to
     draw them with, and every one it draws would fail in the browser."""
-    crawled_stores.copy(tmp_path, products=2).close()
-    theme = tmp_path / "theme"
-    theme.mkdir()
-    category = (DEFAULT_THEME / "category.html").read_text(encoding="utf-8")
-    dropped = category.replace("{{ drawn() }}", "")
-    assert dropped != category
-    (theme / "category.html").write_text(dropped, encoding="utf-8")
-    summary, _printed = build(
-        None, config_for(tmp_path, out="themed", from_cache=True, templates=theme)
+    summary = _built_with_layer(
+        tmp_path,
+        crawled_stores,
+        "category.html",
+        lambda category: category.replace("{{ drawn() }}", ""),
     )
     warned = [w for w in summary.warnings if "template[data-part=card]" in w]
     assert len(warned) == 1, summary.warnings
     assert "load-more" in warned[0] and "islands/listing.js" in warned[0]
+
+
+def _built_with_layer(
+    tmp_path: Path, crawled_stores: CrawledStores, name: str, change: Callable[[str], str]
+) -> BuildSummary:
+    """A two-product store built into ``themed`` from its crawl, under a theme layer whose
+    ``name`` is the default's changed by ``change`` (which must change it)."""
+    crawled_stores.copy(tmp_path, products=2).close()
+    theme = tmp_path / "theme"
+    theme.mkdir()
+    default = (DEFAULT_THEME / name).read_text(encoding="utf-8")
+    changed = change(default)
+    assert changed != default
+    (theme / name).write_text(changed, encoding="utf-8")
+    summary, _printed = build(
+        None, config_for(tmp_path, out="themed", from_cache=True, templates=theme)
+    )
+    return summary

@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import json
 import shutil
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from functools import partial
 from pathlib import Path
 
@@ -17,13 +17,6 @@ from generator.config import BUNDLED_THEME
 from generator.watch.loop import Rebuilder, run_rebuilds, trigger_sender, watch_files
 from generator.watch.reload import ReloadBroadcaster
 from tests.support.incremental_store import DemoStore, config_for
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[DemoStore]:
-    demo = DemoStore(tmp_path, products=2)
-    yield demo
-    demo.close()
 
 
 def rebuilder(tmp_path: Path, store: DemoStore) -> tuple[Rebuilder, io.StringIO, Path]:

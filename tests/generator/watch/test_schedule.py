@@ -9,12 +9,10 @@ import io
 import re
 import shutil
 import time
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import anyio
-import pytest
 from rich.console import Console
 
 from benchmarks.processes import free_port, running
@@ -107,13 +105,6 @@ def test_a_new_plan_replaces_the_moment_waited_for() -> None:
 
     anyio.run(go)
     assert triggers == ['scheduled: Flash sale "Gần" starts']
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[DemoStore]:
-    demo = DemoStore(tmp_path, products=2)
-    yield demo
-    demo.close()
 
 
 def test_each_good_rebuild_hands_its_moments_to_the_schedule(

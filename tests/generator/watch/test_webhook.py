@@ -51,13 +51,6 @@ BODY = json.dumps(
 ).encode()
 
 
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[DemoStore]:
-    demo = DemoStore(tmp_path, products=2)
-    yield demo
-    demo.close()
-
-
 def _free_socket() -> socket.socket:
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

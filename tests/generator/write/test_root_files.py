@@ -5,20 +5,10 @@ says so and where such files belong; publicDir publishes them."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from generator.xstore import Descriptor
 from tests.support.incremental_store import DemoStore, build, config_for
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[DemoStore]:
-    demo = DemoStore(tmp_path, products=2)
-    yield demo
-    demo.close()
 
 
 def test_a_whole_new_output_says_which_files_it_goes_without(

@@ -3,20 +3,12 @@ and so is a second build of an output that a build is writing."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from generator.write.place import hold_output
 from tests.support.incremental_store import DemoStore, build, config_for, refused_build
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[DemoStore]:
-    demo = DemoStore(tmp_path, products=2)
-    yield demo
-    demo.close()
 
 
 def test_a_folder_the_build_did_not_write_costs_no_requests(
