@@ -47,6 +47,9 @@ _CLEAR_ITEMS = delete(cart_items).where(cart_items.c.cart_id == bindparam("cart_
 _INSERT_ITEMS = insert(cart_items)
 # Its SET clause is the columns named in each call's values.
 _TOUCH = update(carts).where(carts.c.id == bindparam("cart"))
+_HOLD = update(carts).where(
+    carts.c.id == bindparam("cart"), carts.c.status == CartStatus.ACTIVE.value
+)
 
 
 def find_cart(conn: Connection, *, store_id: int, token: str) -> Cart | None:
@@ -115,6 +118,18 @@ def replace_items(
             ],
         )
     return touch(conn, cart, now=now)
+
+
+def hold_active(conn: Connection, cart: Cart, *, now: datetime) -> Cart | None:
+    """``cart`` held for the rest of the transaction while it is still active, before its items
+    are read or written; None: it was ordered or merged meanwhile.
+
+    Its row is written first (PostgreSQL's row lock, SQLite's write lock), so placing its order,
+    changing its items and merging it take turns: an order is placed with the items it was
+    priced from, and no item changes once it is placed."""
+    if conn.execute(_HOLD, {"cart": cart.id, "updated_at": now}).rowcount == 0:
+        return None
+    return Cart(cart.id, cart.token, cart.customer_id, CartStatus.ACTIVE, now)
 
 
 def touch(

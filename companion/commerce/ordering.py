@@ -2,6 +2,11 @@
 
 The guarantees rest on the database, not on checks in Python, so they hold across threads,
 processes and (later) PostgreSQL:
+- ``UPDATE carts ... WHERE status = 'active'`` first in the order's transaction
+  (``carts.hold_active``), then its items read again: the order is placed with the items it
+  was priced from (409 ``cart_changed`` when they changed meanwhile), and a change of the
+  items or a merge that comes later waits for the order, then is refused (409
+  ``cart_closed``); a second order of the cart waits for the first and answers with it.
 - ``uq_orders_cart_id``: a second order for the same cart cannot be inserted. A request that
   loses that race rolls back its savepoint and answers with the winner's order.
 - ``UPDATE variants SET stock = stock - q WHERE ... AND stock >= q``: a unit is sold once; a
@@ -26,7 +31,7 @@ from sqlalchemy.exc import IntegrityError
 
 from companion.answer_cache.changes import stock_changed
 from companion.commerce.cart_lines import price_variants
-from companion.commerce.carts import Cart, find_cart, item_quantities, touch
+from companion.commerce.carts import Cart, find_cart, hold_active, item_quantities, touch
 from companion.commerce.checkouts import (
     Checkout,
     latest_checkout,
@@ -129,7 +134,8 @@ def place_order(
         return Placed(existing, created=False)
     if cart.status is not CartStatus.ACTIVE:
         raise Conflict("cart_closed", f"the cart was {cart.status}; use the cart it went into")
-    lines = price_variants(conn, store_id=store_id, quantities=item_quantities(conn, cart), now=now)
+    quantities = item_quantities(conn, cart)
+    lines = price_variants(conn, store_id=store_id, quantities=quantities, now=now)
     if not lines:
         raise Invalid("cart_token", "the cart is empty")
     unavailable = [line.name for line in lines if not line.available]
@@ -165,6 +171,7 @@ def place_order(
     )
     try:
         with conn.begin_nested():
+            _hold_as_priced(conn, cart, quantities, now=now)
             coupon_id = _claim_coupon(
                 conn, store_id=store_id, coupon=coupon, priced=quote is not None
             )
@@ -218,6 +225,20 @@ def place_order(
         )
     order_created(conn, store_id=store_id, order_id=order_id, now=now)
     return Placed(order_id, created=True)
+
+
+def _hold_as_priced(
+    conn: Connection, cart: Cart, quantities: list[tuple[int, int]], *, now: datetime
+) -> None:
+    """The cart held for the order (``hold_active``), still holding the items it was priced
+    from; 409 ``cart_closed`` (ordered or merged meanwhile) or ``cart_changed`` (its items
+    changed while it was priced) otherwise."""
+    if hold_active(conn, cart, now=now) is None:
+        raise Conflict("cart_closed", "the cart was ordered or merged; use the cart it went into")
+    if item_quantities(conn, cart) != quantities:
+        raise Conflict(
+            "cart_changed", "the cart changed as its order was placed; check it, then place it"
+        )
 
 
 def _quote(

@@ -15,6 +15,7 @@ from companion.commerce.carts import (
     create_cart,
     customer_cart,
     find_cart,
+    hold_active,
     item_quantities,
     replace_items,
     touch,
@@ -120,11 +121,7 @@ def put_cart_items(
     )
     lines = _check_items(db, store_id=store_id, wanted=wanted, body=body, now=now)
     if token:
-        cart = find_cart(db, store_id=store_id, token=token)
-        if cart is None:
-            raise not_found("cart")
-        if cart.status is not CartStatus.ACTIVE:
-            raise conflict("cart_closed", f"the cart was {cart.status}; start a new cart")
+        cart = _held(db, find_cart(db, store_id=store_id, token=token), store_id=store_id, now=now)
         if customer_id is not None and cart.customer_id is None:
             cart = touch(db, cart, now=now, customer_id=customer_id)
     else:
@@ -133,6 +130,25 @@ def put_cart_items(
     # The cart now holds exactly ``wanted``, in that order, and the lines checked it priced in
     # this transaction: no need to read the items and price them again.
     return view_of(cart, lines)
+
+
+def _held(
+    conn: Connection,
+    cart: Cart | None,
+    *,
+    store_id: int,
+    now: datetime,
+    then: str = "start a new cart",
+) -> Cart:
+    """``cart`` held for this request's writes (``hold_active``); 404 without one, 409
+    ``cart_closed`` once ordered or merged, even by a request that was still running."""
+    if cart is None:
+        raise not_found("cart")
+    held = hold_active(conn, cart, now=now) if cart.status is CartStatus.ACTIVE else None
+    if held is None:
+        closed = find_cart(conn, store_id=store_id, token=cart.token) or cart
+        raise conflict("cart_closed", f"the cart was {closed.status}; {then}")
+    return held
 
 
 def _check_items(
@@ -173,14 +189,13 @@ def merge_cart(
     """The guest cart's items go into the customer's cart (quantities add up); without one,
     the guest cart becomes the customer's. The answer is the cart to keep using."""
     store_id, now = tenant.store_id, services.clock.now()
-    guest = find_cart(db, store_id=store_id, token=token)
-    if guest is None:
-        raise not_found("cart")
-    if guest.customer_id not in (None, customer_id):
+    found = find_cart(db, store_id=store_id, token=token)
+    if found is not None and found.customer_id not in (None, customer_id):
         raise forbidden("cart_not_yours", "this cart belongs to another customer")
-    if guest.status is not CartStatus.ACTIVE:
-        raise conflict("cart_closed", f"the cart was {guest.status}; nothing to merge")
+    guest = _held(db, found, store_id=store_id, now=now, then="nothing to merge")
     target = customer_cart(db, store_id=store_id, customer_id=customer_id)
+    if target is not None and target.id != guest.id:
+        target = hold_active(db, target, now=now)  # None: ordered meanwhile, the guest's kept
     if target is None or target.id == guest.id:
         adopted = touch(db, guest, now=now, customer_id=customer_id)
         return cart_view(db, store_id=store_id, cart=adopted, now=now)
