@@ -84,7 +84,10 @@ GITIGNORE = """\
 /output/
 /.storefront-cache/
 .env
+# A companion's SQLite database (`storefront api --db`) and the files it keeps beside it
 *.db
+*.db-shm
+*.db-wal
 """
 
 THEME_TOML = """\

@@ -27,7 +27,7 @@ def test_init_writes_a_project_folder(tmp_path: Path, capsys: pytest.CaptureFixt
         "xstore.json",
     ]
     ignored = (shop / ".gitignore").read_text(encoding="utf-8").splitlines()
-    for name in ("/output/", "/.storefront-cache/", ".env"):
+    for name in ("/output/", "/.storefront-cache/", ".env", "*.db", "*.db-shm", "*.db-wal"):
         assert name in ignored
     # every setting a flag holds is there, commented; the key never is
     toml = (shop / "storefront.toml").read_text(encoding="utf-8")
