@@ -351,16 +351,19 @@ def resolve(
     if project is None:
         project = project_settings()
     raw: dict[str, str | None] = {}
+    #: Where each value came from, as its error names it: the flag, the variable or the file's key.
+    named: dict[str, str] = {}
     for s in SETTINGS:
-        value = getattr(args, s.name, None)
+        value, source = getattr(args, s.name, None), s.flag
         for name in (s.env, *s.old_env) if s.env else ():
             if value is None:
-                value = environ.get(name) or None
+                value, source = environ.get(name) or None, name
         if value is None:
-            value = project.get(s.name)
+            value, source = project.get(s.name), f"{PROJECT_FILE}: {s.flag.removeprefix('--')}"
         if value is None and s.name == "out" and descriptor.static_dir:
             value = descriptor.static_dir
         raw[s.name] = value if value is not None else s.default
+        named[s.name] = source if value is not None else s.flag
 
     missing = [name for name in descriptor.required_env if not environ.get(name)]
     if missing:
@@ -389,20 +392,20 @@ def resolve(
         out=Path(raw["out"] or "output"),
         cache_dir=Path(raw["cache_dir"] or ".storefront-cache"),
         templates=_theme_dir(raw["templates"]),
-        concurrency=_positive_int(raw["concurrency"], "--concurrency"),
-        demo_products=_positive_int(raw["demo_products"], "--demo-products"),
+        concurrency=_positive_int(raw["concurrency"], named["concurrency"]),
+        demo_products=_positive_int(raw["demo_products"], named["demo_products"]),
         descriptor=descriptor,
         full=switch_on(raw["full"]),
         from_cache=switch_on(raw["from_cache"]),
         workers=_workers(raw["workers"]),
-        max_requests=_optional(raw["max_requests"], "--max-requests"),
-        deadline=_duration(raw["deadline"]),
-        schedule_horizon=_duration(raw["schedule_horizon"], "--schedule-horizon") or 0.0,
-        schedule_limit=_count(raw["schedule_limit"], "--schedule-limit"),
-        max_answer_bytes=int(_positive(raw["max_answer_mb"], "--max-answer-mb") * 1024 * 1024),
-        request_deadline=_positive(raw["request_deadline"], "--request-deadline"),
-        max_retry_after=_positive(raw["max_retry_after"], "--max-retry-after"),
-        related_products=_count(raw["related_products"], "--related-products"),
+        max_requests=_optional(raw["max_requests"], named["max_requests"]),
+        deadline=_duration(raw["deadline"], named["deadline"]),
+        schedule_horizon=_duration(raw["schedule_horizon"], named["schedule_horizon"]) or 0.0,
+        schedule_limit=_count(raw["schedule_limit"], named["schedule_limit"]),
+        max_answer_bytes=int(_positive(raw["max_answer_mb"], named["max_answer_mb"]) * 1024 * 1024),
+        request_deadline=_positive(raw["request_deadline"], named["request_deadline"]),
+        max_retry_after=_positive(raw["max_retry_after"], named["max_retry_after"]),
+        related_products=_count(raw["related_products"], named["related_products"]),
         session_url=_session_url(raw["session_url"]),
         event=Path(raw["event"]) if raw["event"] else None,
     )

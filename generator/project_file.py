@@ -8,6 +8,7 @@ naming the environment variable that holds it.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -42,7 +43,11 @@ def load_project_settings(path: Path, known: Mapping[str, str]) -> dict[str, str
                 f"{path}: {key} is never kept in a file; set {SECRETS[key]} in the environment"
             )
         if key not in known:
-            raise ConfigError(f"{path}: unknown setting {key!r} (its keys are the flags' names)")
+            close = difflib.get_close_matches(key, known, n=1)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            raise ConfigError(
+                f"{path}: unknown setting {key!r} ({hint}its keys are the flags' names)"
+            )
         if isinstance(value, bool):
             if value:
                 found[known[key]] = "1"

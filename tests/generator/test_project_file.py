@@ -64,6 +64,23 @@ def test_unknown_settings_and_wrong_values_are_one_line(tmp_path: Path) -> None:
         _project(tmp_path, "out = [1, 2]\n")
     with pytest.raises(ConfigError, match="not TOML"):
         _project(tmp_path, "out = \n")
+    with pytest.raises(ConfigError, match="unknown setting 'concurency' \\(did you mean 'conc"):
+        _project(tmp_path, "concurency = 4\n")
+
+
+def test_a_bad_value_names_where_it_was_set(tmp_path: Path) -> None:
+    """The file's key, the variable or the flag: whichever the merchant wrote it in."""
+    project = _project(tmp_path, 'concurrency = "lots"\n')
+
+    def error(*argv: str, environ: dict[str, str] | None = None) -> str:
+        with pytest.raises(ConfigError) as raised:
+            resolve(_args(*argv), environ=environ or {}, descriptor=Descriptor(), project=project)
+        return str(raised.value)
+
+    assert error().startswith("storefront.toml: concurrency must be a whole number, got 'lots'")
+    env = {"STOREFRONT_CONCURRENCY": "many"}
+    assert error(environ=env).startswith("STOREFRONT_CONCURRENCY must be a whole number")
+    assert error("--concurrency", "0").startswith("--concurrency must be at least 1")
 
 
 def test_serve_and_audit_find_the_output_folder_the_same_way(
