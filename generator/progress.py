@@ -34,6 +34,9 @@ REFRESH_SECONDS = 0.05
 REPORT_SECONDS = 60.0
 #: The recent rate is measured over about this long.
 RATE_SECONDS = 30.0
+#: Retries of one attempt for one reason (an API that is down, a wrong port) are printed once in
+#: this long, with how many other requests they were: not one line for each request at once.
+RETRY_LINE_SECONDS = 10.0
 
 
 class BuildProgress:
@@ -54,6 +57,8 @@ class BuildProgress:
         self._limiter: RateLimiter | None = None
         self._samples: deque[tuple[float, int]] = deque()  # (instant, requests done)
         self._reported_at = time.monotonic()
+        #: (attempt, reason) -> when its line was printed, and the retries like it since.
+        self._retry_lines: dict[tuple[int, str], tuple[float, int]] = {}
 
     def pacing(self, limiter: RateLimiter) -> None:
         """The limiter of the build's client: how long what is left takes under its windows."""
@@ -154,7 +159,16 @@ class BuildProgress:
             self.console.print(message)
 
     def retrying(self, endpoint: str, attempt: int, delay: float, reason: str) -> None:
-        self.console.print(f"retrying {endpoint} in {delay:.1f} s (attempt {attempt}: {reason})")
+        now, key = time.monotonic(), (attempt, reason)
+        printed_at, alike = self._retry_lines.get(key, (None, 0))
+        if printed_at is not None and now - printed_at < RETRY_LINE_SECONDS:
+            self._retry_lines[key] = (printed_at, alike + 1)
+            return
+        more = f"; {alike} more like it since" if alike else ""
+        self._retry_lines[key] = (now, 0)
+        self.console.print(
+            f"retrying {endpoint} in {delay:.1f} s (attempt {attempt}: {reason}{more})"
+        )
 
     # CrawlObserver
     def phase_started(self, phase: str, total: int | None) -> None:

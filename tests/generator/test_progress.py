@@ -7,6 +7,7 @@ import io
 import pytest
 from rich.console import Console
 
+from generator import progress as progress_module
 from generator.client import ClientStats, ManualTimer, NullObserver, RateLimiter, RateWindow
 from generator.console import PlainConsole
 from generator.progress import BuildProgress, duration
@@ -95,4 +96,41 @@ def test_durations_read_as_a_person_says_them() -> None:
         "3 min 5 s",
         "1 h",
         "1 h 2 min",
+    ]
+
+
+def test_requests_retried_at_once_for_one_reason_print_one_line() -> None:
+    """An API that is down (a wrong port) fails every request at once: one line per attempt,
+    not one per request; another reason or attempt has its own."""
+    out = io.StringIO()
+    console = Console(file=out, force_terminal=False, width=200)
+    with BuildProgress(console) as progress:
+        for path in ("/store", "/menus", "/categories", "/products"):
+            progress.retrying(f"GET {path}", 1, 0.6, "no answer from 127.0.0.1:8009")
+        progress.retrying("GET /store", 2, 1.2, "no answer from 127.0.0.1:8009")
+        progress.retrying("GET /products/7", 1, 0.5, "HTTP 503")
+    lines = [line for line in out.getvalue().splitlines() if line.startswith("retrying")]
+    assert lines == [
+        "retrying GET /store in 0.6 s (attempt 1: no answer from 127.0.0.1:8009)",
+        "retrying GET /store in 1.2 s (attempt 2: no answer from 127.0.0.1:8009)",
+        "retrying GET /products/7 in 0.5 s (attempt 1: HTTP 503)",
+    ]
+
+
+def test_a_retry_line_printed_again_says_how_many_it_stood_for(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    clock = [100.0]
+    monkeypatch.setattr(progress_module.time, "monotonic", lambda: clock[0])
+    out = io.StringIO()
+    console = Console(file=out, force_terminal=False, width=200)
+    with BuildProgress(console) as progress:
+        for _ in range(3):
+            progress.retrying("GET /store", 1, 0.6, "HTTP 502")
+        clock[0] += progress_module.RETRY_LINE_SECONDS
+        progress.retrying("GET /menus", 1, 0.6, "HTTP 502")
+    lines = [line for line in out.getvalue().splitlines() if line.startswith("retrying")]
+    assert lines == [
+        "retrying GET /store in 0.6 s (attempt 1: HTTP 502)",
+        "retrying GET /menus in 0.6 s (attempt 1: HTTP 502; 2 more like it since)",
     ]
