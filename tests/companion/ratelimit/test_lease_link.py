@@ -29,6 +29,8 @@ pytestmark = pytest.mark.anyio
 MINUTE, HOUR = Window(60, 100), Window(3600, 103)  # leases of 2 units
 #: The lease links on this test's database (tests on other databases run beside it).
 THIS_DATABASE = "application_name = :name AND datname = current_database()"
+#: Milliseconds pg_terminate_backend waits for the backend it signals to end.
+END_WAIT_MS = 10_000
 
 
 @pytest.fixture
@@ -83,7 +85,11 @@ async def test_a_lost_connection_falls_back_to_the_thread_and_is_made_again(
     limiter = limiter_on(engine, clock)
     assert (await limiter.hit("k")).allowed  # the link connected and leased
     with engine.connect() as conn:  # PostgreSQL ends it, as in a restart
-        ended = f"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE {THIS_DATABASE}"
+        # The timeout: until the backend has ended, not only been signalled (counted otherwise)
+        ended = (
+            f"SELECT pg_terminate_backend(pid, {END_WAIT_MS}) FROM pg_stat_activity "
+            f"WHERE {THIS_DATABASE}"
+        )
         conn.execute(text(ended), {"name": lease_link.APPLICATION})
         conn.commit()
     assert link_connections(engine) == 0
