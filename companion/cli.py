@@ -8,6 +8,7 @@ packages (``keys.cli``, ``webhooks.cli``).
                    [--header-timeout SECONDS] [--body-timeout SECONDS]
     storefront api keys ...
     storefront api staff ...
+    storefront api stores ...
     storefront api webhooks ...
 
 User errors end in one line on stderr and a non-zero exit, never a traceback.
@@ -28,6 +29,7 @@ from companion.cli_support import CommandError, guarded, open_database, shown_da
 from companion.keys.cli import add_keys_parser
 from companion.keys.material import SECRET_PREFIX
 from companion.settings import CompanionSettings, browsable_origin
+from companion.stores.cli import add_stores_parser
 from companion.webhooks.cli import add_webhook_parser
 
 DEFAULT_DB = CompanionSettings().database
@@ -166,6 +168,7 @@ def add_parser(subparsers: Any) -> None:
     add_webhook_parser(actions)
     add_keys_parser(actions)
     add_staff_parser(actions)
+    add_stores_parser(actions)
 
 
 def _public_url(given: str | None, host: str, port: int) -> str:

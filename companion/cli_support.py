@@ -63,8 +63,8 @@ def open_database(db: str, *, create: bool = False) -> Engine:
     ):
         if not Path(url.database).is_file():
             raise CommandError(
-                f"no database at {db}; `storefront api --db {db} --seed demo` makes one, or give "
-                "the --db the store runs on"
+                f"no database at {db}; `storefront api stores create --db {db} NAME` makes one "
+                "with your store, or give the --db the store runs on"
             )
     engine = make_engine(db, pooled=False)  # a command's connections close when it is done
     upgrade(engine)
@@ -78,6 +78,10 @@ def pick_store(conn: Connection, store: int | None) -> int:
             raise CommandError(f"no store {store} in the database (stores: {ids or 'none'})")
         return store
     if len(ids) != 1:
-        hint = "seed one with `storefront api --seed demo`" if not ids else "choose with --store"
+        hint = (
+            "make one with `storefront api stores create NAME` (or the demo store with --seed demo)"
+            if not ids
+            else "choose with --store"
+        )
         raise CommandError(f"the database holds {len(ids)} stores; {hint}")
     return int(ids[0])

@@ -95,7 +95,7 @@ def test_several_stores_need_store_option(
     ("argv", "message"),
     [
         (("api", "keys", "create", "--store", "9"), "no store 9"),
-        (("api", "keys", "create"), "seed one"),
+        (("api", "keys", "create"), "make one with `storefront api stores create NAME`"),
         (("api", "keys", "revoke", "42"), "no key 42"),
         (("api", "--port", "70000"), "--port"),
         (("api", "--host", "nosuch.invalid"), "cannot listen on nosuch.invalid:8001 ("),
