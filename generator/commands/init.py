@@ -133,10 +133,13 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="start a store's own project folder",
         description="Write DIR/xstore.json, an empty theme layer (DIR/site-templates), "
         "DIR/storefront.toml (every setting, commented), DIR/.gitignore, the CI workflow "
-        "(DIR/.github/workflows/storefront.yml) and DIR/README.md. DIR must not exist or be "
-        "empty.",
+        "(DIR/.github/workflows/storefront.yml) and DIR/README.md. DIR must not exist, be "
+        "empty, or be a repository just made (its README and licence are kept, its .gitignore "
+        "gets init's lines).",
     )
-    parser.add_argument("dir", type=Path, help="the folder to create (must not exist or be empty)")
+    parser.add_argument(
+        "dir", type=Path, help="the folder to create (new, empty, or a repository just made)"
+    )
     parser.set_defaults(func=run)
 
 
@@ -157,19 +160,40 @@ def _version() -> str:
         return "0"
 
 
+#: What a hosting service writes into a repository it makes (GitHub's README, .gitignore and
+#: licence): init takes such a repository, keeps its README and licence, and adds its own
+#: lines to its .gitignore.
+NEW_REPOSITORY_FILES = frozenset(
+    {"readme.md", "readme", "readme.rst", "readme.txt", "license", "license.md", "license.txt"}
+    | {"licence", "licence.md", "copying", ".gitignore", ".gitattributes"}
+)
+
+
 def init_project(folder: Path, version: str) -> list[Path]:
     """The project's files written into ``folder``."""
-    refuse_non_empty(folder)
+    refuse_non_empty(folder, kept=NEW_REPOSITORY_FILES)
     files = {
         folder / "xstore.json": _descriptor(version),
         folder / THEME_LAYER / SETTINGS_FILE: THEME_TOML.format(interface=THEME_INTERFACE),
         folder / "storefront.toml": settings_example(),
-        folder / ".gitignore": GITIGNORE,
+        folder / ".gitignore": _gitignore(folder / ".gitignore"),
         folder / WORKFLOW: _workflow(),
         folder / "requirements.txt": REQUIREMENTS.format(version=version),
-        folder / "README.md": README.format(name=folder.resolve().name, version=version),
     }
+    if not any(folder.glob("[Rr][Ee][Aa][Dd][Mm][Ee]*")):  # the repository's own is kept
+        files[folder / "README.md"] = README.format(name=folder.resolve().name, version=version)
     return write_files(files, what="project", folder=folder)
+
+
+def _gitignore(path: Path) -> str:
+    """init's ignore lines, after those of a .gitignore the repository came with."""
+    try:
+        had = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return GITIGNORE
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read {path}: {exc}") from None
+    return had + ("" if had.endswith("\n") or not had else "\n") + "\n" + GITIGNORE
 
 
 def _descriptor(version: str) -> str:

@@ -11,14 +11,18 @@ from generator.errors import ConfigError
 REPOSITORY_ENTRIES = frozenset({".git"})
 
 
-def refuse_non_empty(folder: Path) -> None:
+def refuse_non_empty(folder: Path, *, kept: frozenset[str] = frozenset()) -> None:
     """A ``ConfigError`` unless ``folder`` is missing or an empty folder (a repository's own
-    ``.git`` aside), naming what is in the way."""
+    ``.git`` aside, and the entries named in ``kept``, lower case), naming what is in the way."""
     if not folder.exists():
         return
     if not folder.is_dir():
         raise ConfigError(f"{folder} is a file; name a new or empty folder")
-    found = sorted(e.name for e in folder.iterdir() if e.name not in REPOSITORY_ENTRIES)
+    found = sorted(
+        e.name
+        for e in folder.iterdir()
+        if e.name not in REPOSITORY_ENTRIES and e.name.lower() not in kept
+    )
     if found:
         shown = ", ".join(found[:3]) + (f" and {len(found) - 3} more" if len(found) > 3 else "")
         raise ConfigError(f"{folder} is not an empty folder (it holds {shown}); name a new one")

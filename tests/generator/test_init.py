@@ -82,7 +82,10 @@ def test_init_takes_a_new_repository_and_names_what_is_in_the_way(
     assert f"then: cd '{shop}' && storefront build" in capsys.readouterr().out
     assert main(["init", str(shop)]) == 2
     err = capsys.readouterr().err
-    assert "is not an empty folder (it holds .github, .gitignore, README.md and 4 more)" in err
+    assert (
+        "is not an empty folder (it holds .github, requirements.txt, site-templates and 2 more)"
+        in err
+    )
     (tmp_path / "notes.txt").write_text("mine", encoding="utf-8")
     assert main(["init", str(tmp_path / "notes.txt")]) == 2
     assert "notes.txt is a file; name a new or empty folder" in capsys.readouterr().err
@@ -105,3 +108,24 @@ def test_theme_new_fills_the_layer_init_made_and_nothing_a_merchant_changed(
     assert main(["theme", "new", str(other / "site-templates")]) == 2
     assert "is not an empty folder (it holds theme.toml)" in capsys.readouterr().err
     assert edited.read_text(encoding="utf-8").endswith("# mine\n")
+
+
+def test_init_takes_a_repository_a_hosting_service_just_made(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """GitHub's new repository holds a README, a licence and a .gitignore: kept as they are,
+    the .gitignore with init's lines after its own."""
+    shop = tmp_path / "shop"
+    (shop / ".git").mkdir(parents=True)
+    (shop / "README.md").write_text("# Tiệm Lan\n", encoding="utf-8")
+    (shop / "LICENSE").write_text("MIT\n", encoding="utf-8")
+    (shop / ".gitignore").write_text("node_modules/", encoding="utf-8")
+    assert main(["init", str(shop)]) == 0
+    assert (shop / "README.md").read_text(encoding="utf-8") == "# Tiệm Lan\n"
+    assert (shop / "LICENSE").read_text(encoding="utf-8") == "MIT\n"
+    ignored = (shop / ".gitignore").read_text(encoding="utf-8").splitlines()
+    assert ignored[0] == "node_modules/" and "/output/" in ignored and "*.db-wal" in ignored
+    assert (shop / "storefront.toml").is_file() and (shop / "requirements.txt").is_file()
+    assert "wrote" in capsys.readouterr().out
+    assert main(["init", str(shop)]) == 2  # once made, it is a project: never written over
+    assert "is not an empty folder" in capsys.readouterr().err
