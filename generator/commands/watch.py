@@ -17,6 +17,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from functools import partial
 from pathlib import Path
+from typing import TextIO
 
 import anyio
 import httpx
@@ -93,10 +94,16 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.set_defaults(func=run)
 
 
+def watch_console(file: TextIO | None = None) -> Console:
+    """Where watch says what it does (standard error): its lines as they are, never cut at 80
+    columns when they go to a file or a CI log (rich's width without a terminal)."""
+    return Console(file=file, stderr=file is None, highlight=False, emoji=False, soft_wrap=True)
+
+
 def run(args: argparse.Namespace) -> int:
     if args.poll < 0:
         raise ConfigError(f"--poll: expected seconds >= 0, got {args.poll}")
-    console = Console(stderr=True, highlight=False, emoji=False)
+    console = watch_console()
     xstore = Path(args.xstore)
     descriptor = load_descriptor(xstore)
     for warning in descriptor.warnings:
