@@ -9,6 +9,8 @@ from sqlalchemy import Connection, case, select
 from companion.db.commerce_schema import payment_gateways
 
 COD = "cod"
+#: Cash on delivery as shoppers read it at checkout (a store's data, served by the API).
+COD_NAME = "Thanh toán khi nhận hàng (COD)"
 #: Online gateways this companion can talk to, and the parameter prefix of their messages.
 ONLINE_PREFIXES = {"vnpay": "vnp_"}
 

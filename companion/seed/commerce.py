@@ -18,6 +18,7 @@ from companion.db import commerce_schema as c
 from companion.db.schema import categories
 from companion.demo_published import DEMO_HASH_SECRET as DEMO_HASH_SECRET
 from companion.demo_published import DEMO_MERCHANT_CODE as DEMO_MERCHANT_CODE
+from companion.payments.gateways import COD, COD_NAME
 
 DAY = timedelta(days=1)
 #: Standard delivery is free from this subtotal: the rule, and the promise the home page shows
@@ -103,8 +104,8 @@ def gateway_rows(store_id: int, merchant_code: str, hash_secret: str) -> list[di
     return [
         {
             "store_id": store_id,
-            "code": "cod",
-            "name": "Thanh toán khi nhận hàng (COD)",
+            "code": COD,
+            "name": COD_NAME,
             "enabled": True,
             "position": 0,
             "merchant_code": None,

@@ -14,10 +14,8 @@ from sqlalchemy import Connection, insert, select
 
 from companion.db.commerce_schema import payment_gateways
 from companion.db.schema import stores
+from companion.payments.gateways import COD, COD_NAME
 
-#: Cash on delivery, as shoppers read it on the checkout page (the store's data: the gateway's
-#: name comes from the API).
-COD_NAME = "Thanh toán khi nhận hàng (COD)"
 NAME_LIMIT = 200
 
 
@@ -30,7 +28,6 @@ class StoreRow:
     id: int
     name: str
     email: str | None
-    created_at: datetime
 
 
 def create_store(
@@ -61,16 +58,12 @@ def create_store(
     assert store_id is not None
     conn.execute(
         insert(payment_gateways).values(
-            store_id=int(store_id[0]), code="cod", name=COD_NAME, enabled=True, position=0
+            store_id=int(store_id[0]), code=COD, name=COD_NAME, enabled=True, position=0
         )
     )
-    return StoreRow(int(store_id[0]), name, email or None, now)
+    return StoreRow(int(store_id[0]), name, email or None)
 
 
 def list_stores(conn: Connection) -> list[StoreRow]:
-    rows = conn.execute(
-        select(stores.c.id, stores.c.name, stores.c.email, stores.c.created_at).order_by(
-            stores.c.id
-        )
-    )
+    rows = conn.execute(select(stores.c.id, stores.c.name, stores.c.email).order_by(stores.c.id))
     return [StoreRow(*row) for row in rows]

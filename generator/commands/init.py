@@ -193,7 +193,7 @@ def _gitignore(path: Path) -> str:
         return GITIGNORE
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"cannot read {path}: {exc}") from None
-    return had + ("" if had.endswith("\n") or not had else "\n") + "\n" + GITIGNORE
+    return f"{had.rstrip()}\n\n{GITIGNORE}" if had.strip() else GITIGNORE
 
 
 def _descriptor(version: str) -> str:

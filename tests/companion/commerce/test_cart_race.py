@@ -6,7 +6,7 @@ and on PostgreSQL."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -62,15 +62,44 @@ def held_at(monkeypatch: pytest.MonkeyPatch, name: str) -> Iterator[Held]:
             held.go()
 
 
-async def place(store: Store, token: str, into: list[httpx.Response]) -> None:
-    into.append(
-        await store.call(
-            "POST",
-            "/checkout/place-order",
-            params={"cart_token": token},
-            json={"address": ADDRESS, "payment": {"payment_method": "cod"}},
-        )
+async def place(store: Store, token: str) -> httpx.Response:
+    return await store.call(
+        "POST",
+        "/checkout/place-order",
+        params={"cart_token": token},
+        json={"address": ADDRESS, "payment": {"payment_method": "cod"}},
     )
+
+
+async def while_the_order_holds_the_cart(
+    store: Store,
+    monkeypatch: pytest.MonkeyPatch,
+    token: str,
+    other: Callable[[], Awaitable[httpx.Response]],
+    what: str,
+) -> tuple[httpx.Response, httpx.Response]:
+    """The cart's order held once it holds the cart (at its stock reservation) while ``other``
+    runs, which must still be waiting ``WAITING`` seconds later; the order's answer and the
+    other's, once the order goes on."""
+    answers: list[httpx.Response] = []
+    others: list[httpx.Response] = []
+
+    async def placing() -> None:
+        answers.append(await place(store, token))
+
+    async def running() -> None:
+        others.append(await other())
+
+    with held_at(monkeypatch, "_reserve_stock") as held:  # the cart held, the order inserted
+        async with anyio.create_task_group() as group:
+            group.start_soon(placing)
+            await held.wait_reached()
+            group.start_soon(running)
+            await anyio.sleep(WAITING)
+            assert not others, f"the {what} did not wait for the order"
+            held.go()
+    [answer], [second] = answers, others
+    return answer, second
 
 
 def ordered_items(store: Store) -> list[tuple[int, int]]:
@@ -92,9 +121,13 @@ async def test_items_changed_while_the_order_is_priced_refuse_the_order(
     shirt = store.goods.shirt_m
     token = await store.cart((shirt, 1))
     answers: list[httpx.Response] = []
+
+    async def placing() -> None:
+        answers.append(await place(store, token))
+
     with held_at(monkeypatch, "order_totals") as held:  # priced, nothing written yet
         async with anyio.create_task_group() as group:
-            group.start_soon(place, store, token, answers)
+            group.start_soon(placing)
             await held.wait_reached()
             body = {"items": [{"variant_id": shirt, "quantity": 3}]}
             changed = await store.ok("PUT", "/cart/items", params={"token": token}, json=body)
@@ -114,22 +147,14 @@ async def test_items_cannot_change_once_the_order_holds_the_cart(
     """The change waits for the order, then is refused: the cart keeps the items ordered."""
     shirt = store.goods.shirt_m
     token = await store.cart((shirt, 1))
-    answers: list[httpx.Response] = []
-    changes: list[httpx.Response] = []
+    body = {"items": [{"variant_id": shirt, "quantity": 5}]}
 
-    async def change() -> None:
-        body = {"items": [{"variant_id": shirt, "quantity": 5}]}
-        changes.append(await store.call("PUT", "/cart/items", params={"token": token}, json=body))
+    def change() -> Awaitable[httpx.Response]:
+        return store.call("PUT", "/cart/items", params={"token": token}, json=body)
 
-    with held_at(monkeypatch, "_reserve_stock") as held:  # the cart held, the order inserted
-        async with anyio.create_task_group() as group:
-            group.start_soon(place, store, token, answers)
-            await held.wait_reached()
-            group.start_soon(change)
-            await anyio.sleep(WAITING)
-            assert not changes, "the change did not wait for the order"
-            held.go()
-    [answer], [refused] = answers, changes
+    answer, refused = await while_the_order_holds_the_cart(
+        store, monkeypatch, token, change, "change"
+    )
     assert answer.status_code == 201, answer.text
     assert refused.status_code == 409, refused.text
     assert refused.json()["code"] == "cart_closed"
@@ -148,21 +173,13 @@ async def test_a_guest_cart_being_ordered_is_not_merged(
     jwt = await store.customer()
     mine = await store.cart((g.jeans_v, 1), jwt=jwt)
     guest = await store.cart((g.shirt_m, 2))
-    answers: list[httpx.Response] = []
-    merges: list[httpx.Response] = []
 
-    async def merge() -> None:
-        merges.append(await store.call("POST", "/cart/merge", params={"token": guest}, jwt=jwt))
+    def merge() -> Awaitable[httpx.Response]:
+        return store.call("POST", "/cart/merge", params={"token": guest}, jwt=jwt)
 
-    with held_at(monkeypatch, "_reserve_stock") as held:
-        async with anyio.create_task_group() as group:
-            group.start_soon(place, store, guest, answers)
-            await held.wait_reached()
-            group.start_soon(merge)
-            await anyio.sleep(WAITING)
-            assert not merges, "the merge did not wait for the order"
-            held.go()
-    [answer], [refused] = answers, merges
+    answer, refused = await while_the_order_holds_the_cart(
+        store, monkeypatch, guest, merge, "merge"
+    )
     assert answer.status_code == 201, answer.text
     assert refused.status_code == 409, refused.text
     assert refused.json()["code"] == "cart_closed"
@@ -175,15 +192,9 @@ async def test_a_second_order_of_a_held_cart_answers_the_first(
     store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     token = await store.cart((store.goods.shirt_m, 1))
-    answers: list[httpx.Response] = []
-    with held_at(monkeypatch, "_reserve_stock") as held:
-        async with anyio.create_task_group() as group:
-            group.start_soon(place, store, token, answers)
-            await held.wait_reached()
-            group.start_soon(place, store, token, answers)
-            await anyio.sleep(WAITING)
-            assert len(answers) == 0, "the second order did not wait for the first"
-            held.go()
+    answers = await while_the_order_holds_the_cart(
+        store, monkeypatch, token, lambda: place(store, token), "second order"
+    )
     assert sorted(a.status_code for a in answers) == [200, 201], [a.text for a in answers]
     assert len({a.json()["id"] for a in answers}) == 1
     assert order_count(store) == 1
